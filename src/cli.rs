@@ -1,0 +1,281 @@
+//! Argument parsing only: every subcommand becomes a job of [`crate::run`] or
+//! [`crate::simulate`].
+
+use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
+use crate::output::{HistoryFormat, Staged};
+use crate::replay::{Period, ReplayOptions};
+use crate::run::{ReplayJob, UsageError, run_replay};
+use crate::simulate;
+use crate::systems::{ParamMap, SystemKind, parse_param};
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Replays contest histories through rating systems and publishes leaderboards and accuracy.
+#[derive(Debug, Parser)]
+#[command(name = "rate-batch", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a history in time order through a rating system: leaderboard, rating history,
+    /// and how well each contest was predicted before it was rated.
+    Replay(ReplayArgs),
+    /// Write a synthetic history with known true strengths.
+    Simulate {
+        #[command(subcommand)]
+        scenario: Scenario,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Input: a games or standings CSV, a PGN file, a Parquet file, a contest JSON array, or a
+    /// folder of N.json contests.
+    pub input: PathBuf,
+    /// Rating system.
+    #[arg(long, value_enum, default_value_t = SystemKind::Elo)]
+    pub system: SystemKind,
+    /// Input format (detected from the extension and the CSV header by default).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Column renames, canonical=actual: `a=home_team,b=away_team,time=date`.
+    #[arg(long, value_name = "COLUMN=NAME,...")]
+    pub map: Option<String>,
+    /// Separator of team members in a side of the games format, or `none`.
+    #[arg(long, default_value = "+", value_name = "SEP")]
+    pub team_sep: String,
+    /// Skip and count invalid records instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Group contests into rounds rated together from the same pre-round ratings.
+    #[arg(long, value_enum, default_value_t = Period::Game)]
+    pub period: Period,
+    /// Output folder.
+    #[arg(long, default_value = "output")]
+    pub out: PathBuf,
+    /// File type of the rating history.
+    #[arg(long, value_enum, default_value_t = HistoryFormat::Csv)]
+    pub history_format: HistoryFormat,
+    /// Fraction of the contests, from the start, that update ratings but are not scored.
+    #[arg(long, default_value_t = 0.1)]
+    pub warmup: f64,
+    /// Leaderboard lines printed.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// Only read and validate the input; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print nothing on success (errors still go to stderr).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub params: SystemParams,
+}
+
+/// Parameters of the systems. Each is checked against the chosen system: giving one that the
+/// system does not have is an error.
+#[derive(Debug, Args, Default)]
+#[command(next_help_heading = "System parameters (defaults from the papers)")]
+pub struct SystemParams {
+    /// Elo: K-factor [default: 32].
+    #[arg(long)]
+    pub k: Option<f64>,
+    /// Elo, Yuksel: rating difference for 10:1 odds [default: 400].
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// Elo, Yuksel: a new player's rating [default: 1500].
+    #[arg(long)]
+    pub start: Option<f64>,
+    /// Elo: lowest possible rating [default: none].
+    #[arg(long)]
+    pub floor: Option<f64>,
+    /// Elo: the outcome is the share of points Pa/(Pa+Pb).
+    #[arg(long)]
+    pub score_share: bool,
+    /// Elo: L, weight of the margin term L*Pa/(Pa+Pb) [default: 0].
+    #[arg(long)]
+    pub margin: Option<f64>,
+    /// Elo: V, the win bonus V*S [default: 0].
+    #[arg(long)]
+    pub win_bonus: Option<f64>,
+    /// Yuksel: alpha >= 1, fading of past games as the deviation grows [default: 2].
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Yuksel: largest change of one update [default: 350].
+    #[arg(long)]
+    pub max_delta: Option<f64>,
+    /// Yuksel: the scale factor s <= 1 of the step [default: 1].
+    #[arg(long)]
+    pub step_scale: Option<f64>,
+    /// Yuksel: zero-sum updates (Algorithm 2).
+    #[arg(long)]
+    pub zero_sum: bool,
+    /// Any parameter by name, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub param: Vec<String>,
+}
+
+impl SystemParams {
+    /// The parameters given, by name.
+    pub fn to_map(&self) -> Result<ParamMap, String> {
+        let mut m = ParamMap::new();
+        let mut num = |k: &str, v: Option<f64>| {
+            if let Some(v) = v {
+                m.insert(
+                    k.into(),
+                    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+                );
+            }
+        };
+        num("k", self.k);
+        num("scale", self.scale);
+        num("start", self.start);
+        num("floor", self.floor);
+        num("margin", self.margin);
+        num("win_bonus", self.win_bonus);
+        num("alpha", self.alpha);
+        num("max_delta", self.max_delta);
+        num("step_scale", self.step_scale);
+        if self.score_share {
+            m.insert("score_share".into(), Value::Bool(true));
+        }
+        if self.zero_sum {
+            m.insert("zero_sum".into(), Value::Bool(true));
+        }
+        for p in &self.param {
+            parse_param(p, &mut m)?;
+        }
+        Ok(m)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Scenario {
+    /// A chess league: a double round robin with draws, from known true strengths.
+    League {
+        /// Number of players.
+        #[arg(long, default_value_t = 50)]
+        players: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 2024)]
+        seed: u64,
+        /// Davidson's draw parameter (equal players draw with probability nu/(2+nu)).
+        #[arg(long, default_value_t = 0.8)]
+        draw_nu: f64,
+        /// The games CSV to write.
+        #[arg(long, default_value = "output/league.csv")]
+        out: PathBuf,
+        /// The true strengths CSV to write.
+        #[arg(long, default_value = "output/league-truth.csv")]
+        truth: PathBuf,
+    },
+}
+
+impl ReplayArgs {
+    /// The job these arguments describe.
+    pub fn job(&self) -> Result<ReplayJob, UsageError> {
+        let map = match &self.map {
+            Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
+            None => ColumnMap::default(),
+        };
+        Ok(ReplayJob {
+            input: self.input.clone(),
+            ingest: IngestOptions {
+                format: self.format,
+                map,
+                skip_invalid: self.skip_invalid,
+                team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
+            },
+            system: self.system,
+            params: self.params.to_map().map_err(UsageError)?,
+            replay: ReplayOptions {
+                period: self.period,
+                warmup: self.warmup,
+                ..ReplayOptions::default()
+            },
+            out: self.out.clone(),
+            history_format: self.history_format,
+            top: self.top,
+            dry_run: self.dry_run,
+            quiet: self.quiet,
+        })
+    }
+}
+
+fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
+    if let Some(n) = n {
+        if n == 0 {
+            return Err(UsageError("--threads must be at least 1".into()).into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| UsageError(format!("--threads: {e}")))?;
+    }
+    Ok(())
+}
+
+fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| UsageError(format!("{} is not a file name", path.display())))?;
+    let mut staged = Staged::new(dir)?;
+    staged.write(name, write)?;
+    staged.commit()?;
+    Ok(())
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Replay(args) => {
+            set_threads(args.threads)?;
+            run_replay(&args.job()?, stdout)
+        }
+        Command::Simulate {
+            scenario:
+                Scenario::League {
+                    players,
+                    seed,
+                    draw_nu,
+                    out,
+                    truth,
+                },
+        } => {
+            let cfg = simulate::LeagueConfig {
+                players,
+                seed,
+                draw_nu,
+                ..simulate::LeagueConfig::default()
+            };
+            let league = simulate::league(&cfg).map_err(UsageError)?;
+            write_file(&out, |w| simulate::write_league_games(w, &league))?;
+            write_file(&truth, |w| simulate::write_league_truth(w, &league))?;
+            writeln!(
+                stdout,
+                "wrote {} games of {} players to {} and their true strengths to {}",
+                league.games.len(),
+                players,
+                out.display(),
+                truth.display()
+            )?;
+            Ok(())
+        }
+    }
+}

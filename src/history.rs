@@ -1,0 +1,547 @@
+//! The data model every reader produces and every system consumes.
+//!
+//! A [`History`] is a list of contests in chronological order. A contest is a list of entries
+//! (a player or a team) with a 0-based rank range `lo..=hi` (a shared place when `lo < hi`), an
+//! optional score (points, for the score-share Elo variants) and a contest weight. A two-player
+//! game is a contest of two entries; a draw is a shared rank.
+//!
+//! Storage is flat (contests -> entries -> members in three arrays) so that a history of
+//! millions of games costs about a hundred bytes per game and no allocation per game.
+
+use rustc_hash::FxHashMap;
+
+/// Dense player index, in order of first appearance in the input.
+pub type PlayerId = u32;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct ContestRec {
+    time: i64,
+    weight: f64,
+    entry_start: u32,
+    entry_end: u32,
+    label: u32,
+    series: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EntryRec {
+    member_start: u32,
+    member_end: u32,
+    lo: u32,
+    hi: u32,
+    score: f64,
+}
+
+/// Counts a reader reports besides the contests themselves.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SourceInfo {
+    /// The input path as given.
+    pub path: String,
+    /// The format that read it.
+    pub format: String,
+    /// Records (rows, games, contests) read, including skipped ones.
+    pub records: usize,
+    /// What a record is for this format ("rows", "games", "contests").
+    pub record_unit: String,
+    /// Records skipped as invalid under `--skip-invalid`.
+    pub skipped_invalid: usize,
+    /// The first invalid records skipped, as their error messages (at most a few).
+    pub skipped_examples: Vec<String>,
+    /// PGN games with the result `*` (unfinished), always skipped.
+    pub skipped_unfinished: usize,
+}
+
+/// A whole contest history, contests sorted by time (stable: equal times keep input order).
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    names: Vec<String>,
+    contests: Vec<ContestRec>,
+    entries: Vec<EntryRec>,
+    members: Vec<PlayerId>,
+    labels: Vec<String>,
+    series: Vec<String>,
+    /// Where the history came from.
+    pub source: SourceInfo,
+}
+
+/// One entry (a player or a team) of a contest.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'h> {
+    /// The players of the entry (one unless it is a team).
+    pub players: &'h [PlayerId],
+    /// Best 0-based place covered by this entry.
+    pub lo: u32,
+    /// Worst 0-based place covered by this entry (`lo` unless the place is shared).
+    pub hi: u32,
+    /// Points scored, when the input gives them.
+    pub score: Option<f64>,
+}
+
+impl Entry<'_> {
+    /// This entry's result against `other`: 1 if placed strictly better, 0 if strictly worse,
+    /// 0.5 for a shared place.
+    #[inline]
+    pub fn outcome_against(&self, other: &Entry) -> f64 {
+        if self.hi < other.lo {
+            1.0
+        } else if self.lo > other.hi {
+            0.0
+        } else {
+            0.5
+        }
+    }
+}
+
+/// A contest, borrowed from its history.
+#[derive(Clone, Copy, Debug)]
+pub struct Contest<'h> {
+    history: &'h History,
+    index: u32,
+    rec: ContestRec,
+}
+
+impl<'h> Contest<'h> {
+    /// Index of the contest in the history (chronological order).
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+    /// Unix seconds (UTC).
+    pub fn time(&self) -> i64 {
+        self.rec.time
+    }
+    /// The contest weight (1 unless the input says otherwise).
+    pub fn weight(&self) -> f64 {
+        self.rec.weight
+    }
+    /// The contest's name or id in the input, if it has one.
+    pub fn label(&self) -> Option<&'h str> {
+        (self.rec.label != NONE).then(|| self.history.labels[self.rec.label as usize].as_str())
+    }
+    /// The series id (games of one best-of-N share it), if any.
+    pub fn series(&self) -> Option<u32> {
+        (self.rec.series != NONE).then_some(self.rec.series)
+    }
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        (self.rec.entry_end - self.rec.entry_start) as usize
+    }
+    /// True when the contest has no entries (never produced by the readers).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The i-th entry.
+    #[inline]
+    pub fn entry(&self, i: usize) -> Entry<'h> {
+        let e = &self.history.entries[self.rec.entry_start as usize + i];
+        Entry {
+            players: &self.history.members[e.member_start as usize..e.member_end as usize],
+            lo: e.lo,
+            hi: e.hi,
+            score: (!e.score.is_nan()).then_some(e.score),
+        }
+    }
+    /// The entries in input order.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = Entry<'h>> + 'h {
+        let c = *self;
+        (0..c.len()).map(move |i| c.entry(i))
+    }
+    /// Every player of the contest, entry by entry.
+    pub fn players(&self) -> &'h [PlayerId] {
+        let first = &self.history.entries[self.rec.entry_start as usize];
+        let last = &self.history.entries[self.rec.entry_end as usize - 1];
+        &self.history.members[first.member_start as usize..last.member_end as usize]
+    }
+}
+
+impl History {
+    /// Number of contests.
+    pub fn len(&self) -> usize {
+        self.contests.len()
+    }
+    /// True when there is no contest.
+    pub fn is_empty(&self) -> bool {
+        self.contests.is_empty()
+    }
+    /// Number of distinct players.
+    pub fn player_count(&self) -> usize {
+        self.names.len()
+    }
+    /// Total number of (player, contest) placings.
+    pub fn placings(&self) -> usize {
+        self.members.len()
+    }
+    /// A player's name.
+    pub fn name(&self, p: PlayerId) -> &str {
+        &self.names[p as usize]
+    }
+    /// All names, indexed by player id.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    /// The i-th contest in chronological order.
+    #[inline]
+    pub fn contest(&self, i: usize) -> Contest<'_> {
+        Contest {
+            history: self,
+            index: i as u32,
+            rec: self.contests[i],
+        }
+    }
+    /// Contests in chronological order.
+    pub fn contests(&self) -> impl ExactSizeIterator<Item = Contest<'_>> {
+        (0..self.len()).map(move |i| self.contest(i))
+    }
+    /// The name of a series id.
+    pub fn series_name(&self, s: u32) -> &str {
+        &self.series[s as usize]
+    }
+}
+
+/// A round: contests rated together from the same pre-round ratings (one contest by default;
+/// a series or a calendar period with `--period`).
+#[derive(Clone, Copy, Debug)]
+pub struct Round<'h> {
+    history: &'h History,
+    contests: &'h [u32],
+}
+
+impl<'h> Round<'h> {
+    /// A round of the given contest indices (in replay order).
+    pub fn new(history: &'h History, contests: &'h [u32]) -> Self {
+        Self { history, contests }
+    }
+    /// The history the round belongs to.
+    pub fn history(&self) -> &'h History {
+        self.history
+    }
+    /// Number of contests in the round.
+    pub fn len(&self) -> usize {
+        self.contests.len()
+    }
+    /// True for a round without contests (never produced by the replay).
+    pub fn is_empty(&self) -> bool {
+        self.contests.is_empty()
+    }
+    /// The contests, in replay order.
+    pub fn contests(&self) -> impl ExactSizeIterator<Item = Contest<'h>> + 'h {
+        let h = self.history;
+        self.contests.iter().map(move |&i| h.contest(i as usize))
+    }
+    /// Time of the round's last contest.
+    pub fn time(&self) -> i64 {
+        self.contests
+            .iter()
+            .map(|&i| self.history.contests[i as usize].time)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Why a contest was refused by [`HistoryBuilder::end_contest`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContestError {
+    /// The same player appears twice (a player against himself, or twice in one standings).
+    DuplicatePlayer(String),
+    /// A contest needs at least two entries to say anything.
+    TooFewEntries(usize),
+    /// A rank range that is reversed or beyond the number of entries.
+    BadRankRange { lo: u32, hi: u32, entries: usize },
+}
+
+impl std::fmt::Display for ContestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContestError::DuplicatePlayer(p) => {
+                write!(f, "player `{p}` appears more than once in the contest")
+            }
+            ContestError::TooFewEntries(n) => {
+                write!(f, "a contest needs at least two entries, this one has {n}")
+            }
+            ContestError::BadRankRange { lo, hi, entries } => write!(
+                f,
+                "rank range {lo}..{hi} is not a valid place among {entries} entries"
+            ),
+        }
+    }
+}
+
+/// Builds a [`History`]: interns player names, collects contests, sorts them by time.
+#[derive(Default)]
+pub struct HistoryBuilder {
+    h: History,
+    ids: FxHashMap<Box<str>, PlayerId>,
+    label_ids: FxHashMap<Box<str>, u32>,
+    series_ids: FxHashMap<Box<str>, u32>,
+    open: Option<ContestRec>,
+    /// Scratch for the duplicate check: per player id, the number of the last check that saw it.
+    seen: Vec<u32>,
+    checks: u32,
+}
+
+impl HistoryBuilder {
+    /// A new, empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of a player name, interned on first sight. The name must already be validated
+    /// (non-empty, trimmed).
+    pub fn player(&mut self, name: &str) -> PlayerId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.h.names.len() as PlayerId;
+        self.h.names.push(name.to_owned());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    fn intern(map: &mut FxHashMap<Box<str>, u32>, store: &mut Vec<String>, s: &str) -> u32 {
+        if let Some(&id) = map.get(s) {
+            return id;
+        }
+        let id = store.len() as u32;
+        store.push(s.to_owned());
+        map.insert(s.into(), id);
+        id
+    }
+
+    /// Starts a contest. `label` names it (a contest id or title); `series` groups games of a
+    /// best-of-N. Entries follow with [`add_entry`](Self::add_entry).
+    pub fn begin_contest(
+        &mut self,
+        time: i64,
+        weight: f64,
+        label: Option<&str>,
+        series: Option<&str>,
+    ) {
+        let label = match label {
+            Some(l) => Self::intern(&mut self.label_ids, &mut self.h.labels, l),
+            None => NONE,
+        };
+        let series = match series {
+            Some(s) => Self::intern(&mut self.series_ids, &mut self.h.series, s),
+            None => NONE,
+        };
+        let start = self.h.entries.len() as u32;
+        self.open = Some(ContestRec {
+            time,
+            weight,
+            entry_start: start,
+            entry_end: start,
+            label,
+            series,
+        });
+    }
+
+    /// Adds an entry to the open contest.
+    pub fn add_entry(&mut self, players: &[PlayerId], lo: u32, hi: u32, score: Option<f64>) {
+        let member_start = self.h.members.len() as u32;
+        self.h.members.extend_from_slice(players);
+        self.h.entries.push(EntryRec {
+            member_start,
+            member_end: self.h.members.len() as u32,
+            lo,
+            hi,
+            score: score.unwrap_or(f64::NAN),
+        });
+    }
+
+    /// Validates and keeps the open contest; on error the contest is dropped and the builder
+    /// stays usable (for `--skip-invalid`).
+    pub fn end_contest(&mut self) -> Result<(), ContestError> {
+        let mut rec = self.open.take().expect("end_contest without begin_contest");
+        rec.entry_end = self.h.entries.len() as u32;
+        let n = (rec.entry_end - rec.entry_start) as usize;
+        let result = self.check(&rec, n);
+        if result.is_ok() {
+            self.h.contests.push(rec);
+        } else {
+            self.discard(&rec);
+        }
+        result
+    }
+
+    /// Drops the open contest (a reader found a bad field after `begin_contest`).
+    pub fn abandon_contest(&mut self) {
+        if let Some(mut rec) = self.open.take() {
+            rec.entry_end = self.h.entries.len() as u32;
+            self.discard(&rec);
+        }
+    }
+
+    fn discard(&mut self, rec: &ContestRec) {
+        let first_member = self
+            .h
+            .entries
+            .get(rec.entry_start as usize)
+            .map_or(self.h.members.len(), |e| e.member_start as usize);
+        self.h.entries.truncate(rec.entry_start as usize);
+        self.h.members.truncate(first_member);
+    }
+
+    fn check(&mut self, rec: &ContestRec, n: usize) -> Result<(), ContestError> {
+        if n < 2 {
+            return Err(ContestError::TooFewEntries(n));
+        }
+        self.checks += 1;
+        let stamp = self.checks;
+        if self.seen.len() < self.h.names.len() {
+            self.seen.resize(self.h.names.len(), 0);
+        }
+        for e in &self.h.entries[rec.entry_start as usize..rec.entry_end as usize] {
+            if e.lo > e.hi || e.hi as usize >= n {
+                return Err(ContestError::BadRankRange {
+                    lo: e.lo,
+                    hi: e.hi,
+                    entries: n,
+                });
+            }
+            for &p in &self.h.members[e.member_start as usize..e.member_end as usize] {
+                let slot = &mut self.seen[p as usize];
+                if *slot == stamp {
+                    return Err(ContestError::DuplicatePlayer(
+                        self.h.names[p as usize].clone(),
+                    ));
+                }
+                *slot = stamp;
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of an interned player.
+    pub fn name(&self, p: PlayerId) -> &str {
+        &self.h.names[p as usize]
+    }
+
+    /// Number of contests kept so far.
+    pub fn contest_count(&self) -> usize {
+        self.h.contests.len()
+    }
+
+    /// Sorts contests by time (stable) and returns the history.
+    pub fn finish(mut self, source: SourceInfo) -> History {
+        let h = &mut self.h;
+        h.source = source;
+        if h.contests.windows(2).all(|w| w[0].time <= w[1].time) {
+            return self.h;
+        }
+        // Stable sort of the contests, then rebuild entries and members in the new order so
+        // that a contest's entries stay contiguous and the arrays stay in time order.
+        let mut order: Vec<u32> = (0..h.contests.len() as u32).collect();
+        order.sort_by_key(|&i| h.contests[i as usize].time);
+        let mut contests = Vec::with_capacity(h.contests.len());
+        let mut entries = Vec::with_capacity(h.entries.len());
+        let mut members = Vec::with_capacity(h.members.len());
+        for &i in &order {
+            let mut c = h.contests[i as usize];
+            let start = entries.len() as u32;
+            for e in &h.entries[c.entry_start as usize..c.entry_end as usize] {
+                let ms = members.len() as u32;
+                members
+                    .extend_from_slice(&h.members[e.member_start as usize..e.member_end as usize]);
+                entries.push(EntryRec {
+                    member_start: ms,
+                    member_end: members.len() as u32,
+                    ..*e
+                });
+            }
+            c.entry_start = start;
+            c.entry_end = entries.len() as u32;
+            contests.push(c);
+        }
+        h.contests = contests;
+        h.entries = entries;
+        h.members = members;
+        self.h
+    }
+}
+
+/// Turns ranks (1 = best, equal = tie, any positive integers) into 0-based place ranges:
+/// the entries sharing a rank cover the places after every entry with a better rank.
+/// `1,1,3` and `1,1,2` both give `0..=1, 0..=1, 2..=2`.
+pub fn ranks_to_ranges(ranks: &[u64]) -> Vec<(u32, u32)> {
+    let mut sorted: Vec<u64> = ranks.to_vec();
+    sorted.sort_unstable();
+    ranks
+        .iter()
+        .map(|r| {
+            let lo = sorted.partition_point(|x| x < r);
+            let hi = sorted.partition_point(|x| x <= r) - 1;
+            (lo as u32, hi as u32)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(b: &mut HistoryBuilder, t: i64, x: &str, y: &str) -> Result<(), ContestError> {
+        let (x, y) = (b.player(x), b.player(y));
+        b.begin_contest(t, 1.0, None, None);
+        b.add_entry(&[x], 0, 0, None);
+        b.add_entry(&[y], 1, 1, None);
+        b.end_contest()
+    }
+
+    #[test]
+    fn sorts_stably_by_time_and_keeps_entries_together() {
+        let mut b = HistoryBuilder::new();
+        game(&mut b, 20, "a", "b").unwrap();
+        game(&mut b, 10, "c", "d").unwrap();
+        game(&mut b, 20, "e", "f").unwrap();
+        game(&mut b, 10, "g", "h").unwrap();
+        let h = b.finish(SourceInfo::default());
+        let order: Vec<&str> = h
+            .contests()
+            .map(|c| h.name(c.entry(0).players[0]))
+            .collect();
+        assert_eq!(order, ["c", "g", "a", "e"]);
+        let c = h.contest(3);
+        assert_eq!(h.name(c.entry(1).players[0]), "f");
+        assert_eq!(c.players().len(), 2);
+        assert_eq!(h.player_count(), 8);
+    }
+
+    #[test]
+    fn refuses_a_player_against_himself_and_recovers() {
+        let mut b = HistoryBuilder::new();
+        assert_eq!(
+            game(&mut b, 1, "a", "a"),
+            Err(ContestError::DuplicatePlayer("a".into()))
+        );
+        game(&mut b, 2, "a", "b").unwrap();
+        let h = b.finish(SourceInfo::default());
+        assert_eq!(h.len(), 1);
+        assert_eq!(h.placings(), 2);
+        assert_eq!(h.contest(0).entry(0).players, &[0]);
+    }
+
+    #[test]
+    fn rank_ranges_from_competition_and_dense_ranks() {
+        assert_eq!(ranks_to_ranges(&[1, 1, 3]), vec![(0, 1), (0, 1), (2, 2)]);
+        assert_eq!(ranks_to_ranges(&[1, 1, 2]), vec![(0, 1), (0, 1), (2, 2)]);
+        assert_eq!(
+            ranks_to_ranges(&[3, 1, 2, 2]),
+            vec![(3, 3), (0, 0), (1, 2), (1, 2)]
+        );
+    }
+
+    #[test]
+    fn outcome_of_entries() {
+        let e = |lo, hi| Entry {
+            players: &[],
+            lo,
+            hi,
+            score: None,
+        };
+        assert_eq!(e(0, 0).outcome_against(&e(1, 1)), 1.0);
+        assert_eq!(e(1, 1).outcome_against(&e(0, 0)), 0.0);
+        assert_eq!(e(0, 1).outcome_against(&e(0, 1)), 0.5);
+        assert_eq!(e(2, 2).outcome_against(&e(0, 1)), 0.0);
+    }
+}

@@ -1,0 +1,171 @@
+//! Elo-MMR contest JSON: a folder of `N.json` files (N = 0, 1, 2, ...; other files are ignored)
+//! or one file holding an array of contests. A contest is
+//! `{"name", "time_seconds", "weight"?, "standings": [[handle, lo, hi], ...]}` with 0-based
+//! inclusive places `lo..=hi` (a shared place when `lo < hi`). Contests are ordered by
+//! `time_seconds`, equal times by N as a number (by array position for one file).
+//!
+//! Files are read and parsed in parallel; players are then interned in contest order, so ids
+//! do not depend on the number of threads.
+
+use super::{Context, FieldError, InputError, Location};
+use anyhow::Context as _;
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize)]
+struct RawContest<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    time_seconds: i64,
+    #[serde(default)]
+    weight: Option<f64>,
+    #[serde(borrow)]
+    standings: Vec<(Cow<'a, str>, i64, i64)>,
+}
+
+pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+    ctx.source.record_unit = "contests".into();
+    if path.is_dir() {
+        read_folder(path, ctx)
+    } else {
+        read_array(path, ctx)
+    }
+}
+
+fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(stem) = name.strip_suffix(".json") else {
+            continue;
+        };
+        if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(n) = stem.parse::<u64>() else { continue };
+        files.push((n, entry.path()));
+    }
+    files.sort_unstable();
+    Ok(files)
+}
+
+fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
+    let message = match e.classify() {
+        serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
+        _ => format!("invalid contest JSON ({e})"),
+    };
+    InputError {
+        file: file.display().to_string(),
+        at: if e.line() > 0 {
+            Location::Line(e.line() as u64)
+        } else {
+            Location::File
+        },
+        field: None,
+        message,
+    }
+}
+
+fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+    let files = numbered_files(dir)?;
+    if files.is_empty() {
+        return Err(ctx
+            .error(
+                Location::File,
+                FieldError::whole(
+                    "the folder holds no contest files named N.json (0.json, 1.json, ...)",
+                ),
+            )
+            .into());
+    }
+    let bytes: Vec<Vec<u8>> = files
+        .par_iter()
+        .map(|(_, p)| std::fs::read(p).with_context(|| format!("cannot read {}", p.display())))
+        .collect::<anyhow::Result<_>>()?;
+    let parsed: Vec<Result<RawContest, serde_json::Error>> = bytes
+        .par_iter()
+        .map(|b| serde_json::from_slice(b))
+        .collect();
+    let mut good: Vec<(i64, u64, usize, RawContest)> = Vec::with_capacity(parsed.len());
+    for (i, (res, (n, p))) in parsed.into_iter().zip(&files).enumerate() {
+        ctx.source.records += 1;
+        match res {
+            Ok(c) => good.push((c.time_seconds, *n, i, c)),
+            Err(e) => {
+                let err = json_error(p, &e);
+                ctx.skip_or_fail(err)?;
+            }
+        }
+    }
+    good.sort_by_key(|(t, n, _, _)| (*t, *n));
+    for (_, _, i, c) in good {
+        let file_name = files[i]
+            .1
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        add_contest(ctx, &file_name, c)?;
+    }
+    Ok(())
+}
+
+fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let contests: Vec<RawContest> =
+        serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))?;
+    let mut order: Vec<usize> = (0..contests.len()).collect();
+    order.sort_by_key(|&i| contests[i].time_seconds);
+    let mut slots: Vec<Option<RawContest>> = contests.into_iter().map(Some).collect();
+    for i in order {
+        ctx.source.records += 1;
+        let c = slots[i].take().expect("each contest once");
+        add_contest(ctx, &format!("#{i}"), c)?;
+    }
+    Ok(())
+}
+
+fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputError> {
+    let label = c.name.clone().unwrap_or_else(|| id.to_string());
+    let at = Location::Contest(match &c.name {
+        Some(name) => format!("{id} ({name})"),
+        None => id.to_string(),
+    });
+    let weight = match c.weight {
+        None => 1.0,
+        Some(w) if w.is_finite() && w > 0.0 => w,
+        Some(w) => {
+            return ctx.reject(
+                at,
+                FieldError::new("weight", format!("weight {w} is not a positive number")),
+            );
+        }
+    };
+    // Validate the placings before touching the builder.
+    for (k, (handle, lo, hi)) in c.standings.iter().enumerate() {
+        let problem = if handle.trim().is_empty() {
+            Some("empty player name".to_string())
+        } else if *lo < 0 || *hi < 0 || lo > hi || *hi > u32::MAX as i64 {
+            Some(format!(
+                "place range {lo}..{hi} is not a valid 0-based range"
+            ))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return ctx.reject(at, FieldError::new(&format!("standings[{k}]"), p));
+        }
+    }
+    let b = &mut ctx.builder;
+    b.begin_contest(c.time_seconds, weight, Some(&label), None);
+    for (handle, lo, hi) in &c.standings {
+        let id = b.player(handle.trim());
+        b.add_entry(&[id], *lo as u32, *hi as u32, None);
+    }
+    if let Err(e) = b.end_contest() {
+        return ctx.reject(at, FieldError::new("standings", e.to_string()));
+    }
+    Ok(())
+}

@@ -1,0 +1,330 @@
+//! The games format: two sides per row (CSV or Parquet).
+//!
+//! Columns `time`, `a`, `b` and the result as `score_a`+`score_b` (points, higher wins), or
+//! `result` (side a's score: `1`, `0.5`, `0`, `1-0`, `0-1`, `1/2-1/2`, `½-½`, `W`/`D`/`L`, or a
+//! fraction between 0 and 1), or `winner` (equal to `a` or `b`; empty or `draw` for a draw).
+//! When several are present the first of that list is used. Optional `series` and `weight`.
+//! A side may be a team written `p1+p2+p3` (see [`TeamSeparator`]).
+
+use super::table::find_column;
+use super::{ColumnMap, Context, FieldError};
+use crate::history::PlayerId;
+use std::str::FromStr;
+
+/// How a side names a team: players joined by a separator (default `+`), or never a team.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TeamSeparator {
+    /// Split sides on this string.
+    Sep(String),
+    /// Every side is one player, whatever its name holds.
+    None,
+}
+
+impl Default for TeamSeparator {
+    fn default() -> Self {
+        TeamSeparator::Sep("+".into())
+    }
+}
+
+impl FromStr for TeamSeparator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(TeamSeparator::None),
+            "" => Err("the team separator cannot be empty (use `none` for no teams)".into()),
+            s => Ok(TeamSeparator::Sep(s.into())),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum OutcomeColumns {
+    Scores(usize, usize),
+    Result(usize),
+    Winner(usize),
+}
+
+/// Column positions of a games table.
+#[derive(Clone, Debug)]
+pub(crate) struct GamesSchema {
+    time: usize,
+    a: usize,
+    b: usize,
+    outcome: OutcomeColumns,
+    series: Option<usize>,
+    weight: Option<usize>,
+    names: Vec<String>,
+}
+
+impl GamesSchema {
+    /// Finds the columns in a header; a missing required column is an error naming it.
+    pub fn resolve(header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
+        let col = |name: &str| find_column(header, map.source(name));
+        let need = |name: &str| {
+            col(name).ok_or_else(|| {
+                FieldError::new(
+                    map.source(name),
+                    format!(
+                        "missing column (the games format needs time, a, b and a result; header has: {})",
+                        header.join(", ")
+                    ),
+                )
+            })
+        };
+        let (time, a, b) = (need("time")?, need("a")?, need("b")?);
+        let outcome = match (col("score_a"), col("score_b"), col("result"), col("winner")) {
+            (Some(x), Some(y), _, _) => OutcomeColumns::Scores(x, y),
+            (_, _, Some(r), _) => OutcomeColumns::Result(r),
+            (_, _, _, Some(w)) => OutcomeColumns::Winner(w),
+            _ => {
+                return Err(FieldError::new(
+                    map.source("result"),
+                    format!(
+                        "missing column: the games format needs `result`, `score_a` and `score_b`, or `winner` (header has: {})",
+                        header.join(", ")
+                    ),
+                ));
+            }
+        };
+        let names = header.to_vec();
+        Ok(Self {
+            time,
+            a,
+            b,
+            outcome,
+            series: col("series"),
+            weight: col("weight"),
+            names,
+        })
+    }
+
+    /// How many fields a row needs.
+    pub fn width(&self) -> usize {
+        self.names.len()
+    }
+}
+
+/// Reads rows of a games table into the history.
+pub(crate) struct GamesReader {
+    schema: GamesSchema,
+    side_a: Vec<PlayerId>,
+    side_b: Vec<PlayerId>,
+    last_time: (String, i64),
+}
+
+impl GamesReader {
+    pub fn new(schema: GamesSchema) -> Self {
+        Self {
+            schema,
+            side_a: Vec::new(),
+            side_b: Vec::new(),
+            last_time: (String::new(), 0),
+        }
+    }
+
+    pub fn schema(&self) -> &GamesSchema {
+        &self.schema
+    }
+
+    /// Validates one row and adds its game. `get(i)` is the i-th field ("" when null).
+    pub fn row<'r>(
+        &mut self,
+        ctx: &mut Context,
+        get: impl Fn(usize) -> &'r str,
+    ) -> Result<(), FieldError> {
+        let s = &self.schema;
+        let name = |i: usize| s.names[i].as_str();
+        let time_raw = get(s.time).trim();
+        let time = if time_raw == self.last_time.0 && !time_raw.is_empty() {
+            self.last_time.1
+        } else {
+            let t =
+                super::time::parse_time(time_raw).map_err(|m| FieldError::new(name(s.time), m))?;
+            self.last_time = (time_raw.to_string(), t);
+            t
+        };
+        let (raw_a, raw_b) = (get(s.a).trim(), get(s.b).trim());
+        let opts = ctx.opts;
+        let sep = &opts.team_separator;
+        side(ctx, raw_a, name(s.a), sep, &mut self.side_a)?;
+        side(ctx, raw_b, name(s.b), sep, &mut self.side_b)?;
+        if let Some(p) = self.side_a.iter().find(|p| self.side_b.contains(p)) {
+            return Err(FieldError::new(
+                name(s.b),
+                format!("player `{}` plays against himself", ctx.builder.name(*p)),
+            ));
+        }
+        let (score_a, points) = match s.outcome {
+            OutcomeColumns::Scores(x, y) => {
+                let pa = points(get(x), name(x))?;
+                let pb = points(get(y), name(y))?;
+                let sa = if pa > pb {
+                    1.0
+                } else if pa < pb {
+                    0.0
+                } else {
+                    0.5
+                };
+                (sa, (pa, pb))
+            }
+            OutcomeColumns::Result(r) => {
+                let v = parse_result(get(r)).ok_or_else(|| {
+                    FieldError::new(
+                        name(r),
+                        format!(
+                            "unknown result `{}` (expected 1, 0.5, 0, 1-0, 0-1, 1/2-1/2, W, D, L or a fraction in [0, 1])",
+                            get(r).trim()
+                        ),
+                    )
+                })?;
+                (v, (v, 1.0 - v))
+            }
+            OutcomeColumns::Winner(w) => {
+                let v = get(w).trim();
+                let sa = if v == raw_a {
+                    1.0
+                } else if v == raw_b {
+                    0.0
+                } else if v.is_empty() || v.eq_ignore_ascii_case("draw") {
+                    0.5
+                } else {
+                    return Err(FieldError::new(
+                        name(w),
+                        format!(
+                            "winner `{v}` is neither side a (`{raw_a}`) nor side b (`{raw_b}`) nor empty/draw"
+                        ),
+                    ));
+                };
+                (sa, (sa, 1.0 - sa))
+            }
+        };
+        let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
+        let weight = match s.weight {
+            Some(i) => super::weight(get(i), name(i))?,
+            None => 1.0,
+        };
+        let ((lo_a, hi_a), (lo_b, hi_b)) = if score_a > 0.5 {
+            ((0, 0), (1, 1))
+        } else if score_a < 0.5 {
+            ((1, 1), (0, 0))
+        } else {
+            ((0, 1), (0, 1))
+        };
+        let b = &mut ctx.builder;
+        b.begin_contest(time, weight, None, series);
+        b.add_entry(&self.side_a, lo_a, hi_a, Some(points.0));
+        b.add_entry(&self.side_b, lo_b, hi_b, Some(points.1));
+        b.end_contest()
+            .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+    }
+}
+
+/// Splits a side into players (a team when the separator occurs) and interns them.
+fn side(
+    ctx: &mut Context,
+    raw: &str,
+    field: &str,
+    sep: &TeamSeparator,
+    out: &mut Vec<PlayerId>,
+) -> Result<(), FieldError> {
+    out.clear();
+    let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
+        let n = super::player_name(n, field)?;
+        let id = ctx.builder.player(n);
+        if out.contains(&id) {
+            return Err(FieldError::new(
+                field,
+                format!("player `{n}` is twice in one team"),
+            ));
+        }
+        out.push(id);
+        Ok(())
+    };
+    match sep {
+        TeamSeparator::Sep(sep) if raw.contains(sep.as_str()) => {
+            for part in raw.split(sep.as_str()) {
+                add(ctx, part).map_err(|e| {
+                    if part.trim().is_empty() {
+                        FieldError::new(field, format!("empty player name in team `{raw}`"))
+                    } else {
+                        e
+                    }
+                })?;
+            }
+            Ok(())
+        }
+        _ => add(ctx, raw),
+    }
+}
+
+fn points(raw: &str, field: &str) -> Result<f64, FieldError> {
+    let raw = raw.trim();
+    match raw.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(FieldError::new(
+            field,
+            format!("score `{raw}` is not a non-negative number"),
+        )),
+    }
+}
+
+/// Side a's score from a result token.
+pub(crate) fn parse_result(raw: &str) -> Option<f64> {
+    let t = raw.trim();
+    match t {
+        "1-0" | "W" | "w" => return Some(1.0),
+        "0-1" | "L" | "l" => return Some(0.0),
+        "1/2-1/2" | "½-½" | "½" | "D" | "d" => return Some(0.5),
+        _ => {}
+    }
+    if t.eq_ignore_ascii_case("win") {
+        return Some(1.0);
+    }
+    if t.eq_ignore_ascii_case("loss") {
+        return Some(0.0);
+    }
+    if t.eq_ignore_ascii_case("draw") {
+        return Some(0.5);
+    }
+    match t.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Some(v),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_tokens() {
+        for (t, v) in [
+            ("1", 1.0),
+            ("0", 0.0),
+            ("0.5", 0.5),
+            ("1-0", 1.0),
+            ("0-1", 0.0),
+            ("1/2-1/2", 0.5),
+            ("½-½", 0.5),
+            ("W", 1.0),
+            ("d", 0.5),
+            ("L", 0.0),
+            (" 0.75 ", 0.75),
+        ] {
+            assert_eq!(parse_result(t), Some(v), "{t}");
+        }
+        for t in ["", "2", "-1", "1-1", "x", "?", "*", "NaN"] {
+            assert_eq!(parse_result(t), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn team_separator_parses() {
+        assert_eq!("none".parse::<TeamSeparator>(), Ok(TeamSeparator::None));
+        assert_eq!(
+            "&".parse::<TeamSeparator>(),
+            Ok(TeamSeparator::Sep("&".into()))
+        );
+        assert!("".parse::<TeamSeparator>().is_err());
+    }
+}

@@ -1,0 +1,322 @@
+//! Readers: one per input format, each producing a [`History`].
+//!
+//! Every reader validates as it goes and reports the first bad record as an [`InputError`]
+//! naming the file, the line (or row, or contest) and the field. With `skip_invalid` a bad
+//! record is skipped and counted instead; problems with the file as a whole (a missing column,
+//! unreadable bytes) always stop the run.
+
+mod contest_json;
+mod games;
+mod pgn;
+mod standings;
+mod table;
+pub mod time;
+
+use crate::history::{History, HistoryBuilder, SourceInfo};
+use std::fmt;
+use std::path::Path;
+
+pub use games::TeamSeparator;
+
+/// The input formats of DESIGN.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Two sides per row: `time,a,b` and `result`, `score_a`/`score_b` or `winner`.
+    Games,
+    /// One row per participant: `contest,time,player,rank[,team][,weight]`.
+    Standings,
+    /// Elo-MMR contest JSON: a folder of `N.json` or one array of contests.
+    Json,
+    /// PGN chess games (tag pairs; move text optional).
+    Pgn,
+    /// Parquet with the columns of the games or the standings format.
+    Parquet,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            Format::Games => "games",
+            Format::Standings => "standings",
+            Format::Json => "json",
+            Format::Pgn => "pgn",
+            Format::Parquet => "parquet",
+        };
+        f.write_str(s)
+    }
+}
+
+/// Where in the input a problem is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Location {
+    /// The file as a whole (its header, its structure).
+    File,
+    /// A 1-based line of a text file.
+    Line(u64),
+    /// A 1-based data row of a Parquet file.
+    Row(u64),
+    /// A contest, by its name or file.
+    Contest(String),
+}
+
+/// A bad input: file, place, field and what is wrong, in one line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputError {
+    /// The input file (or folder member) as the user would find it.
+    pub file: String,
+    /// Where in it.
+    pub at: Location,
+    /// The field (column, tag, JSON key), when one is to blame.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        match &self.at {
+            Location::File => {}
+            Location::Line(l) => write!(f, ", line {l}")?,
+            Location::Row(r) => write!(f, ", row {r}")?,
+            Location::Contest(c) => write!(f, ", contest {c}")?,
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A problem with one field, before the reader adds file and place.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FieldError {
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            field: Some(field.to_string()),
+            message: message.into(),
+        }
+    }
+    pub fn whole(message: impl Into<String>) -> Self {
+        Self {
+            field: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Canonical column name -> the column to read it from (`--map a=home_team,...`).
+#[derive(Clone, Debug, Default)]
+pub struct ColumnMap(Vec<(String, String)>);
+
+/// Column names the readers know, for checking `--map`.
+pub const CANONICAL_COLUMNS: &[&str] = &[
+    "time", "a", "b", "result", "score_a", "score_b", "winner", "series", "weight", "contest",
+    "player", "rank", "team",
+];
+
+impl ColumnMap {
+    /// Parses `canonical=actual,...`.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let mut pairs = Vec::new();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| format!("--map: `{part}` is not of the form column=name"))?;
+            let (k, v) = (k.trim(), v.trim());
+            if !CANONICAL_COLUMNS.contains(&k) {
+                return Err(format!(
+                    "--map: unknown column `{k}` (known: {})",
+                    CANONICAL_COLUMNS.join(", ")
+                ));
+            }
+            if v.is_empty() {
+                return Err(format!("--map: empty name for `{k}`"));
+            }
+            pairs.push((k.to_string(), v.to_string()));
+        }
+        Ok(Self(pairs))
+    }
+
+    /// The name of the column that holds `canonical`.
+    pub fn source<'a>(&'a self, canonical: &'a str) -> &'a str {
+        self.0
+            .iter()
+            .find(|(k, _)| k == canonical)
+            .map_or(canonical, |(_, v)| v.as_str())
+    }
+}
+
+/// How to read an input.
+#[derive(Clone, Debug, Default)]
+pub struct IngestOptions {
+    /// Overrides detection.
+    pub format: Option<Format>,
+    /// Column renames for the CSV and Parquet formats.
+    pub map: ColumnMap,
+    /// Skip and count bad records instead of stopping.
+    pub skip_invalid: bool,
+    /// How a side of the games format names a team.
+    pub team_separator: TeamSeparator,
+}
+
+/// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
+/// `std::io::Error` (inside anyhow) for files that cannot be read.
+pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect(path)?,
+    };
+    let mut ctx = Context::new(path, format, opts);
+    match format {
+        Format::Games | Format::Standings => table::read_csv(path, format, &mut ctx)?,
+        Format::Parquet => table::read_parquet(path, &mut ctx)?,
+        Format::Json => contest_json::read(path, &mut ctx)?,
+        Format::Pgn => pgn::read(path, &mut ctx)?,
+    }
+    Ok(ctx.finish())
+}
+
+/// Picks the format from the path: a folder or `.json` is contest JSON, `.pgn` is PGN,
+/// `.parquet`/`.pq` is Parquet; otherwise a CSV whose header says games or standings.
+pub fn detect(path: &Path) -> anyhow::Result<Format> {
+    if path.is_dir() {
+        return Ok(Format::Json);
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "json" => return Ok(Format::Json),
+        "pgn" => return Ok(Format::Pgn),
+        "parquet" | "pq" => return Ok(Format::Parquet),
+        _ => {}
+    }
+    table::detect_csv(path)
+}
+
+/// What every reader shares: the builder, the options, the counts and the error policy.
+pub(crate) struct Context<'o> {
+    pub file: String,
+    pub opts: &'o IngestOptions,
+    pub builder: HistoryBuilder,
+    pub source: SourceInfo,
+}
+
+const SKIPPED_EXAMPLES: usize = 5;
+
+impl<'o> Context<'o> {
+    fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
+        let file = path.display().to_string();
+        Self {
+            file: file.clone(),
+            opts,
+            builder: HistoryBuilder::new(),
+            source: SourceInfo {
+                path: file,
+                format: format.to_string(),
+                ..SourceInfo::default()
+            },
+        }
+    }
+
+    /// Builds the full error for a place in the file.
+    pub fn error(&self, at: Location, e: FieldError) -> InputError {
+        InputError {
+            file: self.file.clone(),
+            at,
+            field: e.field,
+            message: e.message,
+        }
+    }
+
+    /// A bad record: an error, or under `--skip-invalid` a count and `Ok`.
+    pub fn reject(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
+        let err = self.error(at, e);
+        self.skip_or_fail(err)
+    }
+
+    /// The same for an error already placed (in another file of a folder, say).
+    pub fn skip_or_fail(&mut self, err: InputError) -> Result<(), InputError> {
+        if self.opts.skip_invalid {
+            self.source.skipped_invalid += 1;
+            if self.source.skipped_examples.len() < SKIPPED_EXAMPLES {
+                self.source.skipped_examples.push(err.to_string());
+            }
+            Ok(())
+        } else {
+            Err(err)
+        }
+    }
+
+    fn finish(self) -> History {
+        self.builder.finish(self.source)
+    }
+}
+
+/// Checks a player name: trimmed, not empty.
+pub(crate) fn player_name<'a>(raw: &'a str, field: &str) -> Result<&'a str, FieldError> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(FieldError::new(field, "empty player name"));
+    }
+    Ok(name)
+}
+
+/// Checks a contest weight: finite and positive; empty means 1.
+pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(1.0);
+    }
+    match raw.parse::<f64>() {
+        Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+        _ => Err(FieldError::new(
+            field,
+            format!("weight `{raw}` is not a positive number"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_one_line_with_file_place_and_field() {
+        let e = InputError {
+            file: "games.csv".into(),
+            at: Location::Line(12),
+            field: Some("result".into()),
+            message: "unknown result `2-0`".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "games.csv, line 12, field `result`: unknown result `2-0`"
+        );
+    }
+
+    #[test]
+    fn column_map_parses_and_refuses_unknown_columns() {
+        let m = ColumnMap::parse("a=home_team, b=away_team,time=date").unwrap();
+        assert_eq!(m.source("a"), "home_team");
+        assert_eq!(m.source("time"), "date");
+        assert_eq!(m.source("winner"), "winner");
+        assert!(
+            ColumnMap::parse("home=x")
+                .unwrap_err()
+                .contains("unknown column `home`")
+        );
+        assert!(ColumnMap::parse("a").is_err());
+    }
+}

@@ -1,0 +1,262 @@
+//! PGN chess games: the tag pairs `White`, `Black`, `Result` and the time from
+//! `UTCDate`/`UTCTime`, else `Date` (`YYYY.MM.DD`, `??` for an unknown month or day). Move text
+//! may be present or not and is not interpreted. `Result "*"` (unfinished) is skipped and
+//! counted; any result other than `1-0`, `0-1`, `1/2-1/2` is invalid.
+//!
+//! Games are separated by their move text, or, in files without move text, by a tag that the
+//! current game already has. Lines that are not UTF-8 are read as Latin-1, which is what older
+//! PGN files use.
+
+use super::{Context, FieldError, Location};
+use anyhow::Context as _;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+#[derive(Default)]
+struct Game {
+    line: u64,
+    tags: Vec<(String, String, u64)>,
+}
+
+impl Game {
+    fn tag(&self, name: &str) -> Option<(&str, u64)> {
+        self.tags
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, l)| (v.as_str(), *l))
+    }
+    fn is_empty(&self) -> bool {
+        self.tags.is_empty()
+    }
+}
+
+pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+    ctx.source.record_unit = "games".into();
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    let mut game = Game::default();
+    let mut in_moves = false;
+    let mut comment_depth = 0usize;
+    loop {
+        buf.clear();
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let text = decode(&buf);
+        let line = text.trim_start_matches('\u{feff}').trim();
+        if comment_depth == 0 && line.starts_with('[') {
+            let (name, value) = parse_tag(line)
+                .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
+            if in_moves || game.tag(&name).is_some() {
+                finish_game(ctx, std::mem::take(&mut game))?;
+                in_moves = false;
+            }
+            if game.is_empty() {
+                game.line = line_no;
+            }
+            game.tags.push((name, value, line_no));
+            continue;
+        }
+        if line.is_empty() || line.starts_with('%') {
+            continue;
+        }
+        // Move text: only its comments matter, so that a `[` inside `{...}` is not a tag.
+        for c in line.chars() {
+            match c {
+                '{' => comment_depth += 1,
+                '}' => comment_depth = comment_depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if !game.is_empty() {
+            in_moves = true;
+        }
+    }
+    if !game.is_empty() {
+        finish_game(ctx, game)?;
+    }
+    Ok(())
+}
+
+/// Lines are UTF-8 when they can be, else Latin-1.
+fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(bytes.iter().map(|&b| b as char).collect()),
+    }
+}
+
+/// `[Name "value"]` with `\"` and `\\` escapes in the value.
+fn parse_tag(line: &str) -> Result<(String, String), String> {
+    let bad = || format!("malformed tag pair `{line}`");
+    let inner = line.strip_prefix('[').ok_or_else(bad)?.trim_end();
+    let inner = inner.strip_suffix(']').ok_or_else(bad)?.trim();
+    let (name, rest) = inner
+        .split_once(|c: char| c.is_whitespace())
+        .ok_or_else(bad)?;
+    let rest = rest.trim();
+    let body = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or_else(bad)?;
+    let mut value = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(e) => value.push(e),
+                None => return Err(bad()),
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(bad());
+    }
+    Ok((name.to_string(), value))
+}
+
+fn finish_game(ctx: &mut Context, game: Game) -> Result<(), super::InputError> {
+    ctx.source.records += 1;
+    match check_game(ctx, &game) {
+        Ok(()) => Ok(()),
+        Err((line, e)) => ctx.reject(Location::Line(line), e),
+    }
+}
+
+fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
+    let start = game.line;
+    let (result, result_line) = game
+        .tag("Result")
+        .ok_or_else(|| (start, FieldError::new("Result", "game has no Result tag")))?;
+    let score_white = match result.trim() {
+        "1-0" => 1.0,
+        "0-1" => 0.0,
+        "1/2-1/2" => 0.5,
+        "*" => {
+            ctx.source.skipped_unfinished += 1;
+            return Ok(());
+        }
+        other => {
+            return Err((
+                result_line,
+                FieldError::new(
+                    "Result",
+                    format!("invalid result `{other}` (expected 1-0, 0-1, 1/2-1/2 or *)"),
+                ),
+            ));
+        }
+    };
+    let player = |tag: &str| -> Result<String, (u64, FieldError)> {
+        let (v, l) = game.tag(tag).ok_or_else(|| {
+            (
+                start,
+                FieldError::new(tag, format!("game has no {tag} tag")),
+            )
+        })?;
+        let v = v.trim();
+        if v.is_empty() || v == "?" {
+            return Err((l, FieldError::new(tag, format!("unknown player `{v}`"))));
+        }
+        Ok(v.to_string())
+    };
+    let (white, black) = (player("White")?, player("Black")?);
+    let time = game_time(game).map_err(|(l, tag, m)| (l, FieldError::new(tag, m)))?;
+    if white == black {
+        return Err((
+            start,
+            FieldError::new("Black", format!("player `{white}` plays against himself")),
+        ));
+    }
+    let b = &mut ctx.builder;
+    let (w, bl) = (b.player(&white), b.player(&black));
+    let ((lw, hw), (lb, hb)) = if score_white > 0.5 {
+        ((0, 0), (1, 1))
+    } else if score_white < 0.5 {
+        ((1, 1), (0, 0))
+    } else {
+        ((0, 1), (0, 1))
+    };
+    b.begin_contest(time, 1.0, None, None);
+    b.add_entry(&[w], lw, hw, Some(score_white));
+    b.add_entry(&[bl], lb, hb, Some(1.0 - score_white));
+    b.end_contest()
+        .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+}
+
+/// `UTCDate` + `UTCTime` when present, else `Date`.
+fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
+    let (tag, (date, line)) = match game.tag("UTCDate") {
+        Some(d) => ("UTCDate", d),
+        None => match game.tag("Date") {
+            Some(d) => ("Date", d),
+            None => return Err((game.line, "Date", "game has no Date or UTCDate tag".into())),
+        },
+    };
+    let day = super::time::parse_time(date).map_err(|m| (line, tag, m))?;
+    if tag == "UTCDate" {
+        if let Some((clock, cl)) = game.tag("UTCTime") {
+            let secs = parse_clock(clock).ok_or_else(|| {
+                (
+                    cl,
+                    "UTCTime",
+                    format!("malformed time `{clock}` (expected HH:MM:SS)"),
+                )
+            })?;
+            return Ok(day + secs);
+        }
+    }
+    Ok(day)
+}
+
+fn parse_clock(s: &str) -> Option<i64> {
+    let mut parts = s.trim().split(':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let sec: i64 = match parts.next() {
+        Some(p) => p.split('.').next()?.parse().ok()?,
+        None => 0,
+    };
+    if parts.next().is_some()
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&m)
+        || !(0..60).contains(&sec)
+    {
+        return None;
+    }
+    Some(h * 3600 + m * 60 + sec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tag_pairs() {
+        assert_eq!(
+            parse_tag(r#"[White "Carlsen, M"]"#),
+            Ok(("White".into(), "Carlsen, M".into()))
+        );
+        assert_eq!(
+            parse_tag(r#"[Event "The \"Cup\""]"#),
+            Ok(("Event".into(), "The \"Cup\"".into()))
+        );
+        assert!(parse_tag("[White Carlsen]").is_err());
+        assert!(parse_tag(r#"[White "x""#).is_err());
+    }
+
+    #[test]
+    fn clocks() {
+        assert_eq!(parse_clock("11:09:00"), Some(40_140));
+        assert_eq!(parse_clock("24:00:00"), None);
+        assert_eq!(parse_clock("??:??:??"), None);
+    }
+}

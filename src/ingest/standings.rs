@@ -1,0 +1,252 @@
+//! The standings format: one row per participant per contest (CSV or Parquet).
+//!
+//! Columns `contest,time,player,rank` with optional `team` (rows of one contest with equal
+//! `team` form a team, which must share one rank) and `weight`. Rank 1 is best, equal ranks are
+//! ties; ranks need not be dense (`1,1,3` and `1,1,2` mean the same). The rows of a contest need
+//! not be adjacent; every row of a contest must give the same time and weight.
+
+use super::table::find_column;
+use super::{ColumnMap, Context, FieldError, Location};
+use crate::history::{PlayerId, ranks_to_ranges};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Column positions of a standings table.
+#[derive(Clone, Debug)]
+pub(crate) struct StandingsSchema {
+    contest: usize,
+    time: usize,
+    player: usize,
+    rank: usize,
+    team: Option<usize>,
+    weight: Option<usize>,
+    names: Vec<String>,
+}
+
+impl StandingsSchema {
+    pub fn resolve(header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
+        let col = |name: &str| find_column(header, map.source(name));
+        let need = |name: &str| {
+            col(name).ok_or_else(|| {
+                FieldError::new(
+                    map.source(name),
+                    format!(
+                        "missing column (the standings format needs contest, time, player and rank; header has: {})",
+                        header.join(", ")
+                    ),
+                )
+            })
+        };
+        Ok(Self {
+            contest: need("contest")?,
+            time: need("time")?,
+            player: need("player")?,
+            rank: need("rank")?,
+            team: col("team"),
+            weight: col("weight"),
+            names: header.to_vec(),
+        })
+    }
+
+    pub fn width(&self) -> usize {
+        self.names.len()
+    }
+}
+
+struct Placing {
+    player: PlayerId,
+    rank: u64,
+    /// Index into the contest's team names, or `NO_TEAM`.
+    team: u32,
+}
+
+const NO_TEAM: u32 = u32::MAX;
+
+struct Pending {
+    label: String,
+    first: Location,
+    time: i64,
+    weight: f64,
+    placings: Vec<Placing>,
+    players: FxHashSet<PlayerId>,
+    /// team name -> (index, rank)
+    teams: FxHashMap<String, (u32, u64)>,
+}
+
+/// Collects standings rows by contest; [`finish`](Self::finish) turns them into contests.
+pub(crate) struct StandingsReader {
+    schema: StandingsSchema,
+    pending: Vec<Pending>,
+    index: FxHashMap<String, usize>,
+}
+
+impl StandingsReader {
+    pub fn new(schema: StandingsSchema) -> Self {
+        Self {
+            schema,
+            pending: Vec::new(),
+            index: FxHashMap::default(),
+        }
+    }
+
+    pub fn schema(&self) -> &StandingsSchema {
+        &self.schema
+    }
+
+    /// Validates one row and files it under its contest.
+    pub fn row<'r>(
+        &mut self,
+        ctx: &mut Context,
+        at: &Location,
+        get: impl Fn(usize) -> &'r str,
+    ) -> Result<(), FieldError> {
+        let s = &self.schema;
+        let name = |i: usize| s.names[i].as_str();
+        let label = get(s.contest).trim();
+        if label.is_empty() {
+            return Err(FieldError::new(name(s.contest), "empty contest id"));
+        }
+        let time =
+            super::time::parse_time(get(s.time)).map_err(|m| FieldError::new(name(s.time), m))?;
+        let weight = match s.weight {
+            Some(i) => super::weight(get(i), name(i))?,
+            None => 1.0,
+        };
+        let player_raw = super::player_name(get(s.player), name(s.player))?;
+        let rank_raw = get(s.rank).trim();
+        let rank = match rank_raw.parse::<u64>() {
+            Ok(r) if r >= 1 => r,
+            _ => {
+                return Err(FieldError::new(
+                    name(s.rank),
+                    format!("rank `{rank_raw}` is not a positive integer"),
+                ));
+            }
+        };
+        let team = s.team.map(|i| get(i).trim()).filter(|t| !t.is_empty());
+
+        let idx = match self.index.get(label) {
+            Some(&i) => {
+                let p = &self.pending[i];
+                if p.time != time {
+                    return Err(FieldError::new(
+                        name(s.time),
+                        format!(
+                            "contest `{label}` has another time on its first row ({}); all rows of a contest must share one time",
+                            location_text(&p.first)
+                        ),
+                    ));
+                }
+                if p.weight != weight {
+                    return Err(FieldError::new(
+                        name(s.weight.unwrap_or(s.contest)),
+                        format!(
+                            "contest `{label}` has another weight on its first row ({})",
+                            location_text(&p.first)
+                        ),
+                    ));
+                }
+                i
+            }
+            None => {
+                self.index.insert(label.to_string(), self.pending.len());
+                self.pending.push(Pending {
+                    label: label.to_string(),
+                    first: at.clone(),
+                    time,
+                    weight,
+                    placings: Vec::new(),
+                    players: FxHashSet::default(),
+                    teams: FxHashMap::default(),
+                });
+                self.pending.len() - 1
+            }
+        };
+        let player = ctx.builder.player(player_raw);
+        let p = &mut self.pending[idx];
+        if p.players.contains(&player) {
+            return Err(FieldError::new(
+                name(s.player),
+                format!("player `{player_raw}` appears twice in contest `{label}`"),
+            ));
+        }
+        let team = match team {
+            None => NO_TEAM,
+            Some(t) => match p.teams.get(t) {
+                Some(&(ti, team_rank)) => {
+                    if team_rank != rank {
+                        return Err(FieldError::new(
+                            name(s.rank),
+                            format!(
+                                "rank {rank} differs from rank {team_rank} of team `{t}`'s other members"
+                            ),
+                        ));
+                    }
+                    ti
+                }
+                None => {
+                    let ti = p.teams.len() as u32;
+                    p.teams.insert(t.to_string(), (ti, rank));
+                    ti
+                }
+            },
+        };
+        p.players.insert(player);
+        p.placings.push(Placing { player, rank, team });
+        Ok(())
+    }
+
+    /// Builds the contests, in order of first appearance (the history sorts them by time).
+    pub fn finish(self, ctx: &mut Context) -> Result<(), super::InputError> {
+        let mut members: Vec<PlayerId> = Vec::new();
+        for p in self.pending {
+            // Entries: each team once (at its first member), each teamless player alone.
+            let mut entries: Vec<(u32, u64)> = Vec::new(); // (team or NO_TEAM, rank)
+            let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
+            let mut team_entry: Vec<usize> = vec![usize::MAX; p.teams.len()];
+            for pl in &p.placings {
+                if pl.team == NO_TEAM {
+                    entry_of.push(entries.len());
+                    entries.push((NO_TEAM, pl.rank));
+                } else {
+                    let slot = &mut team_entry[pl.team as usize];
+                    if *slot == usize::MAX {
+                        *slot = entries.len();
+                        entries.push((pl.team, pl.rank));
+                    }
+                    entry_of.push(*slot);
+                }
+            }
+            let ranks: Vec<u64> = entries.iter().map(|e| e.1).collect();
+            let ranges = ranks_to_ranges(&ranks);
+            let mut by_entry: Vec<usize> = (0..p.placings.len()).collect();
+            by_entry.sort_by_key(|&i| entry_of[i]);
+            let b = &mut ctx.builder;
+            b.begin_contest(p.time, p.weight, Some(&p.label), None);
+            let mut k = 0;
+            for (e, &(lo, hi)) in ranges.iter().enumerate() {
+                members.clear();
+                while k < by_entry.len() && entry_of[by_entry[k]] == e {
+                    members.push(p.placings[by_entry[k]].player);
+                    k += 1;
+                }
+                b.add_entry(&members, lo, hi, None);
+            }
+            if let Err(e) = b.end_contest() {
+                ctx.reject(
+                    Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first))),
+                    FieldError::whole(e.to_string()),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn location_text(l: &Location) -> String {
+    match l {
+        Location::Line(n) => format!("line {n}"),
+        Location::Row(n) => format!("row {n}"),
+        Location::Contest(c) => c.clone(),
+        Location::File => "start of file".into(),
+    }
+}

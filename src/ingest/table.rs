@@ -1,0 +1,289 @@
+//! Tables: the games and standings formats, read from CSV (streaming, with exact line numbers)
+//! or from Parquet (through polars). Both feed the same row validators, so a value means the
+//! same thing in either file type.
+
+use super::games::{GamesReader, GamesSchema};
+use super::standings::{StandingsReader, StandingsSchema};
+use super::{ColumnMap, Context, FieldError, Format, InputError, Location};
+use anyhow::Context as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// Index of the column named `name` (case-insensitive, surrounding spaces and a BOM ignored).
+pub(crate) fn find_column(header: &[String], name: &str) -> Option<usize> {
+    header.iter().position(|h| {
+        h.trim_start_matches('\u{feff}')
+            .trim()
+            .eq_ignore_ascii_case(name)
+    })
+}
+
+fn open(path: &Path) -> anyhow::Result<File> {
+    File::open(path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// The field delimiter: tab for `.tsv`, else whichever of `,` `;` tab is most frequent in the
+/// header line (comma when none is).
+fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+    {
+        return b'\t';
+    }
+    let count = |c: char| first_line.matches(c).count();
+    let (commas, semis, tabs) = (count(','), count(';'), count('\t'));
+    if tabs > commas && tabs >= semis {
+        b'\t'
+    } else if semis > commas {
+        b';'
+    } else {
+        b','
+    }
+}
+
+fn first_line(path: &Path) -> anyhow::Result<String> {
+    let mut line = String::new();
+    let mut r = BufReader::new(open(path)?);
+    let mut buf = Vec::new();
+    r.read_until(b'\n', &mut buf)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    line.push_str(&String::from_utf8_lossy(&buf));
+    Ok(line)
+}
+
+fn header_fields(line: &str, delimiter: u8) -> Vec<String> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(delimiter)
+        .from_reader(line.as_bytes());
+    rdr.records()
+        .next()
+        .and_then(Result::ok)
+        .map(|r| {
+            r.iter()
+                .map(|f| f.trim_start_matches('\u{feff}').trim().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
+    let has = |c: &str| find_column(header, map.source(c)).is_some();
+    if has("rank") && has("player") {
+        Some(Format::Standings)
+    } else if has("a") && has("b") {
+        Some(Format::Games)
+    } else {
+        None
+    }
+}
+
+/// Tells games from standings by the CSV header.
+pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
+    let line = first_line(path)?;
+    let header = header_fields(&line, sniff_delimiter(path, &line));
+    // Detection runs before options are applied, so it looks at canonical names only; with
+    // `--map`, pass `--format` too.
+    format_from_header(&header, &ColumnMap::default()).ok_or_else(|| {
+        InputError {
+            file: path.display().to_string(),
+            at: Location::Line(1),
+            field: None,
+            message: format!(
+                "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
+                header.join(", ")
+            ),
+        }
+        .into()
+    })
+}
+
+enum Rows {
+    Games(GamesReader),
+    Standings(StandingsReader),
+}
+
+impl Rows {
+    fn new(format: Format, header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
+        Ok(match format {
+            Format::Standings => {
+                Rows::Standings(StandingsReader::new(StandingsSchema::resolve(header, map)?))
+            }
+            _ => Rows::Games(GamesReader::new(GamesSchema::resolve(header, map)?)),
+        })
+    }
+
+    fn width(&self) -> usize {
+        match self {
+            Rows::Games(g) => g.schema().width(),
+            Rows::Standings(s) => s.schema().width(),
+        }
+    }
+
+    fn row<'r>(
+        &mut self,
+        ctx: &mut Context,
+        at: &Location,
+        get: impl Fn(usize) -> &'r str,
+    ) -> Result<(), FieldError> {
+        match self {
+            Rows::Games(g) => g.row(ctx, get),
+            Rows::Standings(s) => s.row(ctx, at, get),
+        }
+    }
+
+    fn finish(self, ctx: &mut Context) -> Result<(), InputError> {
+        match self {
+            Rows::Games(_) => Ok(()),
+            Rows::Standings(s) => s.finish(ctx),
+        }
+    }
+
+    fn unit(&self) -> &'static str {
+        "rows"
+    }
+}
+
+/// Reads a games or standings CSV, streaming.
+pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
+    let line = first_line(path)?;
+    let delimiter = sniff_delimiter(path, &line);
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(BufReader::with_capacity(1 << 20, open(path)?));
+    let header: Vec<String> = match rdr.headers() {
+        Ok(h) => h
+            .iter()
+            .map(|f| f.trim_start_matches('\u{feff}').trim().to_string())
+            .collect(),
+        Err(e) => return Err(csv_error(ctx, e).into()),
+    };
+    if header.iter().all(|h| h.is_empty()) {
+        return Err(ctx
+            .error(Location::File, FieldError::whole("empty file: no header"))
+            .into());
+    }
+    let mut rows =
+        Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::Line(1), e))?;
+    ctx.source.record_unit = rows.unit().into();
+    let width = rows.width();
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                if e.is_io_error() {
+                    return Err(
+                        anyhow::Error::new(e).context(format!("cannot read {}", path.display()))
+                    );
+                }
+                let err = csv_error(ctx, e);
+                ctx.source.records += 1;
+                ctx.reject(
+                    err.at.clone(),
+                    FieldError {
+                        field: err.field,
+                        message: err.message,
+                    },
+                )?;
+                continue;
+            }
+        }
+        ctx.source.records += 1;
+        let at = Location::Line(rec.position().map_or(0, |p| p.line()));
+        if rec.len() == 1 && rec.get(0) == Some("") {
+            // A blank line: not a record.
+            ctx.source.records -= 1;
+            continue;
+        }
+        if rec.len() != width {
+            ctx.reject(
+                at,
+                FieldError::whole(format!(
+                    "row has {} fields, the header has {width}",
+                    rec.len()
+                )),
+            )?;
+            continue;
+        }
+        let r = &rec;
+        if let Err(e) = rows.row(ctx, &at, |i| r.get(i).unwrap_or("")) {
+            ctx.reject(at, e)?;
+        }
+    }
+    rows.finish(ctx)?;
+    Ok(())
+}
+
+fn csv_error(ctx: &Context, e: csv::Error) -> InputError {
+    let at = e
+        .position()
+        .map_or(Location::File, |p| Location::Line(p.line()));
+    let message = match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
+        _ => e.to_string(),
+    };
+    ctx.error(at, FieldError::whole(message))
+}
+
+/// Reads a games or standings table from Parquet. Every column is read as text (numbers and
+/// dates are printed by polars, then validated as in a CSV), so both file types accept the same
+/// values.
+pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+    use polars::prelude::*;
+    let file = open(path)?;
+    let df = ParquetReader::new(file).finish().map_err(|e| {
+        ctx.error(
+            Location::File,
+            FieldError::whole(format!("not a readable Parquet file: {e}")),
+        )
+    })?;
+    let header: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let format = match ctx.opts.format {
+        Some(Format::Games) => Format::Games,
+        Some(Format::Standings) => Format::Standings,
+        _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
+            ctx.error(
+                Location::File,
+                FieldError::whole(format!(
+                    "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
+                    header.join(", ")
+                )),
+            )
+        })?,
+    };
+    ctx.source.format = format!("parquet ({format})");
+    let mut rows =
+        Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::File, e))?;
+    ctx.source.record_unit = rows.unit().into();
+    let mut texts: Vec<Vec<Option<String>>> = Vec::with_capacity(header.len());
+    for name in &header {
+        let col = df.column(name)?;
+        let as_text = col.cast(&DataType::String)?;
+        let values: Vec<Option<String>> = as_text
+            .str()?
+            .iter()
+            .map(|v| v.map(str::to_owned))
+            .collect();
+        texts.push(values);
+    }
+    for row in 0..df.height() {
+        ctx.source.records += 1;
+        let at = Location::Row(row as u64 + 1);
+        let t = &texts;
+        if let Err(e) = rows.row(ctx, &at, |i| t[i][row].as_deref().unwrap_or("")) {
+            ctx.reject(at, e)?;
+        }
+    }
+    rows.finish(ctx)?;
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! rate-batch: replays contest histories through rating systems and publishes leaderboards and
+//! accuracy figures.
+//!
+//! The shape: `ingest` (one reader per input format) -> [`history::History`] -> `replay`
+//! (rounds in time order; per contest, predict first, then update) with one of `systems`
+//! -> leaderboard, rating history and `metrics` -> `output` writers. `cli` only parses
+//! arguments; `run` holds the jobs behind the subcommands.
+
+pub mod cli;
+pub mod history;
+pub mod ingest;
+pub mod metrics;
+pub mod numeric;
+pub mod output;
+pub mod replay;
+pub mod run;
+pub mod simulate;
+pub mod systems;

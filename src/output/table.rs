@@ -1,0 +1,165 @@
+//! The leaderboard's order and the summary printed to stdout.
+
+use crate::history::{History, PlayerId};
+use crate::metrics::MetricsReport;
+use crate::replay::{PlayerRecord, ReplayResult};
+use crate::systems::Rating;
+use std::io::{self, Write};
+
+/// One line of the leaderboard.
+#[derive(Clone, Debug)]
+pub struct LeaderRow {
+    /// 1-based; equal ratings share a rank (1, 2, 2, 4).
+    pub rank: usize,
+    /// The player.
+    pub player: PlayerId,
+    /// Final rating.
+    pub rating: Rating,
+    /// Games and results.
+    pub record: PlayerRecord,
+}
+
+/// Players who played at least once, best rating first (equal ratings by name).
+pub fn leaderboard_rows(history: &History, result: &ReplayResult) -> Vec<LeaderRow> {
+    let mut ids: Vec<PlayerId> = (0..history.player_count() as PlayerId)
+        .filter(|&p| result.records[p as usize].contests > 0)
+        .collect();
+    ids.sort_by(|&a, &b| {
+        let (ra, rb) = (
+            result.ratings[a as usize].mean,
+            result.ratings[b as usize].mean,
+        );
+        rb.total_cmp(&ra)
+            .then_with(|| history.name(a).cmp(history.name(b)))
+    });
+    let mut rows: Vec<LeaderRow> = Vec::with_capacity(ids.len());
+    for (i, &p) in ids.iter().enumerate() {
+        let rating = result.ratings[p as usize];
+        let rank = match rows.last() {
+            Some(prev) if prev.rating.mean == rating.mean => prev.rank,
+            _ => i + 1,
+        };
+        rows.push(LeaderRow {
+            rank,
+            player: p,
+            rating,
+            record: result.records[p as usize].clone(),
+        });
+    }
+    rows
+}
+
+fn shorten(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.2} %"))
+}
+
+/// Prints the top of the leaderboard and the metrics.
+pub fn print_summary(
+    out: &mut dyn Write,
+    history: &History,
+    result: &ReplayResult,
+    rows: &[LeaderRow],
+    top: usize,
+) -> io::Result<()> {
+    let width = rows
+        .iter()
+        .take(top)
+        .map(|r| history.name(r.player).chars().count())
+        .max()
+        .unwrap_or(6)
+        .clamp(6, 32);
+    let has_unc = rows.iter().any(|r| r.rating.uncertainty.is_some());
+    writeln!(
+        out,
+        "{:>5}  {:<width$}  {:>8}{}  {:>6}  {:>5}  {:>5}  {:>5}",
+        "rank",
+        "player",
+        "rating",
+        if has_unc {
+            format!("  {:>7}", "±")
+        } else {
+            String::new()
+        },
+        "rounds",
+        "W",
+        "D",
+        "L"
+    )?;
+    for r in rows.iter().take(top) {
+        let unc = match (has_unc, r.rating.uncertainty) {
+            (false, _) => String::new(),
+            (true, Some(u)) => format!("  {u:>7.1}"),
+            (true, None) => format!("  {:>7}", "-"),
+        };
+        writeln!(
+            out,
+            "{:>5}  {:<width$}  {:>8.1}{}  {:>6}  {:>5}  {:>5}  {:>5}",
+            r.rank,
+            shorten(history.name(r.player), width),
+            r.rating.mean,
+            unc,
+            r.record.rounds,
+            r.record.wins,
+            r.record.draws,
+            r.record.losses
+        )?;
+    }
+    if rows.len() > top {
+        writeln!(
+            out,
+            "  ... {} more players in leaderboard.csv",
+            rows.len() - top
+        )?;
+    }
+    print_metrics(out, &result.metrics, result.warmup_contests)
+}
+
+fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Prediction before each contest (first {warmup} contests not scored; players in their first round not scored):"
+    )?;
+    writeln!(
+        out,
+        "  pair inversion  {:>9} all, {:>9} experienced   (higher is better)",
+        pct(m.all.pair_inversion),
+        pct(m.experienced.pair_inversion)
+    )?;
+    writeln!(
+        out,
+        "  rank deviation  {:>9} all, {:>9} experienced   (lower is better)",
+        pct(m.all.rank_deviation),
+        pct(m.experienced.rank_deviation)
+    )?;
+    writeln!(
+        out,
+        "  scored          {} participants in {} contests ({} experienced in {})",
+        m.all.participants_scored,
+        m.all.contests_scored,
+        m.experienced.participants_scored,
+        m.experienced.contests_scored
+    )?;
+    let t = &m.two_player;
+    if t.games_scored > 0 {
+        writeln!(
+            out,
+            "  two-sided       log-loss {:.4}, Brier {:.4}, favourite accuracy {:.2} % over {} games",
+            t.log_loss.unwrap_or(f64::NAN),
+            t.brier.unwrap_or(f64::NAN),
+            100.0 * t.accuracy.unwrap_or(f64::NAN),
+            t.games_scored
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,373 @@
+//! The replay: groups contests into rounds, walks them in time order, scores each contest's
+//! prediction from the pre-round ratings, then applies the system's update to the round.
+//! This is the only place that orders rounds in time.
+
+use crate::history::{History, PlayerId, Round};
+use crate::metrics::{Metrics, MetricsReport, Participant};
+use crate::systems::{Rating, RatingSystem};
+use chrono::{Datelike, TimeZone, Utc};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// How contests are grouped into rounds (rated together from the same pre-round ratings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Period {
+    /// Every contest is its own round.
+    #[default]
+    Game,
+    /// The games of one series (same `series` id) form a round, placed at its first game.
+    Series,
+    /// A UTC calendar day.
+    Day,
+    /// An ISO week (Monday to Sunday, UTC).
+    Week,
+    /// A UTC calendar month.
+    Month,
+}
+
+/// Rounds in replay order: contest indices, and where each round starts among them.
+#[derive(Clone, Debug, Default)]
+pub struct Rounds {
+    /// Contest indices in replay order.
+    pub order: Vec<u32>,
+    /// Start of each round in `order`, plus `order.len()` at the end.
+    pub bounds: Vec<usize>,
+}
+
+impl Rounds {
+    /// Number of rounds.
+    pub fn len(&self) -> usize {
+        self.bounds.len().saturating_sub(1)
+    }
+    /// True when there is no round.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The contests of round `r`.
+    pub fn round(&self, r: usize) -> &[u32] {
+        &self.order[self.bounds[r]..self.bounds[r + 1]]
+    }
+}
+
+/// Groups the contests of a (time-sorted) history into rounds.
+pub fn group_rounds(history: &History, period: Period) -> Rounds {
+    let n = history.len();
+    let calendar_key = |t: i64| -> i64 {
+        let day = t.div_euclid(86_400);
+        match period {
+            Period::Day => day,
+            // 1970-01-01 was a Thursday: shift so that weeks start on Monday.
+            Period::Week => (day + 3).div_euclid(7),
+            Period::Month => {
+                let d = Utc.timestamp_opt(t, 0).single().map(|d| d.date_naive());
+                d.map_or(day, |d| d.year() as i64 * 12 + d.month0() as i64)
+            }
+            Period::Game | Period::Series => unreachable!(),
+        }
+    };
+    match period {
+        Period::Game => Rounds {
+            order: (0..n as u32).collect(),
+            bounds: (0..=n).collect(),
+        },
+        Period::Series => {
+            // A round per series id (or per contest without one), in order of first game.
+            let mut round_of_series: Vec<u32> = Vec::new();
+            let mut members: Vec<Vec<u32>> = Vec::new();
+            for c in history.contests() {
+                let r = match c.series() {
+                    Some(s) => {
+                        let s = s as usize;
+                        if round_of_series.len() <= s {
+                            round_of_series.resize(s + 1, u32::MAX);
+                        }
+                        if round_of_series[s] == u32::MAX {
+                            round_of_series[s] = members.len() as u32;
+                            members.push(Vec::new());
+                        }
+                        round_of_series[s] as usize
+                    }
+                    None => {
+                        members.push(Vec::new());
+                        members.len() - 1
+                    }
+                };
+                members[r].push(c.index() as u32);
+            }
+            let mut rounds = Rounds::default();
+            for m in members {
+                rounds.bounds.push(rounds.order.len());
+                rounds.order.extend(m);
+            }
+            rounds.bounds.push(rounds.order.len());
+            rounds
+        }
+        _ => {
+            let mut rounds = Rounds {
+                order: (0..n as u32).collect(),
+                bounds: Vec::new(),
+            };
+            let mut last = None;
+            for c in history.contests() {
+                let k = calendar_key(c.time());
+                if last != Some(k) {
+                    rounds.bounds.push(c.index());
+                    last = Some(k);
+                }
+            }
+            rounds.bounds.push(n);
+            rounds
+        }
+    }
+}
+
+/// How to replay.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    /// Round grouping.
+    pub period: Period,
+    /// Fraction of the contests (from the start, integer division) that update ratings but
+    /// are not scored.
+    pub warmup: f64,
+    /// Earlier contests a player needs to count as experienced.
+    pub experienced_after: u32,
+    /// Keep one row per player per contest.
+    pub keep_history: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        Self {
+            period: Period::Game,
+            warmup: 0.1,
+            experienced_after: 5,
+            keep_history: true,
+        }
+    }
+}
+
+/// What the leaderboard needs of a player besides the rating.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PlayerRecord {
+    /// Rounds the player was rated in.
+    pub rounds: u32,
+    /// Contests played.
+    pub contests: u32,
+    /// Contests won (a two-entry contest won; alone in first place in a larger one).
+    pub wins: u32,
+    /// Contests drawn (a drawn game; a shared first place).
+    pub draws: u32,
+    /// Contests lost (everything else).
+    pub losses: u32,
+    /// Time of the last contest.
+    pub last_time: i64,
+}
+
+/// One row of the rating history: a player in a contest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HistoryRow {
+    /// Round index in replay order.
+    pub round: u32,
+    /// Contest index in replay order.
+    pub contest: u32,
+    /// The contest's index in the history (for its time).
+    pub contest_id: u32,
+    /// The player.
+    pub player: PlayerId,
+    /// Rating before the round.
+    pub before: f64,
+    /// Rating after the round.
+    pub after: f64,
+    /// Uncertainty after the round (NaN when the system has none).
+    pub uncertainty: f64,
+    /// The round's performance (NaN when the system has none).
+    pub performance: f64,
+}
+
+/// The result of a replay.
+#[derive(Clone, Debug)]
+pub struct ReplayResult {
+    /// The system's name.
+    pub system: &'static str,
+    /// Its parameters.
+    pub params: serde_json::Value,
+    /// Final rating of every player (by id).
+    pub ratings: Vec<Rating>,
+    /// Record of every player (by id).
+    pub records: Vec<PlayerRecord>,
+    /// The rating history (empty unless kept).
+    pub history: Vec<HistoryRow>,
+    /// Accuracy.
+    pub metrics: MetricsReport,
+    /// Number of rounds.
+    pub rounds: usize,
+    /// Contests not scored at the start.
+    pub warmup_contests: usize,
+    /// Time spent replaying (not reading or writing).
+    pub elapsed: Duration,
+}
+
+/// Replays a history through a system.
+pub fn replay<S: RatingSystem>(
+    history: &History,
+    system: &S,
+    opts: &ReplayOptions,
+) -> ReplayResult {
+    replay_with_progress(history, system, opts, &mut |_| {})
+}
+
+/// Replays, calling `progress` with the number of contests done every few thousand contests.
+pub fn replay_with_progress<S: RatingSystem>(
+    history: &History,
+    system: &S,
+    opts: &ReplayOptions,
+    progress: &mut dyn FnMut(u64),
+) -> ReplayResult {
+    let start = Instant::now();
+    let rounds = group_rounds(history, opts.period);
+    let n_players = history.player_count();
+    let mut states: Vec<S::Player> = vec![system.new_player(); n_players];
+    let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n_players];
+    let mut metrics = Metrics::new();
+    let warmup = ((history.len() as f64 * opts.warmup.clamp(0.0, 1.0)) as usize).min(history.len());
+    // Round of each player's last appearance (+1), to count rounds once per player.
+    let mut last_round: Vec<u32> = vec![0; n_players];
+    let mut rows: Vec<HistoryRow> = Vec::with_capacity(if opts.keep_history {
+        history.placings()
+    } else {
+        0
+    });
+    let mut buffers = (Vec::new(), Vec::new());
+    let mut seen_contests = 0usize;
+    let mut next_report = 0u64;
+
+    for r in 0..rounds.len() {
+        let contests = rounds.round(r);
+        let round = Round::new(history, contests);
+        let first_row = rows.len();
+        // 1. Score every contest of the round from the pre-round ratings.
+        for (k, c) in round.contests().enumerate() {
+            let replay_index = seen_contests + k;
+            if replay_index >= warmup {
+                score(
+                    system,
+                    &states,
+                    &records,
+                    &c,
+                    opts.experienced_after,
+                    &mut buffers,
+                    &mut metrics,
+                );
+            }
+            if opts.keep_history {
+                for e in c.entries() {
+                    for &p in e.players {
+                        rows.push(HistoryRow {
+                            round: r as u32,
+                            contest: replay_index as u32,
+                            contest_id: c.index() as u32,
+                            player: p,
+                            before: system.rating(&states[p as usize]).mean,
+                            after: f64::NAN,
+                            uncertainty: f64::NAN,
+                            performance: f64::NAN,
+                        });
+                    }
+                }
+            }
+        }
+        // 2. Update.
+        system.update(round, &mut states);
+        // 3. Records and history.
+        for c in round.contests() {
+            for e in c.entries() {
+                for &p in e.players {
+                    let rec = &mut records[p as usize];
+                    rec.contests += 1;
+                    rec.last_time = if rec.contests == 1 {
+                        c.time()
+                    } else {
+                        rec.last_time.max(c.time())
+                    };
+                    // Alone in first place wins, a shared first place draws (a drawn game).
+                    if e.hi == 0 {
+                        rec.wins += 1;
+                    } else if e.lo == 0 {
+                        rec.draws += 1;
+                    } else {
+                        rec.losses += 1;
+                    }
+                    if last_round[p as usize] != r as u32 + 1 {
+                        last_round[p as usize] = r as u32 + 1;
+                        rec.rounds += 1;
+                    }
+                }
+            }
+        }
+        for row in &mut rows[first_row..] {
+            let st = &states[row.player as usize];
+            let rating = system.rating(st);
+            row.after = rating.mean;
+            row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
+            row.performance = system.performance(st).unwrap_or(f64::NAN);
+        }
+        seen_contests += contests.len();
+        if seen_contests as u64 >= next_report {
+            progress(seen_contests as u64);
+            next_report = seen_contests as u64 + 4096;
+        }
+    }
+    progress(seen_contests as u64);
+    ReplayResult {
+        system: system.name(),
+        params: system.params(),
+        ratings: states.iter().map(|s| system.rating(s)).collect(),
+        records,
+        history: rows,
+        metrics: metrics.report(),
+        rounds: rounds.len(),
+        warmup_contests: warmup,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// Scores one contest: entries whose players all have a prior (a rated earlier round), and
+/// among them the experienced ones (every member with enough earlier contests).
+fn score<S: RatingSystem>(
+    system: &S,
+    states: &[S::Player],
+    records: &[PlayerRecord],
+    contest: &crate::history::Contest,
+    experienced_after: u32,
+    buffers: &mut (Vec<Participant>, Vec<Participant>),
+    metrics: &mut Metrics,
+) {
+    let (all, experienced) = buffers;
+    all.clear();
+    experienced.clear();
+    for e in contest.entries() {
+        if e.players.iter().all(|&p| records[p as usize].rounds > 0) {
+            let part = Participant {
+                rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
+                lo: e.lo,
+                hi: e.hi,
+            };
+            all.push(part);
+            if e.players
+                .iter()
+                .all(|&p| records[p as usize].contests >= experienced_after)
+            {
+                experienced.push(part);
+            }
+        }
+    }
+    if contest.len() == 2 && all.len() == 2 {
+        let (a, b) = (contest.entry(0), contest.entry(1));
+        if let Some(p) = system.win_probability(states, a.players, b.players) {
+            metrics.add_two(p, a.outcome_against(&b));
+        }
+    }
+    metrics.add_ranking(all, false);
+    metrics.add_ranking(experienced, true);
+}

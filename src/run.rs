@@ -1,0 +1,270 @@
+//! The jobs behind the subcommands, as library functions: each takes a plain options struct
+//! and a writer for what it prints.
+
+use crate::history::History;
+use crate::ingest::{IngestOptions, InputError, Location, ingest};
+use crate::output::{self, HistoryFormat, Staged};
+use crate::replay::{ReplayOptions, ReplayResult, replay_with_progress};
+use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// A usage mistake (bad option values or combinations): exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O.
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    if e.chain().any(|c| c.is::<UsageError>()) {
+        2
+    } else if e.chain().any(|c| c.is::<InputError>()) {
+        1
+    } else if e.chain().any(|c| c.is::<std::io::Error>()) {
+        3
+    } else {
+        1
+    }
+}
+
+/// Everything `replay` needs.
+#[derive(Clone, Debug)]
+pub struct ReplayJob {
+    /// The input file or folder.
+    pub input: PathBuf,
+    /// How to read it.
+    pub ingest: IngestOptions,
+    /// The rating system.
+    pub system: SystemKind,
+    /// Its parameters by name (unset ones keep their defaults).
+    pub params: ParamMap,
+    /// Rounds, warm-up, experience.
+    pub replay: ReplayOptions,
+    /// Output folder.
+    pub out: PathBuf,
+    /// File type of the rating history.
+    pub history_format: HistoryFormat,
+    /// Leaderboard lines printed.
+    pub top: usize,
+    /// Only read and validate the input.
+    pub dry_run: bool,
+    /// Print nothing on success.
+    pub quiet: bool,
+}
+
+struct RunReplay<'a> {
+    history: &'a History,
+    opts: &'a ReplayOptions,
+    progress: Option<ProgressBar>,
+}
+
+impl SystemVisitor for RunReplay<'_> {
+    type Output = ReplayResult;
+    fn visit<S: RatingSystem>(self, system: &S) -> ReplayResult {
+        let bar = self.progress;
+        replay_with_progress(self.history, system, self.opts, &mut |done| {
+            if let Some(b) = &bar {
+                b.set_position(done);
+            }
+        })
+    }
+}
+
+fn progress_bar(len: u64, quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} replaying {bar:40} {pos}/{len} contests ({per_sec}, {eta} left)",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// Reads, replays and writes the outputs.
+pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    if !(0.0..=1.0).contains(&job.replay.warmup) {
+        return Err(UsageError(format!(
+            "--warmup {} is not a fraction between 0 and 1",
+            job.replay.warmup
+        ))
+        .into());
+    }
+    // Check the system's parameters before reading anything.
+    dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
+    let history = ingest(&job.input, &job.ingest)?;
+    let ingest_time = t0.elapsed();
+    let src = &history.source;
+    if history.is_empty() {
+        return Err(InputError {
+            file: src.path.clone(),
+            at: Location::File,
+            field: None,
+            message: format!(
+                "no contest to rate ({} {} read, {} skipped)",
+                src.records,
+                src.record_unit,
+                src.skipped_invalid + src.skipped_unfinished
+            ),
+        }
+        .into());
+    }
+    if job.dry_run {
+        if !job.quiet {
+            writeln!(
+                stdout,
+                "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
+                src.path,
+                src.format,
+                src.records,
+                src.record_unit,
+                history.len(),
+                history.player_count(),
+                history.placings()
+            )?;
+            print_skipped(stdout, &history)?;
+        }
+        return Ok(());
+    }
+
+    // Bigger inputs get a progress bar (on a terminal only).
+    let bar = (history.placings() > 200_000)
+        .then(|| progress_bar(history.len() as u64, job.quiet))
+        .flatten();
+    let t1 = Instant::now();
+    let result = dispatch(
+        job.system,
+        &job.params,
+        RunReplay {
+            history: &history,
+            opts: &job.replay,
+            progress: bar.clone(),
+        },
+    )
+    .map_err(UsageError)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let replay_time = t1.elapsed();
+
+    let rows = output::leaderboard_rows(&history, &result);
+    let mut staged =
+        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
+    staged
+        .write("leaderboard.csv", |w| {
+            output::write_leaderboard(w, &history, &rows)
+        })
+        .with_context(|| ctx("leaderboard.csv"))?;
+    match job.history_format {
+        HistoryFormat::Csv => staged
+            .write("history.csv", |w| {
+                output::write_history_csv(w, &history, &result)
+            })
+            .with_context(|| ctx("history.csv"))?,
+        HistoryFormat::Parquet => staged
+            .write("history.parquet", |w| {
+                output::write_history_parquet(w, &history, &result)
+            })
+            .with_context(|| ctx("history.parquet"))?,
+    }
+    let doc = json!({
+        "system": result.system,
+        "params": result.params,
+        "input": {
+            "path": src.path,
+            "format": src.format,
+            "records": src.records,
+            "record_unit": src.record_unit,
+            "skipped_invalid": src.skipped_invalid,
+            "skipped_examples": src.skipped_examples,
+            "skipped_unfinished": src.skipped_unfinished,
+            "contests": history.len(),
+            "players": history.player_count(),
+            "placings": history.placings(),
+        },
+        "period": job.replay.period,
+        "rounds": result.rounds,
+        "warmup_contests": result.warmup_contests,
+        "experienced_after_contests": job.replay.experienced_after,
+        "metrics": result.metrics,
+        "wall_seconds": {
+            "ingest": ingest_time.as_secs_f64(),
+            "replay": replay_time.as_secs_f64(),
+            "total_before_writing": t0.elapsed().as_secs_f64(),
+        },
+    });
+    staged
+        .write("metrics.json", |w| output::write_metrics(w, &doc))
+        .with_context(|| ctx("metrics.json"))?;
+    let written = staged
+        .commit()
+        .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+
+    if !job.quiet {
+        writeln!(
+            stdout,
+            "{} on {}: {} contests, {} players, {} rounds ({} period)",
+            result.system,
+            src.path,
+            history.len(),
+            rows.len(),
+            result.rounds,
+            serde_json::to_value(job.replay.period)?
+                .as_str()
+                .unwrap_or("")
+        )?;
+        print_skipped(stdout, &history)?;
+        writeln!(stdout)?;
+        output::print_summary(stdout, &history, &result, &rows, job.top)?;
+        writeln!(stdout)?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        writeln!(stdout, "Wrote {}", names.join(", "))?;
+    }
+    Ok(())
+}
+
+fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    let s = &h.source;
+    if s.skipped_unfinished > 0 {
+        writeln!(
+            out,
+            "skipped {} unfinished games (result `*`)",
+            s.skipped_unfinished
+        )?;
+    }
+    if s.skipped_invalid > 0 {
+        writeln!(
+            out,
+            "skipped {} invalid {} (--skip-invalid); the first:",
+            s.skipped_invalid, s.record_unit
+        )?;
+        for e in &s.skipped_examples {
+            writeln!(out, "  {e}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds a system and does nothing with it: checks parameters early.
+struct Noop;
+
+impl SystemVisitor for Noop {
+    type Output = ();
+    fn visit<S: RatingSystem>(self, _: &S) {}
+}

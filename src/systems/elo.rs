@@ -1,0 +1,330 @@
+//! Elo, with the variants of "Elo for games" (`../shared/papers/elo-for-games.txt`).
+//!
+//! `R' = R + K (S - E) + L * Pa/(Pa+Pb) + V * S` with `E = 1 / (1 + 10^((Rb - Ra)/scale))`:
+//! - `S` is 1 / 0.5 / 0 for a win / draw / loss, or with `score_share` the share of points
+//!   `Pa/(Pa+Pb)` (0/0 counts as 0.5);
+//! - `L` (`margin`) adds the share of points whatever `S` is; `V` (`win_bonus`) rewards every
+//!   game not lost, so ratings creep upwards by about `n V / 2` over n games;
+//! - `floor` is the lowest rating: a player at the floor only moves up.
+//!
+//! Where no points are given, the share of points is the result itself. A contest of n > 2
+//! entries is decomposed into its n-1 pairs per entry, each with weight `1/(n-1)`, all from
+//! pre-round ratings; a team plays with the mean rating of its members and every member
+//! receives the team's change; the contest weight multiplies the change.
+
+use super::pairwise::{logistic_sums, outcome_sums};
+use super::{Rating, RatingSystem, check_range, side_mean};
+use crate::history::{Contest, PlayerId, Round};
+use crate::numeric::elo_win_probability;
+use serde::{Deserialize, Serialize};
+
+/// Elo's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EloParams {
+    /// The K-factor: the largest change one game can make.
+    pub k: f64,
+    /// Rating difference at which the stronger side is 10 times as likely to win.
+    pub scale: f64,
+    /// A new player's rating.
+    pub start: f64,
+    /// The lowest rating a player can have (none by default).
+    pub floor: Option<f64>,
+    /// Use the share of points `Pa/(Pa+Pb)` as the outcome S.
+    pub score_share: bool,
+    /// L: weight of the margin term `L * Pa/(Pa+Pb)`.
+    pub margin: f64,
+    /// V: the win bonus `V * S`.
+    pub win_bonus: f64,
+}
+
+impl Default for EloParams {
+    fn default() -> Self {
+        Self {
+            k: 32.0,
+            scale: 400.0,
+            start: 1500.0,
+            floor: None,
+            score_share: false,
+            margin: 0.0,
+            win_bonus: 0.0,
+        }
+    }
+}
+
+/// The Elo system.
+#[derive(Clone, Debug)]
+pub struct Elo {
+    p: EloParams,
+}
+
+impl Elo {
+    /// Checks the parameters.
+    pub fn new(p: EloParams) -> Result<Self, String> {
+        check_range("k", p.k, 0.0, f64::MAX)?;
+        check_range("scale", p.scale, f64::MIN_POSITIVE, f64::MAX)?;
+        check_range("start", p.start, f64::MIN, f64::MAX)?;
+        check_range("margin", p.margin, f64::MIN, f64::MAX)?;
+        check_range("win_bonus", p.win_bonus, f64::MIN, f64::MAX)?;
+        if let Some(f) = p.floor {
+            check_range("floor", f, f64::MIN, f64::MAX)?;
+        }
+        Ok(Self { p })
+    }
+
+    /// The parameters in effect.
+    pub fn params_ref(&self) -> &EloParams {
+        &self.p
+    }
+
+    /// The change of each entry of one contest, from the given ratings, into `out`.
+    fn contest_changes(&self, players: &[f64], contest: &Contest, out: &mut Vec<f64>) {
+        out.clear();
+        let n = contest.len();
+        let p = &self.p;
+        let w = contest.weight() / (n - 1) as f64;
+        if n == 2 {
+            let (a, b) = (contest.entry(0), contest.entry(1));
+            let (ra, rb) = (
+                side_mean(players, a.players, |r| *r),
+                side_mean(players, b.players, |r| *r),
+            );
+            let outcome = a.outcome_against(&b);
+            let points = match (a.score, b.score) {
+                (Some(x), Some(y)) => share(x, y),
+                _ => outcome,
+            };
+            let s = if p.score_share { points } else { outcome };
+            let e = elo_win_probability(ra - rb, p.scale);
+            out.push(w * (p.k * (s - e) + p.margin * points + p.win_bonus * s));
+            out.push(w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - s)));
+            return;
+        }
+        let ratings: Vec<f64> = contest
+            .entries()
+            .map(|e| side_mean(players, e.players, |r| *r))
+            .collect();
+        let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
+        let ones = vec![1.0; n];
+        let expected = logistic_sums(&ratings, &ones, p.scale);
+        let outcomes = outcome_sums(&ranges, &ones);
+        let has_scores = contest.entries().all(|e| e.score.is_some());
+        let shares: Vec<f64> = if has_scores {
+            let scores: Vec<f64> = contest.entries().map(|e| e.score.unwrap_or(0.0)).collect();
+            (0..n)
+                .map(|i| {
+                    (0..n)
+                        .filter(|&j| j != i)
+                        .map(|j| share(scores[i], scores[j]))
+                        .sum()
+                })
+                .collect()
+        } else {
+            outcomes.clone()
+        };
+        out.extend((0..n).map(|i| {
+            let s = if p.score_share {
+                shares[i]
+            } else {
+                outcomes[i]
+            };
+            w * (p.k * (s - expected[i].0) + p.margin * shares[i] + p.win_bonus * s)
+        }));
+    }
+}
+
+/// `Pa / (Pa + Pb)`, with 0/0 = 1/2.
+#[inline]
+pub fn share(pa: f64, pb: f64) -> f64 {
+    if pa + pb > 0.0 { pa / (pa + pb) } else { 0.5 }
+}
+
+impl RatingSystem for Elo {
+    type Player = f64;
+
+    fn name(&self) -> &'static str {
+        "elo"
+    }
+
+    fn new_player(&self) -> f64 {
+        match self.p.floor {
+            Some(f) => self.p.start.max(f),
+            None => self.p.start,
+        }
+    }
+
+    fn rating(&self, r: &f64) -> Rating {
+        Rating {
+            mean: *r,
+            uncertainty: None,
+            display: *r,
+        }
+    }
+
+    fn update(&self, round: Round<'_>, players: &mut [f64]) {
+        // All changes from pre-round ratings first, then applied (and floored) per player.
+        let mut deltas = Vec::new();
+        let mut changes: Vec<(PlayerId, f64)> = Vec::new();
+        for contest in round.contests() {
+            self.contest_changes(players, &contest, &mut deltas);
+            for (e, d) in contest.entries().zip(&deltas) {
+                changes.extend(e.players.iter().map(|&p| (p, *d)));
+            }
+        }
+        if round.len() > 1 {
+            // A player may play several contests of a round: sum before flooring.
+            changes.sort_by_key(|c| c.0);
+            changes.dedup_by(|later, first| {
+                if later.0 == first.0 {
+                    first.1 += later.1;
+                    true
+                } else {
+                    false
+                }
+            });
+        }
+        for (p, d) in changes {
+            let r = &mut players[p as usize];
+            *r += d;
+            if let Some(f) = self.p.floor {
+                *r = r.max(f);
+            }
+        }
+    }
+
+    fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
+        let ra = side_mean(players, a, |r| *r);
+        let rb = side_mean(players, b, |r| *r);
+        Some(elo_win_probability(ra - rb, self.p.scale))
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(&self.p).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+
+    /// A two-player game from the given ratings; returns both new ratings.
+    fn play(elo: &Elo, ra: f64, rb: f64, score_a: f64, points: Option<(f64, f64)>) -> (f64, f64) {
+        let mut b = HistoryBuilder::new();
+        let (x, y) = (b.player("a"), b.player("b"));
+        b.begin_contest(0, 1.0, None, None);
+        let (ra_lo, rb_lo) = match score_a {
+            s if s > 0.5 => ((0, 0), (1, 1)),
+            s if s < 0.5 => ((1, 1), (0, 0)),
+            _ => ((0, 1), (0, 1)),
+        };
+        b.add_entry(&[x], ra_lo.0, ra_lo.1, points.map(|p| p.0));
+        b.add_entry(&[y], rb_lo.0, rb_lo.1, points.map(|p| p.1));
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let mut players = vec![ra, rb];
+        elo.update(Round::new(&h, &[0]), &mut players);
+        (players[0], players[1])
+    }
+
+    fn elo(f: impl FnOnce(&mut EloParams)) -> Elo {
+        let mut p = EloParams::default();
+        f(&mut p);
+        Elo::new(p).unwrap()
+    }
+
+    #[test]
+    fn the_1500_player_against_1900_with_k_32() {
+        let e = elo(|_| {});
+        let (win, _) = play(&e, 1500.0, 1900.0, 1.0, None);
+        let (draw, _) = play(&e, 1500.0, 1900.0, 0.5, None);
+        let (loss, other) = play(&e, 1500.0, 1900.0, 0.0, None);
+        assert!((win - 1500.0 - 29.09).abs() < 0.005, "{win}");
+        assert!((draw - 1500.0 - 13.09).abs() < 0.005, "{draw}");
+        assert!((loss - 1500.0 + 2.91).abs() < 0.005, "{loss}");
+        // E = 1/11 exactly, and plain Elo is zero-sum.
+        assert!((win - 1500.0 - 32.0 * 10.0 / 11.0).abs() < 1e-9);
+        assert!((loss - 1500.0 + other - 1900.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_player_at_the_floor_only_moves_up() {
+        let e = elo(|p| p.floor = Some(1500.0));
+        let (lost, _) = play(&e, 1500.0, 1500.0, 0.0, None);
+        assert_eq!(lost, 1500.0);
+        let (near, _) = play(&e, 1510.0, 1500.0, 0.0, None);
+        assert_eq!(near, 1500.0, "a loss below the floor stops at the floor");
+        let (won, _) = play(&e, 1500.0, 1500.0, 1.0, None);
+        assert_eq!(won, 1516.0);
+        assert_eq!(e.new_player(), 1500.0);
+    }
+
+    #[test]
+    fn score_share_outcome() {
+        let e = elo(|p| p.score_share = true);
+        // 3:2 is S = 0.6 against an equal opponent: +32 * 0.1.
+        let (a, b) = play(&e, 1500.0, 1500.0, 1.0, Some((3.0, 2.0)));
+        assert!((a - 1503.2).abs() < 1e-9 && (b - 1496.8).abs() < 1e-9);
+        // 0:0 is a draw, S = 0.5.
+        let (a, _) = play(&e, 1500.0, 1500.0, 0.5, Some((0.0, 0.0)));
+        assert_eq!(a, 1500.0);
+    }
+
+    #[test]
+    fn margin_and_win_bonus_terms() {
+        // R' = R + K(S-E) + L Pa/(Pa+Pb) + V S
+        let e = elo(|p| {
+            p.margin = 10.0;
+            p.win_bonus = 5.0;
+        });
+        let (a, b) = play(&e, 1500.0, 1500.0, 1.0, Some((3.0, 1.0)));
+        assert!((a - (1500.0 + 16.0 + 7.5 + 5.0)).abs() < 1e-9, "{a}");
+        assert!((b - (1500.0 - 16.0 + 2.5)).abs() < 1e-9, "{b}");
+        // The largest rise is K + L + V, the largest fall K (+ no margin when scoring nothing).
+        let (a, b) = play(&e, 1000.0, 3000.0, 1.0, Some((1.0, 0.0)));
+        assert!(a - 1000.0 < 32.0 + 10.0 + 5.0 && a - 1000.0 > 32.0 + 10.0 + 5.0 - 0.01);
+        assert!(b - 3000.0 > -32.0 && b - 3000.0 < -31.99);
+        // The win bonus counts half for a draw: ratings creep up by about n V / 2.
+        let (a, b) = play(&elo(|p| p.win_bonus = 4.0), 1500.0, 1500.0, 0.5, None);
+        assert_eq!((a, b), (1502.0, 1502.0));
+    }
+
+    #[test]
+    fn multi_entry_contest_divides_k_and_is_zero_sum() {
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = ["a", "b", "c", "d"].iter().map(|n| b.player(n)).collect();
+        b.begin_contest(0, 1.0, None, None);
+        b.add_entry(&ids[0..1], 0, 0, None);
+        b.add_entry(&ids[1..2], 1, 2, None);
+        b.add_entry(&ids[2..3], 1, 2, None);
+        b.add_entry(&ids[3..4], 3, 3, None);
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let before = vec![1500.0, 1600.0, 1400.0, 1500.0];
+        let mut players = before.clone();
+        let e = elo(|_| {});
+        e.update(Round::new(&h, &[0]), &mut players);
+        // a beat everyone: 32/3 * sum(1 - E).
+        let exp = |x: f64, y: f64| elo_win_probability(x - y, 400.0);
+        let want_a =
+            1500.0 + 32.0 / 3.0 * ((1.0 - exp(1500.0, 1600.0)) + (1.0 - exp(1500.0, 1400.0)) + 0.5);
+        assert!((players[0] - want_a).abs() < 1e-9);
+        let total: f64 = players.iter().sum::<f64>() - before.iter().sum::<f64>();
+        assert!(total.abs() < 1e-9);
+    }
+
+    #[test]
+    fn team_members_receive_the_team_change() {
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = ["a", "b", "c"].iter().map(|n| b.player(n)).collect();
+        b.begin_contest(0, 1.0, None, None);
+        b.add_entry(&ids[0..2], 0, 0, None);
+        b.add_entry(&ids[2..3], 1, 1, None);
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let mut players = vec![1400.0, 1600.0, 1500.0];
+        elo(|_| {}).update(Round::new(&h, &[0]), &mut players);
+        assert!((players[0] - 1416.0).abs() < 1e-9 && (players[1] - 1616.0).abs() < 1e-9);
+        assert!((players[2] - 1484.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,200 @@
+//! Rating systems, one module each, behind one small trait.
+//!
+//! A system knows nothing of files, formats or output: it makes a new player's state, reads a
+//! rating off a state, updates the states of a round's participants from their pre-round
+//! states, and predicts a two-sided contest where it can.
+//!
+//! Parameters are plain serde structs with the papers' defaults; the CLI and later `tune` set
+//! them by name (`k=24`), so every system's parameters are reachable the same way.
+
+pub mod elo;
+pub mod pairwise;
+pub mod yuksel;
+
+use crate::history::{PlayerId, Round};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// A rating as the outputs show it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rating {
+    /// The system's estimate (its mean).
+    pub mean: f64,
+    /// Its standard deviation, where the system has one.
+    pub uncertainty: Option<f64>,
+    /// The conservative rating where the system defines one, else the mean.
+    pub display: f64,
+}
+
+/// One rating system.
+pub trait RatingSystem: Sync {
+    /// Everything the system keeps per player.
+    type Player: Clone + Send + Sync;
+
+    /// The name used on the command line and in the outputs.
+    fn name(&self) -> &'static str;
+
+    /// The state of a player before the first contest.
+    fn new_player(&self) -> Self::Player;
+
+    /// The rating of a state.
+    fn rating(&self, p: &Self::Player) -> Rating;
+
+    /// Applies a round: every contest of it, rated from the states as they are on entry
+    /// (pre-round). `players` is indexed by [`PlayerId`]; only the round's participants change.
+    fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
+
+    /// Probability that side `a` beats side `b` (a draw counting half), where the system
+    /// defines one.
+    fn win_probability(
+        &self,
+        players: &[Self::Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+    ) -> Option<f64>;
+
+    /// The performance the last round showed, where the system has such a notion.
+    fn performance(&self, _p: &Self::Player) -> Option<f64> {
+        None
+    }
+
+    /// The parameters in effect, for `metrics.json`.
+    fn params(&self) -> Value;
+}
+
+/// The systems `--system` chooses from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SystemKind {
+    /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
+    Elo,
+    /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
+    Yuksel,
+}
+
+impl SystemKind {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemKind::Elo => "elo",
+            SystemKind::Yuksel => "yuksel",
+        }
+    }
+}
+
+/// Parameter values by name, as given by the user.
+pub type ParamMap = Map<String, Value>;
+
+/// Something to do with whichever system was chosen (the replay, a comparison...).
+pub trait SystemVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs with the chosen system.
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output;
+}
+
+/// Builds the chosen system from named parameters and hands it to the visitor.
+pub fn dispatch<V: SystemVisitor>(
+    kind: SystemKind,
+    params: &ParamMap,
+    v: V,
+) -> Result<V::Output, String> {
+    Ok(match kind {
+        SystemKind::Elo => v.visit(&elo::Elo::new(build_params(kind, params)?)?),
+        SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
+    })
+}
+
+/// Reads a parameter struct from named values, refusing names the system does not have.
+pub fn build_params<P: DeserializeOwned + Serialize + Default>(
+    kind: SystemKind,
+    given: &ParamMap,
+) -> Result<P, String> {
+    let mut value = serde_json::to_value(P::default()).map_err(|e| e.to_string())?;
+    let fields = value
+        .as_object_mut()
+        .expect("parameter structs are objects");
+    let known: Vec<String> = fields.keys().cloned().collect();
+    for (k, v) in given {
+        if !fields.contains_key(k) {
+            return Err(format!(
+                "--system {} has no parameter `{}` (its parameters: {})",
+                kind.name(),
+                k.replace('_', "-"),
+                known
+                    .iter()
+                    .map(|k| k.replace('_', "-"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        fields.insert(k.clone(), v.clone());
+    }
+    serde_json::from_value(value).map_err(|e| format!("--system {}: {e}", kind.name()))
+}
+
+/// Parses `name=value` (a number, `true`/`false`, or text) into the map.
+pub fn parse_param(spec: &str, into: &mut ParamMap) -> Result<(), String> {
+    let (k, v) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--param `{spec}` is not of the form name=value"))?;
+    let key = k.trim().replace('-', "_");
+    let v = v.trim();
+    let value = if let Ok(n) = v.parse::<f64>() {
+        serde_json::Number::from_f64(n)
+            .map(Value::Number)
+            .ok_or_else(|| format!("--param {k}: {v} is not finite"))?
+    } else if v == "true" || v == "false" {
+        Value::Bool(v == "true")
+    } else {
+        Value::String(v.to_string())
+    };
+    into.insert(key, value);
+    Ok(())
+}
+
+/// Mean of a function of the members of a side (a team plays with its members' mean).
+#[inline]
+pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> f64 {
+    if let [one] = side {
+        return f(&players[*one as usize]);
+    }
+    side.iter().map(|&p| f(&players[p as usize])).sum::<f64>() / side.len() as f64
+}
+
+/// Checks that a parameter is a finite number within bounds.
+pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(format!("parameter `{name}` = {v} is outside [{lo}, {hi}]"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_parameters_are_refused_with_the_list() {
+        let mut m = ParamMap::new();
+        parse_param("floor=1000", &mut m).unwrap();
+        let err = build_params::<yuksel::YukselParams>(SystemKind::Yuksel, &m).unwrap_err();
+        assert!(err.contains("no parameter `floor`"), "{err}");
+        assert!(err.contains("max-delta"), "{err}");
+        let p: elo::EloParams = build_params(SystemKind::Elo, &m).unwrap();
+        assert_eq!(p.floor, Some(1000.0));
+        assert_eq!(p.k, 32.0);
+    }
+
+    #[test]
+    fn params_parse_numbers_bools_and_text() {
+        let mut m = ParamMap::new();
+        parse_param("k=24", &mut m).unwrap();
+        parse_param("zero-sum=true", &mut m).unwrap();
+        assert_eq!(m["k"], serde_json::json!(24.0));
+        assert_eq!(m["zero_sum"], serde_json::json!(true));
+        assert!(parse_param("k", &mut m).is_err());
+    }
+}
