@@ -24,7 +24,7 @@ pub struct Cli {
 pub enum Command {
     /// Replay a history in time order through a rating system: leaderboard, rating history,
     /// and how well each contest was predicted before it was rated.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
     /// Write a synthetic history with known true strengths.
     Simulate {
         #[command(subcommand)]
@@ -177,6 +177,21 @@ pub enum Scenario {
         #[arg(long, default_value = "output/league-truth.csv")]
         truth: PathBuf,
     },
+    /// A pool of players meeting at random, one game a minute (large histories, benchmarks).
+    Pool {
+        /// Number of players.
+        #[arg(long, default_value_t = 10_000)]
+        players: usize,
+        /// Number of games.
+        #[arg(long, default_value_t = 1_000_000)]
+        games: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
+        /// The games CSV to write.
+        #[arg(long, default_value = "output/pool.csv")]
+        out: PathBuf,
+    },
 }
 
 impl ReplayArgs {
@@ -274,6 +289,29 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 players,
                 out.display(),
                 truth.display()
+            )?;
+            Ok(())
+        }
+        Command::Simulate {
+            scenario:
+                Scenario::Pool {
+                    players,
+                    games,
+                    seed,
+                    out,
+                },
+        } => {
+            let cfg = simulate::PoolConfig {
+                players,
+                games,
+                seed,
+                ..simulate::PoolConfig::default()
+            };
+            write_file(&out, |w| simulate::write_pool_games(w, &cfg))?;
+            writeln!(
+                stdout,
+                "wrote {games} games of {players} players to {}",
+                out.display()
             )?;
             Ok(())
         }

@@ -39,12 +39,38 @@ pub struct ContestScore {
     pub rank_sum: f64,
 }
 
+/// Buffers reused from contest to contest.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    by_rating: Vec<(f64, u32, u32)>,
+    values: Vec<f64>,
+    merge: Vec<f64>,
+}
+
 /// Scores one contest. `parts` is in standings order or any order; it is reordered.
 /// Returns `None` for a contest that is skipped (fewer than two participants, all tied).
-pub fn score_contest(parts: &mut [Participant], scratch: &mut Vec<f64>) -> Option<ContestScore> {
+pub fn score_contest(parts: &mut [Participant], scratch: &mut Scratch) -> Option<ContestScore> {
     let n = parts.len();
     if n < 2 {
         return None;
+    }
+    if let [a, b] = parts {
+        // Two participants: the pair is wrong when the better placed is strictly lower rated;
+        // then both are one position off.
+        if (a.lo, a.hi) == (b.lo, b.hi) {
+            return None;
+        }
+        let (better, worse) = if (a.lo, a.hi) < (b.lo, b.hi) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let wrong = better.rating < worse.rating;
+        return Some(ContestScore {
+            n: 2,
+            pair_sum: if wrong { 0.0 } else { 200.0 },
+            rank_sum: if wrong { 200.0 } else { 0.0 },
+        });
     }
     // Standings order, ties in input order (a stable sort).
     parts.sort_by_key(|p| (p.lo, p.hi));
@@ -68,8 +94,9 @@ pub fn score_contest(parts: &mut [Participant], scratch: &mut Vec<f64>) -> Optio
     let denom = (n - 1) as f64;
 
     // Rank deviation: stable sort by rating, descending (equal ratings keep standings order).
-    let mut by_rating: Vec<(f64, u32, u32)> =
-        parts.iter().map(|p| (p.rating, p.lo, p.hi)).collect();
+    let by_rating = &mut scratch.by_rating;
+    by_rating.clear();
+    by_rating.extend(parts.iter().map(|p| (p.rating, p.lo, p.hi)));
     by_rating.sort_by(|a, b| b.0.total_cmp(&a.0));
     let rank_sum: f64 = by_rating
         .iter()
@@ -94,9 +121,9 @@ pub fn score_contest(parts: &mut [Participant], scratch: &mut Vec<f64>) -> Optio
         parts[start..end].sort_by(|a, b| b.rating.total_cmp(&a.rating));
         start = end;
     }
-    scratch.clear();
-    scratch.extend(parts.iter().map(|p| -p.rating));
-    let inversions = count_strict_inversions(scratch);
+    scratch.values.clear();
+    scratch.values.extend(parts.iter().map(|p| -p.rating));
+    let inversions = count_strict_inversions(&mut scratch.values, &mut scratch.merge);
     let pairs = (n * (n - 1) / 2) as f64;
     let pair_sum = n as f64 * 100.0 * (1.0 - inversions as f64 / pairs);
     Some(ContestScore {
@@ -106,14 +133,16 @@ pub fn score_contest(parts: &mut [Participant], scratch: &mut Vec<f64>) -> Optio
     })
 }
 
-/// Number of pairs i < j with `x[i] > x[j]` strictly. Sorts `x` (merge sort, O(n log n)).
-pub fn count_strict_inversions(x: &mut [f64]) -> u64 {
+/// Number of pairs i < j with `x[i] > x[j]` strictly. Sorts `x` (merge sort, O(n log n));
+/// `buf` is scratch space.
+pub fn count_strict_inversions(x: &mut [f64], buf: &mut Vec<f64>) -> u64 {
     let n = x.len();
     if n < 2 {
         return 0;
     }
-    let mut buf = x.to_vec();
-    sort_count(x, &mut buf)
+    buf.clear();
+    buf.resize(n, 0.0);
+    sort_count(x, buf)
 }
 
 fn sort_count(x: &mut [f64], buf: &mut [f64]) -> u64 {
@@ -238,7 +267,7 @@ pub struct Metrics {
     all: RankingSums,
     experienced: RankingSums,
     two: TwoSums,
-    scratch: Vec<f64>,
+    scratch: Scratch,
 }
 
 /// Probabilities are kept this far from 0 and 1 in the log-loss.
@@ -304,7 +333,7 @@ mod tests {
     }
 
     fn score(mut parts: Vec<Participant>) -> Option<ContestScore> {
-        score_contest(&mut parts, &mut Vec::new())
+        score_contest(&mut parts, &mut Scratch::default())
     }
 
     /// Pair inversion by brute force over pairs, per participant, from the definition.
@@ -382,6 +411,22 @@ mod tests {
     }
 
     #[test]
+    fn two_participants_agree_with_the_general_definition() {
+        for (ra, rb) in [(1.0, 2.0), (2.0, 1.0), (1.0, 1.0)] {
+            let s = score(vec![p(ra, 0, 0), p(rb, 1, 1)]).unwrap();
+            let wrong = ra < rb;
+            assert_eq!(s.pair_sum, if wrong { 0.0 } else { 200.0 });
+            assert_eq!(s.rank_sum, if wrong { 200.0 } else { 0.0 });
+            // The same pair inside a larger contest, via the merge-sort path, with a third
+            // participant placed last and rated lowest (never wrong, never off).
+            let g = score(vec![p(ra, 0, 0), p(rb, 1, 1), p(-10.0, 2, 2)]).unwrap();
+            let inv = if wrong { 1.0 } else { 0.0 };
+            assert!((g.pair_sum - 300.0 * (1.0 - inv / 3.0)).abs() < 1e-12);
+        }
+        assert_eq!(score(vec![p(1.0, 0, 1), p(2.0, 0, 1)]), None);
+    }
+
+    #[test]
     fn skipped_contests() {
         assert_eq!(score(vec![p(1.0, 0, 0)]), None);
         assert_eq!(
@@ -415,7 +460,11 @@ mod tests {
                 .filter(|&(i, j)| v[i] > v[j])
                 .count() as u64;
             let mut w = v.clone();
-            assert_eq!(count_strict_inversions(&mut w), brute, "n = {n}");
+            assert_eq!(
+                count_strict_inversions(&mut w, &mut Vec::new()),
+                brute,
+                "n = {n}"
+            );
             assert!(w.windows(2).all(|x| x[0] <= x[1]));
         }
     }

@@ -208,21 +208,50 @@ pub struct ReplayResult {
     pub elapsed: Duration,
 }
 
-/// Replays a history through a system.
+/// Receives what a replay produces as it goes.
+pub trait Observer {
+    /// Rows of the rating history, in replay order, a batch of whole rounds at a time.
+    fn rows(&mut self, _rows: &[HistoryRow]) {}
+    /// Contests done so far (every few thousand contests, and at the end).
+    fn progress(&mut self, _contests_done: u64) {}
+}
+
+/// Keeps every history row in memory.
+struct Collect(Vec<HistoryRow>);
+
+impl Observer for Collect {
+    fn rows(&mut self, rows: &[HistoryRow]) {
+        self.0.extend_from_slice(rows);
+    }
+}
+
+/// Rows are handed to the observer in batches of about this many.
+const ROW_BATCH: usize = 1 << 16;
+
+/// Replays a history through a system; the rating history is in the result when
+/// `opts.keep_history` is set.
 pub fn replay<S: RatingSystem>(
     history: &History,
     system: &S,
     opts: &ReplayOptions,
 ) -> ReplayResult {
-    replay_with_progress(history, system, opts, &mut |_| {})
+    let mut rows = Collect(Vec::with_capacity(if opts.keep_history {
+        history.placings()
+    } else {
+        0
+    }));
+    let mut result = replay_observed(history, system, opts, &mut rows);
+    result.history = rows.0;
+    result
 }
 
-/// Replays, calling `progress` with the number of contests done every few thousand contests.
-pub fn replay_with_progress<S: RatingSystem>(
+/// Replays, streaming history rows (when `opts.keep_history`) and progress to `observer`;
+/// the result's `history` stays empty.
+pub fn replay_observed<S: RatingSystem>(
     history: &History,
     system: &S,
     opts: &ReplayOptions,
-    progress: &mut dyn FnMut(u64),
+    observer: &mut dyn Observer,
 ) -> ReplayResult {
     let start = Instant::now();
     let rounds = group_rounds(history, opts.period);
@@ -234,7 +263,7 @@ pub fn replay_with_progress<S: RatingSystem>(
     // Round of each player's last appearance (+1), to count rounds once per player.
     let mut last_round: Vec<u32> = vec![0; n_players];
     let mut rows: Vec<HistoryRow> = Vec::with_capacity(if opts.keep_history {
-        history.placings()
+        ROW_BATCH + 1024
     } else {
         0
     });
@@ -312,19 +341,26 @@ pub fn replay_with_progress<S: RatingSystem>(
             row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
             row.performance = system.performance(st).unwrap_or(f64::NAN);
         }
+        if rows.len() >= ROW_BATCH {
+            observer.rows(&rows);
+            rows.clear();
+        }
         seen_contests += contests.len();
         if seen_contests as u64 >= next_report {
-            progress(seen_contests as u64);
+            observer.progress(seen_contests as u64);
             next_report = seen_contests as u64 + 4096;
         }
     }
-    progress(seen_contests as u64);
+    if !rows.is_empty() {
+        observer.rows(&rows);
+    }
+    observer.progress(seen_contests as u64);
     ReplayResult {
         system: system.name(),
         params: system.params(),
         ratings: states.iter().map(|s| system.rating(s)).collect(),
         records,
-        history: rows,
+        history: Vec::new(),
         metrics: metrics.report(),
         rounds: rounds.len(),
         warmup_contests: warmup,

@@ -1,16 +1,19 @@
 //! The jobs behind the subcommands, as library functions: each takes a plain options struct
 //! and a writer for what it prints.
 
-use crate::history::History;
+use crate::history::{History, SourceInfo};
 use crate::ingest::{IngestOptions, InputError, Location, ingest};
-use crate::output::{self, HistoryFormat, Staged};
-use crate::replay::{ReplayOptions, ReplayResult, replay_with_progress};
+use crate::metrics::MetricsReport;
+use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
+use crate::replay::Period;
+use crate::replay::{HistoryRow, Observer, ReplayOptions, ReplayResult, replay_observed};
 use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::Instant;
 
 /// A usage mistake (bad option values or combinations): exit code 2.
@@ -66,18 +69,46 @@ pub struct ReplayJob {
 struct RunReplay<'a> {
     history: &'a History,
     opts: &'a ReplayOptions,
-    progress: Option<ProgressBar>,
+    observer: &'a mut dyn Observer,
 }
 
 impl SystemVisitor for RunReplay<'_> {
     type Output = ReplayResult;
     fn visit<S: RatingSystem>(self, system: &S) -> ReplayResult {
-        let bar = self.progress;
-        replay_with_progress(self.history, system, self.opts, &mut |done| {
-            if let Some(b) = &bar {
-                b.set_position(done);
+        replay_observed(self.history, system, self.opts, self.observer)
+    }
+}
+
+/// Where the replay's rows go: to the history formatter's thread, into memory, or nowhere
+/// (no history file, or a writer that failed and has an error to report when joined); and the
+/// progress bar.
+enum Rows {
+    Stream(SyncSender<Vec<HistoryRow>>),
+    Keep(Vec<HistoryRow>),
+    Drop,
+}
+
+struct Sink {
+    rows: Rows,
+    bar: Option<ProgressBar>,
+}
+
+impl Observer for Sink {
+    fn rows(&mut self, rows: &[HistoryRow]) {
+        match &mut self.rows {
+            Rows::Stream(tx) => {
+                if tx.send(rows.to_vec()).is_err() {
+                    self.rows = Rows::Drop;
+                }
             }
-        })
+            Rows::Keep(kept) => kept.extend_from_slice(rows),
+            Rows::Drop => {}
+        }
+    }
+    fn progress(&mut self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
     }
 }
 
@@ -146,69 +177,131 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let bar = (history.placings() > 200_000)
         .then(|| progress_bar(history.len() as u64, job.quiet))
         .flatten();
+    let mut staged =
+        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
     let t1 = Instant::now();
-    let result = dispatch(
-        job.system,
-        &job.params,
-        RunReplay {
-            history: &history,
-            opts: &job.replay,
-            progress: bar.clone(),
-        },
-    )
-    .map_err(UsageError)?;
-    if let Some(b) = bar {
+    let mut sink = Sink {
+        rows: Rows::Drop,
+        bar,
+    };
+    let result = match job.history_format {
+        // history.csv goes through a pipeline: the replay hands over rows, one thread formats
+        // them, another writes the text, so that all three overlap.
+        HistoryFormat::Csv => {
+            let mut file = staged
+                .open("history.csv")
+                .with_context(|| ctx("history.csv"))?;
+            let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
+            let (text_tx, text_rx) = sync_channel::<String>(4);
+            sink.rows = Rows::Stream(rows_tx);
+            let mut csv =
+                HistoryCsv::new(&history, &mut file).with_context(|| ctx("history.csv"))?;
+            std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
+                scope.spawn(move || {
+                    for batch in rows_rx {
+                        if text_tx.send(csv.rows(&batch)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
+                    // On a write error the formatter stops when this channel closes, then the
+                    // replay's sends fail and it carries on without history.
+                    text_rx
+                        .iter()
+                        .try_for_each(|text| file.write_all(text.as_bytes()))?;
+                    Ok(file)
+                });
+                let result = dispatch(
+                    job.system,
+                    &job.params,
+                    RunReplay {
+                        history: &history,
+                        opts: &job.replay,
+                        observer: &mut sink,
+                    },
+                )
+                .map_err(UsageError);
+                // Closing the channel ends the formatter, then the writer.
+                sink.rows = Rows::Drop;
+                let file = writer
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                let result = result?;
+                file.and_then(StagedFile::finish)
+                    .with_context(|| ctx("history.csv"))?;
+                Ok(result)
+            })?
+        }
+        HistoryFormat::None => dispatch(
+            job.system,
+            &job.params,
+            RunReplay {
+                history: &history,
+                opts: &ReplayOptions {
+                    keep_history: false,
+                    ..job.replay.clone()
+                },
+                observer: &mut sink,
+            },
+        )
+        .map_err(UsageError)?,
+        HistoryFormat::Parquet => {
+            sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
+            let result = dispatch(
+                job.system,
+                &job.params,
+                RunReplay {
+                    history: &history,
+                    opts: &job.replay,
+                    observer: &mut sink,
+                },
+            )
+            .map_err(UsageError)?;
+            let kept = match std::mem::replace(&mut sink.rows, Rows::Drop) {
+                Rows::Keep(kept) => kept,
+                _ => Vec::new(),
+            };
+            staged
+                .write("history.parquet", |w| {
+                    output::write_history_parquet(w, &history, &kept)
+                })
+                .with_context(|| ctx("history.parquet"))?;
+            result
+        }
+    };
+    if let Some(b) = &sink.bar {
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
 
     let rows = output::leaderboard_rows(&history, &result);
-    let mut staged =
-        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
-    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
     staged
         .write("leaderboard.csv", |w| {
             output::write_leaderboard(w, &history, &rows)
         })
         .with_context(|| ctx("leaderboard.csv"))?;
-    match job.history_format {
-        HistoryFormat::Csv => staged
-            .write("history.csv", |w| {
-                output::write_history_csv(w, &history, &result)
-            })
-            .with_context(|| ctx("history.csv"))?,
-        HistoryFormat::Parquet => staged
-            .write("history.parquet", |w| {
-                output::write_history_parquet(w, &history, &result)
-            })
-            .with_context(|| ctx("history.parquet"))?,
-    }
-    let doc = json!({
-        "system": result.system,
-        "params": result.params,
-        "input": {
-            "path": src.path,
-            "format": src.format,
-            "records": src.records,
-            "record_unit": src.record_unit,
-            "skipped_invalid": src.skipped_invalid,
-            "skipped_examples": src.skipped_examples,
-            "skipped_unfinished": src.skipped_unfinished,
-            "contests": history.len(),
-            "players": history.player_count(),
-            "placings": history.placings(),
+    let doc = MetricsDocument {
+        system: result.system,
+        params: &result.params,
+        input: InputSummary {
+            source: src,
+            contests: history.len(),
+            players: history.player_count(),
+            placings: history.placings(),
         },
-        "period": job.replay.period,
-        "rounds": result.rounds,
-        "warmup_contests": result.warmup_contests,
-        "experienced_after_contests": job.replay.experienced_after,
-        "metrics": result.metrics,
-        "wall_seconds": {
-            "ingest": ingest_time.as_secs_f64(),
-            "replay": replay_time.as_secs_f64(),
-            "total_before_writing": t0.elapsed().as_secs_f64(),
+        period: job.replay.period,
+        rounds: result.rounds,
+        warmup_contests: result.warmup_contests,
+        experienced_after_contests: job.replay.experienced_after,
+        metrics: &result.metrics,
+        wall_seconds: WallSeconds {
+            ingest: ingest_time.as_secs_f64(),
+            replay: replay_time.as_secs_f64(),
+            total_before_writing: t0.elapsed().as_secs_f64(),
         },
-    });
+    };
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
         .with_context(|| ctx("metrics.json"))?;
@@ -267,4 +360,34 @@ struct Noop;
 impl SystemVisitor for Noop {
     type Output = ();
     fn visit<S: RatingSystem>(self, _: &S) {}
+}
+
+/// `metrics.json`: what was run on what, and how well it predicted.
+#[derive(Serialize)]
+struct MetricsDocument<'a> {
+    system: &'a str,
+    params: &'a serde_json::Value,
+    input: InputSummary<'a>,
+    period: Period,
+    rounds: usize,
+    warmup_contests: usize,
+    experienced_after_contests: u32,
+    metrics: &'a MetricsReport,
+    wall_seconds: WallSeconds,
+}
+
+#[derive(Serialize)]
+struct InputSummary<'a> {
+    #[serde(flatten)]
+    source: &'a SourceInfo,
+    contests: usize,
+    players: usize,
+    placings: usize,
+}
+
+#[derive(Serialize)]
+struct WallSeconds {
+    ingest: f64,
+    replay: f64,
+    total_before_writing: f64,
 }

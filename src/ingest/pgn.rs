@@ -202,17 +202,17 @@ fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
         },
     };
     let day = super::time::parse_time(date).map_err(|m| (line, tag, m))?;
-    if tag == "UTCDate" {
-        if let Some((clock, cl)) = game.tag("UTCTime") {
-            let secs = parse_clock(clock).ok_or_else(|| {
-                (
-                    cl,
-                    "UTCTime",
-                    format!("malformed time `{clock}` (expected HH:MM:SS)"),
-                )
-            })?;
-            return Ok(day + secs);
-        }
+    if tag == "UTCDate"
+        && let Some((clock, cl)) = game.tag("UTCTime")
+    {
+        let secs = parse_clock(clock).ok_or_else(|| {
+            (
+                cl,
+                "UTCTime",
+                format!("malformed time `{clock}` (expected HH:MM:SS)"),
+            )
+        })?;
+        return Ok(day + secs);
     }
     Ok(day)
 }

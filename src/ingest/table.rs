@@ -71,12 +71,16 @@ fn header_fields(line: &str, delimiter: u8) -> Vec<String> {
 
 fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
     let has = |c: &str| find_column(header, map.source(c)).is_some();
-    if has("rank") && has("player") {
-        Some(Format::Standings)
-    } else if has("a") && has("b") {
-        Some(Format::Games)
-    } else {
-        None
+    // The formats' distinctive columns; with some of them missing, the reader of the format
+    // they point to names the missing column.
+    let games = has("a") || has("b");
+    let standings = has("rank") || has("player");
+    match (games, standings) {
+        (true, false) => Some(Format::Games),
+        (false, true) => Some(Format::Standings),
+        (true, true) if has("a") && has("b") => Some(Format::Games),
+        (true, true) => Some(Format::Standings),
+        (false, false) => None,
     }
 }
 

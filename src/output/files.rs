@@ -3,9 +3,8 @@
 
 use super::table::LeaderRow;
 use crate::history::History;
-use crate::ingest::time::format_time;
-use crate::replay::{HistoryRow, ReplayResult};
-use rayon::prelude::*;
+use crate::ingest::time::{format_time, push_time};
+use crate::replay::HistoryRow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -18,6 +17,8 @@ pub enum HistoryFormat {
     Csv,
     /// `history.parquet` (time as a UTC timestamp)
     Parquet,
+    /// No rating history file.
+    None,
 }
 
 fn csv_field(s: &str, out: &mut String) {
@@ -30,9 +31,12 @@ fn csv_field(s: &str, out: &mut String) {
     }
 }
 
+/// Shortest round-trip form (ryu); empty for NaN (no value).
 fn number(v: f64, out: &mut String) {
     if v.is_finite() {
-        let _ = write!(out, "{v}");
+        let mut b = ryu::Buffer::new();
+        let s = b.format_finite(v);
+        out.push_str(s.strip_suffix(".0").unwrap_or(s));
     }
 }
 
@@ -71,66 +75,70 @@ pub fn write_leaderboard(
     Ok(())
 }
 
-const CHUNK: usize = 1 << 15;
-
-/// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance`,
-/// formatted in parallel chunks and written in order.
-pub fn write_history_csv(
-    w: &mut dyn Write,
-    history: &History,
-    result: &ReplayResult,
-) -> io::Result<()> {
-    w.write_all(
-        b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n",
-    )?;
-    // Names quoted once, not once per row.
-    let names: Vec<String> = history
-        .names()
-        .par_iter()
-        .map(|n| {
-            let mut s = String::new();
-            csv_field(n, &mut s);
-            s
-        })
-        .collect();
-    for group in result
-        .history
-        .chunks(CHUNK * rayon::current_num_threads().max(1) * 2)
-    {
-        let texts: Vec<String> = group
-            .par_chunks(CHUNK)
-            .map(|rows| format_rows(history, &names, rows))
-            .collect();
-        for t in texts {
-            w.write_all(t.as_bytes())?;
-        }
-    }
-    Ok(())
+/// `history.csv`, written as the replay produces rows:
+/// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance`.
+pub struct HistoryCsv<'h> {
+    history: &'h History,
+    names: Vec<String>,
+    time_of: (u32, String),
 }
 
-fn format_rows(history: &History, names: &[String], rows: &[HistoryRow]) -> String {
-    let mut s = String::with_capacity(rows.len() * 80);
-    let mut time_of = (u32::MAX, String::new());
-    for r in rows {
-        if time_of.0 != r.contest_id {
-            time_of = (
-                r.contest_id,
-                format_time(history.contest(r.contest_id as usize).time()),
-            );
-        }
-        let _ = write!(s, "{},{},{},", r.round, r.contest, time_of.1);
-        s.push_str(&names[r.player as usize]);
-        s.push(',');
-        number(r.before, &mut s);
-        s.push(',');
-        number(r.after, &mut s);
-        s.push(',');
-        number(r.uncertainty, &mut s);
-        s.push(',');
-        number(r.performance, &mut s);
-        s.push('\n');
+impl<'h> HistoryCsv<'h> {
+    /// Writes the header.
+    pub fn new(history: &'h History, w: &mut dyn Write) -> io::Result<Self> {
+        w.write_all(
+            b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n",
+        )?;
+        // Names quoted once, not once per row.
+        let names = history
+            .names()
+            .iter()
+            .map(|n| {
+                let mut s = String::new();
+                csv_field(n, &mut s);
+                s
+            })
+            .collect();
+        Ok(Self {
+            history,
+            names,
+            time_of: (u32::MAX, String::new()),
+        })
     }
-    s
+
+    /// Formats a batch of rows.
+    pub fn rows(&mut self, rows: &[HistoryRow]) -> String {
+        let mut text = String::with_capacity(rows.len() * 90);
+        let s = &mut text;
+        let mut ints = itoa::Buffer::new();
+        for r in rows {
+            if self.time_of.0 != r.contest_id {
+                self.time_of.0 = r.contest_id;
+                self.time_of.1.clear();
+                push_time(
+                    &mut self.time_of.1,
+                    self.history.contest(r.contest_id as usize).time(),
+                );
+            }
+            s.push_str(ints.format(r.round));
+            s.push(',');
+            s.push_str(ints.format(r.contest));
+            s.push(',');
+            s.push_str(&self.time_of.1);
+            s.push(',');
+            s.push_str(&self.names[r.player as usize]);
+            s.push(',');
+            number(r.before, s);
+            s.push(',');
+            number(r.after, s);
+            s.push(',');
+            number(r.uncertainty, s);
+            s.push(',');
+            number(r.performance, s);
+            s.push('\n');
+        }
+        text
+    }
 }
 
 /// The same columns as the CSV in Parquet, `time` as a UTC timestamp in seconds, missing
@@ -138,10 +146,9 @@ fn format_rows(history: &History, names: &[String], rows: &[HistoryRow]) -> Stri
 pub fn write_history_parquet(
     w: &mut dyn Write,
     history: &History,
-    result: &ReplayResult,
+    rows: &[HistoryRow],
 ) -> io::Result<()> {
     use polars::prelude::*;
-    let rows = &result.history;
     let to_io = |e: PolarsError| io::Error::other(e.to_string());
     let opt = |v: f64| v.is_finite().then_some(v);
     let time_ms: Vec<i64> = rows
@@ -197,7 +204,7 @@ pub fn write_history_parquet(
 }
 
 /// `metrics.json`, pretty-printed.
-pub fn write_metrics(w: &mut dyn Write, doc: &serde_json::Value) -> io::Result<()> {
+pub fn write_metrics<T: serde::Serialize>(w: &mut dyn Write, doc: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *w, doc).map_err(io::Error::other)?;
     w.write_all(b"\n")
 }

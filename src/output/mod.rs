@@ -9,7 +9,7 @@ mod files;
 mod table;
 
 pub use files::{
-    HistoryFormat, write_history_csv, write_history_parquet, write_leaderboard, write_metrics,
+    HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
 };
 pub use table::{leaderboard_rows, print_summary};
 
@@ -35,21 +35,27 @@ impl Staged {
         })
     }
 
+    /// Opens `name` for writing under its temporary name; [`StagedFile::finish`] completes it.
+    pub fn open(&mut self, name: &str) -> io::Result<StagedFile> {
+        let target = self.dir.join(name);
+        let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        // Registered first so that a failure below still removes the temporary file.
+        self.files.push((tmp.clone(), target));
+        Ok(StagedFile(BufWriter::with_capacity(
+            1 << 20,
+            File::create(&tmp)?,
+        )))
+    }
+
     /// Writes `name` to its temporary file through `write`.
     pub fn write(
         &mut self,
         name: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        let target = self.dir.join(name);
-        let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        // Registered first so that a failure below still removes the temporary file.
-        self.files.push((tmp.clone(), target));
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        write(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        Ok(())
+        let mut file = self.open(name)?;
+        write(&mut file)?;
+        file.finish()
     }
 
     /// The final paths, in the order written.
@@ -64,6 +70,29 @@ impl Staged {
         }
         self.committed = true;
         Ok(self.targets())
+    }
+}
+
+/// A file being written under its temporary name.
+pub struct StagedFile(BufWriter<File>);
+
+impl StagedFile {
+    /// Flushes and syncs the file to disk.
+    pub fn finish(self) -> io::Result<()> {
+        let file = self.0.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
+    }
+}
+
+impl Write for StagedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
     }
 }
 

@@ -77,6 +77,36 @@ impl Elo {
         &self.p
     }
 
+    /// The changes of the two sides of a two-entry contest.
+    #[inline]
+    fn pair_changes(&self, players: &[f64], contest: &Contest) -> (f64, f64) {
+        let p = &self.p;
+        let (a, b) = (contest.entry(0), contest.entry(1));
+        let (ra, rb) = (
+            side_mean(players, a.players, |r| *r),
+            side_mean(players, b.players, |r| *r),
+        );
+        let outcome = a.outcome_against(&b);
+        let points = match (a.score, b.score) {
+            (Some(x), Some(y)) => share(x, y),
+            _ => outcome,
+        };
+        let s = if p.score_share { points } else { outcome };
+        let e = elo_win_probability(ra - rb, p.scale);
+        let w = contest.weight();
+        (
+            w * (p.k * (s - e) + p.margin * points + p.win_bonus * s),
+            w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - s)),
+        )
+    }
+
+    fn apply(&self, r: &mut f64, d: f64) {
+        *r += d;
+        if let Some(f) = self.p.floor {
+            *r = r.max(f);
+        }
+    }
+
     /// The change of each entry of one contest, from the given ratings, into `out`.
     fn contest_changes(&self, players: &[f64], contest: &Contest, out: &mut Vec<f64>) {
         out.clear();
@@ -84,20 +114,9 @@ impl Elo {
         let p = &self.p;
         let w = contest.weight() / (n - 1) as f64;
         if n == 2 {
-            let (a, b) = (contest.entry(0), contest.entry(1));
-            let (ra, rb) = (
-                side_mean(players, a.players, |r| *r),
-                side_mean(players, b.players, |r| *r),
-            );
-            let outcome = a.outcome_against(&b);
-            let points = match (a.score, b.score) {
-                (Some(x), Some(y)) => share(x, y),
-                _ => outcome,
-            };
-            let s = if p.score_share { points } else { outcome };
-            let e = elo_win_probability(ra - rb, p.scale);
-            out.push(w * (p.k * (s - e) + p.margin * points + p.win_bonus * s));
-            out.push(w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - s)));
+            let (da, db) = self.pair_changes(players, contest);
+            out.push(da);
+            out.push(db);
             return;
         }
         let ratings: Vec<f64> = contest
@@ -162,6 +181,19 @@ impl RatingSystem for Elo {
     }
 
     fn update(&self, round: Round<'_>, players: &mut [f64]) {
+        if round.len() == 1 {
+            let contest = round.contests().next().expect("a round has a contest");
+            if contest.len() == 2 {
+                // The common case, without allocation: one game.
+                let (da, db) = self.pair_changes(players, &contest);
+                for (e, d) in [(contest.entry(0), da), (contest.entry(1), db)] {
+                    for &p in e.players {
+                        self.apply(&mut players[p as usize], d);
+                    }
+                }
+                return;
+            }
+        }
         // All changes from pre-round ratings first, then applied (and floored) per player.
         let mut deltas = Vec::new();
         let mut changes: Vec<(PlayerId, f64)> = Vec::new();
@@ -184,11 +216,7 @@ impl RatingSystem for Elo {
             });
         }
         for (p, d) in changes {
-            let r = &mut players[p as usize];
-            *r += d;
-            if let Some(f) = self.p.floor {
-                *r = r.max(f);
-            }
+            self.apply(&mut players[p as usize], d);
         }
     }
 

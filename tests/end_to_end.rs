@@ -1,0 +1,322 @@
+//! The binary on the real data sets of `../shared/datasets` (skipped with a notice when that
+//! folder is absent) and on small inputs: counts, outputs, exit codes, atomicity.
+
+mod common;
+
+use common::{listing, rate_batch, read_csv, shared, texts, write};
+use tempfile::TempDir;
+
+fn metrics(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+}
+
+/// Sum of a leaderboard column.
+fn column_sum(rows: &[Vec<String>], name: &str) -> u64 {
+    let i = rows[0].iter().position(|h| h == name).unwrap();
+    rows[1..].iter().map(|r| r[i].parse::<u64>().unwrap()).sum()
+}
+
+#[test]
+fn lol_worlds_with_elo_yuksel_and_zero_sum() {
+    let Some(input) = shared("datasets/lol-worlds-2021.csv") else {
+        return;
+    };
+    let input = input.to_str().unwrap();
+    for extra in [
+        &["--system", "elo"][..],
+        &["--system", "yuksel"],
+        &["--system", "yuksel", "--zero-sum"],
+    ] {
+        let out = TempDir::new().unwrap();
+        let mut args = vec!["replay", input, "--out", out.path().to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = rate_batch(&args);
+        let (stdout, stderr) = texts(&o);
+        assert!(o.status.success(), "{extra:?}: {stderr}");
+        assert_eq!(
+            listing(out.path()),
+            ["history.csv", "leaderboard.csv", "metrics.json"]
+        );
+        let board = read_csv(&out.path().join("leaderboard.csv"));
+        assert_eq!(board.len(), 1 + 22, "22 teams");
+        assert_eq!(column_sum(&board, "wins"), 121);
+        assert_eq!(column_sum(&board, "losses"), 121);
+        assert_eq!(column_sum(&board, "draws"), 0);
+        let history = read_csv(&out.path().join("history.csv"));
+        assert_eq!(history.len(), 1 + 242);
+        let m = metrics(out.path());
+        assert_eq!(m["input"]["contests"], 121);
+        assert_eq!(m["warmup_contests"], 12);
+        assert!(m["metrics"]["two_player"]["log_loss"].as_f64().unwrap() > 0.0);
+        assert!(
+            stdout.contains("DWG KIA") && stdout.contains("pair inversion"),
+            "{stdout}"
+        );
+        if extra.len() == 3 {
+            // Zero-sum: every game moves the two teams by opposite amounts.
+            for pair in history[1..].chunks(2) {
+                let d =
+                    |r: &Vec<String>| r[5].parse::<f64>().unwrap() - r[4].parse::<f64>().unwrap();
+                assert!((d(&pair[0]) + d(&pair[1])).abs() < 1e-9, "{pair:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn tcec_pgn_stops_at_the_first_invalid_result_or_skips_all_four() {
+    let Some(input) = shared("datasets/tcec/tcec_headers.pgn") else {
+        return;
+    };
+    let input = input.to_str().unwrap();
+    let out = TempDir::new().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let o = rate_batch(&["replay", input, "--out", dir]);
+    let (_, stderr) = texts(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("tcec_headers.pgn, line 148566, field `Result`: invalid result `?`"),
+        "{stderr}"
+    );
+    assert!(listing(out.path()).is_empty(), "no output left behind");
+
+    let o = rate_batch(&["replay", input, "--out", dir, "--skip-invalid"]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("skipped 4 invalid games"), "{stdout}");
+    assert!(stdout.contains("skipped 3 unfinished games"), "{stdout}");
+    let m = metrics(out.path());
+    assert_eq!(m["input"]["contests"], 27_605);
+    assert_eq!(m["input"]["records"], 27_612);
+    assert_eq!(m["input"]["skipped_invalid"], 4);
+    assert_eq!(m["input"]["skipped_unfinished"], 3);
+    let board = read_csv(&out.path().join("leaderboard.csv"));
+    assert_eq!(column_sum(&board, "draws"), 2 * 14_940);
+    assert_eq!(
+        column_sum(&board, "wins") + column_sum(&board, "draws") + column_sum(&board, "losses"),
+        2 * 27_605
+    );
+}
+
+#[test]
+fn ice_hockey_with_ties_reports_two_player_metrics() {
+    let Some(input) = shared("datasets/icehockey-ncaa-2009-10.csv") else {
+        return;
+    };
+    let out = TempDir::new().unwrap();
+    let o = rate_batch(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let board = read_csv(&out.path().join("leaderboard.csv"));
+    assert_eq!(board.len(), 1 + 58);
+    assert_eq!(column_sum(&board, "draws"), 2 * 125);
+    let t = &metrics(out.path())["metrics"]["two_player"];
+    assert!(t["games_scored"].as_u64().unwrap() > 900);
+    for k in ["log_loss", "brier", "accuracy"] {
+        assert!(t[k].as_f64().is_some(), "{k}");
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_outputs_untouched() {
+    let dir = TempDir::new().unwrap();
+    let good = write(
+        dir.path(),
+        "good.csv",
+        "time,a,b,result\n2021-01-01,A,B,1\n2021-01-02,B,C,0\n",
+    );
+    let bad = write(
+        dir.path(),
+        "bad.csv",
+        "time,a,b,result\n2021-01-01,A,B,1\n2021-01-02,B,C,3\n",
+    );
+    let out = dir.path().join("out");
+    let o = rate_batch(&[
+        "replay",
+        good.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let before: Vec<Vec<u8>> = listing(&out)
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).unwrap())
+        .collect();
+    let o = rate_batch(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--system",
+        "yuksel",
+    ]);
+    let (_, stderr) = texts(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr.contains("bad.csv, line 3, field `result`: unknown result `3`"),
+        "{stderr}"
+    );
+    let after: Vec<Vec<u8>> = listing(&out)
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(listing(&out).len(), 3, "no temporary files");
+}
+
+#[test]
+fn exit_codes_for_usage_and_io() {
+    let dir = TempDir::new().unwrap();
+    let good = write(dir.path(), "g.csv", "time,a,b,result\n2021-01-01,A,B,1\n");
+    let g = good.to_str().unwrap();
+    let out = dir.path().join("o");
+    let o_ = out.to_str().unwrap();
+    let o = rate_batch(&["replay", g, "--out", o_, "--system", "yuksel", "--k", "20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("--system yuksel has no parameter `k`"));
+    let o = rate_batch(&["replay", g, "--out", o_, "--warmup", "1.5"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = rate_batch(&["replay", g, "--out", o_, "--param", "scale=-3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    let o = rate_batch(&["replay", g, "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = rate_batch(&["replay", "/nonexistent/games.csv", "--out", o_]);
+    assert_eq!(o.status.code(), Some(3), "{}", texts(&o).1);
+    // An output folder that cannot be created (a file is in the way).
+    let blocker = write(dir.path(), "blocker", "x");
+    let o = rate_batch(&["replay", g, "--out", blocker.join("sub").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", texts(&o).1);
+    assert!(listing(&out).is_empty());
+}
+
+#[test]
+fn dry_run_validates_and_writes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let g = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2021-01-01,A,B,1\n2021-01-02,B,C,1/2-1/2\n",
+    );
+    let out = dir.path().join("o");
+    let o = rate_batch(&[
+        "replay",
+        g.to_str().unwrap(),
+        "--dry-run",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, _) = texts(&o);
+    assert!(o.status.success());
+    assert!(stdout.contains("2 contests, 3 players"), "{stdout}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn history_as_parquet_round_trips() {
+    use polars::prelude::*;
+    let dir = TempDir::new().unwrap();
+    let g = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2021-01-01T10:00:00Z,A,B,1\n2021-01-02,B,C,1/2-1/2\n2021-01-03,C,A,0\n",
+    );
+    let out = dir.path().join("o");
+    let o = rate_batch(&[
+        "replay",
+        g.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--history-format",
+        "parquet",
+        "--system",
+        "yuksel",
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_eq!(
+        listing(&out),
+        ["history.parquet", "leaderboard.csv", "metrics.json"]
+    );
+    let df = ParquetReader::new(std::fs::File::open(out.join("history.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    assert_eq!(df.height(), 6);
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "round",
+            "contest",
+            "time",
+            "player",
+            "rating_before",
+            "rating_after",
+            "uncertainty_after",
+            "performance"
+        ]
+    );
+    let first = df
+        .column("player")
+        .unwrap()
+        .str()
+        .unwrap()
+        .get(0)
+        .unwrap()
+        .to_string();
+    assert_eq!(first, "A");
+    let after = df
+        .column("rating_after")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .get(0)
+        .unwrap();
+    assert!((after - (1500.0 + 800.0 / std::f64::consts::LN_10)).abs() < 1e-9);
+    assert!(matches!(
+        df.column("time").unwrap().dtype(),
+        DataType::Datetime(_, _)
+    ));
+}
+
+#[test]
+fn standings_and_json_inputs_replay_with_both_systems() {
+    let dir = TempDir::new().unwrap();
+    let s = write(
+        dir.path(),
+        "s.csv",
+        "contest,time,player,rank\n\
+         1,2021-01-01,a,1\n1,2021-01-01,b,2\n1,2021-01-01,c,2\n1,2021-01-01,d,4\n\
+         2,2021-01-08,a,2\n2,2021-01-08,b,1\n2,2021-01-08,c,3\n2,2021-01-08,e,4\n",
+    );
+    for system in ["elo", "yuksel"] {
+        let out = dir.path().join(system);
+        let o = rate_batch(&[
+            "replay",
+            s.to_str().unwrap(),
+            "--system",
+            system,
+            "--out",
+            out.to_str().unwrap(),
+            "--warmup",
+            "0",
+        ]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        let m = metrics(&out);
+        // Contest 2 is scored for a, b, c (e is new): b won, a second, c third.
+        assert_eq!(m["metrics"]["all"]["participants_scored"], 3);
+        let board = read_csv(&out.join("leaderboard.csv"));
+        assert_eq!(board.len(), 6);
+        // a: sole winner of contest 1; b: sole winner of contest 2.
+        let row = |name: &str| board.iter().find(|r| r[1] == name).unwrap().clone();
+        assert_eq!(&row("a")[6..9], ["1", "0", "1"]);
+        assert_eq!(&row("c")[6..9], ["0", "0", "2"]);
+    }
+}

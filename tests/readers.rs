@@ -1,0 +1,751 @@
+//! Every reader: a good file, and each kind of bad input named in the issue, with the error's
+//! file, place and field.
+
+mod common;
+
+use common::write;
+use rate_batch::history::History;
+use rate_batch::ingest::{
+    ColumnMap, Format, IngestOptions, InputError, Location, TeamSeparator, ingest,
+};
+use std::path::Path;
+use tempfile::TempDir;
+
+fn opts() -> IngestOptions {
+    IngestOptions::default()
+}
+
+fn read_with(
+    dir: &TempDir,
+    name: &str,
+    text: &str,
+    o: &IngestOptions,
+) -> Result<History, InputError> {
+    let p = write(dir.path(), name, text);
+    ingest(&p, o).map_err(|e| match e.downcast::<InputError>() {
+        Ok(ie) => ie,
+        Err(other) => panic!("not an input error: {other:#}"),
+    })
+}
+
+fn read(name: &str, text: &str) -> Result<History, InputError> {
+    let dir = TempDir::new().unwrap();
+    read_with(&dir, name, text, &opts())
+}
+
+fn err(name: &str, text: &str) -> InputError {
+    match read(name, text) {
+        Ok(_) => panic!("{name} was accepted"),
+        Err(e) => e,
+    }
+}
+
+/// (names of entry players, lo, hi) of every contest, in order.
+fn contests(h: &History) -> Vec<Vec<(Vec<String>, u32, u32)>> {
+    h.contests()
+        .map(|c| {
+            c.entries()
+                .map(|e| {
+                    (
+                        e.players.iter().map(|&p| h.name(p).to_string()).collect(),
+                        e.lo,
+                        e.hi,
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn assert_error(
+    e: &InputError,
+    file_suffix: &str,
+    at: Location,
+    field: Option<&str>,
+    contains: &str,
+) {
+    assert!(e.file.ends_with(file_suffix), "file {} in {e}", e.file);
+    assert_eq!(e.at, at, "{e}");
+    assert_eq!(e.field.as_deref(), field, "{e}");
+    assert!(e.message.contains(contains), "`{contains}` not in: {e}");
+    assert!(!e.to_string().contains('\n'), "one line: {e}");
+}
+
+// ---------------------------------------------------------------- games CSV
+
+#[test]
+fn games_csv_with_results_sorted_stably_by_time() {
+    let h = read(
+        "g.csv",
+        "time,a,b,result\n\
+         2021-01-01,Alice,Bob,1-0\n\
+         2021-01-02T10:00:00Z,Bob,Carol,1/2-1/2\n\
+         2021-01-01 12:00,Carol,Alice,0\n\
+         2021-01-01,Dan,Eve,W\n",
+    )
+    .unwrap();
+    assert_eq!(h.len(), 4);
+    assert_eq!(h.player_count(), 5);
+    let c = contests(&h);
+    assert_eq!(
+        c[0],
+        vec![(names(&["Alice"]), 0, 0), (names(&["Bob"]), 1, 1)]
+    );
+    assert_eq!(c[1][0].0, names(&["Dan"]), "equal times keep file order");
+    assert_eq!(
+        c[2],
+        vec![(names(&["Carol"]), 1, 1), (names(&["Alice"]), 0, 0)]
+    );
+    assert_eq!(
+        c[3],
+        vec![(names(&["Bob"]), 0, 1), (names(&["Carol"]), 0, 1)]
+    );
+    assert_eq!(h.contest(3).time(), 1_609_581_600);
+    assert_eq!(h.source.records, 4);
+}
+
+#[test]
+fn games_csv_with_scores_winner_series_weight_teams_and_quotes() {
+    let h = read(
+        "s.csv",
+        "time,a,b,score_a,score_b,weight\n2020-05-01,Home,Away,3,3,2\n2020-05-02,Away,Home,0,1,1\n",
+    )
+    .unwrap();
+    let c = h.contest(0);
+    assert_eq!(
+        (c.entry(0).lo, c.entry(0).hi, c.entry(0).score),
+        (0, 1, Some(3.0))
+    );
+    assert_eq!(c.weight(), 2.0);
+    assert_eq!(
+        (h.contest(1).entry(1).lo, h.contest(1).entry(1).score),
+        (0, Some(1.0))
+    );
+
+    let h = read(
+        "w.csv",
+        "time,a,b,winner,series\n\
+         2021-10-05T11:09:00Z,\"Smith, J\",Bob,\"Smith, J\",S1\n\
+         2021-10-05T12:00:00Z,Bob,\"Smith, J\",,S1\n\
+         2021-10-05T13:00:00Z,Ann+Ben,Cid + Dan,Cid + Dan,\n",
+    )
+    .unwrap();
+    let c = contests(&h);
+    assert_eq!(c[0][0], (names(&["Smith, J"]), 0, 0));
+    assert_eq!(c[1][0], (names(&["Bob"]), 0, 1), "empty winner is a draw");
+    assert_eq!(c[2][0], (names(&["Ann", "Ben"]), 1, 1));
+    assert_eq!(c[2][1], (names(&["Cid", "Dan"]), 0, 0));
+    assert_eq!(h.contest(0).series(), h.contest(1).series());
+    assert_eq!(h.contest(2).series(), None);
+}
+
+#[test]
+fn games_csv_map_team_separator_and_delimiters() {
+    let dir = TempDir::new().unwrap();
+    let o = IngestOptions {
+        map: ColumnMap::parse("a=home_team,b=away_team,score_a=hg,score_b=ag,time=date").unwrap(),
+        format: Some(Format::Games),
+        team_separator: TeamSeparator::None,
+        ..opts()
+    };
+    let h = read_with(
+        &dir,
+        "m.csv",
+        "date;home_team;away_team;hg;ag\n2020-01-01;C++ Bot;Rust+Bot;1;2\n",
+        &o,
+    )
+    .unwrap();
+    assert_eq!(
+        contests(&h)[0],
+        vec![(names(&["C++ Bot"]), 1, 1), (names(&["Rust+Bot"]), 0, 0)]
+    );
+}
+
+#[test]
+fn games_csv_bad_inputs_name_file_line_and_field() {
+    let head = "time,a,b,result\n2021-01-01,A,B,1\n";
+    let e = err("t.csv", &format!("{head}2021-13-01,A,B,1\n"));
+    assert_error(
+        &e,
+        "t.csv",
+        Location::Line(3),
+        Some("time"),
+        "malformed time `2021-13-01`",
+    );
+    let e = err("r.csv", &format!("{head}2021-01-02,A,B,2-0\n"));
+    assert_error(
+        &e,
+        "r.csv",
+        Location::Line(3),
+        Some("result"),
+        "unknown result `2-0`",
+    );
+    let e = err("p.csv", &format!("{head}2021-01-02,,B,1\n"));
+    assert_error(
+        &e,
+        "p.csv",
+        Location::Line(3),
+        Some("a"),
+        "empty player name",
+    );
+    let e = err("h.csv", &format!("{head}2021-01-02,A,A,1\n"));
+    assert_error(
+        &e,
+        "h.csv",
+        Location::Line(3),
+        Some("b"),
+        "plays against himself",
+    );
+    let e = err("tm.csv", &format!("{head}2021-01-02,A+C,B+A,1\n"));
+    assert_error(
+        &e,
+        "tm.csv",
+        Location::Line(3),
+        Some("b"),
+        "plays against himself",
+    );
+    let e = err("e.csv", &format!("{head}2021-01-02,A+,B,1\n"));
+    assert_error(
+        &e,
+        "e.csv",
+        Location::Line(3),
+        Some("a"),
+        "empty player name in team",
+    );
+    let e = err("m.csv", "time,a,b\n2021-01-01,A,B\n");
+    assert_error(
+        &e,
+        "m.csv",
+        Location::Line(1),
+        Some("result"),
+        "missing column",
+    );
+    let e = err("m2.csv", "time,a,result\n2021-01-01,A,1\n");
+    assert_error(&e, "m2.csv", Location::Line(1), Some("b"), "missing column");
+    let e = err("w.csv", "time,a,b,winner\n2021-01-01,A,B,C\n");
+    assert_error(
+        &e,
+        "w.csv",
+        Location::Line(2),
+        Some("winner"),
+        "neither side a",
+    );
+    let e = err("s.csv", "time,a,b,score_a,score_b\n2021-01-01,A,B,-1,2\n");
+    assert_error(
+        &e,
+        "s.csv",
+        Location::Line(2),
+        Some("score_a"),
+        "not a non-negative number",
+    );
+    let e = err("f.csv", &format!("{head}2021-01-02,A,B\n"));
+    assert_error(
+        &e,
+        "f.csv",
+        Location::Line(3),
+        None,
+        "3 fields, the header has 4",
+    );
+    let e = err("wt.csv", "time,a,b,result,weight\n2021-01-01,A,B,1,0\n");
+    assert_error(
+        &e,
+        "wt.csv",
+        Location::Line(2),
+        Some("weight"),
+        "not a positive number",
+    );
+}
+
+#[test]
+fn quoted_newlines_keep_line_numbers_exact() {
+    let e = err(
+        "q.csv",
+        "time,a,b,result\n2021-01-01,\"A\nB\",C,1\n2021-01-02,A,C,x\n",
+    );
+    assert_error(
+        &e,
+        "q.csv",
+        Location::Line(4),
+        Some("result"),
+        "unknown result `x`",
+    );
+}
+
+#[test]
+fn skip_invalid_counts_and_keeps_the_rest() {
+    let dir = TempDir::new().unwrap();
+    let o = IngestOptions {
+        skip_invalid: true,
+        ..opts()
+    };
+    let h = read_with(
+        &dir,
+        "k.csv",
+        "time,a,b,result\n2021-01-01,A,B,1\nnot a time,A,B,1\n2021-01-03,A,A,1\n2021-01-04,B,C,?\n2021-01-05,C,A,0.5\n",
+        &o,
+    )
+    .unwrap();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h.source.skipped_invalid, 3);
+    assert_eq!(h.source.records, 5);
+    assert!(h.source.skipped_examples[0].contains("line 3"));
+}
+
+#[test]
+fn bom_crlf_and_blank_lines() {
+    let h = read(
+        "b.csv",
+        "\u{feff}time,a,b,result\r\n2021-01-01,A,B,1\r\n\r\n2021-01-02,B,A,1\r\n",
+    )
+    .unwrap();
+    assert_eq!(h.len(), 2);
+}
+
+// ---------------------------------------------------------------- standings CSV
+
+#[test]
+fn standings_csv_with_ties_teams_and_scattered_rows() {
+    let h = read(
+        "st.csv",
+        "contest,time,player,rank,team\n\
+         c2,2021-02-01,x,2,\n\
+         c1,2021-01-01,a,1,red\n\
+         c1,2021-01-01,b,1,red\n\
+         c1,2021-01-01,c,3,\n\
+         c1,2021-01-01,d,3,\n\
+         c2,2021-02-01,y,1,\n\
+         c1,2021-01-01,e,2,blue\n",
+    )
+    .unwrap();
+    assert_eq!(h.len(), 2);
+    let c = contests(&h);
+    // c1: red (rank 1) alone first, blue (2) second, c and d tied 3rd-4th.
+    assert_eq!(
+        c[0],
+        vec![
+            (names(&["a", "b"]), 0, 0),
+            (names(&["c"]), 2, 3),
+            (names(&["d"]), 2, 3),
+            (names(&["e"]), 1, 1)
+        ]
+    );
+    assert_eq!(c[1], vec![(names(&["x"]), 1, 1), (names(&["y"]), 0, 0)]);
+    assert_eq!(h.contest(0).label(), Some("c1"));
+}
+
+#[test]
+fn standings_bad_inputs() {
+    let head = "contest,time,player,rank\nc1,2021-01-01,a,1\n";
+    for bad in ["0", "-1", "1.5", "x", ""] {
+        let e = err("r.csv", &format!("{head}c1,2021-01-01,b,{bad}\n"));
+        assert_error(
+            &e,
+            "r.csv",
+            Location::Line(3),
+            Some("rank"),
+            "is not a positive integer",
+        );
+    }
+    let e = err("d.csv", &format!("{head}c1,2021-01-01,a,2\n"));
+    assert_error(
+        &e,
+        "d.csv",
+        Location::Line(3),
+        Some("player"),
+        "appears twice in contest `c1`",
+    );
+    let e = err("t.csv", &format!("{head}c1,2021-01-02,b,2\n"));
+    assert_error(
+        &e,
+        "t.csv",
+        Location::Line(3),
+        Some("time"),
+        "another time on its first row (line 2)",
+    );
+    let e = err("p.csv", &format!("{head}c1,2021-01-01, ,2\n"));
+    assert_error(
+        &e,
+        "p.csv",
+        Location::Line(3),
+        Some("player"),
+        "empty player name",
+    );
+    let e = err("m.csv", "contest,time,player\nc1,2021-01-01,a\n");
+    assert_error(
+        &e,
+        "m.csv",
+        Location::Line(1),
+        Some("rank"),
+        "missing column",
+    );
+    let e = err("m2.csv", "contest,time,name,rank\nc1,2021-01-01,a,1\n");
+    assert_error(
+        &e,
+        "m2.csv",
+        Location::Line(1),
+        Some("player"),
+        "missing column",
+    );
+    let e = err("m3.csv", "id,when,who\nc1,2021-01-01,a\n");
+    assert_error(
+        &e,
+        "m3.csv",
+        Location::Line(1),
+        None,
+        "cannot tell the format",
+    );
+    let e = err(
+        "tm.csv",
+        "contest,time,player,rank,team\nc1,2021-01-01,a,1,t\nc1,2021-01-01,b,2,t\n",
+    );
+    assert_error(
+        &e,
+        "tm.csv",
+        Location::Line(3),
+        Some("rank"),
+        "differs from rank 1 of team `t`",
+    );
+    let e = err("one.csv", "contest,time,player,rank\nc1,2021-01-01,a,1\n");
+    assert!(matches!(e.at, Location::Contest(_)), "{e}");
+    assert!(e.message.contains("at least two entries"), "{e}");
+}
+
+// ---------------------------------------------------------------- contest JSON
+
+fn contest_json(name: &str, t: i64, standings: &str) -> String {
+    format!(r#"{{"name":"{name}","url":"u","time_seconds":{t},"standings":[{standings}]}}"#)
+}
+
+#[test]
+fn json_folder_orders_by_time_then_number() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "0.json",
+        &contest_json("zero", 100, r#"["a",0,0],["b",1,2],["c",1,2]"#),
+    );
+    write(
+        d,
+        "1.json",
+        &contest_json("one", 400, r#"["a",0,0],["b",1,1]"#),
+    );
+    write(
+        d,
+        "2.json",
+        &contest_json("two", 300, r#"["b",0,0],["c",1,1]"#),
+    );
+    write(
+        d,
+        "10.json",
+        &contest_json("ten", 300, r#"["c",0,0],["a",1,1]"#),
+    );
+    write(d, "all_contests.csv", "name,url\n");
+    write(d, "notes.json", "not json at all");
+    let h = ingest(d, &opts()).unwrap();
+    let labels: Vec<&str> = h.contests().map(|c| c.label().unwrap()).collect();
+    assert_eq!(labels, ["zero", "two", "ten", "one"]);
+    assert_eq!(contests(&h)[0][1], (names(&["b"]), 1, 2));
+    assert_eq!(h.source.records, 4);
+}
+
+#[test]
+fn json_array_file() {
+    let text = format!(
+        "[{},\n{}]",
+        contest_json("late", 9, r#"["a",0,0],["b",1,1]"#),
+        contest_json("early", 5, r#"["b",0,1],["a",0,1]"#)
+    );
+    let h = read("all.json", &text).unwrap();
+    let labels: Vec<&str> = h.contests().map(|c| c.label().unwrap()).collect();
+    assert_eq!(labels, ["early", "late"]);
+    assert_eq!(contests(&h)[0][0], (names(&["b"]), 0, 1));
+}
+
+#[test]
+fn json_bad_inputs() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "0.json",
+        &contest_json("ok", 1, r#"["a",0,0],["b",1,1]"#),
+    );
+    let full = contest_json("cut", 2, r#"["a",0,0],["b",1,1]"#);
+    write(d, "1.json", &full[..full.len() - 9]);
+    let e = ingest(d, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert!(e.file.ends_with("1.json"), "{e}");
+    assert!(matches!(e.at, Location::Line(1)), "{e}");
+    assert!(e.message.contains("truncated JSON"), "{e}");
+    // Skipped and counted under --skip-invalid.
+    let o = IngestOptions {
+        skip_invalid: true,
+        ..opts()
+    };
+    let h = ingest(d, &o).unwrap();
+    assert_eq!((h.len(), h.source.skipped_invalid), (1, 1));
+
+    let e = err(
+        "dup.json",
+        &format!("[{}]", contest_json("d", 1, r#"["a",0,0],["a",1,1]"#)),
+    );
+    assert_error(
+        &e,
+        "dup.json",
+        Location::Contest("#0 (d)".into()),
+        Some("standings"),
+        "player `a` appears more than once",
+    );
+    let e = err(
+        "rng.json",
+        &format!("[{}]", contest_json("r", 1, r#"["a",1,0],["b",1,1]"#)),
+    );
+    assert_error(
+        &e,
+        "rng.json",
+        Location::Contest("#0 (r)".into()),
+        Some("standings[0]"),
+        "not a valid 0-based range",
+    );
+    let e = err(
+        "empty.json",
+        &format!("[{}]", contest_json("r", 1, r#"["",0,0],["b",1,1]"#)),
+    );
+    assert_error(
+        &e,
+        "empty.json",
+        Location::Contest("#0 (r)".into()),
+        Some("standings[0]"),
+        "empty player name",
+    );
+    let e = err("field.json", r#"[{"name":"x","standings":[]}]"#);
+    assert!(e.message.contains("missing field `time_seconds`"), "{e}");
+    let empty = TempDir::new().unwrap();
+    let e = ingest(empty.path(), &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert!(e.message.contains("no contest files"), "{e}");
+}
+
+// ---------------------------------------------------------------- PGN
+
+const PGN: &str = r#"[Event "Test"]
+[Date "2020.03.01"]
+[White "Alpha"]
+[Black "Beta"]
+[Result "1-0"]
+
+1. e4 {a comment
+[not a tag]} e5 2. Nf3 1-0
+
+[Event "Test"]
+[UTCDate "2020.02.01"]
+[UTCTime "10:30:00"]
+[Date "2020.03.05"]
+[White "Beta"]
+[Black "Gamma"]
+[Result "1/2-1/2"]
+[Event "Test"]
+[Date "2020.03.01"]
+[White "Gamma"]
+[Black "Alpha"]
+[Result "*"]
+
+*
+"#;
+
+#[test]
+fn pgn_with_and_without_move_text() {
+    let h = read("games.pgn", PGN).unwrap();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h.source.skipped_unfinished, 1);
+    assert_eq!(h.source.records, 3);
+    let c = contests(&h);
+    // UTCDate + UTCTime wins over Date: the Beta-Gamma draw comes first.
+    assert_eq!(
+        c[0],
+        vec![(names(&["Beta"]), 0, 1), (names(&["Gamma"]), 0, 1)]
+    );
+    assert_eq!(h.contest(0).time(), 1_580_553_000);
+    assert_eq!(
+        c[1],
+        vec![(names(&["Alpha"]), 0, 0), (names(&["Beta"]), 1, 1)]
+    );
+}
+
+#[test]
+fn pgn_latin1_names_are_read() {
+    let dir = TempDir::new().unwrap();
+    let p = dir.path().join("l.pgn");
+    let mut bytes =
+        b"[Date \"2020.01.01\"]\n[White \"M\xfcller\"]\n[Black \"Nu\xf1ez\"]\n[Result \"0-1\"]\n"
+            .to_vec();
+    bytes.extend_from_slice(b"\n0-1\n");
+    std::fs::write(&p, bytes).unwrap();
+    let h = ingest(&p, &opts()).unwrap();
+    assert_eq!(h.name(0), "Müller");
+    assert_eq!(h.name(1), "Nuñez");
+}
+
+#[test]
+fn pgn_bad_inputs() {
+    let e = err(
+        "nr.pgn",
+        "[Date \"2020.01.01\"]\n[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5\n",
+    );
+    assert_error(
+        &e,
+        "nr.pgn",
+        Location::Line(1),
+        Some("Result"),
+        "no Result tag",
+    );
+    let e = err(
+        "q.pgn",
+        "[Date \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"?\"]\n\n?\n",
+    );
+    assert_error(
+        &e,
+        "q.pgn",
+        Location::Line(4),
+        Some("Result"),
+        "invalid result `?`",
+    );
+    let e = err(
+        "d.pgn",
+        "[Date \"2020.13.01\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n",
+    );
+    assert_error(
+        &e,
+        "d.pgn",
+        Location::Line(1),
+        Some("Date"),
+        "malformed time",
+    );
+    let e = err(
+        "p.pgn",
+        "[Date \"2020.01.01\"]\n[White \"A\"]\n[Black \"\"]\n[Result \"1-0\"]\n",
+    );
+    assert_error(
+        &e,
+        "p.pgn",
+        Location::Line(3),
+        Some("Black"),
+        "unknown player",
+    );
+    let e = err(
+        "s.pgn",
+        "[Date \"2020.01.01\"]\n[White \"A\"]\n[Black \"A\"]\n[Result \"1-0\"]\n",
+    );
+    assert_error(
+        &e,
+        "s.pgn",
+        Location::Line(1),
+        Some("Black"),
+        "plays against himself",
+    );
+    let e = err("t.pgn", "[Date \"2020.01.01\"\n");
+    assert_error(&e, "t.pgn", Location::Line(1), None, "malformed tag pair");
+}
+
+// ---------------------------------------------------------------- Parquet
+
+fn parquet(path: &Path, mut df: polars::prelude::DataFrame) {
+    let f = std::fs::File::create(path).unwrap();
+    polars::prelude::ParquetWriter::new(f)
+        .finish(&mut df)
+        .unwrap();
+}
+
+#[test]
+fn parquet_games_and_standings_with_typed_columns() {
+    use polars::prelude::*;
+    let dir = TempDir::new().unwrap();
+    let g = dir.path().join("g.parquet");
+    let time = Column::new("time".into(), vec![1_600_000_000_000i64, 1_500_000_000_000])
+        .cast(&DataType::Datetime(
+            TimeUnit::Milliseconds,
+            Some(TimeZone::UTC),
+        ))
+        .unwrap();
+    let df = DataFrame::new(
+        2,
+        vec![
+            time,
+            Column::new("a".into(), vec!["x", "y"]),
+            Column::new("b".into(), vec!["y", "z"]),
+            Column::new("result".into(), vec![1.0f64, 0.5]),
+        ],
+    )
+    .unwrap();
+    parquet(&g, df);
+    let h = ingest(&g, &opts()).unwrap();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h.contest(0).time(), 1_500_000_000);
+    assert_eq!(
+        contests(&h)[1],
+        vec![(names(&["x"]), 0, 0), (names(&["y"]), 1, 1)]
+    );
+    assert_eq!(h.source.format, "parquet (games)");
+
+    let s = dir.path().join("s.parquet");
+    let df = DataFrame::new(
+        3,
+        vec![
+            Column::new("contest".into(), vec!["c", "c", "c"]),
+            Column::new("time".into(), vec![100i64, 100, 100]),
+            Column::new("player".into(), vec!["p", "q", "r"]),
+            Column::new("rank".into(), vec![2i64, 1, 2]),
+        ],
+    )
+    .unwrap();
+    parquet(&s, df);
+    let h = ingest(&s, &opts()).unwrap();
+    assert_eq!(
+        contests(&h)[0],
+        vec![
+            (names(&["p"]), 1, 2),
+            (names(&["q"]), 0, 0),
+            (names(&["r"]), 1, 2)
+        ]
+    );
+
+    let bad = dir.path().join("bad.parquet");
+    let df = DataFrame::new(
+        1,
+        vec![
+            Column::new("contest".into(), vec!["c"]),
+            Column::new("time".into(), vec![100i64]),
+            Column::new("player".into(), vec!["p"]),
+            Column::new("rank".into(), vec![0i64]),
+        ],
+    )
+    .unwrap();
+    parquet(&bad, df);
+    let e = ingest(&bad, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert_error(
+        &e,
+        "bad.parquet",
+        Location::Row(1),
+        Some("rank"),
+        "rank `0` is not a positive integer",
+    );
+
+    let junk = write(dir.path(), "junk.parquet", "this is not parquet");
+    let e = ingest(&junk, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert!(e.message.contains("not a readable Parquet file"), "{e}");
+}
