@@ -407,3 +407,153 @@ fn score<S: RatingSystem>(
     metrics.add_ranking(all, false);
     metrics.add_ranking(experienced, true);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+    use crate::ingest::time::parse_time;
+    use crate::systems::elo::{Elo, EloParams};
+
+    /// Games (time, a, b, a's score, series).
+    fn games(list: &[(&str, &str, &str, f64, Option<&str>)]) -> History {
+        let mut b = HistoryBuilder::new();
+        for (t, x, y, s, series) in list {
+            let (x, y) = (b.player(x), b.player(y));
+            b.begin_contest(parse_time(t).unwrap(), 1.0, None, *series);
+            let (rx, ry) = if *s > 0.5 {
+                ((0, 0), (1, 1))
+            } else if *s < 0.5 {
+                ((1, 1), (0, 0))
+            } else {
+                ((0, 1), (0, 1))
+            };
+            b.add_entry(&[x], rx.0, rx.1, None);
+            b.add_entry(&[y], ry.0, ry.1, None);
+            b.end_contest().unwrap();
+        }
+        b.finish(SourceInfo::default())
+    }
+
+    fn rounds_of(h: &History, p: Period) -> Vec<Vec<u32>> {
+        let r = group_rounds(h, p);
+        (0..r.len()).map(|i| r.round(i).to_vec()).collect()
+    }
+
+    #[test]
+    fn calendar_periods_group_by_utc_day_iso_week_and_month() {
+        let h = games(&[
+            ("2021-03-28T23:00:00Z", "a", "b", 1.0, None), // Sunday
+            ("2021-03-29T00:30:00Z", "a", "c", 1.0, None), // Monday: new day, new week
+            ("2021-03-31T12:00:00Z", "b", "c", 1.0, None), // Wednesday, still March
+            ("2021-04-01T08:00:00Z", "a", "b", 0.0, None), // Thursday, April
+        ]);
+        assert_eq!(
+            rounds_of(&h, Period::Game),
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
+        assert_eq!(
+            rounds_of(&h, Period::Day),
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
+        assert_eq!(rounds_of(&h, Period::Week), vec![vec![0], vec![1, 2, 3]]);
+        assert_eq!(rounds_of(&h, Period::Month), vec![vec![0, 1, 2], vec![3]]);
+    }
+
+    #[test]
+    fn series_rounds_keep_a_best_of_n_together_even_when_interleaved() {
+        let h = games(&[
+            ("2021-01-01T10:00:00Z", "a", "b", 1.0, Some("s1")),
+            ("2021-01-01T11:00:00Z", "c", "d", 1.0, Some("s2")),
+            ("2021-01-01T12:00:00Z", "a", "b", 0.0, Some("s1")),
+            ("2021-01-01T13:00:00Z", "e", "f", 1.0, None),
+            ("2021-01-01T14:00:00Z", "c", "d", 1.0, Some("s2")),
+        ]);
+        assert_eq!(
+            rounds_of(&h, Period::Series),
+            vec![vec![0, 2], vec![1, 4], vec![3]]
+        );
+    }
+
+    #[test]
+    fn a_period_round_is_rated_from_pre_round_ratings() {
+        // a beats b and c on the same day: with --period day both games are rated from 1500,
+        // so a gains exactly twice 16; per game the second gain is smaller.
+        let h = games(&[
+            ("2021-01-01T10:00:00Z", "a", "b", 1.0, None),
+            ("2021-01-01T11:00:00Z", "a", "c", 1.0, None),
+        ]);
+        let elo = Elo::new(EloParams::default()).unwrap();
+        let by_day = replay(
+            &h,
+            &elo,
+            &ReplayOptions {
+                period: Period::Day,
+                ..ReplayOptions::default()
+            },
+        );
+        assert_eq!(by_day.ratings[0].mean, 1532.0);
+        assert_eq!(by_day.rounds, 1);
+        assert_eq!(by_day.records[0].rounds, 1);
+        assert_eq!(by_day.records[0].contests, 2);
+        let by_game = replay(&h, &elo, &ReplayOptions::default());
+        assert!(by_game.ratings[0].mean < 1532.0);
+        // History rows: one per player per contest, before and after the whole round.
+        assert_eq!(by_day.history.len(), 4);
+        assert!(
+            by_day
+                .history
+                .iter()
+                .filter(|r| r.player == 0)
+                .all(|r| r.before == 1500.0 && r.after == 1532.0)
+        );
+    }
+
+    #[test]
+    fn warm_up_and_first_contests_are_not_scored() {
+        let list: Vec<(String, &str, &str, f64, Option<&str>)> = (0..20)
+            .map(|i| {
+                (
+                    format!("2021-01-{:02}", i + 1),
+                    if i % 2 == 0 { "a" } else { "b" },
+                    "c",
+                    1.0,
+                    None,
+                )
+            })
+            .collect();
+        let refs: Vec<(&str, &str, &str, f64, Option<&str>)> = list
+            .iter()
+            .map(|(t, a, b, s, x)| (t.as_str(), *a, *b, *s, *x))
+            .collect();
+        let h = games(&refs);
+        let elo = Elo::new(EloParams::default()).unwrap();
+        let r = replay(&h, &elo, &ReplayOptions::default());
+        // 20 contests, warm-up 2; every later contest has two players with a prior.
+        assert_eq!(r.warmup_contests, 2);
+        assert_eq!(r.metrics.two_player.games_scored, 18);
+        assert_eq!(r.metrics.all.contests_scored, 18);
+        // c loses every game and falls: every prediction is right once both have played.
+        assert_eq!(r.metrics.all.pair_inversion, Some(100.0));
+        // Without warm-up: contests 0 (a, c new) and 1 (b new) have a newcomer. Experienced
+        // (5 earlier contests each): a plays the even contests, so from contest 10 on; b the
+        // odd ones, from 11 on: 10 contests.
+        let w = ReplayOptions {
+            warmup: 0.0,
+            ..ReplayOptions::default()
+        };
+        let r = replay(&h, &elo, &w);
+        assert_eq!(
+            r.metrics.two_player.games_scored, 18,
+            "the first games have no prior"
+        );
+        assert_eq!(r.metrics.experienced.contests_scored, 10);
+        let records = &r.records;
+        // Ids in order of appearance: a 0, c 1, b 2.
+        assert_eq!(
+            (records[1].wins, records[1].draws, records[1].losses),
+            (0, 0, 20)
+        );
+        assert_eq!((records[2].wins, records[2].rounds), (10, 10));
+    }
+}
