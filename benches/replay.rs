@@ -53,9 +53,13 @@ fn bench_replay(c: &mut Criterion) {
         ..ReplayOptions::default()
     };
     let elo = Elo::new(EloParams::default()).unwrap();
-    c.bench_function("replay 100k games, Elo", |b| b.iter(|| replay(black_box(&h), &elo, &opts)));
+    c.bench_function("replay 100k games, Elo", |b| {
+        b.iter(|| replay(black_box(&h), &elo, &opts))
+    });
     let yuksel = Yuksel::new(YukselParams::default()).unwrap();
-    c.bench_function("replay 100k games, Yuksel", |b| b.iter(|| replay(black_box(&h), &yuksel, &opts)));
+    c.bench_function("replay 100k games, Yuksel", |b| {
+        b.iter(|| replay(black_box(&h), &yuksel, &opts))
+    });
     let keep = ReplayOptions::default();
     c.bench_function("replay 100k games, Elo, keeping the history", |b| {
         b.iter(|| replay(black_box(&h), &elo, &keep))
@@ -64,7 +68,9 @@ fn bench_replay(c: &mut Criterion) {
 
 fn bench_large_contest(c: &mut Criterion) {
     let n = 5_000;
-    let r: Vec<f64> = (0..n).map(|i| 1500.0 + ((i * 7919) % 2000) as f64 - 1000.0).collect();
+    let r: Vec<f64> = (0..n)
+        .map(|i| 1500.0 + ((i * 7919) % 2000) as f64 - 1000.0)
+        .collect();
     let w = vec![1.0; n];
     c.bench_function("pairwise logistic sums, 5000 entrants", |b| {
         b.iter(|| logistic_sums(black_box(&r), &w, 400.0))
