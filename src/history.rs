@@ -417,6 +417,30 @@ impl HistoryBuilder {
         &self.h.names[p as usize]
     }
 
+    /// Adds a two-sided game as a contest: `score_a` is side a's result (above 1/2 a win, 1/2
+    /// a draw, below a loss), `points` the points of each side when known.
+    pub fn add_game(
+        &mut self,
+        time: i64,
+        weight: f64,
+        series: Option<&str>,
+        (a, b): (&[PlayerId], &[PlayerId]),
+        score_a: f64,
+        points: Option<(f64, f64)>,
+    ) -> Result<(), ContestError> {
+        let (place_a, place_b) = if score_a > 0.5 {
+            ((0, 0), (1, 1))
+        } else if score_a < 0.5 {
+            ((1, 1), (0, 0))
+        } else {
+            ((0, 1), (0, 1))
+        };
+        self.begin_contest(time, weight, None, series);
+        self.add_entry(a, place_a.0, place_a.1, points.map(|p| p.0));
+        self.add_entry(b, place_b.0, place_b.1, points.map(|p| p.1));
+        self.end_contest()
+    }
+
     /// Number of contests kept so far.
     pub fn contest_count(&self) -> usize {
         self.h.contests.len()
@@ -476,16 +500,24 @@ pub fn ranks_to_ranges(ranks: &[u64]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Builds a history of games `(time, a, b, a's score, series)` (for tests).
+#[cfg(test)]
+pub(crate) fn games(list: &[(i64, &str, &str, f64, Option<&str>)]) -> History {
+    let mut b = HistoryBuilder::new();
+    for &(t, x, y, s, series) in list {
+        let (x, y) = (b.player(x), b.player(y));
+        b.add_game(t, 1.0, series, (&[x], &[y]), s, None).unwrap();
+    }
+    b.finish(SourceInfo::default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn game(b: &mut HistoryBuilder, t: i64, x: &str, y: &str) -> Result<(), ContestError> {
         let (x, y) = (b.player(x), b.player(y));
-        b.begin_contest(t, 1.0, None, None);
-        b.add_entry(&[x], 0, 0, None);
-        b.add_entry(&[y], 1, 1, None);
-        b.end_contest()
+        b.add_game(t, 1.0, None, (&[x], &[y]), 1.0, None)
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub struct ReplayResult {
 pub trait Observer {
     /// Rows of the rating history, in replay order, a batch of whole rounds at a time.
     fn rows(&mut self, _rows: &[HistoryRow]) {}
-    /// Contests done so far (every few thousand contests, and at the end).
+    /// Contests done so far (every 32,768 placings or so, and at the end).
     fn progress(&mut self, _contests_done: u64) {}
 }
 
@@ -269,7 +269,9 @@ pub fn replay_observed<S: RatingSystem>(
     });
     let mut buffers = (Vec::new(), Vec::new());
     let mut seen_contests = 0usize;
-    let mut next_report = 0u64;
+    // Progress is reported every so many placings, so that both a million games and a
+    // thousand huge contests report often enough and cheaply.
+    let mut placings_since_report = 0usize;
 
     for r in 0..rounds.len() {
         let contests = rounds.round(r);
@@ -346,9 +348,10 @@ pub fn replay_observed<S: RatingSystem>(
             rows.clear();
         }
         seen_contests += contests.len();
-        if seen_contests as u64 >= next_report {
+        placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
+        if placings_since_report >= 1 << 15 {
             observer.progress(seen_contests as u64);
-            next_report = seen_contests as u64 + 4096;
+            placings_since_report = 0;
         }
     }
     if !rows.is_empty() {
@@ -411,28 +414,16 @@ fn score<S: RatingSystem>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{HistoryBuilder, SourceInfo};
     use crate::ingest::time::parse_time;
     use crate::systems::elo::{Elo, EloParams};
 
     /// Games (time, a, b, a's score, series).
     fn games(list: &[(&str, &str, &str, f64, Option<&str>)]) -> History {
-        let mut b = HistoryBuilder::new();
-        for (t, x, y, s, series) in list {
-            let (x, y) = (b.player(x), b.player(y));
-            b.begin_contest(parse_time(t).unwrap(), 1.0, None, *series);
-            let (rx, ry) = if *s > 0.5 {
-                ((0, 0), (1, 1))
-            } else if *s < 0.5 {
-                ((1, 1), (0, 0))
-            } else {
-                ((0, 1), (0, 1))
-            };
-            b.add_entry(&[x], rx.0, rx.1, None);
-            b.add_entry(&[y], ry.0, ry.1, None);
-            b.end_contest().unwrap();
-        }
-        b.finish(SourceInfo::default())
+        let timed: Vec<_> = list
+            .iter()
+            .map(|&(t, x, y, s, series)| (parse_time(t).unwrap(), x, y, s, series))
+            .collect();
+        crate::history::games(&timed)
     }
 
     fn rounds_of(h: &History, p: Period) -> Vec<Vec<u32>> {

@@ -185,6 +185,19 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         rows: Rows::Drop,
         bar,
     };
+    // The replay itself; rows are kept only when a sink takes them.
+    let run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
+        let opts = ReplayOptions {
+            keep_history: !matches!(sink.rows, Rows::Drop),
+            ..job.replay.clone()
+        };
+        let visitor = RunReplay {
+            history: &history,
+            opts: &opts,
+            observer: sink,
+        };
+        Ok(dispatch(job.system, &job.params, visitor).map_err(UsageError)?)
+    };
     let result = match job.history_format {
         // history.csv goes through a pipeline: the replay hands over rows, one thread formats
         // them, another writes the text, so that all three overlap.
@@ -192,11 +205,10 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             let mut file = staged
                 .open("history.csv")
                 .with_context(|| ctx("history.csv"))?;
-            let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
-            let (text_tx, text_rx) = sync_channel::<String>(4);
-            sink.rows = Rows::Stream(rows_tx);
             let mut csv =
                 HistoryCsv::new(&history, &mut file).with_context(|| ctx("history.csv"))?;
+            let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
+            let (text_tx, text_rx) = sync_channel::<String>(4);
             std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
                 scope.spawn(move || {
                     for batch in rows_rx {
@@ -213,16 +225,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                         .try_for_each(|text| file.write_all(text.as_bytes()))?;
                     Ok(file)
                 });
-                let result = dispatch(
-                    job.system,
-                    &job.params,
-                    RunReplay {
-                        history: &history,
-                        opts: &job.replay,
-                        observer: &mut sink,
-                    },
-                )
-                .map_err(UsageError);
+                sink.rows = Rows::Stream(rows_tx);
+                let result = run(&mut sink);
                 // Closing the channel ends the formatter, then the writer.
                 sink.rows = Rows::Drop;
                 let file = writer
@@ -234,34 +238,12 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 Ok(result)
             })?
         }
-        HistoryFormat::None => dispatch(
-            job.system,
-            &job.params,
-            RunReplay {
-                history: &history,
-                opts: &ReplayOptions {
-                    keep_history: false,
-                    ..job.replay.clone()
-                },
-                observer: &mut sink,
-            },
-        )
-        .map_err(UsageError)?,
+        HistoryFormat::None => run(&mut sink)?,
         HistoryFormat::Parquet => {
             sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
-            let result = dispatch(
-                job.system,
-                &job.params,
-                RunReplay {
-                    history: &history,
-                    opts: &job.replay,
-                    observer: &mut sink,
-                },
-            )
-            .map_err(UsageError)?;
-            let kept = match std::mem::replace(&mut sink.rows, Rows::Drop) {
-                Rows::Keep(kept) => kept,
-                _ => Vec::new(),
+            let result = run(&mut sink)?;
+            let Rows::Keep(kept) = std::mem::replace(&mut sink.rows, Rows::Drop) else {
+                unreachable!("the rows were kept")
             };
             staged
                 .write("history.parquet", |w| {

@@ -203,18 +203,15 @@ impl GamesReader {
             Some(i) => super::weight(get(i), name(i))?,
             None => 1.0,
         };
-        let ((lo_a, hi_a), (lo_b, hi_b)) = if score_a > 0.5 {
-            ((0, 0), (1, 1))
-        } else if score_a < 0.5 {
-            ((1, 1), (0, 0))
-        } else {
-            ((0, 1), (0, 1))
-        };
-        let b = &mut ctx.builder;
-        b.begin_contest(time, weight, None, series);
-        b.add_entry(&self.side_a, lo_a, hi_a, Some(points.0));
-        b.add_entry(&self.side_b, lo_b, hi_b, Some(points.1));
-        b.end_contest()
+        ctx.builder
+            .add_game(
+                time,
+                weight,
+                series,
+                (&self.side_a, &self.side_b),
+                score_a,
+                Some(points),
+            )
             .map_err(|e| FieldError::new(name(s.b), e.to_string()))
     }
 }

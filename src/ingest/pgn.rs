@@ -178,18 +178,15 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     }
     let b = &mut ctx.builder;
     let (w, bl) = (b.player(&white), b.player(&black));
-    let ((lw, hw), (lb, hb)) = if score_white > 0.5 {
-        ((0, 0), (1, 1))
-    } else if score_white < 0.5 {
-        ((1, 1), (0, 0))
-    } else {
-        ((0, 1), (0, 1))
-    };
-    b.begin_contest(time, 1.0, None, None);
-    b.add_entry(&[w], lw, hw, Some(score_white));
-    b.add_entry(&[bl], lb, hb, Some(1.0 - score_white));
-    b.end_contest()
-        .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+    b.add_game(
+        time,
+        1.0,
+        None,
+        (&[w], &[bl]),
+        score_white,
+        Some((score_white, 1.0 - score_white)),
+    )
+    .map_err(|e| (start, FieldError::new("Black", e.to_string())))
 }
 
 /// `UTCDate` + `UTCTime` when present, else `Date`.

@@ -240,15 +240,8 @@ mod tests {
     fn play(elo: &Elo, ra: f64, rb: f64, score_a: f64, points: Option<(f64, f64)>) -> (f64, f64) {
         let mut b = HistoryBuilder::new();
         let (x, y) = (b.player("a"), b.player("b"));
-        b.begin_contest(0, 1.0, None, None);
-        let (ra_lo, rb_lo) = match score_a {
-            s if s > 0.5 => ((0, 0), (1, 1)),
-            s if s < 0.5 => ((1, 1), (0, 0)),
-            _ => ((0, 1), (0, 1)),
-        };
-        b.add_entry(&[x], ra_lo.0, ra_lo.1, points.map(|p| p.0));
-        b.add_entry(&[y], rb_lo.0, rb_lo.1, points.map(|p| p.1));
-        b.end_contest().unwrap();
+        b.add_game(0, 1.0, None, (&[x], &[y]), score_a, points)
+            .unwrap();
         let h = b.finish(SourceInfo::default());
         let mut players = vec![ra, rb];
         elo.update(Round::new(&h, &[0]), &mut players);

@@ -314,7 +314,7 @@ impl RatingSystem for Yuksel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{History, HistoryBuilder, SourceInfo};
+    use crate::history::History;
 
     fn yuksel(f: impl FnOnce(&mut YukselParams)) -> Yuksel {
         let mut p = YukselParams::default();
@@ -324,22 +324,12 @@ mod tests {
 
     /// Games between named players: (a, b, score of a), each its own round.
     fn games(list: &[(&str, &str, f64)]) -> History {
-        let mut b = HistoryBuilder::new();
-        for (t, (x, y, s)) in list.iter().enumerate() {
-            let (x, y) = (b.player(x), b.player(y));
-            b.begin_contest(t as i64, 1.0, None, None);
-            let (rx, ry) = if *s > 0.5 {
-                ((0, 0), (1, 1))
-            } else if *s < 0.5 {
-                ((1, 1), (0, 0))
-            } else {
-                ((0, 1), (0, 1))
-            };
-            b.add_entry(&[x], rx.0, rx.1, None);
-            b.add_entry(&[y], ry.0, ry.1, None);
-            b.end_contest().unwrap();
-        }
-        b.finish(SourceInfo::default())
+        let timed: Vec<_> = list
+            .iter()
+            .enumerate()
+            .map(|(t, &(x, y, s))| (t as i64, x, y, s, None))
+            .collect();
+        crate::history::games(&timed)
     }
 
     fn replay(sys: &Yuksel, h: &History, players: &mut [YukselPlayer]) {
