@@ -742,6 +742,20 @@ fn parquet_games_and_standings_with_typed_columns() {
         "rank `0` is not a positive integer",
     );
 
+    let nores = dir.path().join("nores.parquet");
+    let df = DataFrame::new(
+        1,
+        vec![
+            Column::new("time".into(), vec!["2021-01-01"]),
+            Column::new("a".into(), vec!["p"]),
+            Column::new("b".into(), vec!["q"]),
+        ],
+    )
+    .unwrap();
+    parquet(&nores, df);
+    let e = ingest(&nores, &opts()).unwrap_err().downcast::<InputError>().unwrap();
+    assert_error(&e, "nores.parquet", Location::File, Some("result"), "missing column");
+
     let junk = write(dir.path(), "junk.parquet", "this is not parquet");
     let e = ingest(&junk, &opts())
         .unwrap_err()

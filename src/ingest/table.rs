@@ -269,22 +269,24 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     let mut rows =
         Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::File, e))?;
     ctx.source.record_unit = rows.unit().into();
-    let mut texts: Vec<Vec<Option<String>>> = Vec::with_capacity(header.len());
-    for name in &header {
-        let col = df.column(name)?;
-        let as_text = col.cast(&DataType::String)?;
-        let values: Vec<Option<String>> = as_text
-            .str()?
-            .iter()
-            .map(|v| v.map(str::to_owned))
-            .collect();
-        texts.push(values);
-    }
-    for row in 0..df.height() {
+    let texts: Vec<Column> = header
+        .iter()
+        .map(|name| df.column(name)?.cast(&DataType::String))
+        .collect::<PolarsResult<_>>()?;
+    // Walk the columns in step, a row at a time, without copying the cells.
+    let mut cells = texts
+        .iter()
+        .map(|c| c.str().map(|s| s.iter()))
+        .collect::<PolarsResult<Vec<_>>>()?;
+    let mut row: Vec<&str> = vec![""; cells.len()];
+    for r in 0..df.height() {
+        for (slot, it) in row.iter_mut().zip(cells.iter_mut()) {
+            *slot = it.next().flatten().unwrap_or("");
+        }
         ctx.source.records += 1;
-        let at = Location::Row(row as u64 + 1);
-        let t = &texts;
-        if let Err(e) = rows.row(ctx, &at, |i| t[i][row].as_deref().unwrap_or("")) {
+        let at = Location::Row(r as u64 + 1);
+        let fields = &row;
+        if let Err(e) = rows.row(ctx, &at, |i| fields[i]) {
             ctx.reject(at, e)?;
         }
     }
