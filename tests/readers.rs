@@ -753,8 +753,17 @@ fn parquet_games_and_standings_with_typed_columns() {
     )
     .unwrap();
     parquet(&nores, df);
-    let e = ingest(&nores, &opts()).unwrap_err().downcast::<InputError>().unwrap();
-    assert_error(&e, "nores.parquet", Location::File, Some("result"), "missing column");
+    let e = ingest(&nores, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert_error(
+        &e,
+        "nores.parquet",
+        Location::File,
+        Some("result"),
+        "missing column",
+    );
 
     let junk = write(dir.path(), "junk.parquet", "this is not parquet");
     let e = ingest(&junk, &opts())
