@@ -212,10 +212,6 @@ impl<'h> Round<'h> {
     pub fn new(history: &'h History, contests: &'h [u32]) -> Self {
         Self { history, contests }
     }
-    /// The history the round belongs to.
-    pub fn history(&self) -> &'h History {
-        self.history
-    }
     /// Number of contests in the round.
     pub fn len(&self) -> usize {
         self.contests.len()
@@ -228,14 +224,6 @@ impl<'h> Round<'h> {
     pub fn contests(&self) -> impl ExactSizeIterator<Item = Contest<'h>> + 'h {
         let h = self.history;
         self.contests.iter().map(move |&i| h.contest(i as usize))
-    }
-    /// Time of the round's last contest.
-    pub fn time(&self) -> i64 {
-        self.contests
-            .iter()
-            .map(|&i| self.history.contests[i as usize].time)
-            .max()
-            .unwrap_or(0)
     }
 }
 

@@ -140,6 +140,7 @@ fn games_csv_with_scores_winner_series_weight_teams_and_quotes() {
     assert_eq!(c[2][0], (names(&["Ann", "Ben"]), 1, 1));
     assert_eq!(c[2][1], (names(&["Cid", "Dan"]), 0, 0));
     assert_eq!(h.contest(0).series(), h.contest(1).series());
+    assert_eq!(h.series_name(h.contest(0).series().unwrap()), "S1");
     assert_eq!(h.contest(2).series(), None);
 }
 

@@ -72,11 +72,6 @@ impl Elo {
         Ok(Self { p })
     }
 
-    /// The parameters in effect.
-    pub fn params_ref(&self) -> &EloParams {
-        &self.p
-    }
-
     /// The changes of the two sides of a two-entry contest.
     #[inline]
     fn pair_changes(&self, players: &[f64], contest: &Contest) -> (f64, f64) {
