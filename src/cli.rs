@@ -118,6 +118,27 @@ pub struct SystemParams {
     /// Yuksel: zero-sum updates (Algorithm 2).
     #[arg(long)]
     pub zero_sum: bool,
+    /// Elo-MMR/MMchi: performance spread for a contest of weight 1 [default: 195.96].
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// Elo-MMR/MMchi: skill drift per contest [default: 35.78].
+    #[arg(long)]
+    pub gamma: Option<f64>,
+    /// Elo-MMR: transfer rate of the pseudodiffusion [default: 1].
+    #[arg(long)]
+    pub rho: Option<f64>,
+    /// Elo-MMR/MMchi: opponents nearest in rating per performance, 0 = all [default: 500].
+    #[arg(long)]
+    pub subsample: Option<usize>,
+    /// Elo-MMR: logistic factors kept per player before compression [default: 500].
+    #[arg(long)]
+    pub history: Option<usize>,
+    /// Elo-MMR/MMchi: drift variance added per day since a player's last round [default: 0].
+    #[arg(long)]
+    pub drift_per_day: Option<f64>,
+    /// Elo-MMR/MMchi: a tie is half a win and half a loss (default: a win plus a loss).
+    #[arg(long)]
+    pub split_ties: bool,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
@@ -129,10 +150,7 @@ impl SystemParams {
         let mut m = ParamMap::new();
         let mut num = |k: &str, v: Option<f64>| {
             if let Some(v) = v {
-                m.insert(
-                    k.into(),
-                    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-                );
+                m.insert(k.into(), crate::systems::number(v).unwrap_or(Value::Null));
             }
         };
         num("k", self.k);
@@ -144,11 +162,20 @@ impl SystemParams {
         num("alpha", self.alpha);
         num("max_delta", self.max_delta);
         num("step_scale", self.step_scale);
+        num("beta", self.beta);
+        num("gamma", self.gamma);
+        num("rho", self.rho);
+        num("subsample", self.subsample.map(|v| v as f64));
+        num("history", self.history.map(|v| v as f64));
+        num("drift_per_day", self.drift_per_day);
         if self.score_share {
             m.insert("score_share".into(), Value::Bool(true));
         }
         if self.zero_sum {
             m.insert("zero_sum".into(), Value::Bool(true));
+        }
+        if self.split_ties {
+            m.insert("split_ties".into(), Value::Bool(true));
         }
         for p in &self.param {
             parse_param(p, &mut m)?;

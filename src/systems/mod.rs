@@ -8,6 +8,7 @@
 //! them by name (`k=24`), so every system's parameters are reachable the same way.
 
 pub mod elo;
+pub mod elo_mmr;
 pub mod pairwise;
 pub mod yuksel;
 
@@ -71,6 +72,10 @@ pub enum SystemKind {
     Elo,
     /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
     Yuksel,
+    /// Elo-MMR(rho): logistic performances, pseudodiffusion (Ebtekar and Liu 2021).
+    EloMmr,
+    /// Elo-MMchi: Elo-MMR with Gaussian performances.
+    EloMmx,
 }
 
 impl SystemKind {
@@ -79,6 +84,8 @@ impl SystemKind {
         match self {
             SystemKind::Elo => "elo",
             SystemKind::Yuksel => "yuksel",
+            SystemKind::EloMmr => "elo-mmr",
+            SystemKind::EloMmx => "elo-mmx",
         }
     }
 }
@@ -103,6 +110,8 @@ pub fn dispatch<V: SystemVisitor>(
     Ok(match kind {
         SystemKind::Elo => v.visit(&elo::Elo::new(build_params(kind, params)?)?),
         SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
+        SystemKind::EloMmr => v.visit(&elo_mmr::EloMmr::new(build_params(kind, params)?)?),
+        SystemKind::EloMmx => v.visit(&elo_mmr::EloMmr::gaussian(build_params(kind, params)?)?),
     })
 }
 
@@ -142,9 +151,7 @@ pub fn parse_param(spec: &str, into: &mut ParamMap) -> Result<(), String> {
     let key = k.trim().replace('-', "_");
     let v = v.trim();
     let value = if let Ok(n) = v.parse::<f64>() {
-        serde_json::Number::from_f64(n)
-            .map(Value::Number)
-            .ok_or_else(|| format!("--param {k}: {v} is not finite"))?
+        number(n).ok_or_else(|| format!("--param {k}: {v} is not finite"))?
     } else if v == "true" || v == "false" {
         Value::Bool(v == "true")
     } else {
@@ -152,6 +159,16 @@ pub fn parse_param(spec: &str, into: &mut ParamMap) -> Result<(), String> {
     };
     into.insert(key, value);
     Ok(())
+}
+
+/// A parameter value as JSON: whole numbers as integers (so that they fill integer
+/// parameters too), others as floats; `None` when not finite.
+pub fn number(v: f64) -> Option<Value> {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        Some(Value::Number((v as i64).into()))
+    } else {
+        serde_json::Number::from_f64(v).map(Value::Number)
+    }
 }
 
 /// Mean of a function of the members of a side (a team plays with its members' mean).
@@ -193,7 +210,7 @@ mod tests {
         let mut m = ParamMap::new();
         parse_param("k=24", &mut m).unwrap();
         parse_param("zero-sum=true", &mut m).unwrap();
-        assert_eq!(m["k"], serde_json::json!(24.0));
+        assert_eq!(m["k"], serde_json::json!(24));
         assert_eq!(m["zero_sum"], serde_json::json!(true));
         assert!(parse_param("k", &mut m).is_err());
     }

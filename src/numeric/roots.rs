@@ -1,0 +1,179 @@
+//! Root finders for strictly increasing functions.
+//!
+//! Both keep a bracket `[lo, hi]` with `f(lo) < 0 < f(hi)` and never leave it, so they cannot
+//! diverge: Newton's method falls back to bisection whenever its step would leave the bracket
+//! or stalls; the Illinois method (regula falsi that halves the weight of a stale end) needs
+//! no derivative.
+
+/// Absolute tolerance on x used when the caller has no better idea (rating points).
+pub const DEFAULT_TOLERANCE: f64 = 1e-9;
+
+/// Finds a bracket around the root of an increasing `f`, starting at `[lo, hi]` and doubling
+/// the width outwards. Returns `(lo, f(lo), hi, f(hi))`, or `None` if no sign change appears
+/// within 64 doublings (f bounded away from zero).
+pub fn bracket(
+    f: &mut impl FnMut(f64) -> f64,
+    mut lo: f64,
+    mut hi: f64,
+) -> Option<(f64, f64, f64, f64)> {
+    if lo > hi {
+        std::mem::swap(&mut lo, &mut hi);
+    }
+    let mut width = (hi - lo).max(1.0);
+    let (mut flo, mut fhi) = (f(lo), f(hi));
+    for _ in 0..64 {
+        if flo <= 0.0 && fhi >= 0.0 {
+            return Some((lo, flo, hi, fhi));
+        }
+        if flo > 0.0 {
+            hi = lo;
+            fhi = flo;
+            lo -= width;
+            flo = f(lo);
+        } else {
+            lo = hi;
+            flo = fhi;
+            hi += width;
+            fhi = f(hi);
+        }
+        width *= 2.0;
+    }
+    None
+}
+
+/// The root of a strictly increasing `f` given as `x -> (f(x), f'(x))`, searched from the
+/// bracket hint `[lo, hi]` (widened as needed), to absolute tolerance `tol` on x.
+pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64, tol: f64) -> f64 {
+    let Some((mut lo, _, mut hi, _)) = bracket(&mut |x| f(x).0, lo, hi) else {
+        return f64::NAN;
+    };
+    let mut x = 0.5 * (lo + hi);
+    for _ in 0..200 {
+        let (v, d) = f(x);
+        if v == 0.0 {
+            return x;
+        }
+        if v < 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let newton = x - v / d;
+        let next = if d > 0.0 && newton > lo && newton < hi {
+            newton
+        } else {
+            0.5 * (lo + hi)
+        };
+        let step = (next - x).abs();
+        x = next;
+        if step <= tol || hi - lo <= tol {
+            return x;
+        }
+    }
+    x
+}
+
+/// The root of a continuous increasing `f` inside `[lo, hi]` where `flo = f(lo) <= 0 <= fhi =
+/// f(hi)`, by the Illinois method, to absolute tolerance `tol` on x.
+pub fn illinois(
+    mut f: impl FnMut(f64) -> f64,
+    mut lo: f64,
+    mut flo: f64,
+    mut hi: f64,
+    mut fhi: f64,
+    tol: f64,
+) -> f64 {
+    if flo == 0.0 {
+        return lo;
+    }
+    if fhi == 0.0 {
+        return hi;
+    }
+    let mut side = 0i8;
+    for _ in 0..200 {
+        let x = (lo * fhi - hi * flo) / (fhi - flo);
+        let x = if x > lo && x < hi { x } else { 0.5 * (lo + hi) };
+        let v = f(x);
+        if v == 0.0 || hi - lo <= tol {
+            return x;
+        }
+        if v < 0.0 {
+            lo = x;
+            flo = v;
+            if side == -1 {
+                fhi *= 0.5;
+            }
+            side = -1;
+        } else {
+            hi = x;
+            fhi = v;
+            if side == 1 {
+                flo *= 0.5;
+            }
+            side = 1;
+        }
+        if hi - lo <= tol {
+            return 0.5 * (lo + hi);
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Plain bisection of an increasing `f` on `[lo, hi]` down to width `tol` (for tests).
+pub fn bisect(mut f: impl FnMut(f64) -> f64, mut lo: f64, mut hi: f64, tol: f64) -> f64 {
+    while hi - lo > tol {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newton_finds_roots_from_far_brackets() {
+        let f = |x: f64| {
+            (
+                (x - 1234.5).tanh() + 0.25 * (x - 1234.5),
+                1.0 - (x - 1234.5).tanh().powi(2) + 0.25,
+            )
+        };
+        let r = newton_increasing(f, 0.0, 1.0, 1e-12);
+        assert!((r - 1234.5).abs() < 1e-9, "{r}");
+        // A function with a tiny derivative far from the root: bisection keeps it safe.
+        let g = |x: f64| {
+            (
+                (x / 100.0).tanh() - 0.999_999,
+                (1.0 - (x / 100.0).tanh().powi(2)) / 100.0,
+            )
+        };
+        let r = newton_increasing(g, -5000.0, -4000.0, 1e-10);
+        assert!(((r / 100.0).tanh() - 0.999_999).abs() < 1e-12, "{r}");
+    }
+
+    #[test]
+    fn illinois_and_bisection_agree() {
+        let f = |x: f64| x.powi(3) + x - 10.0;
+        let a = illinois(f, 0.0, f(0.0), 5.0, f(5.0), 1e-13);
+        let b = bisect(f, 0.0, 5.0, 1e-13);
+        assert!((a - b).abs() < 1e-12 && f(a).abs() < 1e-11, "{a} {b}");
+    }
+
+    #[test]
+    fn bracket_expands_in_both_directions() {
+        let (lo, flo, hi, fhi) = bracket(&mut |x| x - 1000.0, 0.0, 1.0).unwrap();
+        assert!(lo <= 1000.0 && hi >= 1000.0 && flo <= 0.0 && fhi >= 0.0);
+        let (lo, _, hi, _) = bracket(&mut |x| x + 1000.0, 0.0, 1.0).unwrap();
+        assert!(lo <= -1000.0 && hi >= -1000.0);
+        assert!(bracket(&mut |x: f64| 1.0 + x.tanh() * 0.5, 0.0, 1.0).is_none());
+    }
+}

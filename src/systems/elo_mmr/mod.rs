@@ -1,0 +1,701 @@
+//! Elo-MMR(rho) and Elo-MMchi, Ebtekar and Liu 2021 (`../shared/papers/elo-mmr-2021.txt`).
+//!
+//! Per round, for every participant (Algorithm 1):
+//! 1. **Diffusion** (Algorithm 2): the skill uncertainty grows by `gamma^2` (per contest, scaled
+//!    by its weight, plus `drift_per_day` times the days since the player's last round). In the
+//!    logistic model this is the pseudodiffusion with transfer rate `rho`: with
+//!    `kappa = sigma^2 / (sigma^2 + gamma^2)`, the Gaussian factor keeps `kappa^rho` of its
+//!    weight and receives `(1 - kappa^rho)` of all weights, centred at the current rating; then
+//!    the Gaussian weight is multiplied by `kappa` and every logistic weight by
+//!    `kappa^(1 + rho)` (section 4.2). In the Gaussian model the belief simply widens.
+//! 2. **Performance** (section 3.1, [`performance`]): the root of `Q_i`, all from the
+//!    post-diffusion priors `P_j ~ (mu_j, sigma_j^2 + beta^2)`.
+//! 3. **Update** (section 3.2): the performance joins the posterior as a logistic factor of
+//!    scale `beta` (or is multiplied in as a Gaussian); the rating is the root of equation 10,
+//!    `w_0 (s - p_0) + sum_k w_k beta_k (pi/sqrt 3) tanh((s - p_k) pi / (beta_k sqrt 12)) = 0`,
+//!    and `1/sigma^2 = 1/sigma_prior^2 + 1/beta^2` (equation 8).
+//!
+//! Parameters default to the paper's reference setting: weight limit 0.2 and sigma limit 80,
+//! i.e. `beta^2 = (1 + 1/0.2) 80^2` (beta = 195.96) and `gamma^2 = 0.2 * 80^2` (gamma = 35.78),
+//! rho 1, mu 1500, sigma 350. A contest of weight w scales the weight limit to `0.2 w`, which
+//! keeps the sigma limit: `beta_w^2 = sl^2 + (beta^2 - sl^2)/w` and
+//! `gamma_w^2 = sl^4 w / (beta^2 - sl^2)`, with the sigma limit `sl` recovered from beta and
+//! gamma. History compression (section 5.3): beyond `history` logistic factors the oldest is
+//! folded into the Gaussian factor (weights add, centres average by weight).
+//!
+//! Teams (section 3.3): a team performs as the sum of its members, `mu_team = sum mu_i` and
+//! `delta_team^2 = |team| beta^2 + sum sigma_i^2`; member i is credited with the performance
+//! `P_team - sum_{j != i} mu_j`, of variance `|team| beta^2 + sum_{j != i} sigma_j^2`.
+//!
+//! A round of several contests (a calendar period) diffuses each player once, by the drift of
+//! all its contests together (pseudodiffusions compose), rates each contest from the same
+//! priors, and adds one factor per contest.
+//!
+//! The displayed (conservative) rating is `mu - 2 (sigma - sl)`, the reference
+//! implementation's leaderboard convention.
+
+pub mod performance;
+
+use super::{Rating, RatingSystem, check_range};
+use crate::history::{PlayerId, Round};
+use crate::numeric::normal_cdf;
+use crate::numeric::roots::newton_increasing;
+use performance::{Model, Prior, Settings, tanh};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::f64::consts::PI;
+
+/// pi / sqrt(3): the logistic distribution's scale per unit standard deviation, inverted.
+const PI_SQRT3: f64 = PI / 1.732_050_807_568_877_2;
+
+/// Parameters of Elo-MMR (the logistic model).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EloMmrParams {
+    /// A newcomer's rating.
+    pub mu_init: f64,
+    /// A newcomer's uncertainty.
+    pub sigma_init: f64,
+    /// Spread of one performance around the skill, for a contest of weight 1.
+    pub beta: f64,
+    /// Skill drift per contest (standard deviation), for weight 1.
+    pub gamma: f64,
+    /// Transfer rate of the pseudodiffusion (0: pure decay; large: Elo-MMR(infinity)).
+    pub rho: f64,
+    /// Extra drift variance per day since the player's previous round.
+    pub drift_per_day: f64,
+    /// Ties count as half a win and half a loss (else as a win plus a loss).
+    pub split_ties: bool,
+    /// Opponents nearest in rating used to estimate a performance (0: all).
+    pub subsample: usize,
+    /// Logistic factors kept per player before the oldest are folded into the Gaussian one.
+    pub history: usize,
+    /// Precision of performances and ratings (rating points).
+    pub tolerance: f64,
+}
+
+impl Default for EloMmrParams {
+    fn default() -> Self {
+        Self {
+            mu_init: 1500.0,
+            sigma_init: 350.0,
+            beta: (6.0f64 * 80.0 * 80.0).sqrt(),
+            gamma: (0.2f64 * 80.0 * 80.0).sqrt(),
+            rho: 1.0,
+            drift_per_day: 0.0,
+            split_ties: false,
+            subsample: 500,
+            history: 500,
+            tolerance: 1e-9,
+        }
+    }
+}
+
+/// Parameters of Elo-MMchi (the Gaussian model): those of Elo-MMR without rho and history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EloMmxParams {
+    /// A newcomer's rating.
+    pub mu_init: f64,
+    /// A newcomer's uncertainty.
+    pub sigma_init: f64,
+    /// Spread of one performance around the skill, for a contest of weight 1.
+    pub beta: f64,
+    /// Skill drift per contest (standard deviation), for weight 1.
+    pub gamma: f64,
+    /// Extra drift variance per day since the player's previous round.
+    pub drift_per_day: f64,
+    /// Ties count as half a win and half a loss (else as a win plus a loss).
+    pub split_ties: bool,
+    /// Opponents nearest in rating used to estimate a performance (0: all).
+    pub subsample: usize,
+    /// Precision of performances (rating points).
+    pub tolerance: f64,
+}
+
+impl Default for EloMmxParams {
+    fn default() -> Self {
+        let d = EloMmrParams::default();
+        Self {
+            mu_init: d.mu_init,
+            sigma_init: d.sigma_init,
+            beta: d.beta,
+            gamma: d.gamma,
+            drift_per_day: d.drift_per_day,
+            split_ties: d.split_ties,
+            subsample: d.subsample,
+            tolerance: d.tolerance,
+        }
+    }
+}
+
+/// A logistic factor of the posterior: a past performance `p` of scale `beta`, with weight
+/// `w = multiplicity / beta^2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Factor {
+    p: f64,
+    beta: f64,
+    w: f64,
+}
+
+/// A player's state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MmrPlayer {
+    /// The rating (posterior mode).
+    pub mu: f64,
+    /// The uncertainty (equation 8).
+    pub sigma: f64,
+    /// The Gaussian factor: centre and weight.
+    p0: f64,
+    w0: f64,
+    /// Logistic factors, oldest first.
+    factors: VecDeque<Factor>,
+    /// Time of the last round played.
+    last_time: Option<i64>,
+    /// The last performance.
+    last_perf: f64,
+}
+
+impl MmrPlayer {
+    /// Logistic factors held (for tests and diagnostics).
+    pub fn history_len(&self) -> usize {
+        self.factors.len()
+    }
+
+    /// Total weight `w_0 + sum w_k`, which equals `1 / sigma^2`.
+    pub fn total_weight(&self) -> f64 {
+        self.w0 + self.factors.iter().map(|f| f.w).sum::<f64>()
+    }
+}
+
+/// Elo-MMR or Elo-MMchi.
+#[derive(Clone, Debug)]
+pub struct EloMmr {
+    p: EloMmrParams,
+    model: Model,
+    /// The sigma limit recovered from beta and gamma, squared.
+    sl2: f64,
+}
+
+impl EloMmr {
+    /// Elo-MMR(rho), the logistic model.
+    pub fn new(p: EloMmrParams) -> Result<Self, String> {
+        Self::build(p, Model::Logistic)
+    }
+
+    /// Elo-MMchi, the Gaussian model.
+    pub fn gaussian(p: EloMmxParams) -> Result<Self, String> {
+        let full = EloMmrParams {
+            mu_init: p.mu_init,
+            sigma_init: p.sigma_init,
+            beta: p.beta,
+            gamma: p.gamma,
+            drift_per_day: p.drift_per_day,
+            split_ties: p.split_ties,
+            subsample: p.subsample,
+            tolerance: p.tolerance,
+            ..EloMmrParams::default()
+        };
+        Self::build(full, Model::Gaussian)
+    }
+
+    fn build(p: EloMmrParams, model: Model) -> Result<Self, String> {
+        check_range("mu_init", p.mu_init, f64::MIN, f64::MAX)?;
+        check_range("sigma_init", p.sigma_init, 1e-6, f64::MAX)?;
+        check_range("beta", p.beta, 1e-6, f64::MAX)?;
+        check_range("gamma", p.gamma, 0.0, f64::MAX)?;
+        check_range("rho", p.rho, 0.0, 1e300)?;
+        check_range("drift_per_day", p.drift_per_day, 0.0, f64::MAX)?;
+        check_range("tolerance", p.tolerance, 1e-15, 1.0)?;
+        if model == Model::Logistic && p.history == 0 {
+            return Err("parameter `history` must be at least 1".into());
+        }
+        let (b2, g2) = (p.beta * p.beta, p.gamma * p.gamma);
+        let sl2 = 0.5 * (-g2 + (g2 * g2 + 4.0 * g2 * b2).sqrt());
+        Ok(Self { p, model, sl2 })
+    }
+
+    /// Performance variance beta_w^2 and drift gamma_w^2 of a contest of weight w.
+    pub fn contest_scales(&self, weight: f64) -> (f64, f64) {
+        let excess = (self.p.beta * self.p.beta - self.sl2) / weight;
+        let drift = if excess > 0.0 {
+            self.sl2 * self.sl2 / excess
+        } else {
+            0.0
+        };
+        (self.sl2 + excess, drift)
+    }
+
+    /// Algorithm 2: grows the uncertainty by `g2`.
+    fn diffuse(&self, pl: &mut MmrPlayer, g2: f64) {
+        if g2 <= 0.0 {
+            return;
+        }
+        let s2 = pl.sigma * pl.sigma;
+        let kappa = s2 / (s2 + g2);
+        match self.model {
+            Model::Gaussian => {
+                pl.p0 = pl.mu;
+                pl.w0 = 1.0 / (s2 + g2);
+                pl.factors.clear();
+            }
+            Model::Logistic => {
+                let transfer = kappa.powf(self.p.rho);
+                let w_keep = transfer * pl.w0;
+                let w_moved = (1.0 - transfer) * pl.total_weight();
+                if w_keep + w_moved > 0.0 {
+                    pl.p0 = (w_keep * pl.p0 + w_moved * pl.mu) / (w_keep + w_moved);
+                }
+                pl.w0 = kappa * (w_keep + w_moved);
+                for f in &mut pl.factors {
+                    f.w *= kappa * transfer;
+                }
+            }
+        }
+        pl.sigma = (s2 + g2).sqrt();
+    }
+
+    /// Adds performances `(p, beta^2)` and recomputes the rating and uncertainty.
+    fn absorb(&self, pl: &mut MmrPlayer, perfs: &[(f64, f64)]) {
+        let mut inv = 1.0 / (pl.sigma * pl.sigma);
+        for &(p, b2) in perfs {
+            inv += 1.0 / b2;
+            match self.model {
+                Model::Gaussian => {
+                    let w = 1.0 / b2;
+                    pl.p0 = (pl.w0 * pl.p0 + w * p) / (pl.w0 + w);
+                    pl.w0 += w;
+                }
+                Model::Logistic => {
+                    pl.factors.push_back(Factor {
+                        p,
+                        beta: b2.sqrt(),
+                        w: 1.0 / b2,
+                    });
+                    while pl.factors.len() > self.p.history {
+                        let old = pl.factors.pop_front().expect("not empty");
+                        pl.p0 = (pl.w0 * pl.p0 + old.w * old.p) / (pl.w0 + old.w);
+                        pl.w0 += old.w;
+                    }
+                }
+            }
+            pl.last_perf = p;
+        }
+        pl.sigma = inv.sqrt().recip();
+        pl.mu = match self.model {
+            Model::Gaussian => pl.p0,
+            Model::Logistic => self.rating_root(pl),
+        };
+    }
+
+    /// Equation 10's root: the robust average of the factors.
+    fn rating_root(&self, pl: &MmrPlayer) -> f64 {
+        let (mut lo, mut hi) = (pl.p0, pl.p0);
+        for f in &pl.factors {
+            lo = lo.min(f.p);
+            hi = hi.max(f.p);
+        }
+        let f = |s: f64| {
+            let (mut v, mut d) = (pl.w0 * (s - pl.p0), pl.w0);
+            for k in &pl.factors {
+                let a = PI_SQRT3 / (2.0 * k.beta);
+                let t = tanh((s - k.p) * a);
+                v += k.w * k.beta * PI_SQRT3 * t;
+                d += k.w * k.beta * PI_SQRT3 * a * (1.0 - t * t);
+            }
+            (v, d)
+        };
+        newton_increasing(f, lo, hi.max(lo + 1e-9), self.p.tolerance)
+    }
+
+    fn settings(&self) -> Settings {
+        Settings {
+            model: self.model,
+            split_ties: self.p.split_ties,
+            subsample: self.p.subsample,
+            tolerance: self.p.tolerance,
+        }
+    }
+}
+
+impl RatingSystem for EloMmr {
+    type Player = MmrPlayer;
+
+    fn name(&self) -> &'static str {
+        match self.model {
+            Model::Logistic => "elo-mmr",
+            Model::Gaussian => "elo-mmx",
+        }
+    }
+
+    fn new_player(&self) -> MmrPlayer {
+        MmrPlayer {
+            mu: self.p.mu_init,
+            sigma: self.p.sigma_init,
+            p0: self.p.mu_init,
+            w0: 1.0 / (self.p.sigma_init * self.p.sigma_init),
+            factors: VecDeque::new(),
+            last_time: None,
+            last_perf: f64::NAN,
+        }
+    }
+
+    fn rating(&self, p: &MmrPlayer) -> Rating {
+        Rating {
+            mean: p.mu,
+            uncertainty: Some(p.sigma),
+            display: p.mu - 2.0 * (p.sigma - self.sl2.sqrt()),
+        }
+    }
+
+    fn update(&self, round: Round<'_>, players: &mut [MmrPlayer]) {
+        // The round's participants, each once, with the drift of all their contests.
+        let mut ids: Vec<PlayerId> = round
+            .contests()
+            .flat_map(|c| c.players().iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let slot = |p: PlayerId| ids.binary_search(&p).expect("a participant");
+        let mut drift = vec![0.0; ids.len()];
+        for c in round.contests() {
+            let (_, g2) = self.contest_scales(c.weight());
+            for &p in c.players() {
+                drift[slot(p)] += g2;
+            }
+        }
+        let time = round.contests().map(|c| c.time()).max().unwrap_or(0);
+        let mut states: Vec<MmrPlayer> = ids
+            .iter()
+            .map(|&p| std::mem::take(&mut players[p as usize]))
+            .collect();
+        states.par_iter_mut().zip(&drift).for_each(|(pl, &g2)| {
+            let days = pl
+                .last_time
+                .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
+            self.diffuse(pl, g2 + self.p.drift_per_day * days);
+            pl.last_time = Some(time);
+        });
+        // Performances of every contest from the post-diffusion priors.
+        let mut perfs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); ids.len()];
+        for c in round.contests() {
+            let (b2, _) = self.contest_scales(c.weight());
+            let priors: Vec<Prior> = c
+                .entries()
+                .map(|e| {
+                    let (mut mu, mut var) = (0.0, 0.0);
+                    for &p in e.players {
+                        let st = &states[slot(p)];
+                        mu += st.mu;
+                        var += st.sigma * st.sigma + b2;
+                    }
+                    Prior {
+                        mu,
+                        delta: var.sqrt(),
+                    }
+                })
+                .collect();
+            let places: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
+            let results = performance::performances(&priors, &places, &self.settings());
+            for (e, &team_perf) in c.entries().zip(&results) {
+                let size = e.players.len() as f64;
+                let (mu_sum, var_sum): (f64, f64) =
+                    e.players.iter().fold((0.0, 0.0), |(m, v), &p| {
+                        let st = &states[slot(p)];
+                        (m + st.mu, v + st.sigma * st.sigma)
+                    });
+                for &p in e.players {
+                    let st = &states[slot(p)];
+                    let own = (
+                        team_perf - (mu_sum - st.mu),
+                        size * b2 + var_sum - st.sigma * st.sigma,
+                    );
+                    perfs[slot(p)].push(own);
+                }
+            }
+        }
+        states
+            .par_iter_mut()
+            .zip(&perfs)
+            .for_each(|(pl, ps)| self.absorb(pl, ps));
+        for (p, st) in ids.iter().zip(states) {
+            players[*p as usize] = st;
+        }
+    }
+
+    fn win_probability(
+        &self,
+        players: &[MmrPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+    ) -> Option<f64> {
+        let (b2, _) = self.contest_scales(1.0);
+        let side = |s: &[PlayerId]| {
+            s.iter().fold((0.0, 0.0), |(m, v), &p| {
+                let st = &players[p as usize];
+                (m + st.mu, v + st.sigma * st.sigma + b2)
+            })
+        };
+        let ((ma, va), (mb, vb)) = (side(a), side(b));
+        let sd = (va + vb).sqrt();
+        Some(match self.model {
+            Model::Gaussian => normal_cdf((ma - mb) / sd),
+            Model::Logistic => 1.0 / (1.0 + (-(ma - mb) * PI_SQRT3 / sd).exp()),
+        })
+    }
+
+    fn performance(&self, p: &MmrPlayer) -> Option<f64> {
+        p.last_perf.is_finite().then_some(p.last_perf)
+    }
+
+    fn params(&self) -> serde_json::Value {
+        match self.model {
+            Model::Logistic => serde_json::to_value(&self.p).unwrap_or_default(),
+            Model::Gaussian => {
+                let mut v = serde_json::to_value(&self.p).unwrap_or_default();
+                if let Some(m) = v.as_object_mut() {
+                    m.remove("rho");
+                    m.remove("history");
+                }
+                v
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{History, HistoryBuilder, SourceInfo, ranks_to_ranges};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn mmr() -> EloMmr {
+        EloMmr::new(EloMmrParams::default()).unwrap()
+    }
+
+    /// Contests given as lists of (player, rank), one round each; players named p0, p1, ...
+    fn history(contests: &[Vec<(usize, u64)>]) -> History {
+        let mut b = HistoryBuilder::new();
+        let max = contests.iter().flatten().map(|c| c.0).max().unwrap_or(0);
+        let ids: Vec<PlayerId> = (0..=max).map(|i| b.player(&format!("p{i}"))).collect();
+        for (t, c) in contests.iter().enumerate() {
+            let ranks: Vec<u64> = c.iter().map(|e| e.1).collect();
+            b.begin_contest(t as i64 * 86_400, 1.0, None, None);
+            for (&(p, _), (lo, hi)) in c.iter().zip(ranks_to_ranges(&ranks)) {
+                b.add_entry(&[ids[p]], lo, hi, None);
+            }
+            b.end_contest().unwrap();
+        }
+        b.finish(SourceInfo::default())
+    }
+
+    fn run(sys: &EloMmr, h: &History) -> Vec<MmrPlayer> {
+        let mut players = vec![sys.new_player(); h.player_count()];
+        let order: Vec<u32> = (0..h.len() as u32).collect();
+        for i in 0..h.len() {
+            sys.update(Round::new(h, &order[i..i + 1]), &mut players);
+        }
+        players
+    }
+
+    #[test]
+    fn defaults_are_the_reference_setting() {
+        let s = mmr();
+        assert!((s.sl2 - 6400.0).abs() < 1e-9, "sigma limit 80");
+        let (b2, g2) = s.contest_scales(1.0);
+        assert!((b2 - 38_400.0).abs() < 1e-9 && (g2 - 1280.0).abs() < 1e-9);
+        // Weight 2 doubles the weight limit: beta^2 = 80^2 (1 + 1/0.4), gamma^2 = 0.4 * 80^2.
+        let (b2, g2) = s.contest_scales(2.0);
+        assert!((b2 - 22_400.0).abs() < 1e-9 && (g2 - 2560.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_newcomers_worked_out_from_the_paper() {
+        // sigma^2 = 350^2 + 1280 after diffusion; delta^2 = sigma^2 + 38400; the winner's
+        // performance is 1500 + (2/s) atanh(1/3) = 1653.8987 with s = pi/(sqrt 3 delta); the
+        // rating solves w0 (x - 1500) + w beta (pi/sqrt 3) tanh((x - p) pi/(beta sqrt 12)) = 0
+        // with w0 = 1/sigma^2, w = 1/beta^2 (mpmath, 30 digits): 1629.39142698159.
+        let h = history(&[vec![(0, 1), (1, 2)]]);
+        let ps = run(&mmr(), &h);
+        assert!(
+            (ps[0].mu - 1_629.391_426_981_591).abs() < 1e-8,
+            "{}",
+            ps[0].mu
+        );
+        assert!(
+            (ps[1].mu - 1_370.608_573_018_409).abs() < 1e-8,
+            "{}",
+            ps[1].mu
+        );
+        assert!((ps[0].sigma - 171.195_444_253_593_8).abs() < 1e-9);
+        assert!((ps[0].last_perf - 1_653.898_668_971_969).abs() < 1e-8);
+        // Elo-MMchi: the winner's performance z solves phi(z)/Phi(z) = z (z = 0.5060545),
+        // p = 1500 + z delta, and the Gaussian update gives 1655.54250709369.
+        let ps = run(&EloMmr::gaussian(EloMmxParams::default()).unwrap(), &h);
+        assert!(
+            (ps[0].mu - 1_655.542_507_093_694).abs() < 1e-8,
+            "{}",
+            ps[0].mu
+        );
+        assert!((ps[0].sigma - 171.195_444_253_593_8).abs() < 1e-9);
+    }
+
+    /// A player with a varied history of performances.
+    fn seasoned(sys: &EloMmr, seed: u64) -> MmrPlayer {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut pl = sys.new_player();
+        let (b2, g2) = sys.contest_scales(1.0);
+        for _ in 0..30 {
+            sys.diffuse(&mut pl, g2);
+            let p = pl.mu + rng.random_range(-400.0..400.0);
+            sys.absorb(&mut pl, &[(p, b2)]);
+        }
+        pl
+    }
+
+    #[test]
+    fn pseudodiffusion_properties_of_section_4_1() {
+        let sys = mmr();
+        let pl = seasoned(&sys, 1);
+        // Rating preserved; uncertainty grows by gamma^2 (as measured by equation 8).
+        let mut a = pl.clone();
+        sys.diffuse(&mut a, 1000.0);
+        assert!((sys.rating_root(&a) - pl.mu).abs() < 1e-9);
+        let var = pl.sigma * pl.sigma + 1000.0;
+        assert!((1.0 / a.total_weight() - var).abs() < 1e-9 * var);
+        assert!((a.sigma * a.sigma - var).abs() < 1e-9 * var);
+        // Composability: 400 then 600 is one diffusion of 1000.
+        let mut b = pl.clone();
+        sys.diffuse(&mut b, 400.0);
+        sys.diffuse(&mut b, 600.0);
+        assert!((b.p0 - a.p0).abs() < 1e-9 && (b.w0 - a.w0).abs() < 1e-12 * a.w0);
+        for (x, y) in a.factors.iter().zip(&b.factors) {
+            assert!((x.w - y.w).abs() < 1e-12 * x.w);
+        }
+        // Zero diffusion changes nothing.
+        let mut c = pl.clone();
+        sys.diffuse(&mut c, 0.0);
+        assert_eq!(c, pl);
+        // Zero uncertainty: with a tiny sigma, the prior becomes N(mu, gamma^2) and the history
+        // is erased (its weights vanish).
+        let mut d = pl.clone();
+        let scale = (pl.sigma / 1e-5).powi(2);
+        d.sigma = 1e-5;
+        d.w0 *= scale;
+        d.factors.iter_mut().for_each(|f| f.w *= scale);
+        sys.diffuse(&mut d, 1000.0);
+        assert!(
+            d.factors.iter().all(|f| f.w < 1e-12 * d.w0),
+            "{:?} {}",
+            d.factors,
+            d.w0
+        );
+        assert!((d.p0 - pl.mu).abs() < 1e-6 && (1.0 / d.w0 - 1000.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn robust_response_bounds_of_theorem_5_7() {
+        let sys = mmr();
+        for seed in 0..5 {
+            let mut pl = seasoned(&sys, seed);
+            let (b2, g2) = sys.contest_scales(1.0);
+            sys.diffuse(&mut pl, g2);
+            let beta = b2.sqrt();
+            let wk: f64 = pl.factors.iter().map(|f| f.w).sum();
+            let lower = PI / (beta * 3f64.sqrt()) / (pl.w0 + PI * PI / 6.0 * wk);
+            let upper = PI / (beta * 3f64.sqrt()) / pl.w0;
+            for extreme in [1e7, -1e7] {
+                let mut q = pl.clone();
+                sys.absorb(&mut q, &[(pl.mu + extreme, b2)]);
+                let change = (q.mu - pl.mu).abs();
+                assert!(
+                    change >= lower * (1.0 - 1e-9) && change <= upper * (1.0 + 1e-9),
+                    "{lower} <= {change} <= {upper}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_better_rank_never_gives_a_lower_rating_theorem_5_5() {
+        // Random histories among 12 players; in the last contest, player 0 is moved up one
+        // place at a time (the others keep their order): his rating only rises.
+        for seed in 0..6u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut contests: Vec<Vec<(usize, u64)>> = (0..8)
+                .map(|_| {
+                    let mut order: Vec<usize> = (0..12).collect();
+                    for i in (1..12).rev() {
+                        order.swap(i, rng.random_range(0..=i));
+                    }
+                    order
+                        .iter()
+                        .enumerate()
+                        .map(|(r, &p)| (p, r as u64 / 2 + 1))
+                        .collect()
+                })
+                .collect();
+            let others: Vec<usize> = (1..12).collect();
+            let mut previous = f64::NEG_INFINITY;
+            for place in (0..12).rev() {
+                let mut last: Vec<(usize, u64)> = others.iter().map(|&p| (p, 0)).collect();
+                last.insert(place, (0, 0));
+                for (r, e) in last.iter_mut().enumerate() {
+                    e.1 = r as u64 + 1;
+                }
+                contests.push(last);
+                for sys in [mmr(), EloMmr::gaussian(EloMmxParams::default()).unwrap()] {
+                    let ps = run(&sys, &history(&contests));
+                    if sys.model == Model::Logistic {
+                        assert!(
+                            ps[0].mu > previous,
+                            "seed {seed}, place {place}: {} <= {previous}",
+                            ps[0].mu
+                        );
+                        previous = ps[0].mu;
+                    }
+                }
+                contests.pop();
+            }
+        }
+    }
+
+    #[test]
+    fn team_members_are_credited_the_team_performance_less_their_mates() {
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = ["a", "b", "c", "d"].iter().map(|n| b.player(n)).collect();
+        b.begin_contest(0, 1.0, None, None);
+        b.add_entry(&ids[0..2], 0, 0, None);
+        b.add_entry(&ids[2..4], 1, 1, None);
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let sys = mmr();
+        let ps = run(&sys, &h);
+        // Symmetric teams: mates equal, the two teams mirror each other around 1500.
+        assert_eq!(ps[0].mu, ps[1].mu);
+        assert!((ps[0].mu + ps[2].mu - 3000.0).abs() < 1e-9);
+        // The team's performance from mu 3000 and delta^2 = 2 beta^2 + 2 sigma^2; a member's is
+        // that minus the mate's 1500.
+        let s2 = 350.0f64 * 350.0 + 1280.0;
+        let delta = (2.0 * 38_400.0 + 2.0 * s2).sqrt();
+        let s = PI / (3f64.sqrt() * delta);
+        let team = 3000.0 + 2.0 / s * (1.0f64 / 3.0).atanh();
+        assert!((ps[0].last_perf - (team - 1500.0)).abs() < 1e-8);
+        // ... with variance 2 beta^2 + sigma^2 for the member's factor.
+        assert!((ps[0].sigma - (1.0 / s2 + 1.0 / (2.0 * 38_400.0 + s2)).powf(-0.5)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn history_is_compressed_beyond_the_bound_keeping_the_total_weight() {
+        let sys = EloMmr::new(EloMmrParams {
+            history: 5,
+            ..EloMmrParams::default()
+        })
+        .unwrap();
+        let pl = seasoned(&sys, 4);
+        assert_eq!(pl.history_len(), 5);
+        assert!((1.0 / pl.total_weight() - pl.sigma * pl.sigma).abs() < 1e-9 * pl.sigma * pl.sigma);
+    }
+}

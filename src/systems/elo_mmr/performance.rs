@@ -1,0 +1,1004 @@
+//! Phase one of Elo-MMR: every entry's performance in a contest (section 3.1 of the paper).
+//!
+//! Entry j's performance prior is `P_j ~ (mu_j, delta_j^2)`, logistic or normal. The
+//! performance `p_i` of entry i is the root of its `Q_i(p)` (theorem 3.2): a loss term for
+//! every opponent placed better, a win term for every one placed worse, a tie term for every
+//! one sharing the place, itself included.
+//!
+//! # What holds exactly
+//!
+//! In the logistic model, with `s_j = pi / (sqrt(3) delta_j)` and `t_j(p) = tanh((p - mu_j)
+//! s_j / 2)`, a loss against j contributes `-(1 + t_j) s_j`, a win `(1 - t_j) s_j` and a tie
+//! `-2 t_j s_j` (twice the paper's terms). So
+//!
+//! ```text
+//! 2 Q_i(p) = -F(p) - kappa G_b(p) + C_b,   F(p) = sum over all j of s_j t_j(p),
+//!                                           G_b(p) = sum over the tie block b of s_j t_j(p),
+//!                                           C_b = (sum of s_j placed worse) - (sum placed better)
+//! ```
+//!
+//! with `kappa = 1` (a tie is a win plus a loss, the paper's default) or `kappa = 0` (a tie is
+//! half of each). `F` is one function for the whole contest; `G_b` and `C_b` depend only on the
+//! tie block, so all members of a block share one root. The O(n^2) cost of n root searches
+//! over n terms becomes: `F` tabulated once, then per block a search over `G_b` (its own
+//! members) and an interpolated `F`.
+//!
+//! # The interpolation and its error bound
+//!
+//! `F` is tabulated at the nodes of a piecewise Chebyshev grid ([`Grid`]) spanning every root
+//! and evaluated between them by barycentric interpolation. Each `tanh` term is analytic and
+//! bounded by 1 in the strip `|Im p| <= pi / (2 s_j)`, so `|F| <= sum s_j = W` there and the
+//! interpolation error is at most `4 W rho^-(m-1) / (rho - 1)` ([`error_bound`]). The number
+//! of nodes per piece is chosen so that this error, divided by the slope of the equation,
+//! is below the tolerance (default 1e-9 rating points) for ordinary roots; every root is then
+//! checked against the bound with its own slope, and the few that fail (far in the tails,
+//! where the slope is tiny) are solved again with exact sums.
+//!
+//! # Subsampling
+//!
+//! With `subsample = N` (section 5.3), each entry is compared with the N entries nearest to it
+//! in prior rating (a contiguous window of the rating order, itself included). The window
+//! functions are differences of prefix sums over the rating order, tabulated on the same grid;
+//! the window's `C` comes from a Fenwick tree filled in rank order. The cost stays one table
+//! per contest plus O(grid piece) per entry.
+//!
+//! # The Gaussian model (Elo-MMchi)
+//!
+//! Loss and win terms are `l_j = -phi/(delta (1 - Phi))` and `v_j = phi/(delta Phi)`, which do
+//! not collapse into one function; they are tabulated as prefix sums in rank order (losses to
+//! the better blocks, wins over the worse ones), a tie as `-(p - mu_j)/delta_j^2` exactly (or
+//! half a loss and half a win). Their interpolation is verified a posteriori on sampled
+//! blocks (the tolerance is met, or the grid is refined). With subsampling the Gaussian model
+//! sums each window exactly (slower; `--subsample 0` is the fast exact mode).
+//!
+//! Places are compared by their best place `lo`: the same `lo` is a tie.
+
+use crate::numeric::cheb::{Grid, error_bound};
+use crate::numeric::normal_pdf_over_cdf;
+use crate::numeric::roots::{illinois, newton_increasing};
+use rayon::prelude::*;
+use std::f64::consts::PI;
+
+/// The performance model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// Logistic performances (Elo-MMR).
+    Logistic,
+    /// Normal performances (Elo-MMchi).
+    Gaussian,
+}
+
+/// An entry's performance prior: mean and standard deviation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prior {
+    /// Mean.
+    pub mu: f64,
+    /// Standard deviation.
+    pub delta: f64,
+}
+
+/// How to estimate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// The performance model.
+    pub model: Model,
+    /// A tie is half a win and half a loss (else a win plus a loss).
+    pub split_ties: bool,
+    /// Opponents nearest in rating to compare with; 0 = everyone.
+    pub subsample: usize,
+    /// Absolute tolerance on performances (rating points).
+    pub tolerance: f64,
+}
+
+/// Contests up to this size are solved with exact sums throughout.
+const DIRECT_MAX: usize = 256;
+
+/// Every entry's performance, in input order. `places[i]` is entry i's place range.
+pub fn performances(priors: &[Prior], places: &[(u32, u32)], settings: &Settings) -> Vec<f64> {
+    let c = Contest::new(priors, places, settings);
+    if c.n == 0 {
+        return Vec::new();
+    }
+    match (settings.model, c.windowed()) {
+        _ if c.n <= DIRECT_MAX => c.all_direct(),
+        (Model::Logistic, false) => c.logistic_exact_tabulated(),
+        (Model::Logistic, true) => c.logistic_windows_tabulated(),
+        (Model::Gaussian, false) => c.gaussian_exact_tabulated(),
+        (Model::Gaussian, true) => c.all_direct(),
+    }
+}
+
+/// Where opponent j stands relative to the entry being solved.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rel {
+    Better,
+    Tie,
+    Worse,
+}
+
+struct Contest<'a> {
+    priors: &'a [Prior],
+    set: &'a Settings,
+    n: usize,
+    lo: Vec<u32>,
+    /// Entries in rank order (by lo; ties by rating position).
+    by_rank: Vec<u32>,
+    /// Blocks as ranges of `by_rank`.
+    blocks: Vec<(usize, usize)>,
+    /// Block of each entry.
+    block_of: Vec<u32>,
+    /// Entries by prior mean (stable).
+    by_rating: Vec<u32>,
+    /// Position of each entry in `by_rating`.
+    pos: Vec<u32>,
+    /// Logistic slopes `pi / (sqrt 3 delta)`.
+    s: Vec<f64>,
+    /// Window size (n when not subsampling).
+    window: usize,
+}
+
+impl<'a> Contest<'a> {
+    fn new(priors: &'a [Prior], places: &[(u32, u32)], set: &'a Settings) -> Self {
+        let n = priors.len();
+        let lo: Vec<u32> = places.iter().map(|p| p.0).collect();
+        let mut by_rating: Vec<u32> = (0..n as u32).collect();
+        by_rating.sort_by(|&a, &b| priors[a as usize].mu.total_cmp(&priors[b as usize].mu));
+        let mut pos = vec![0u32; n];
+        for (k, &e) in by_rating.iter().enumerate() {
+            pos[e as usize] = k as u32;
+        }
+        let mut by_rank: Vec<u32> = (0..n as u32).collect();
+        by_rank.sort_by_key(|&e| (lo[e as usize], pos[e as usize]));
+        let mut blocks = Vec::new();
+        let mut block_of = vec![0u32; n];
+        let mut start = 0;
+        while start < n {
+            let l = lo[by_rank[start] as usize];
+            let mut end = start + 1;
+            while end < n && lo[by_rank[end] as usize] == l {
+                end += 1;
+            }
+            for &e in &by_rank[start..end] {
+                block_of[e as usize] = blocks.len() as u32;
+            }
+            blocks.push((start, end));
+            start = end;
+        }
+        let s = priors
+            .iter()
+            .map(|p| PI / (3f64.sqrt() * p.delta))
+            .collect();
+        let window = if set.subsample == 0 {
+            n
+        } else {
+            set.subsample.min(n)
+        };
+        Self {
+            priors,
+            set,
+            n,
+            lo,
+            by_rank,
+            blocks,
+            block_of,
+            by_rating,
+            pos,
+            s,
+            window,
+        }
+    }
+
+    fn windowed(&self) -> bool {
+        self.window < self.n
+    }
+
+    fn kappa(&self) -> f64 {
+        if self.set.split_ties { 0.0 } else { 1.0 }
+    }
+
+    /// The window of entry e as a range of rating positions.
+    fn window_of(&self, e: usize) -> (usize, usize) {
+        if !self.windowed() {
+            return (0, self.n);
+        }
+        let half = self.window / 2;
+        let a = (self.pos[e] as usize)
+            .saturating_sub(half)
+            .min(self.n - self.window);
+        (a, a + self.window)
+    }
+
+    fn rel(&self, my_lo: u32, j: usize) -> Rel {
+        let l = self.lo[j];
+        if l < my_lo {
+            Rel::Better
+        } else if l > my_lo {
+            Rel::Worse
+        } else {
+            Rel::Tie
+        }
+    }
+
+    // ------------------------------------------------------------------ exact sums
+
+    /// `(g, g')` of the increasing equation of an entry placed at `my_lo` against the
+    /// opponents `js`, at p.
+    fn direct_eval(&self, my_lo: u32, js: &[u32], p: f64) -> (f64, f64) {
+        let (mut g, mut d) = (0.0, 0.0);
+        match self.set.model {
+            Model::Logistic => {
+                let kappa = self.kappa();
+                for &j in js {
+                    let j = j as usize;
+                    let s = self.s[j];
+                    let t = tanh((p - self.priors[j].mu) * 0.5 * s);
+                    let (v, dv) = (s * t, 0.5 * s * s * (1.0 - t * t));
+                    match self.rel(my_lo, j) {
+                        Rel::Better => {
+                            g += v + s;
+                            d += dv;
+                        }
+                        Rel::Worse => {
+                            g += v - s;
+                            d += dv;
+                        }
+                        Rel::Tie => {
+                            g += (1.0 + kappa) * v;
+                            d += (1.0 + kappa) * dv;
+                        }
+                    }
+                }
+            }
+            Model::Gaussian => {
+                for &j in js {
+                    let j = j as usize;
+                    let Prior { mu, delta } = self.priors[j];
+                    let z = (p - mu) / delta;
+                    let (lv, ld) = minus_loss(z, delta);
+                    let (wv, wd) = minus_win(z, delta);
+                    match self.rel(my_lo, j) {
+                        Rel::Better => {
+                            g += lv;
+                            d += ld;
+                        }
+                        Rel::Worse => {
+                            g += wv;
+                            d += wd;
+                        }
+                        Rel::Tie if self.set.split_ties => {
+                            g += 0.5 * (lv + wv);
+                            d += 0.5 * (ld + wd);
+                        }
+                        Rel::Tie => {
+                            g += z / delta;
+                            d += 1.0 / (delta * delta);
+                        }
+                    }
+                }
+            }
+        }
+        (g, d)
+    }
+
+    /// The opponents of entry e (its window in rating order, or everyone).
+    fn opponents(&self, e: usize) -> &[u32] {
+        let (a, b) = self.window_of(e);
+        &self.by_rating[a..b]
+    }
+
+    /// Solves entry e with exact sums.
+    fn direct(&self, e: usize) -> f64 {
+        let my_lo = self.lo[e];
+        let js = self.opponents(e);
+        let mu = self.priors[e].mu;
+        let spread = self.priors[e].delta;
+        newton_increasing(
+            |p| self.direct_eval(my_lo, js, p),
+            mu - spread,
+            mu + spread,
+            self.tol(),
+        )
+    }
+
+    /// Refines an interpolated root of entry e with exact sums: Newton steps from `estimate`
+    /// (already within the interpolation error, so one or two steps reach the tolerance);
+    /// a full search if that does not settle.
+    fn polish(&self, e: usize, estimate: f64) -> f64 {
+        let my_lo = self.lo[e];
+        let js = self.opponents(e);
+        let mut x = estimate;
+        for _ in 0..3 {
+            let (g, d) = self.direct_eval(my_lo, js, x);
+            if !(d > 0.0) {
+                break;
+            }
+            let step = g / d;
+            x -= step;
+            if step.abs() <= self.tol() {
+                return x;
+            }
+        }
+        self.direct(e)
+    }
+
+    fn tol(&self) -> f64 {
+        self.set.tolerance.min(1e-9)
+    }
+
+    /// Every entry with exact sums (members of a block share the root when not subsampling).
+    fn all_direct(&self) -> Vec<f64> {
+        if self.windowed() {
+            return (0..self.n)
+                .into_par_iter()
+                .map(|e| self.direct(e))
+                .collect();
+        }
+        let roots: Vec<f64> = self
+            .blocks
+            .par_iter()
+            .map(|&(a, _)| self.direct(self.by_rank[a] as usize))
+            .collect();
+        (0..self.n)
+            .map(|e| roots[self.block_of[e] as usize])
+            .collect()
+    }
+
+    // ------------------------------------------------------------------ grids
+
+    /// Chooses pieces and nodes for `[lo, hi]` so that a function analytic and bounded by
+    /// `bound` in the strip `|Im p| < strip` interpolates within `target`, at the least cost
+    /// of `terms` table entries per node plus `roots` searches over one piece.
+    fn grid(
+        lo: f64,
+        hi: f64,
+        strip: f64,
+        bound: f64,
+        target: f64,
+        terms: usize,
+        roots: usize,
+    ) -> Grid {
+        let len = (hi - lo).max(1e-9);
+        let mut best: Option<(f64, usize, usize)> = None;
+        for ratio in [0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.5] {
+            let r = strip / ratio;
+            let pieces = ((len / (2.0 * r)).ceil() as usize).max(1);
+            let half = len / (2.0 * pieces as f64);
+            let Some(m) = (4..=96).find(|&m| error_bound(half, m, strip, bound) <= target) else {
+                continue;
+            };
+            let nodes = pieces * (m - 1) + 1;
+            let cost = (nodes * terms) as f64 + (roots * m * 12) as f64;
+            if best.is_none_or(|b| cost < b.0) {
+                best = Some((cost, pieces, m));
+            }
+        }
+        let (_, pieces, m) = best.unwrap_or((0.0, ((len / strip).ceil() as usize).max(1), 96));
+        // A little room so that the extreme roots lie strictly inside.
+        let pad = len * 1e-9 + 1e-6;
+        Grid::new(lo - pad, hi + pad, pieces, m)
+    }
+
+    /// Finds the piece where the increasing `f` (given at the boundary nodes through
+    /// `at_boundary`) changes sign; `None` if it does not within the grid.
+    fn piece_of(grid: &Grid, at_boundary: impl Fn(usize) -> f64) -> Option<usize> {
+        let pieces = grid.pieces();
+        if at_boundary(0) > 0.0 || at_boundary(pieces) < 0.0 {
+            return None;
+        }
+        let (mut a, mut b) = (0, pieces);
+        while b - a > 1 {
+            let mid = (a + b) / 2;
+            if at_boundary(mid) <= 0.0 {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        Some(a)
+    }
+
+    /// Root of `interp(x) + exact(x)` in piece q of the grid, with interpolated node values
+    /// `values` (f at the piece's nodes, exact part included); returns the root and an
+    /// estimate of the slope there.
+    fn solve_piece(
+        &self,
+        grid: &Grid,
+        q: usize,
+        values: &[f64],
+        exact: impl Fn(f64) -> f64,
+    ) -> (f64, f64) {
+        let r = grid.piece_nodes(q);
+        let nodes = &grid.nodes()[r];
+        // Interpolate the table part only: subtract the exact part at the nodes first.
+        let table: Vec<f64> = values
+            .iter()
+            .zip(nodes)
+            .map(|(v, &x)| v - exact(x))
+            .collect();
+        let f = |x: f64| grid.eval(q, &table, x) + exact(x);
+        let (a, b) = (nodes[0], nodes[nodes.len() - 1]);
+        let root = illinois(
+            f,
+            a,
+            values[0],
+            b,
+            values[values.len() - 1],
+            self.tol() * 0.1,
+        );
+        let h = (b - a) * 1e-4;
+        let slope = (f(root + h) - f(root - h)) / (2.0 * h);
+        (root, slope)
+    }
+
+    // ------------------------------------------------------------------ logistic, exact
+
+    /// The common function F at x: sum of s_j tanh((x - mu_j) s_j / 2) over everyone.
+    fn big_f(&self, x: f64) -> f64 {
+        (0..self.n)
+            .map(|j| self.s[j] * tanh((x - self.priors[j].mu) * 0.5 * self.s[j]))
+            .sum()
+    }
+
+    fn logistic_exact_tabulated(&self) -> Vec<f64> {
+        let kappa = self.kappa();
+        // C_b = (weight placed worse) - (weight placed better), from prefix sums in rank order.
+        let mut prefix = vec![0.0; self.n + 1];
+        for (k, &e) in self.by_rank.iter().enumerate() {
+            prefix[k + 1] = prefix[k] + self.s[e as usize];
+        }
+        let total = prefix[self.n];
+        let c_of = |(a, b): (usize, usize)| (total - prefix[b]) - prefix[a];
+        // Roots are monotone in rank (theorem 5.2): the extreme blocks bound them all.
+        let first = self.by_rank[self.blocks[0].0] as usize;
+        let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
+        let (top, bottom) = (self.direct(first), self.direct(last));
+        if self.blocks.len() == 1 || !(top > bottom) {
+            return self.all_direct();
+        }
+        let s_max = self.s.iter().cloned().fold(0.0, f64::max);
+        let strip = PI / (2.0 * s_max);
+        // Typical slope: F' at the quartiles of the root range.
+        let slope_at = |x: f64| -> f64 {
+            (0..self.n)
+                .map(|j| {
+                    let t = tanh((x - self.priors[j].mu) * 0.5 * self.s[j]);
+                    0.5 * self.s[j] * self.s[j] * (1.0 - t * t)
+                })
+                .sum()
+        };
+        let typical = [0.25, 0.5, 0.75]
+            .iter()
+            .map(|f| slope_at(bottom + f * (top - bottom)))
+            .fold(f64::INFINITY, f64::min);
+        let target = self.tol() * typical * 0.5;
+        let grid = Self::grid(bottom, top, strip, total, target, self.n, self.blocks.len());
+        let bound = error_bound(grid.half_width(), grid.m(), strip, total);
+        let table: Vec<f64> = grid.nodes().par_iter().map(|&x| self.big_f(x)).collect();
+        let roots: Vec<f64> = self
+            .blocks
+            .par_iter()
+            .map(|&(a, b)| {
+                let members = &self.by_rank[a..b];
+                let c = c_of((a, b));
+                let g = |x: f64| -> f64 {
+                    kappa
+                        * members
+                            .iter()
+                            .map(|&j| {
+                                let j = j as usize;
+                                self.s[j] * tanh((x - self.priors[j].mu) * 0.5 * self.s[j])
+                            })
+                            .sum::<f64>()
+                        - c
+                };
+                let at = |k: usize| table[k] + g(grid.nodes()[k]);
+                let Some(q) = Self::piece_of(&grid, |q| at(grid.boundary(q))) else {
+                    return self.direct(members[0] as usize);
+                };
+                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
+                let (root, slope) = self.solve_piece(&grid, q, &values, g);
+                if slope > 0.0 && bound / slope <= self.tol() {
+                    root
+                } else {
+                    self.polish(members[0] as usize, root)
+                }
+            })
+            .collect();
+        (0..self.n)
+            .map(|e| roots[self.block_of[e] as usize])
+            .collect()
+    }
+
+    // ------------------------------------------------------------------ logistic, windows
+
+    fn logistic_windows_tabulated(&self) -> Vec<f64> {
+        let n = self.n;
+        let kappa = self.kappa();
+        // Scalars: weight prefix in rating order and in rank order (slots).
+        let mut w_rating = vec![0.0; n + 1];
+        for (k, &e) in self.by_rating.iter().enumerate() {
+            w_rating[k + 1] = w_rating[k] + self.s[e as usize];
+        }
+        let mut w_slot = vec![0.0; n + 1];
+        for (k, &e) in self.by_rank.iter().enumerate() {
+            w_slot[k + 1] = w_slot[k] + self.s[e as usize];
+        }
+        // The tie block's members within a window: a range of slots (members sorted by
+        // rating position).
+        let slot_range = |e: usize, (a, b): (usize, usize)| -> (usize, usize) {
+            let (bs, be) = self.blocks[self.block_of[e] as usize];
+            let members = &self.by_rank[bs..be];
+            let t1 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < a);
+            let t2 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < b);
+            (t1, t2)
+        };
+        // C per entry: a Fenwick tree over rating positions holds the better-placed weights.
+        let mut c = vec![0.0; n];
+        let mut fenwick = Fenwick::new(n);
+        for &(bs, be) in &self.blocks {
+            for &e in &self.by_rank[bs..be] {
+                let e = e as usize;
+                let (a, b) = self.window_of(e);
+                let better = fenwick.range(a, b);
+                let (t1, t2) = slot_range(e, (a, b));
+                let tie = w_slot[t2] - w_slot[t1];
+                let worse = (w_rating[b] - w_rating[a]) - better - tie;
+                c[e] = worse - better;
+            }
+            for &e in &self.by_rank[bs..be] {
+                fenwick.add(self.pos[e as usize] as usize, self.s[e as usize]);
+            }
+        }
+        // The grid: wide enough for any window's root.
+        let s_max = self.s.iter().cloned().fold(0.0, f64::max);
+        let s_min = self.s.iter().cloned().fold(f64::INFINITY, f64::min);
+        let total = w_rating[n];
+        let reach = 2.0 / s_min * (1.0 - (s_min / total).min(0.5)).atanh();
+        let lo = self.priors[self.by_rating[0] as usize].mu - reach;
+        let hi = self.priors[self.by_rating[n - 1] as usize].mu + reach;
+        let strip = PI / (2.0 * s_max);
+        // Window weights (sampled): the smallest sets the typical slope, the largest the bound
+        // (|F_S + kappa G| <= (1 + kappa) W_S in the strip).
+        let (w_small, w_large) =
+            (0..n)
+                .step_by((n / 64).max(1))
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), e| {
+                    let (a, b) = self.window_of(e);
+                    let w = w_rating[b] - w_rating[a];
+                    (lo.min(w), hi.max(w))
+                });
+        let typical = w_small * s_min / 16.0;
+        let bound_weight = (1.0 + kappa) * w_large;
+        let grid = Self::grid(
+            lo,
+            hi,
+            strip,
+            bound_weight,
+            self.tol() * typical * 0.5,
+            2 * n,
+            n,
+        );
+        let bound = error_bound(grid.half_width(), grid.m(), strip, bound_weight);
+        let k = grid.nodes().len();
+        // Every entry's node values once, then prefix sums over the rating order (F) and over
+        // the rank order (G, for the tie blocks).
+        let mut values = vec![0.0; n * k];
+        values.par_chunks_mut(k).enumerate().for_each(|(e, row)| {
+            let (mu, s) = (self.priors[e].mu, self.s[e]);
+            for (v, &x) in row.iter_mut().zip(grid.nodes()) {
+                *v = s * tanh((x - mu) * 0.5 * s);
+            }
+        });
+        let pf = prefix_rows(&self.by_rating, &values, k);
+        let pg = prefix_rows(&self.by_rank, &values, k);
+        drop(values);
+        (0..n)
+            .into_par_iter()
+            .map(|e| {
+                let (a, b) = self.window_of(e);
+                let (t1, t2) = slot_range(e, (a, b));
+                let at = |j: usize| {
+                    (pf[b * k + j] - pf[a * k + j]) + kappa * (pg[t2 * k + j] - pg[t1 * k + j])
+                        - c[e]
+                };
+                let Some(q) = Self::piece_of(&grid, |q| at(grid.boundary(q))) else {
+                    return self.direct(e);
+                };
+                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
+                let (root, slope) = self.solve_piece(&grid, q, &values, |_| 0.0);
+                if slope > 0.0 && bound / slope <= self.tol() {
+                    root
+                } else {
+                    self.polish(e, root)
+                }
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------------ Gaussian, exact
+
+    fn gaussian_exact_tabulated(&self) -> Vec<f64> {
+        let n = self.n;
+        let first = self.by_rank[self.blocks[0].0] as usize;
+        let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
+        let (top, bottom) = (self.direct(first), self.direct(last));
+        if self.blocks.len() == 1 || !(top > bottom) {
+            return self.all_direct();
+        }
+        let d_min = self
+            .priors
+            .iter()
+            .map(|p| p.delta)
+            .fold(f64::INFINITY, f64::min);
+        let weight: f64 = self.priors.iter().map(|p| 1.0 / p.delta).sum();
+        let mut refine = 1.0;
+        loop {
+            // The strip and bound are heuristic for the normal hazards; the result is checked
+            // below against exact sums on sampled blocks, and the grid refined if needed.
+            let strip = 0.75 * d_min / refine;
+            let target = self.tol() * weight / d_min * 1e-3;
+            let grid = Self::grid(
+                bottom,
+                top,
+                strip,
+                4.0 * weight,
+                target,
+                2 * n,
+                self.blocks.len(),
+            );
+            let roots = self.gaussian_on_grid(&grid);
+            let samples: Vec<usize> = (0..16).map(|i| i * (self.blocks.len() - 1) / 15).collect();
+            let worst = samples
+                .par_iter()
+                .map(|&b| {
+                    let e = self.by_rank[self.blocks[b].0] as usize;
+                    let p = roots[b];
+                    let (g, d) = self.direct_eval(self.lo[e], self.opponents(e), p);
+                    (g / d).abs()
+                })
+                .reduce(|| 0.0, f64::max);
+            if worst <= self.tol() * 10.0 || refine >= 8.0 {
+                return (0..n).map(|e| roots[self.block_of[e] as usize]).collect();
+            }
+            refine *= 2.0;
+        }
+    }
+
+    /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`.
+    fn gaussian_on_grid(&self, grid: &Grid) -> Vec<f64> {
+        let n = self.n;
+        let split = self.set.split_ties;
+        // Prefix sums in rank order of -l_j and -v_j at every node.
+        let k = grid.nodes().len();
+        let mut loss = vec![0.0; n * k];
+        let mut win = vec![0.0; n * k];
+        loss.par_chunks_mut(k)
+            .zip(win.par_chunks_mut(k))
+            .enumerate()
+            .for_each(|(e, (lr, wr))| {
+                let Prior { mu, delta } = self.priors[e];
+                for ((l, w), &x) in lr.iter_mut().zip(wr.iter_mut()).zip(grid.nodes()) {
+                    let z = (x - mu) / delta;
+                    *l = minus_loss(z, delta).0;
+                    *w = minus_win(z, delta).0;
+                }
+            });
+        let lp = prefix_rows(&self.by_rank, &loss, k);
+        drop(loss);
+        let vp = prefix_rows(&self.by_rank, &win, k);
+        drop(win);
+        self.blocks
+            .par_iter()
+            .map(|&(a, b)| {
+                let members = &self.by_rank[a..b];
+                let exact = |x: f64| -> f64 {
+                    if split {
+                        0.0
+                    } else {
+                        members
+                            .iter()
+                            .map(|&j| {
+                                let p = self.priors[j as usize];
+                                (x - p.mu) / (p.delta * p.delta)
+                            })
+                            .sum()
+                    }
+                };
+                let at = |j: usize| {
+                    let row = |i: usize| i * k + j;
+                    let mut v = lp[row(a)] + (vp[row(n)] - vp[row(b)]);
+                    if split {
+                        v += 0.5 * ((lp[row(b)] - lp[row(a)]) + (vp[row(b)] - vp[row(a)]));
+                    }
+                    v + exact(grid.nodes()[j])
+                };
+                let Some(q) = Self::piece_of(grid, |q| at(grid.boundary(q))) else {
+                    return self.direct(members[0] as usize);
+                };
+                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
+                self.solve_piece(grid, q, &values, exact).0
+            })
+            .collect()
+    }
+}
+
+/// `tanh(x)` through one `expm1` (a fraction of the cost of the library's tanh, same absolute
+/// accuracy); beyond |x| = 20 it is 1 to the last bit.
+#[inline]
+pub fn tanh(x: f64) -> f64 {
+    let e = (2.0 * x.clamp(-20.0, 20.0)).exp_m1();
+    e / (e + 2.0)
+}
+
+/// Row-major prefix sums of node values over `order`: row i (of n + 1) holds the sums over
+/// the first i entries of `order`, at each of the `k` nodes. `values` is row-major too (one
+/// row of k node values per entry, by entry id). Chunks of fixed size are summed in parallel
+/// and then offset, so the result does not depend on the number of threads.
+fn prefix_rows(order: &[u32], values: &[f64], k: usize) -> Vec<f64> {
+    const CHUNK: usize = 256;
+    let n = order.len();
+    let mut table = vec![0.0; (n + 1) * k];
+    // Pass 1: local prefix sums within each chunk (rows 1..=n).
+    table[k..]
+        .par_chunks_mut(CHUNK * k)
+        .zip(order.par_chunks(CHUNK))
+        .for_each(|(rows, entries)| {
+            let mut acc = vec![0.0; k];
+            for (row, &e) in rows.chunks_mut(k).zip(entries) {
+                let v = &values[e as usize * k..(e as usize + 1) * k];
+                for ((r, a), x) in row.iter_mut().zip(acc.iter_mut()).zip(v) {
+                    *a += x;
+                    *r = *a;
+                }
+            }
+        });
+    // Pass 2: each chunk's offset is the previous chunk's last row; computed in order.
+    let chunks = n.div_ceil(CHUNK);
+    let mut offsets = vec![0.0; chunks * k];
+    for c in 1..chunks {
+        let last_row = c * CHUNK; // row index of the previous chunk's last entry
+        let (done, todo) = offsets.split_at_mut(c * k);
+        let prev = &done[(c - 1) * k..];
+        for ((o, p), t) in todo[..k]
+            .iter_mut()
+            .zip(prev)
+            .zip(&table[last_row * k..(last_row + 1) * k])
+        {
+            *o = p + t;
+        }
+    }
+    table[k..]
+        .par_chunks_mut(CHUNK * k)
+        .zip(offsets.par_chunks(k))
+        .for_each(|(rows, off)| {
+            for row in rows.chunks_mut(k) {
+                for (r, o) in row.iter_mut().zip(off) {
+                    *r += o;
+                }
+            }
+        });
+    table
+}
+
+/// Minus the loss term against a normal opponent and its derivative, at z = (p - mu)/delta:
+/// `-l = phi(z) / (delta (1 - Phi(z)))`.
+#[inline]
+fn minus_loss(z: f64, delta: f64) -> (f64, f64) {
+    let r = normal_pdf_over_cdf(-z);
+    (r / delta, (r * r - z * r) / (delta * delta))
+}
+
+/// Minus the win term and its derivative: `-v = -phi(z) / (delta Phi(z))`.
+#[inline]
+fn minus_win(z: f64, delta: f64) -> (f64, f64) {
+    let r = normal_pdf_over_cdf(z);
+    (-r / delta, (z * r + r * r) / (delta * delta))
+}
+
+/// A Fenwick tree of sums over positions.
+struct Fenwick(Vec<f64>);
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Self(vec![0.0; n + 1])
+    }
+    fn add(&mut self, i: usize, v: f64) {
+        let mut i = i + 1;
+        while i < self.0.len() {
+            self.0[i] += v;
+            i += i & i.wrapping_neg();
+        }
+    }
+    /// Sum over positions < i.
+    fn prefix(&self, mut i: usize) -> f64 {
+        let mut s = 0.0;
+        while i > 0 {
+            s += self.0[i];
+            i -= i & i.wrapping_neg();
+        }
+        s
+    }
+    fn range(&self, a: usize, b: usize) -> f64 {
+        self.prefix(b) - self.prefix(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::roots::bisect;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// A contest of n entries with random priors and places with ties.
+    fn contest(n: usize, seed: u64) -> (Vec<Prior>, Vec<(u32, u32)>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let priors: Vec<Prior> = (0..n)
+            .map(|_| Prior {
+                mu: 1500.0 + rng.random_range(-900.0..900.0),
+                delta: 200.0 + rng.random_range(0.0..250.0),
+            })
+            .collect();
+        // Scores with many ties (as in programming contests), ranked by score.
+        let scores: Vec<u32> = (0..n)
+            .map(|_| rng.random_range(0..(n as u32 / 3).max(2)))
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        let mut places = vec![(0, 0); n];
+        let mut i = 0;
+        while i < n {
+            let mut j = i;
+            while j < n && scores[order[j]] == scores[order[i]] {
+                j += 1;
+            }
+            for &e in &order[i..j] {
+                places[e] = (i as u32, j as u32 - 1);
+            }
+            i = j;
+        }
+        (priors, places)
+    }
+
+    fn settings(model: Model, split_ties: bool, subsample: usize) -> Settings {
+        Settings {
+            model,
+            split_ties,
+            subsample,
+            tolerance: 1e-9,
+        }
+    }
+
+    /// Each entry's root (every `step`-th entry) by plain bisection of the exact equation.
+    fn bisected(
+        priors: &[Prior],
+        places: &[(u32, u32)],
+        set: &Settings,
+        step: usize,
+    ) -> Vec<(usize, f64)> {
+        let c = Contest::new(priors, places, set);
+        (0..priors.len())
+            .step_by(step)
+            .map(|e| {
+                let js = c.opponents(e);
+                (
+                    e,
+                    bisect(
+                        |p| c.direct_eval(c.lo[e], js, p).0,
+                        -20_000.0,
+                        20_000.0,
+                        1e-11,
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    fn assert_close(got: &[f64], want: &[(usize, f64)], tol: f64) {
+        for &(i, w) in want {
+            assert!((got[i] - w).abs() <= tol, "entry {i}: {} vs {w}", got[i]);
+        }
+    }
+
+    #[test]
+    fn two_equal_newcomers_meet_at_atanh_one_third() {
+        // A beats B, same prior: 2 s t + s t - s = 0, so t = 1/3 and
+        // p = mu + (2/s) atanh(1/3) with s = pi / (sqrt 3 delta).
+        let priors = [Prior {
+            mu: 1500.0,
+            delta: 400.0,
+        }; 2];
+        let p = performances(
+            &priors,
+            &[(0, 0), (1, 1)],
+            &settings(Model::Logistic, false, 0),
+        );
+        let s = PI / (3f64.sqrt() * 400.0);
+        let want = 1500.0 + 2.0 / s * (1.0f64 / 3.0).atanh();
+        assert!((p[0] - want).abs() < 1e-9 && (p[1] - (3000.0 - want)).abs() < 1e-9);
+        // With split ties the self-tie counts once: 2 s t - s = 0, t = 1/2.
+        let p = performances(
+            &priors,
+            &[(0, 0), (1, 1)],
+            &settings(Model::Logistic, true, 0),
+        );
+        assert!((p[0] - (1500.0 + 2.0 / s * 0.5f64.atanh())).abs() < 1e-9);
+    }
+
+    #[test]
+    fn roots_agree_with_bisection_to_1e9_small_and_large_both_models() {
+        for (n, model, split) in [
+            (40, Model::Logistic, false),
+            (40, Model::Gaussian, false),
+            (40, Model::Gaussian, true),
+            (600, Model::Logistic, false),
+            (600, Model::Logistic, true),
+            (500, Model::Gaussian, false),
+            (500, Model::Gaussian, true),
+        ] {
+            // Above 256 entries the tabulated path runs; every 7th entry is checked.
+            let (priors, places) = contest(n, n as u64);
+            let set = settings(model, split, 0);
+            let got = performances(&priors, &places, &set);
+            let want = bisected(&priors, &places, &set, if n > 256 { 7 } else { 1 });
+            assert_close(&got, &want, 1e-9);
+        }
+    }
+
+    #[test]
+    fn subsampled_windows_agree_with_exact_sums_over_the_windows() {
+        for split in [false, true] {
+            let (priors, places) = contest(900, 7);
+            let set = settings(Model::Logistic, split, 300);
+            let got = performances(&priors, &places, &set);
+            let want = bisected(&priors, &places, &set, 5);
+            assert_close(&got, &want, 1e-9);
+        }
+        let (priors, places) = contest(300, 8);
+        let set = settings(Model::Gaussian, false, 100);
+        assert_close(
+            &performances(&priors, &places, &set),
+            &bisected(&priors, &places, &set, 5),
+            1e-9,
+        );
+    }
+
+    #[test]
+    fn tie_blocks_share_one_root_and_better_places_perform_better() {
+        let (priors, places) = contest(600, 3);
+        let p = performances(&priors, &places, &settings(Model::Logistic, false, 0));
+        for i in 0..600 {
+            for j in 0..600 {
+                if places[i].0 == places[j].0 {
+                    assert_eq!(p[i], p[j]);
+                } else if places[i].0 < places[j].0 {
+                    assert!(p[i] > p[j], "theorem 5.2: {i} placed better than {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn results_do_not_depend_on_the_thread_count() {
+        let (priors, places) = contest(1500, 11);
+        for set in [
+            settings(Model::Logistic, false, 0),
+            settings(Model::Logistic, false, 500),
+            settings(Model::Gaussian, false, 0),
+        ] {
+            let run = |threads: usize| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| performances(&priors, &places, &set))
+            };
+            let (one, two) = (run(1), run(2));
+            assert!(
+                one.iter()
+                    .zip(&two)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            );
+        }
+    }
+}
