@@ -1,8 +1,8 @@
 //! Numeric helpers shared by the systems and the metrics: win probabilities, the normal
-//! distribution, root finders (`roots`) and piecewise Chebyshev interpolation (`cheb`).
+//! distribution, root finders (`roots`) and tabulation with local interpolation (`uniform`).
 
-pub mod cheb;
 pub mod roots;
+pub mod uniform;
 
 use std::f64::consts::{LN_10, PI};
 

@@ -44,10 +44,26 @@ pub fn bracket(
 /// The root of a strictly increasing `f` given as `x -> (f(x), f'(x))`, searched from the
 /// bracket hint `[lo, hi]` (widened as needed), to absolute tolerance `tol` on x.
 pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64, tol: f64) -> f64 {
-    let Some((mut lo, _, mut hi, _)) = bracket(&mut |x| f(x).0, lo, hi) else {
+    let Some((lo, _, hi, _)) = bracket(&mut |x| f(x).0, lo, hi) else {
         return f64::NAN;
     };
-    let mut x = 0.5 * (lo + hi);
+    newton_in(f, lo, hi, 0.5 * (lo + hi), tol)
+}
+
+/// The root of a strictly increasing `f` (given as `x -> (f(x), f'(x))`) known to lie in
+/// `[lo, hi]`, by Newton's method from `guess`. A step that would leave the bracket, or that
+/// would not at least halve the step before last, is replaced by bisection (the classic
+/// safeguard), so the bracket keeps shrinking. The bracket's ends are never evaluated.
+pub fn newton_in(
+    mut f: impl FnMut(f64) -> (f64, f64),
+    mut lo: f64,
+    mut hi: f64,
+    guess: f64,
+    tol: f64,
+) -> f64 {
+    let mut x = guess.clamp(lo, hi);
+    let mut step_before = hi - lo;
+    let mut step = step_before;
     for _ in 0..200 {
         let (v, d) = f(x);
         if v == 0.0 {
@@ -59,12 +75,14 @@ pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64,
             hi = x;
         }
         let newton = x - v / d;
-        let next = if d > 0.0 && newton > lo && newton < hi {
-            newton
-        } else {
-            0.5 * (lo + hi)
-        };
-        let step = (next - x).abs();
+        let bisect = d.is_nan()
+            || d <= 0.0
+            || newton <= lo
+            || newton >= hi
+            || (2.0 * v).abs() > (step_before * d).abs();
+        step_before = step;
+        let next = if bisect { 0.5 * (lo + hi) } else { newton };
+        step = (next - x).abs();
         x = next;
         if step <= tol || hi - lo <= tol {
             return x;
@@ -158,6 +176,21 @@ mod tests {
         };
         let r = newton_increasing(g, -5000.0, -4000.0, 1e-10);
         assert!(((r / 100.0).tanh() - 0.999_999).abs() < 1e-12, "{r}");
+    }
+
+    #[test]
+    fn newton_in_a_known_bracket_from_a_guess() {
+        let f = |x: f64| {
+            (
+                (x - 3.0).tanh() + 0.1 * x,
+                1.0 - (x - 3.0).tanh().powi(2) + 0.1,
+            )
+        };
+        let want = bisect(|x| f(x).0, -100.0, 100.0, 1e-13);
+        for guess in [-100.0, 0.0, 2.9, 50.0, 100.0] {
+            let r = newton_in(f, -100.0, 100.0, guess, 1e-12);
+            assert!((r - want).abs() < 1e-10, "{guess}: {r} vs {want}");
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub mod performance;
 use super::{Rating, RatingSystem, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
-use crate::numeric::roots::newton_increasing;
+use crate::numeric::roots::newton_in;
 use performance::{Model, Prior, Settings, tanh};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -306,7 +306,9 @@ impl EloMmr {
             }
             (v, d)
         };
-        newton_increasing(f, lo, hi.max(lo + 1e-9), self.p.tolerance)
+        // The root lies between the extreme centres (every term has one sign outside them),
+        // near the previous rating.
+        newton_in(f, lo, hi, pl.mu, self.p.tolerance)
     }
 
     fn settings(&self) -> Settings {

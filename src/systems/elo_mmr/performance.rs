@@ -25,14 +25,15 @@
 //!
 //! # The interpolation and its error bound
 //!
-//! `F` is tabulated at the nodes of a piecewise Chebyshev grid ([`Grid`]) spanning every root
-//! and evaluated between them by barycentric interpolation. Each `tanh` term is analytic and
-//! bounded by 1 in the strip `|Im p| <= pi / (2 s_j)`, so `|F| <= sum s_j = W` there and the
-//! interpolation error is at most `4 W rho^-(m-1) / (rho - 1)` ([`error_bound`]). The number
-//! of nodes per piece is chosen so that this error, divided by the slope of the equation,
-//! is below the tolerance (default 1e-9 rating points) for ordinary roots; every root is then
-//! checked against the bound with its own slope, and the few that fail (far in the tails,
-//! where the slope is tiny) are solved again with exact sums.
+//! `F` is tabulated on a uniform grid spanning every root ([`UniformGrid`]; the node values
+//! of each term follow from an exponential recurrence, one multiplication and one division
+//! per node) and evaluated between nodes by local Lagrange interpolation. Each `tanh` term is
+//! analytic and bounded by 1 in the strip `|Im p| <= pi / (2 s_j)`, so `|F| <= sum s_j = W`
+//! there and Cauchy's estimate bounds the interpolation error by `W C_q (h/d)^q`. The spacing
+//! is chosen so that this error, divided by the slope of the equation, is below the tolerance
+//! (default 1e-9 rating points) for ordinary roots; every root is then checked against the
+//! bound with its own slope, and the few that fail (far in the tails, where the slope is tiny)
+//! are polished with exact sums.
 //!
 //! # Subsampling
 //!
@@ -40,7 +41,7 @@
 //! in prior rating (a contiguous window of the rating order, itself included). The window
 //! functions are differences of prefix sums over the rating order, tabulated on the same grid;
 //! the window's `C` comes from a Fenwick tree filled in rank order. The cost stays one table
-//! per contest plus O(grid piece) per entry.
+//! per contest plus O(stencil) per entry.
 //!
 //! # The Gaussian model (Elo-MMchi)
 //!
@@ -53,9 +54,9 @@
 //!
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
-use crate::numeric::cheb::{Grid, error_bound};
 use crate::numeric::normal_pdf_over_cdf;
 use crate::numeric::roots::{illinois, newton_increasing};
+use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
 use rayon::prelude::*;
 use std::f64::consts::PI;
 
@@ -309,7 +310,7 @@ impl<'a> Contest<'a> {
         let mut x = estimate;
         for _ in 0..3 {
             let (g, d) = self.direct_eval(my_lo, js, x);
-            if !(d > 0.0) {
+            if d.is_nan() || d <= 0.0 {
                 break;
             }
             let step = g / d;
@@ -345,9 +346,9 @@ impl<'a> Contest<'a> {
 
     // ------------------------------------------------------------------ grids
 
-    /// Chooses pieces and nodes for `[lo, hi]` so that a function analytic and bounded by
-    /// `bound` in the strip `|Im p| < strip` interpolates within `target`, at the least cost
-    /// of `terms` table entries per node plus `roots` searches over one piece.
+    /// A uniform grid on `[lo, hi]` fine enough that a function analytic and bounded by
+    /// `bound` in the strip `|Im p| < strip` interpolates within `target`; the stencil size is
+    /// chosen for the least cost of `terms` table entries per node plus `roots` searches.
     fn grid(
         lo: f64,
         hi: f64,
@@ -356,39 +357,32 @@ impl<'a> Contest<'a> {
         target: f64,
         terms: usize,
         roots: usize,
-    ) -> Grid {
-        let len = (hi - lo).max(1e-9);
-        let mut best: Option<(f64, usize, usize)> = None;
-        for ratio in [0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.5] {
-            let r = strip / ratio;
-            let pieces = ((len / (2.0 * r)).ceil() as usize).max(1);
-            let half = len / (2.0 * pieces as f64);
-            let Some(m) = (4..=96).find(|&m| error_bound(half, m, strip, bound) <= target) else {
-                continue;
-            };
-            let nodes = pieces * (m - 1) + 1;
-            let cost = (nodes * terms) as f64 + (roots * m * 12) as f64;
+    ) -> UniformGrid {
+        let len = (hi - lo).max(1e-6);
+        let pad = len * 1e-9 + 1e-6;
+        let mut best: Option<(f64, usize, f64)> = None;
+        for q in [8, 12, 16, 20, 24] {
+            let h = UniformGrid::spacing_for(q, strip, bound, target).min(len);
+            let nodes = len / h + q as f64;
+            let cost = nodes * terms as f64 + (roots * q * 12) as f64;
             if best.is_none_or(|b| cost < b.0) {
-                best = Some((cost, pieces, m));
+                best = Some((cost, q, h));
             }
         }
-        let (_, pieces, m) = best.unwrap_or((0.0, ((len / strip).ceil() as usize).max(1), 96));
-        // A little room so that the extreme roots lie strictly inside.
-        let pad = len * 1e-9 + 1e-6;
-        Grid::new(lo - pad, hi + pad, pieces, m)
+        let (_, q, h) = best.expect("some stencil");
+        UniformGrid::new(lo - pad, hi + pad, h, q)
     }
 
-    /// Finds the piece where the increasing `f` (given at the boundary nodes through
-    /// `at_boundary`) changes sign; `None` if it does not within the grid.
-    fn piece_of(grid: &Grid, at_boundary: impl Fn(usize) -> f64) -> Option<usize> {
-        let pieces = grid.pieces();
-        if at_boundary(0) > 0.0 || at_boundary(pieces) < 0.0 {
+    /// The cell `k` (nodes k, k+1) where the increasing node values `at(k)` change sign;
+    /// `None` if they do not within the grid.
+    fn cell_of(grid: &UniformGrid, at: impl Fn(usize) -> f64) -> Option<usize> {
+        let (mut a, mut b) = grid.inner();
+        if at(a) > 0.0 || at(b) < 0.0 {
             return None;
         }
-        let (mut a, mut b) = (0, pieces);
         while b - a > 1 {
             let mid = (a + b) / 2;
-            if at_boundary(mid) <= 0.0 {
+            if at(mid) <= 0.0 {
                 a = mid;
             } else {
                 b = mid;
@@ -397,47 +391,25 @@ impl<'a> Contest<'a> {
         Some(a)
     }
 
-    /// Root of `interp(x) + exact(x)` in piece q of the grid, with interpolated node values
-    /// `values` (f at the piece's nodes, exact part included); returns the root and an
-    /// estimate of the slope there.
-    fn solve_piece(
+    /// Root in cell k of `interpolated table(·) + exact(x)`, where the table part is known at
+    /// the nodes; returns it with the slope there.
+    fn solve_cell(
         &self,
-        grid: &Grid,
-        q: usize,
-        values: &[f64],
+        grid: &UniformGrid,
+        k: usize,
+        table: impl Fn(usize) -> f64,
         exact: impl Fn(f64) -> f64,
     ) -> (f64, f64) {
-        let r = grid.piece_nodes(q);
-        let nodes = &grid.nodes()[r];
-        // Interpolate the table part only: subtract the exact part at the nodes first.
-        let table: Vec<f64> = values
-            .iter()
-            .zip(nodes)
-            .map(|(v, &x)| v - exact(x))
-            .collect();
-        let f = |x: f64| grid.eval(q, &table, x) + exact(x);
-        let (a, b) = (nodes[0], nodes[nodes.len() - 1]);
-        let root = illinois(
-            f,
-            a,
-            values[0],
-            b,
-            values[values.len() - 1],
-            self.tol() * 0.1,
-        );
-        let h = (b - a) * 1e-4;
+        let f = |x: f64| grid.eval(x, &table) + exact(x);
+        let (a, b) = (grid.x(k), grid.x(k + 1));
+        let (fa, fb) = (table(k) + exact(a), table(k + 1) + exact(b));
+        let root = illinois(f, a, fa, b, fb, self.tol() * 0.1);
+        let h = grid.h() * 1e-3;
         let slope = (f(root + h) - f(root - h)) / (2.0 * h);
         (root, slope)
     }
 
     // ------------------------------------------------------------------ logistic, exact
-
-    /// The common function F at x: sum of s_j tanh((x - mu_j) s_j / 2) over everyone.
-    fn big_f(&self, x: f64) -> f64 {
-        (0..self.n)
-            .map(|j| self.s[j] * tanh((x - self.priors[j].mu) * 0.5 * self.s[j]))
-            .sum()
-    }
 
     fn logistic_exact_tabulated(&self) -> Vec<f64> {
         let kappa = self.kappa();
@@ -452,28 +424,26 @@ impl<'a> Contest<'a> {
         let first = self.by_rank[self.blocks[0].0] as usize;
         let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
         let (top, bottom) = (self.direct(first), self.direct(last));
-        if self.blocks.len() == 1 || !(top > bottom) {
+        if self.blocks.len() == 1 || top.is_nan() || bottom.is_nan() || top <= bottom {
             return self.all_direct();
         }
         let s_max = self.s.iter().cloned().fold(0.0, f64::max);
         let strip = PI / (2.0 * s_max);
-        // Typical slope: F' at the quartiles of the root range.
-        let slope_at = |x: f64| -> f64 {
-            (0..self.n)
-                .map(|j| {
-                    let t = tanh((x - self.priors[j].mu) * 0.5 * self.s[j]);
-                    0.5 * self.s[j] * self.s[j] * (1.0 - t * t)
-                })
-                .sum()
-        };
         let typical = [0.25, 0.5, 0.75]
             .iter()
-            .map(|f| slope_at(bottom + f * (top - bottom)))
+            .map(|f| self.f_slope(bottom + f * (top - bottom)))
             .fold(f64::INFINITY, f64::min);
-        let target = self.tol() * typical * 0.5;
-        let grid = Self::grid(bottom, top, strip, total, target, self.n, self.blocks.len());
-        let bound = error_bound(grid.half_width(), grid.m(), strip, total);
-        let table: Vec<f64> = grid.nodes().par_iter().map(|&x| self.big_f(x)).collect();
+        let grid = Self::grid(
+            bottom,
+            top,
+            strip,
+            total,
+            self.tol() * typical * 0.5,
+            self.n,
+            self.blocks.len(),
+        );
+        let bound = grid.error_bound(strip, total);
+        let table = self.f_table(&grid);
         let roots: Vec<f64> = self
             .blocks
             .par_iter()
@@ -491,12 +461,10 @@ impl<'a> Contest<'a> {
                             .sum::<f64>()
                         - c
                 };
-                let at = |k: usize| table[k] + g(grid.nodes()[k]);
-                let Some(q) = Self::piece_of(&grid, |q| at(grid.boundary(q))) else {
+                let Some(k) = Self::cell_of(&grid, |k| table[k] + g(grid.x(k))) else {
                     return self.direct(members[0] as usize);
                 };
-                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
-                let (root, slope) = self.solve_piece(&grid, q, &values, g);
+                let (root, slope) = self.solve_cell(&grid, k, |k| table[k], g);
                 if slope > 0.0 && bound / slope <= self.tol() {
                     root
                 } else {
@@ -507,6 +475,41 @@ impl<'a> Contest<'a> {
         (0..self.n)
             .map(|e| roots[self.block_of[e] as usize])
             .collect()
+    }
+
+    /// F' at x: sum of s_j^2 (1 - t_j^2) / 2.
+    fn f_slope(&self, x: f64) -> f64 {
+        (0..self.n)
+            .map(|j| {
+                let t = tanh((x - self.priors[j].mu) * 0.5 * self.s[j]);
+                0.5 * self.s[j] * self.s[j] * (1.0 - t * t)
+            })
+            .sum()
+    }
+
+    /// F at every node: fixed chunks of entries summed in parallel, then in order.
+    fn f_table(&self, grid: &UniformGrid) -> Vec<f64> {
+        const CHUNK: usize = 512;
+        let k = grid.len();
+        let partials: Vec<Vec<f64>> = (0..self.n)
+            .collect::<Vec<_>>()
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut acc = vec![0.0; k];
+                for &j in chunk {
+                    let (mu, s) = (self.priors[j].mu, self.s[j]);
+                    add_tanh_row((grid.x(0) - mu) * 0.5 * s, grid.h() * 0.5 * s, s, &mut acc);
+                }
+                acc
+            })
+            .collect();
+        let mut table = vec![0.0; k];
+        for p in partials {
+            for (t, v) in table.iter_mut().zip(p) {
+                *t += v;
+            }
+        }
+        table
     }
 
     // ------------------------------------------------------------------ logistic, windows
@@ -549,11 +552,11 @@ impl<'a> Contest<'a> {
                 fenwick.add(self.pos[e as usize] as usize, self.s[e as usize]);
             }
         }
-        // The grid: wide enough for any window's root.
+        // The grid spans the ratings and a margin of a few performance widths: roots beyond
+        // it (entries far above or below everyone in their window) are solved with exact sums.
         let s_max = self.s.iter().cloned().fold(0.0, f64::max);
         let s_min = self.s.iter().cloned().fold(f64::INFINITY, f64::min);
-        let total = w_rating[n];
-        let reach = 2.0 / s_min * (1.0 - (s_min / total).min(0.5)).atanh();
+        let reach = 8.0 / s_min;
         let lo = self.priors[self.by_rating[0] as usize].mu - reach;
         let hi = self.priors[self.by_rating[n - 1] as usize].mu + reach;
         let strip = PI / (2.0 * s_max);
@@ -578,41 +581,40 @@ impl<'a> Contest<'a> {
             2 * n,
             n,
         );
-        let bound = error_bound(grid.half_width(), grid.m(), strip, bound_weight);
-        let k = grid.nodes().len();
+        let bound = grid.error_bound(strip, bound_weight);
+        let k = grid.len();
         // Every entry's node values once, then prefix sums over the rating order (F) and over
         // the rank order (G, for the tie blocks).
-        let mut values = vec![0.0; n * k];
+        let mut values = buffer(0, n * k);
         values.par_chunks_mut(k).enumerate().for_each(|(e, row)| {
             let (mu, s) = (self.priors[e].mu, self.s[e]);
-            for (v, &x) in row.iter_mut().zip(grid.nodes()) {
-                *v = s * tanh((x - mu) * 0.5 * s);
-            }
+            tanh_row((grid.x(0) - mu) * 0.5 * s, grid.h() * 0.5 * s, s, row);
         });
-        let pf = prefix_rows(&self.by_rating, &values, k);
-        let pg = prefix_rows(&self.by_rank, &values, k);
-        drop(values);
-        (0..n)
+        let pf = prefix_rows(&self.by_rating, &values, k, 1);
+        let pg = prefix_rows(&self.by_rank, &values, k, 2);
+        give_back(0, values);
+        let roots = (0..n)
             .into_par_iter()
             .map(|e| {
                 let (a, b) = self.window_of(e);
                 let (t1, t2) = slot_range(e, (a, b));
-                let at = |j: usize| {
+                let table = |j: usize| {
                     (pf[b * k + j] - pf[a * k + j]) + kappa * (pg[t2 * k + j] - pg[t1 * k + j])
-                        - c[e]
                 };
-                let Some(q) = Self::piece_of(&grid, |q| at(grid.boundary(q))) else {
+                let Some(cell) = Self::cell_of(&grid, |j| table(j) - c[e]) else {
                     return self.direct(e);
                 };
-                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
-                let (root, slope) = self.solve_piece(&grid, q, &values, |_| 0.0);
+                let (root, slope) = self.solve_cell(&grid, cell, table, |_| -c[e]);
                 if slope > 0.0 && bound / slope <= self.tol() {
                     root
                 } else {
                     self.polish(e, root)
                 }
             })
-            .collect()
+            .collect();
+        give_back(1, pf);
+        give_back(2, pg);
+        roots
     }
 
     // ------------------------------------------------------------------ Gaussian, exact
@@ -622,7 +624,7 @@ impl<'a> Contest<'a> {
         let first = self.by_rank[self.blocks[0].0] as usize;
         let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
         let (top, bottom) = (self.direct(first), self.direct(last));
-        if self.blocks.len() == 1 || !(top > bottom) {
+        if self.blocks.len() == 1 || top.is_nan() || bottom.is_nan() || top <= bottom {
             return self.all_direct();
         }
         let d_min = self
@@ -665,29 +667,30 @@ impl<'a> Contest<'a> {
     }
 
     /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`.
-    fn gaussian_on_grid(&self, grid: &Grid) -> Vec<f64> {
+    fn gaussian_on_grid(&self, grid: &UniformGrid) -> Vec<f64> {
         let n = self.n;
         let split = self.set.split_ties;
         // Prefix sums in rank order of -l_j and -v_j at every node.
-        let k = grid.nodes().len();
-        let mut loss = vec![0.0; n * k];
-        let mut win = vec![0.0; n * k];
+        let k = grid.len();
+        let mut loss = buffer(0, n * k);
+        let mut win = buffer(3, n * k);
         loss.par_chunks_mut(k)
             .zip(win.par_chunks_mut(k))
             .enumerate()
             .for_each(|(e, (lr, wr))| {
                 let Prior { mu, delta } = self.priors[e];
-                for ((l, w), &x) in lr.iter_mut().zip(wr.iter_mut()).zip(grid.nodes()) {
-                    let z = (x - mu) / delta;
+                for (j, (l, w)) in lr.iter_mut().zip(wr.iter_mut()).enumerate() {
+                    let z = (grid.x(j) - mu) / delta;
                     *l = minus_loss(z, delta).0;
                     *w = minus_win(z, delta).0;
                 }
             });
-        let lp = prefix_rows(&self.by_rank, &loss, k);
-        drop(loss);
-        let vp = prefix_rows(&self.by_rank, &win, k);
-        drop(win);
-        self.blocks
+        let lp = prefix_rows(&self.by_rank, &loss, k, 1);
+        give_back(0, loss);
+        let vp = prefix_rows(&self.by_rank, &win, k, 2);
+        give_back(3, win);
+        let roots = self
+            .blocks
             .par_iter()
             .map(|&(a, b)| {
                 let members = &self.by_rank[a..b];
@@ -704,21 +707,23 @@ impl<'a> Contest<'a> {
                             .sum()
                     }
                 };
-                let at = |j: usize| {
+                let table = |j: usize| {
                     let row = |i: usize| i * k + j;
                     let mut v = lp[row(a)] + (vp[row(n)] - vp[row(b)]);
                     if split {
                         v += 0.5 * ((lp[row(b)] - lp[row(a)]) + (vp[row(b)] - vp[row(a)]));
                     }
-                    v + exact(grid.nodes()[j])
+                    v
                 };
-                let Some(q) = Self::piece_of(grid, |q| at(grid.boundary(q))) else {
+                let Some(cell) = Self::cell_of(grid, |j| table(j) + exact(grid.x(j))) else {
                     return self.direct(members[0] as usize);
                 };
-                let values: Vec<f64> = grid.piece_nodes(q).map(at).collect();
-                self.solve_piece(grid, q, &values, exact).0
+                self.solve_cell(grid, cell, table, exact).0
             })
-            .collect()
+            .collect();
+        give_back(1, lp);
+        give_back(2, vp);
+        roots
     }
 }
 
@@ -730,14 +735,34 @@ pub fn tanh(x: f64) -> f64 {
     e / (e + 2.0)
 }
 
+thread_local! {
+    /// Table buffers kept between contests, so that their pages stay mapped.
+    static BUFFERS: std::cell::RefCell<[Vec<f64>; 4]> = const { std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
+}
+
+/// A buffer of `len` values reusing the memory of buffer `slot`; its contents are left over
+/// from earlier contests (every user overwrites all of it).
+fn buffer(slot: usize, len: usize) -> Vec<f64> {
+    let mut v = BUFFERS.with(|b| std::mem::take(&mut b.borrow_mut()[slot]));
+    v.truncate(len);
+    v.resize(len, 0.0);
+    v
+}
+
+/// Returns a buffer for later contests.
+fn give_back(slot: usize, v: Vec<f64>) {
+    BUFFERS.with(|b| b.borrow_mut()[slot] = v);
+}
+
 /// Row-major prefix sums of node values over `order`: row i (of n + 1) holds the sums over
 /// the first i entries of `order`, at each of the `k` nodes. `values` is row-major too (one
 /// row of k node values per entry, by entry id). Chunks of fixed size are summed in parallel
 /// and then offset, so the result does not depend on the number of threads.
-fn prefix_rows(order: &[u32], values: &[f64], k: usize) -> Vec<f64> {
+fn prefix_rows(order: &[u32], values: &[f64], k: usize, slot: usize) -> Vec<f64> {
     const CHUNK: usize = 256;
     let n = order.len();
-    let mut table = vec![0.0; (n + 1) * k];
+    let mut table = buffer(slot, (n + 1) * k);
+    table[..k].fill(0.0);
     // Pass 1: local prefix sums within each chunk (rows 1..=n).
     table[k..]
         .par_chunks_mut(CHUNK * k)
