@@ -7,8 +7,11 @@
 //! Parameters are plain serde structs with the papers' defaults; the CLI and later `tune` set
 //! them by name (`k=24`), so every system's parameters are reachable the same way.
 
+pub mod allpairs;
+pub mod bar;
 pub mod elo;
 pub mod pairwise;
+pub mod pairwise_glicko;
 pub mod yuksel;
 
 use crate::history::{PlayerId, Round};
@@ -71,6 +74,10 @@ pub enum SystemKind {
     Elo,
     /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
     Yuksel,
+    /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
+    Bar,
+    /// Glicko on every pair of a contest, normalised as in Elo-MMR.
+    PairwiseGlicko,
 }
 
 impl SystemKind {
@@ -79,6 +86,8 @@ impl SystemKind {
         match self {
             SystemKind::Elo => "elo",
             SystemKind::Yuksel => "yuksel",
+            SystemKind::Bar => "bar",
+            SystemKind::PairwiseGlicko => "pairwise-glicko",
         }
     }
 }
@@ -103,6 +112,10 @@ pub fn dispatch<V: SystemVisitor>(
     Ok(match kind {
         SystemKind::Elo => v.visit(&elo::Elo::new(build_params(kind, params)?)?),
         SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
+        SystemKind::Bar => v.visit(&bar::Bar::new(build_params(kind, params)?)?),
+        SystemKind::PairwiseGlicko => v.visit(&pairwise_glicko::PairwiseGlicko::new(
+            build_params(kind, params)?,
+        )?),
     })
 }
 
