@@ -137,48 +137,60 @@ impl Field {
     }
 }
 
-/// `sum over q in range of f(q)` (K sums at once) in four fixed lanes, so that the compiler
-/// may vectorise; the lanes are added pairwise at the end. `f` takes the position.
+/// Opponents are summed in blocks of this many: `f` over the block into a buffer (a loop
+/// without reduction, which the compiler vectorises), then the buffer into the lanes.
+const BLOCK: usize = 64;
+
+/// `sum over the opponents o of f(o)` (K sums at once) in four fixed lanes: the opponent at
+/// offset t goes to lane `t % 4`, and the lanes are added pairwise at the end. The result
+/// depends only on the opponents and their order.
 #[inline(always)]
-pub fn lane_sums<const K: usize>(
-    range: std::ops::Range<usize>,
-    f: impl Fn(usize) -> [f64; K],
-) -> [f64; K] {
-    let mut acc = [[0.0f64; K]; 4];
-    let mut q = range.start;
-    while q + 4 <= range.end {
-        for (l, lane) in acc.iter_mut().enumerate() {
-            let x = f(q + l);
+pub fn lane_sums<T: Copy, const K: usize>(opps: &[T], f: impl Fn(T) -> [f64; K]) -> [f64; K] {
+    let mut acc = [[0.0f64; 4]; K];
+    let mut buf = [[0.0f64; BLOCK]; K];
+    for block in opps.chunks(BLOCK) {
+        for (t, &o) in block.iter().enumerate() {
+            let x = f(o);
             for k in 0..K {
-                lane[k] += x[k];
+                buf[k][t] = x[k];
             }
         }
-        q += 4;
-    }
-    while q < range.end {
-        let x = f(q);
         for k in 0..K {
-            acc[0][k] += x[k];
+            let lanes = &mut acc[k];
+            let values = &buf[k][..block.len()];
+            let mut quads = values.chunks_exact(4);
+            for quad in &mut quads {
+                for l in 0..4 {
+                    lanes[l] += quad[l];
+                }
+            }
+            for (l, &v) in quads.remainder().iter().enumerate() {
+                lanes[l] += v;
+            }
         }
-        q += 1;
     }
-    std::array::from_fn(|k| (acc[0][k] + acc[1][k]) + (acc[2][k] + acc[3][k]))
+    std::array::from_fn(|k| (acc[k][0] + acc[k][1]) + (acc[k][2] + acc[k][3]))
 }
 
-/// The sums of `f` for position `i`, split by outcome: over the positions placed better (i
-/// lost), tied with i (i itself left out) and worse (i won).
+/// The sums of `f` for position `i` of the field, over the opponents `opps` (one per position,
+/// canonical order), split by outcome: over the positions placed better (i lost), tied with i
+/// (i itself left out) and worse (i won).
 #[inline(always)]
-pub fn split_sums<const K: usize>(
+pub fn split_sums<T: Copy, const K: usize>(
     field: &Field,
+    opps: &[T],
     i: usize,
-    f: impl Fn(usize) -> [f64; K] + Copy,
+    f: impl Fn(T) -> [f64; K] + Copy,
 ) -> [[f64; K]; 3] {
     let (start, end) = field.block[i];
-    let (t1, t2) = (lane_sums(start..i, f), lane_sums(i + 1..end, f));
+    let (t1, t2) = (
+        lane_sums(&opps[start..i], f),
+        lane_sums(&opps[i + 1..end], f),
+    );
     [
-        lane_sums(0..start, f),
+        lane_sums(&opps[..start], f),
         std::array::from_fn(|k| t1[k] + t2[k]),
-        lane_sums(end..field.len(), f),
+        lane_sums(&opps[end..], f),
     ]
 }
 

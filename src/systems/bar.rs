@@ -41,6 +41,7 @@
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::{Rating, RatingSystem, check_range};
 use crate::history::{PlayerId, Round};
+use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
 
 /// `pi / sqrt(3)`: the logistic of this slope has unit variance.
@@ -121,6 +122,7 @@ impl AllPairs for Bar {
     fn contest(&self, field: &Field, weight: f64) -> Vec<(f64, f64)> {
         let two_beta_sq = 2.0 * self.p.beta * self.p.beta / weight;
         let (mu, var) = (&field.mu[..], &field.var[..]);
+        let opps: Vec<(f64, f64)> = mu.iter().copied().zip(var.iter().copied()).collect();
         let k = self.slope;
         let n = field.len() as f64;
         if self.p.normalise {
@@ -128,12 +130,12 @@ impl AllPairs for Bar {
                 let (mu_i, var_i) = (mu[i], var[i]);
                 let base = var_i + two_beta_sq;
                 // (s - p) / c with s = 0 here: -p/c = -r / (1 + e^-z); s adds r.
-                let f = |q: usize| {
-                    let r = 1.0 / (base + var[q]).sqrt();
-                    let e = (-k * (mu_i - mu[q]) * r).exp();
+                let f = |(mu_q, var_q): (f64, f64)| {
+                    let r = 1.0 / (base + var_q).sqrt();
+                    let e = exp_vectorisable(-k * (mu_i - mu_q) * r);
                     [r, r / (1.0 + e)]
                 };
-                let [lost, tied, won] = split_sums(field, i, f);
+                let [lost, tied, won] = split_sums(field, &opps, i, f);
                 let sum = -lost[1] + (0.5 * tied[0] - tied[1]) + (won[0] - won[1]);
                 let delta = var_i / (4.0 * base);
                 (var_i * sum / n, (1.0 - delta).max(self.p.kappa))
@@ -143,12 +145,12 @@ impl AllPairs for Bar {
                 let (mu_i, var_i) = (mu[i], var[i]);
                 let (sigma_i, base) = (var_i.sqrt(), var_i + two_beta_sq);
                 // Per q: ((s - p)/c split as before, gamma sigma_i^2/c^2 p (1 - p)).
-                let f = |q: usize| {
-                    let r = 1.0 / (base + var[q]).sqrt();
-                    let p = 1.0 / (1.0 + (-k * (mu_i - mu[q]) * r).exp());
+                let f = |(mu_q, var_q): (f64, f64)| {
+                    let r = 1.0 / (base + var_q).sqrt();
+                    let p = 1.0 / (1.0 + exp_vectorisable(-k * (mu_i - mu_q) * r));
                     [r, p * r, sigma_i * r * r * r * p * (1.0 - p)]
                 };
-                let [lost, tied, won] = split_sums(field, i, f);
+                let [lost, tied, won] = split_sums(field, &opps, i, f);
                 let omega = var_i * (-lost[1] + (0.5 * tied[0] - tied[1]) + (won[0] - won[1]));
                 let delta = var_i * ((lost[2] + tied[2]) + won[2]);
                 (omega, (1.0 - delta).max(self.p.kappa))

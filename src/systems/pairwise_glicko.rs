@@ -44,6 +44,7 @@ use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
 use super::{Rating, RatingSystem, check_range};
 use crate::history::{PlayerId, Round};
+use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
 
 /// The parameters of pairwise Glicko.
@@ -108,17 +109,18 @@ impl AllPairs for PairwiseGlicko {
         let g: Vec<f64> = root.iter().map(|r| beta / r).collect();
         let qg: Vec<f64> = root.iter().map(|r| UNIT_LOGISTIC / r).collect();
         let mu = &field.mu[..];
+        let opps: Vec<(f64, f64, f64)> = (0..field.len()).map(|j| (mu[j], qg[j], g[j])).collect();
         let n = field.len() as f64;
         if self.p.normalise {
             let info = q * q / 4.0;
             field.map(|i| {
                 let mu_i = mu[i];
                 // g (s - E) with s = 0: -g / (1 + exp(q g (mu_j - mu_i))); s adds g.
-                let f = |j: usize| {
-                    let e = (qg[j] * (mu[j] - mu_i)).exp();
-                    [g[j], g[j] / (1.0 + e)]
+                let f = |(mu_j, qg_j, g_j): (f64, f64, f64)| {
+                    let e = exp_vectorisable(qg_j * (mu_j - mu_i));
+                    [g_j, g_j / (1.0 + e)]
                 };
-                let [lost, tied, won] = split_sums(field, i, f);
+                let [lost, tied, won] = split_sums(field, &opps, i, f);
                 let sum = -lost[1] + (0.5 * tied[0] - tied[1]) + (won[0] - won[1]);
                 let var_i = field.var[i];
                 (var_i * q * sum / n, var_i * info)
@@ -126,12 +128,11 @@ impl AllPairs for PairwiseGlicko {
         } else {
             field.map(|i| {
                 let mu_i = mu[i];
-                let f = |j: usize| {
-                    let e = (qg[j] * (mu[j] - mu_i)).exp();
-                    let p = 1.0 / (1.0 + e);
-                    [g[j], g[j] * p, g[j] * g[j] * p * (1.0 - p)]
+                let f = |(mu_j, qg_j, g_j): (f64, f64, f64)| {
+                    let p = 1.0 / (1.0 + exp_vectorisable(qg_j * (mu_j - mu_i)));
+                    [g_j, g_j * p, g_j * g_j * p * (1.0 - p)]
                 };
-                let [lost, tied, won] = split_sums(field, i, f);
+                let [lost, tied, won] = split_sums(field, &opps, i, f);
                 let sum = -lost[1] + (0.5 * tied[0] - tied[1]) + (won[0] - won[1]);
                 let info = q * q * ((lost[2] + tied[2]) + won[2]);
                 let var_i = field.var[i];
