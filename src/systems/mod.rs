@@ -202,6 +202,28 @@ mod tests {
     }
 
     #[test]
+    fn bar_and_pairwise_glicko_take_their_parameters_by_name() {
+        let mut m = ParamMap::new();
+        parse_param("beta=200", &mut m).unwrap();
+        parse_param("sig-drift=0", &mut m).unwrap();
+        parse_param("normalise=false", &mut m).unwrap();
+        let p: bar::BarParams = build_params(SystemKind::Bar, &m).unwrap();
+        assert_eq!((p.beta, p.sig_drift, p.normalise), (200.0, 0.0, false));
+        assert_eq!((p.kappa, p.mu_init, p.sigma_init), (1e-4, 1500.0, 350.0));
+        let g: pairwise_glicko::PairwiseGlickoParams =
+            build_params(SystemKind::PairwiseGlicko, &m).unwrap();
+        assert_eq!((g.beta, g.sig_drift, g.normalise), (200.0, 0.0, false));
+        parse_param("kappa=0.001", &mut m).unwrap();
+        let err =
+            build_params::<pairwise_glicko::PairwiseGlickoParams>(SystemKind::PairwiseGlicko, &m)
+                .unwrap_err();
+        assert!(
+            err.contains("no parameter `kappa`") && err.contains("sig-drift"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn params_parse_numbers_bools_and_text() {
         let mut m = ParamMap::new();
         parse_param("k=24", &mut m).unwrap();
