@@ -7,9 +7,12 @@
 //! Parameters are plain serde structs with the papers' defaults; the CLI and later `tune` set
 //! them by name (`k=24`), so every system's parameters are reachable the same way.
 
+pub mod allpairs;
+pub mod bar;
 pub mod elo;
 pub mod elo_mmr;
 pub mod pairwise;
+pub mod pairwise_glicko;
 pub mod yuksel;
 
 use crate::history::{PlayerId, Round};
@@ -76,6 +79,10 @@ pub enum SystemKind {
     EloMmr,
     /// Elo-MMchi: Elo-MMR with Gaussian performances.
     EloMmx,
+    /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
+    Bar,
+    /// Glicko on every pair of a contest, normalised as in Elo-MMR.
+    PairwiseGlicko,
 }
 
 impl SystemKind {
@@ -86,6 +93,8 @@ impl SystemKind {
             SystemKind::Yuksel => "yuksel",
             SystemKind::EloMmr => "elo-mmr",
             SystemKind::EloMmx => "elo-mmx",
+            SystemKind::Bar => "bar",
+            SystemKind::PairwiseGlicko => "pairwise-glicko",
         }
     }
 }
@@ -112,6 +121,10 @@ pub fn dispatch<V: SystemVisitor>(
         SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
         SystemKind::EloMmr => v.visit(&elo_mmr::EloMmr::new(build_params(kind, params)?)?),
         SystemKind::EloMmx => v.visit(&elo_mmr::EloMmr::gaussian(build_params(kind, params)?)?),
+        SystemKind::Bar => v.visit(&bar::Bar::new(build_params(kind, params)?)?),
+        SystemKind::PairwiseGlicko => v.visit(&pairwise_glicko::PairwiseGlicko::new(
+            build_params(kind, params)?,
+        )?),
     })
 }
 
@@ -203,6 +216,28 @@ mod tests {
         let p: elo::EloParams = build_params(SystemKind::Elo, &m).unwrap();
         assert_eq!(p.floor, Some(1000.0));
         assert_eq!(p.k, 32.0);
+    }
+
+    #[test]
+    fn bar_and_pairwise_glicko_take_their_parameters_by_name() {
+        let mut m = ParamMap::new();
+        parse_param("beta=200", &mut m).unwrap();
+        parse_param("sig-drift=0", &mut m).unwrap();
+        parse_param("normalise=false", &mut m).unwrap();
+        let p: bar::BarParams = build_params(SystemKind::Bar, &m).unwrap();
+        assert_eq!((p.beta, p.sig_drift, p.normalise), (200.0, 0.0, false));
+        assert_eq!((p.kappa, p.mu_init, p.sigma_init), (1e-4, 1500.0, 350.0));
+        let g: pairwise_glicko::PairwiseGlickoParams =
+            build_params(SystemKind::PairwiseGlicko, &m).unwrap();
+        assert_eq!((g.beta, g.sig_drift, g.normalise), (200.0, 0.0, false));
+        parse_param("kappa=0.001", &mut m).unwrap();
+        let err =
+            build_params::<pairwise_glicko::PairwiseGlickoParams>(SystemKind::PairwiseGlicko, &m)
+                .unwrap_err();
+        assert!(
+            err.contains("no parameter `kappa`") && err.contains("sig-drift"),
+            "{err}"
+        );
     }
 
     #[test]
