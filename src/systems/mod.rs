@@ -7,6 +7,7 @@
 //! Parameters are plain serde structs with the papers' defaults; the CLI and later `tune` set
 //! them by name (`k=24`), so every system's parameters are reachable the same way.
 
+pub mod codeforces;
 pub mod elo;
 pub mod pairwise;
 pub mod yuksel;
@@ -71,6 +72,9 @@ pub enum SystemKind {
     Elo,
     /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
     Yuksel,
+    /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
+    /// the expected and the actual place, with two sum adjustments.
+    Codeforces,
 }
 
 impl SystemKind {
@@ -79,6 +83,7 @@ impl SystemKind {
         match self {
             SystemKind::Elo => "elo",
             SystemKind::Yuksel => "yuksel",
+            SystemKind::Codeforces => "codeforces",
         }
     }
 }
@@ -103,6 +108,9 @@ pub fn dispatch<V: SystemVisitor>(
     Ok(match kind {
         SystemKind::Elo => v.visit(&elo::Elo::new(build_params(kind, params)?)?),
         SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
+        SystemKind::Codeforces => {
+            v.visit(&codeforces::Codeforces::new(build_params(kind, params)?)?)
+        }
     })
 }
 
@@ -161,6 +169,21 @@ pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> 
         return f(&players[*one as usize]);
     }
     side.iter().map(|&p| f(&players[p as usize])).sum::<f64>() / side.len() as f64
+}
+
+/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
+/// computed by the same code either way, so the results do not depend on the thread count.
+pub(crate) fn map_indices<T: Send>(
+    n: usize,
+    parallel_from: usize,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    if n >= parallel_from {
+        (0..n).into_par_iter().map(f).collect()
+    } else {
+        (0..n).map(f).collect()
+    }
 }
 
 /// Checks that a parameter is a finite number within bounds.
