@@ -10,6 +10,7 @@
 pub mod codeforces;
 pub mod elo;
 pub mod pairwise;
+pub mod topcoder;
 pub mod yuksel;
 
 use crate::history::{PlayerId, Round};
@@ -75,6 +76,8 @@ pub enum SystemKind {
     /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
     /// the expected and the actual place, with two sum adjustments.
     Codeforces,
+    /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
+    Topcoder,
 }
 
 impl SystemKind {
@@ -84,6 +87,7 @@ impl SystemKind {
             SystemKind::Elo => "elo",
             SystemKind::Yuksel => "yuksel",
             SystemKind::Codeforces => "codeforces",
+            SystemKind::Topcoder => "topcoder",
         }
     }
 }
@@ -111,6 +115,7 @@ pub fn dispatch<V: SystemVisitor>(
         SystemKind::Codeforces => {
             v.visit(&codeforces::Codeforces::new(build_params(kind, params)?)?)
         }
+        SystemKind::Topcoder => v.visit(&topcoder::Topcoder::new(build_params(kind, params)?)?),
     })
 }
 
