@@ -47,8 +47,9 @@
 //!   default beta is 400 here). With the defaults this is the published algorithm. That
 //!   implementation otherwise differs from the published one, and is not followed there: it
 //!   places a tie at the middle of its places, finds the performance as a real root rather
-//!   than an integer, counts the player's own term at one half, and applies neither sum
-//!   adjustment.
+//!   than an integer, takes the expected place of a candidate rating as `1/2 + the sum over
+//!   all entrants` (own old rating included: half-way between the two forms above), and
+//!   applies neither sum adjustment.
 //!
 //! Computation. The published code is O(n^2) for the seeds and O(n^2 log 8000) for the
 //! needed ratings; here both are exact but cheaper: ratings are grouped by value (Codeforces
