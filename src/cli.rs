@@ -88,10 +88,10 @@ pub struct SystemParams {
     /// Elo: K-factor [default: 32].
     #[arg(long)]
     pub k: Option<f64>,
-    /// Elo, Yuksel: rating difference for 10:1 odds [default: 400].
+    /// Elo, Yuksel, Codeforces: rating difference for 10:1 odds [default: 400].
     #[arg(long)]
     pub scale: Option<f64>,
-    /// Elo, Yuksel: a new player's rating [default: 1500].
+    /// All systems: a new player's rating [default: 1500; Topcoder 1200].
     #[arg(long)]
     pub start: Option<f64>,
     /// Elo: lowest possible rating [default: none].

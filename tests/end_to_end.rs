@@ -296,7 +296,16 @@ fn standings_and_json_inputs_replay_with_every_system() {
          1,2021-01-01,a,1\n1,2021-01-01,b,2\n1,2021-01-01,c,2\n1,2021-01-01,d,4\n\
          2,2021-01-08,a,2\n2,2021-01-08,b,1\n2,2021-01-08,c,3\n2,2021-01-08,e,4\n",
     );
-    for system in ["elo", "yuksel", "bar", "pairwise-glicko"] {
+    for system in [
+        "elo",
+        "yuksel",
+        "bar",
+        "pairwise-glicko",
+        "codeforces",
+        "topcoder",
+        "elo-mmr",
+        "elo-mmx",
+    ] {
         let out = dir.path().join(system);
         let o = rate_batch(&[
             "replay",
@@ -318,5 +327,14 @@ fn standings_and_json_inputs_replay_with_every_system() {
         let row = |name: &str| board.iter().find(|r| r[1] == name).unwrap().clone();
         assert_eq!(&row("a")[6..9], ["1", "0", "1"]);
         assert_eq!(&row("c")[6..9], ["0", "0", "2"]);
+        // Every row of the history has a performance for the systems that define one.
+        let history = read_csv(&out.join("history.csv"));
+        let with_performance = history[1..].iter().filter(|r| !r[7].is_empty()).count();
+        let expected = if matches!(system, "codeforces" | "topcoder" | "elo-mmr" | "elo-mmx") {
+            8
+        } else {
+            0
+        };
+        assert_eq!(with_performance, expected, "{system}");
     }
 }

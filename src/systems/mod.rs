@@ -9,10 +9,12 @@
 
 pub mod allpairs;
 pub mod bar;
+pub mod codeforces;
 pub mod elo;
 pub mod elo_mmr;
 pub mod pairwise;
 pub mod pairwise_glicko;
+pub mod topcoder;
 pub mod yuksel;
 
 use crate::history::{PlayerId, Round};
@@ -83,6 +85,11 @@ pub enum SystemKind {
     Bar,
     /// Glicko on every pair of a contest, normalised as in Elo-MMR.
     PairwiseGlicko,
+    /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
+    /// the expected and the actual place, with two sum adjustments.
+    Codeforces,
+    /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
+    Topcoder,
 }
 
 impl SystemKind {
@@ -95,6 +102,8 @@ impl SystemKind {
             SystemKind::EloMmx => "elo-mmx",
             SystemKind::Bar => "bar",
             SystemKind::PairwiseGlicko => "pairwise-glicko",
+            SystemKind::Codeforces => "codeforces",
+            SystemKind::Topcoder => "topcoder",
         }
     }
 }
@@ -125,6 +134,10 @@ pub fn dispatch<V: SystemVisitor>(
         SystemKind::PairwiseGlicko => v.visit(&pairwise_glicko::PairwiseGlicko::new(
             build_params(kind, params)?,
         )?),
+        SystemKind::Codeforces => {
+            v.visit(&codeforces::Codeforces::new(build_params(kind, params)?)?)
+        }
+        SystemKind::Topcoder => v.visit(&topcoder::Topcoder::new(build_params(kind, params)?)?),
     })
 }
 
@@ -191,6 +204,21 @@ pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> 
         return f(&players[*one as usize]);
     }
     side.iter().map(|&p| f(&players[p as usize])).sum::<f64>() / side.len() as f64
+}
+
+/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
+/// computed by the same code either way, so the results do not depend on the thread count.
+pub(crate) fn map_indices<T: Send>(
+    n: usize,
+    parallel_from: usize,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    if n >= parallel_from {
+        (0..n).into_par_iter().map(f).collect()
+    } else {
+        (0..n).map(f).collect()
+    }
 }
 
 /// Checks that a parameter is a finite number within bounds.
