@@ -75,6 +75,11 @@ pub fn newton_in(
             hi = x;
         }
         let newton = x - v / d;
+        if d > 0.0 && (v / d).abs() <= tol && newton >= lo && newton <= hi {
+            // Converged: the remaining step is below the tolerance (near the root the
+            // function's rounding noise must not send it bisecting).
+            return newton;
+        }
         let bisect = d.is_nan()
             || d <= 0.0
             || newton <= lo

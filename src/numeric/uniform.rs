@@ -27,6 +27,7 @@ pub struct UniformGrid {
 impl UniformGrid {
     /// A grid of spacing `h` covering `[lo, hi]`, with stencils of `q` (even, >= 2) nodes.
     pub fn new(lo: f64, hi: f64, h: f64, q: usize) -> Self {
+        assert!(q <= 32, "stencils of at most 32 nodes");
         assert!(
             hi >= lo && h > 0.0 && q >= 2 && q.is_multiple_of(2),
             "bad grid {lo} {hi} {h} {q}"
@@ -107,6 +108,36 @@ impl UniformGrid {
             den += c;
         }
         num / den
+    }
+
+    /// Interpolates at x the value and the derivative from the node values `value(k)` (the
+    /// derivative of the barycentric form: `sum c_i (p - f_i)/(x - x_i) / sum c_i`).
+    #[inline]
+    pub fn eval_with_slope(&self, x: f64, value: impl Fn(usize) -> f64) -> (f64, f64) {
+        let first = self.cell(x) + 1 - self.q / 2;
+        let mut c = [0.0f64; 32];
+        let mut f = [0.0f64; 32];
+        let mut dx = [0.0f64; 32];
+        let (mut num, mut den) = (0.0, 0.0);
+        for (i, &w) in self.weights.iter().enumerate() {
+            let k = first + i;
+            let d = x - self.x(k);
+            if d == 0.0 {
+                // At a node: the slope from the neighbouring points is not needed by callers
+                // that only step from inside a cell; use a one-sided difference.
+                let h = self.h * 1e-6;
+                let v = value(k);
+                return (v, (self.eval(x + h, &value) - v) / h);
+            }
+            c[i] = w / d;
+            f[i] = value(k);
+            dx[i] = d;
+            num += c[i] * f[i];
+            den += c[i];
+        }
+        let p = num / den;
+        let slope: f64 = (0..self.q).map(|i| c[i] * (p - f[i]) / dx[i]).sum::<f64>() / den;
+        (p, slope)
     }
 
     /// The bound of the module documentation for a function bounded by `bound` in the strip
@@ -210,5 +241,10 @@ mod tests {
         assert_eq!(g.cell(10.0), a);
         assert!(g.cell(20.0) < b);
         assert_eq!(g.eval(15.0, |k| g.x(k) * 2.0), 30.0);
+        let (v, d) = g.eval_with_slope(15.3, |k| g.x(k) * g.x(k));
+        assert!(
+            (v - 15.3 * 15.3).abs() < 1e-9 && (d - 30.6).abs() < 1e-9,
+            "{v} {d}"
+        );
     }
 }

@@ -54,10 +54,11 @@
 //!
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
-use crate::numeric::normal_pdf_over_cdf;
-use crate::numeric::roots::{illinois, newton_increasing};
+use crate::numeric::roots::{newton_in, newton_increasing};
 use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
+use crate::numeric::{exp_vectorisable, normal_pdf_over_cdf};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use std::f64::consts::PI;
 
 /// The performance model.
@@ -392,21 +393,29 @@ impl<'a> Contest<'a> {
     }
 
     /// Root in cell k of `interpolated table(·) + exact(x)`, where the table part is known at
-    /// the nodes; returns it with the slope there.
+    /// the nodes and `exact` gives a value and slope; returns the root with the slope there.
+    /// Newton from the linear interpolation of the cell's ends, kept inside the cell.
     fn solve_cell(
         &self,
         grid: &UniformGrid,
         k: usize,
         table: impl Fn(usize) -> f64,
-        exact: impl Fn(f64) -> f64,
+        exact: impl Fn(f64) -> (f64, f64),
     ) -> (f64, f64) {
-        let f = |x: f64| grid.eval(x, &table) + exact(x);
+        let f = |x: f64| {
+            let (v, d) = grid.eval_with_slope(x, &table);
+            let (ev, ed) = exact(x);
+            (v + ev, d + ed)
+        };
         let (a, b) = (grid.x(k), grid.x(k + 1));
-        let (fa, fb) = (table(k) + exact(a), table(k + 1) + exact(b));
-        let root = illinois(f, a, fa, b, fb, self.tol() * 0.1);
-        let h = grid.h() * 1e-3;
-        let slope = (f(root + h) - f(root - h)) / (2.0 * h);
-        (root, slope)
+        let (fa, fb) = (table(k) + exact(a).0, table(k + 1) + exact(b).0);
+        let guess = if fb > fa {
+            a - fa * (b - a) / (fb - fa)
+        } else {
+            0.5 * (a + b)
+        };
+        let root = newton_in(f, a, b, guess, self.tol() * 0.1);
+        (root, f(root).1)
     }
 
     // ------------------------------------------------------------------ logistic, exact
@@ -450,18 +459,18 @@ impl<'a> Contest<'a> {
             .map(|&(a, b)| {
                 let members = &self.by_rank[a..b];
                 let c = c_of((a, b));
-                let g = |x: f64| -> f64 {
-                    kappa
-                        * members
-                            .iter()
-                            .map(|&j| {
-                                let j = j as usize;
-                                self.s[j] * tanh((x - self.priors[j].mu) * 0.5 * self.s[j])
-                            })
-                            .sum::<f64>()
-                        - c
+                let g = |x: f64| -> (f64, f64) {
+                    let (mut v, mut d) = (-c, 0.0);
+                    for &j in members {
+                        let j = j as usize;
+                        let s = self.s[j];
+                        let t = tanh((x - self.priors[j].mu) * 0.5 * s);
+                        v += kappa * s * t;
+                        d += kappa * 0.5 * s * s * (1.0 - t * t);
+                    }
+                    (v, d)
                 };
-                let Some(k) = Self::cell_of(&grid, |k| table[k] + g(grid.x(k))) else {
+                let Some(k) = Self::cell_of(&grid, |k| table[k] + g(grid.x(k)).0) else {
                     return self.direct(members[0] as usize);
                 };
                 let (root, slope) = self.solve_cell(&grid, k, |k| table[k], g);
@@ -552,13 +561,20 @@ impl<'a> Contest<'a> {
                 fenwick.add(self.pos[e as usize] as usize, self.s[e as usize]);
             }
         }
-        // The grid spans the ratings and a margin of a few performance widths: roots beyond
-        // it (entries far above or below everyone in their window) are solved with exact sums.
+        // The grid spans every window's ratings and a margin of seven performance widths of
+        // its extreme entries (an entry that beats all N of its window performs about
+        // ln(N)/s above them); roots beyond it are solved with exact sums.
         let s_max = self.s.iter().cloned().fold(0.0, f64::max);
         let s_min = self.s.iter().cloned().fold(f64::INFINITY, f64::min);
-        let reach = 8.0 / s_min;
-        let lo = self.priors[self.by_rating[0] as usize].mu - reach;
-        let hi = self.priors[self.by_rating[n - 1] as usize].mu + reach;
+        let edge = |range: &[u32]| {
+            range
+                .iter()
+                .map(|&e| 7.0 / self.s[e as usize])
+                .fold(0.0, f64::max)
+        };
+        let span = self.window.min(n);
+        let lo = self.priors[self.by_rating[0] as usize].mu - edge(&self.by_rating[..span]);
+        let hi = self.priors[self.by_rating[n - 1] as usize].mu + edge(&self.by_rating[n - span..]);
         let strip = PI / (2.0 * s_max);
         // Window weights (sampled): the smallest sets the typical slope, the largest the bound
         // (|F_S + kappa G| <= (1 + kappa) W_S in the strip).
@@ -583,37 +599,62 @@ impl<'a> Contest<'a> {
         );
         let bound = grid.error_bound(strip, bound_weight);
         let k = grid.len();
-        // Every entry's node values once, then prefix sums over the rating order (F) and over
-        // the rank order (G, for the tie blocks).
+        // Every entry's node values once; then a sweep over the rating order keeps the
+        // current window's sum (F) and each tie block's sum over its members in the window (G)
+        // up to date by adding the rows that enter and subtracting those that leave. The sweep
+        // runs in fixed segments of positions, each starting afresh, so the result does not
+        // depend on the number of threads.
         let mut values = buffer(0, n * k);
         values.par_chunks_mut(k).enumerate().for_each(|(e, row)| {
             let (mu, s) = (self.priors[e].mu, self.s[e]);
             tanh_row((grid.x(0) - mu) * 0.5 * s, grid.h() * 0.5 * s, s, row);
         });
-        let pf = prefix_rows(&self.by_rating, &values, k, 1);
-        let pg = prefix_rows(&self.by_rank, &values, k, 2);
-        give_back(0, values);
-        let roots = (0..n)
+        let row = |e: u32| &values[e as usize * k..(e as usize + 1) * k];
+        const SEGMENT: usize = 512;
+        let segments: Vec<Vec<(u32, f64)>> = (0..n.div_ceil(SEGMENT))
             .into_par_iter()
-            .map(|e| {
-                let (a, b) = self.window_of(e);
-                let (t1, t2) = slot_range(e, (a, b));
-                let table = |j: usize| {
-                    (pf[b * k + j] - pf[a * k + j]) + kappa * (pg[t2 * k + j] - pg[t1 * k + j])
-                };
-                let Some(cell) = Self::cell_of(&grid, |j| table(j) - c[e]) else {
-                    return self.direct(e);
-                };
-                let (root, slope) = self.solve_cell(&grid, cell, table, |_| -c[e]);
-                if slope > 0.0 && bound / slope <= self.tol() {
-                    root
-                } else {
-                    self.polish(e, root)
+            .map(|sg| {
+                let mut f_sum = Window::new(k);
+                let mut g_sums: FxHashMap<u32, Window> = FxHashMap::default();
+                let mut out = Vec::with_capacity(SEGMENT);
+                for pos in sg * SEGMENT..((sg + 1) * SEGMENT).min(n) {
+                    let e = self.by_rating[pos] as usize;
+                    let (a, b) = self.window_of(e);
+                    f_sum.slide(a, b, |i| row(self.by_rating[i]));
+                    let block = self.block_of[e];
+                    let (bs, be) = self.blocks[block as usize];
+                    let g: &[f64] = if be - bs == 1 {
+                        row(e as u32)
+                    } else {
+                        let (t1, t2) = slot_range(e, (a, b));
+                        let w = g_sums.entry(block).or_insert_with(|| Window::new(k));
+                        w.slide(t1, t2, |i| row(self.by_rank[i]));
+                        &w.sum
+                    };
+                    let f = &f_sum.sum;
+                    let table = |j: usize| f[j] + kappa * g[j];
+                    let root = match Self::cell_of(&grid, |j| table(j) - c[e]) {
+                        None => self.direct(e),
+                        Some(cell) => {
+                            let (root, slope) =
+                                self.solve_cell(&grid, cell, table, |_| (-c[e], 0.0));
+                            if slope > 0.0 && bound / slope <= self.tol() {
+                                root
+                            } else {
+                                self.polish(e, root)
+                            }
+                        }
+                    };
+                    out.push((e as u32, root));
                 }
+                out
             })
             .collect();
-        give_back(1, pf);
-        give_back(2, pg);
+        give_back(0, values);
+        let mut roots = vec![0.0; n];
+        for (e, r) in segments.into_iter().flatten() {
+            roots[e as usize] = r;
+        }
         roots
     }
 
@@ -694,17 +735,15 @@ impl<'a> Contest<'a> {
             .par_iter()
             .map(|&(a, b)| {
                 let members = &self.by_rank[a..b];
-                let exact = |x: f64| -> f64 {
+                let exact = |x: f64| -> (f64, f64) {
                     if split {
-                        0.0
+                        (0.0, 0.0)
                     } else {
-                        members
-                            .iter()
-                            .map(|&j| {
-                                let p = self.priors[j as usize];
-                                (x - p.mu) / (p.delta * p.delta)
-                            })
-                            .sum()
+                        members.iter().fold((0.0, 0.0), |(v, d), &j| {
+                            let p = self.priors[j as usize];
+                            let w = 1.0 / (p.delta * p.delta);
+                            (v + (x - p.mu) * w, d + w)
+                        })
                     }
                 };
                 let table = |j: usize| {
@@ -715,7 +754,7 @@ impl<'a> Contest<'a> {
                     }
                     v
                 };
-                let Some(cell) = Self::cell_of(grid, |j| table(j) + exact(grid.x(j))) else {
+                let Some(cell) = Self::cell_of(grid, |j| table(j) + exact(grid.x(j)).0) else {
                     return self.direct(members[0] as usize);
                 };
                 self.solve_cell(grid, cell, table, exact).0
@@ -727,12 +766,11 @@ impl<'a> Contest<'a> {
     }
 }
 
-/// `tanh(x)` through one `expm1` (a fraction of the cost of the library's tanh, same absolute
-/// accuracy); beyond |x| = 20 it is 1 to the last bit.
-#[inline]
+/// `tanh(x) = 1 - 2 / (e^(2x) + 1)` with the vectorisable exponential: absolute error below
+/// 1e-15, exact at both saturations, and cheap inside loops the compiler vectorises.
+#[inline(always)]
 pub fn tanh(x: f64) -> f64 {
-    let e = (2.0 * x.clamp(-20.0, 20.0)).exp_m1();
-    e / (e + 2.0)
+    1.0 - 2.0 / (exp_vectorisable(2.0 * x) + 1.0)
 }
 
 thread_local! {
@@ -818,6 +856,45 @@ fn minus_loss(z: f64, delta: f64) -> (f64, f64) {
 fn minus_win(z: f64, delta: f64) -> (f64, f64) {
     let r = normal_pdf_over_cdf(z);
     (-r / delta, (z * r + r * r) / (delta * delta))
+}
+
+/// A sliding sum of table rows over a range of indices `[lo, hi)` that only moves forward.
+struct Window {
+    sum: Vec<f64>,
+    lo: usize,
+    hi: usize,
+}
+
+impl Window {
+    fn new(k: usize) -> Self {
+        Self {
+            sum: vec![0.0; k],
+            lo: 0,
+            hi: 0,
+        }
+    }
+
+    /// Moves to `[lo, hi)` (both not below the current ones): rows entering are added, rows
+    /// leaving subtracted; a jump past the current range starts afresh.
+    fn slide<'r>(&mut self, lo: usize, hi: usize, row: impl Fn(usize) -> &'r [f64]) {
+        if lo >= self.hi {
+            self.sum.iter_mut().for_each(|v| *v = 0.0);
+            self.lo = lo;
+            self.hi = lo;
+        }
+        for i in self.hi..hi {
+            for (v, x) in self.sum.iter_mut().zip(row(i)) {
+                *v += x;
+            }
+        }
+        for i in self.lo..lo {
+            for (v, x) in self.sum.iter_mut().zip(row(i)) {
+                *v -= x;
+            }
+        }
+        self.lo = lo;
+        self.hi = hi.max(self.hi);
+    }
 }
 
 /// A Fenwick tree of sums over positions.
