@@ -37,8 +37,10 @@
 //!
 //! # Subsampling
 //!
-//! With `subsample = N` (section 5.3), each entry is compared with the N entries nearest to it
-//! in prior rating (a contiguous window of the rating order, itself included). The window
+//! With `subsample = N` (section 5.3), each entry is compared with the entries holding the N
+//! distinct prior ratings nearest to its own (a contiguous window of the rating order, itself
+//! included; entries with the same rating, such as a contest's newcomers, count once, as the
+//! reference implementation merges identical terms). The window
 //! functions are differences of prefix sums over the rating order, tabulated on the same grid;
 //! the window's `C` comes from a Fenwick tree filled in rank order. The cost stays one table
 //! per contest plus O(stencil) per entry.
@@ -135,8 +137,13 @@ struct Contest<'a> {
     pos: Vec<u32>,
     /// Logistic slopes `pi / (sqrt 3 delta)`.
     s: Vec<f64>,
-    /// Window size (n when not subsampling).
+    /// Window size in distinct ratings (the number of distinct ratings when not subsampling).
     window: usize,
+    /// For each distinct rating (in increasing order), its first position in `by_rating`,
+    /// then n.
+    distinct_start: Vec<u32>,
+    /// For each position, the index of its distinct rating.
+    distinct_of: Vec<u32>,
 }
 
 impl<'a> Contest<'a> {
@@ -170,10 +177,23 @@ impl<'a> Contest<'a> {
             .iter()
             .map(|p| PI / (3f64.sqrt() * p.delta))
             .collect();
+        // Opponents with the same rating count once in a window (their terms are alike; the
+        // reference implementation merges them into one term): windows are counted in
+        // distinct ratings.
+        let mut distinct_start = Vec::new();
+        let mut distinct_of = Vec::with_capacity(n);
+        for (k, &e) in by_rating.iter().enumerate() {
+            if k == 0 || priors[e as usize].mu != priors[by_rating[k - 1] as usize].mu {
+                distinct_start.push(k as u32);
+            }
+            distinct_of.push(distinct_start.len() as u32 - 1);
+        }
+        let distinct = distinct_start.len();
+        distinct_start.push(n as u32);
         let window = if set.subsample == 0 {
-            n
+            distinct
         } else {
-            set.subsample.min(n)
+            set.subsample.min(distinct)
         };
         Self {
             priors,
@@ -187,27 +207,34 @@ impl<'a> Contest<'a> {
             pos,
             s,
             window,
+            distinct_start,
+            distinct_of,
         }
     }
 
     fn windowed(&self) -> bool {
-        self.window < self.n
+        self.window + 1 < self.distinct_start.len()
     }
 
     fn kappa(&self) -> f64 {
         if self.set.split_ties { 0.0 } else { 1.0 }
     }
 
-    /// The window of entry e as a range of rating positions.
+    /// The window of entry e as a range of rating positions: the `window` distinct ratings
+    /// around its own, with every entry holding one of them.
     fn window_of(&self, e: usize) -> (usize, usize) {
         if !self.windowed() {
             return (0, self.n);
         }
-        let half = self.window / 2;
-        let a = (self.pos[e] as usize)
-            .saturating_sub(half)
-            .min(self.n - self.window);
-        (a, a + self.window)
+        let distinct = self.distinct_start.len() - 1;
+        let d = self.distinct_of[self.pos[e] as usize] as usize;
+        let a = d
+            .saturating_sub(self.window / 2)
+            .min(distinct - self.window);
+        (
+            self.distinct_start[a] as usize,
+            self.distinct_start[a + self.window] as usize,
+        )
     }
 
     fn rel(&self, my_lo: u32, j: usize) -> Rel {
