@@ -219,6 +219,69 @@ pub enum Scenario {
         #[arg(long, default_value = "output/pool.csv")]
         out: PathBuf,
     },
+    /// The Elo-MMR paper's small synthetic set: 1,000 players, 5 a round, 15,000 rounds.
+    SynthSmall(SynthArgs),
+    /// The Elo-MMR paper's large synthetic set: 10,000 players, all in each of 50 rounds.
+    SynthLarge(SynthArgs),
+}
+
+/// Overrides of a synthetic contest set (the defaults are the paper's).
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Number of players.
+    #[arg(long)]
+    players: Option<usize>,
+    /// Players per round.
+    #[arg(long)]
+    group: Option<usize>,
+    /// Sessions: every player plays once per session, skills drift between sessions.
+    #[arg(long)]
+    sessions: Option<usize>,
+    /// Random seed.
+    #[arg(long, default_value_t = 2021)]
+    seed: u64,
+    /// Standard deviation of a logistic performance around the skill.
+    #[arg(long, default_value_t = 200.0)]
+    perf_sd: f64,
+    /// Standard deviation of the initial skills (mean 1500).
+    #[arg(long, default_value_t = 350.0)]
+    skill_sd: f64,
+    /// Standard deviation of the skill drift between sessions.
+    #[arg(long, default_value_t = 35.0)]
+    drift_sd: f64,
+    /// The standings CSV to write (default output/synth-small.csv or output/synth-large.csv).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The true skills CSV to write (default: beside --out, with -truth before the extension).
+    #[arg(long)]
+    truth: Option<PathBuf>,
+}
+
+impl SynthArgs {
+    fn config(&self, base: simulate::SynthConfig) -> simulate::SynthConfig {
+        simulate::SynthConfig {
+            players: self.players.unwrap_or(base.players),
+            group: self.group.unwrap_or(base.group),
+            sessions: self.sessions.unwrap_or(base.sessions),
+            seed: self.seed,
+            perf_sd: self.perf_sd,
+            skill_sd: self.skill_sd,
+            drift_sd: self.drift_sd,
+            ..base
+        }
+    }
+
+    fn paths(&self, name: &str) -> (PathBuf, PathBuf) {
+        let out = self
+            .out
+            .clone()
+            .unwrap_or_else(|| Path::new("output").join(format!("{name}.csv")));
+        let truth = self.truth.clone().unwrap_or_else(|| {
+            let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or(name);
+            out.with_file_name(format!("{stem}-truth.csv"))
+        });
+        (out, truth)
+    }
 }
 
 impl ReplayArgs {
@@ -265,10 +328,8 @@ fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_file(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
+/// The folder and file name of an output path.
+fn split_path(path: &Path) -> Result<(PathBuf, String), UsageError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -277,8 +338,16 @@ fn write_file(
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| UsageError(format!("{} is not a file name", path.display())))?;
-    let mut staged = Staged::new(dir)?;
-    staged.write(name, write)?;
+    Ok((dir.to_path_buf(), name.to_string()))
+}
+
+fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let (dir, name) = split_path(path)?;
+    let mut staged = Staged::new(&dir)?;
+    staged.write(&name, write)?;
     staged.commit()?;
     Ok(())
 }
@@ -342,5 +411,47 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             )?;
             Ok(())
         }
+        Command::Simulate {
+            scenario: Scenario::SynthSmall(args),
+        } => synth(&args, simulate::SynthConfig::small(), "synth-small", stdout),
+        Command::Simulate {
+            scenario: Scenario::SynthLarge(args),
+        } => synth(&args, simulate::SynthConfig::large(), "synth-large", stdout),
     }
+}
+
+fn synth(
+    args: &SynthArgs,
+    base: simulate::SynthConfig,
+    name: &str,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let cfg = args.config(base);
+    cfg.validate().map_err(UsageError)?;
+    let (out, truth) = args.paths(name);
+    if out == truth {
+        return Err(UsageError("--out and --truth must be different files".into()).into());
+    }
+    let (out_dir, out_name) = split_path(&out)?;
+    let (truth_dir, truth_name) = split_path(&truth)?;
+    // Both files come from one pass of the generator: stage both, then publish both.
+    let mut s_out = Staged::new(&out_dir)?;
+    let mut s_truth = Staged::new(&truth_dir)?;
+    let mut w_out = s_out.open(&out_name)?;
+    let mut w_truth = s_truth.open(&truth_name)?;
+    let rounds = simulate::write_synth(&mut w_out, &mut w_truth, &cfg)?;
+    w_out.finish()?;
+    w_truth.finish()?;
+    s_out.commit()?;
+    s_truth.commit()?;
+    writeln!(
+        stdout,
+        "wrote {rounds} rounds of {} players ({} a round, {} sessions) to {} and the true skills to {}",
+        cfg.players,
+        cfg.group.min(cfg.players),
+        cfg.sessions,
+        out.display(),
+        truth.display()
+    )?;
+    Ok(())
 }

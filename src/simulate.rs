@@ -8,6 +8,7 @@
 //! `nu / (2 + nu)` (the default `nu = 0.8` gives 2/7, about 29 %) and the expected score is
 //! close to Elo's logistic curve.
 
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
@@ -238,6 +239,137 @@ pub fn write_pool_games(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
     Ok(())
 }
 
+/// Settings of the Elo-MMR paper's synthetic contests (section 6.1): players with Gaussian
+/// initial skills, ranked in each round by independent logistic performances, their skills
+/// drifting by Gaussian increments between sessions.
+///
+/// A *session* is one pass over every player: the players are shuffled and split into rounds
+/// of `group` (the last round of a session may be smaller), so that, as the paper says, every
+/// player competes in every session. The paper's small set is 75 sessions of 1,000 players in
+/// rounds of 5 (15,000 rounds); its large set is 50 sessions of 10,000 players in one round.
+/// Drift is added to every skill between consecutive sessions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SynthConfig {
+    /// Number of players.
+    pub players: usize,
+    /// Players per round.
+    pub group: usize,
+    /// Sessions (each player plays once per session).
+    pub sessions: usize,
+    /// Random seed.
+    pub seed: u64,
+    /// Mean of the initial skills.
+    pub mean: f64,
+    /// Standard deviation of the initial skills.
+    pub skill_sd: f64,
+    /// Standard deviation of a performance around the skill (a logistic distribution).
+    pub perf_sd: f64,
+    /// Standard deviation of the skill drift between sessions.
+    pub drift_sd: f64,
+    /// Unix seconds of the first session; sessions are a day apart, rounds a minute apart.
+    pub start: i64,
+}
+
+impl SynthConfig {
+    /// The paper's small set: 1,000 players, 5 per round, 15,000 rounds.
+    pub fn small() -> Self {
+        Self {
+            players: 1_000,
+            group: 5,
+            sessions: 75,
+            ..Self::large()
+        }
+    }
+
+    /// The paper's large set: 10,000 players, all in each of 50 rounds.
+    pub fn large() -> Self {
+        Self {
+            players: 10_000,
+            group: 10_000,
+            sessions: 50,
+            seed: 2021,
+            mean: 1500.0,
+            skill_sd: 350.0,
+            perf_sd: 200.0,
+            drift_sd: 35.0,
+            start: 1_609_459_200,
+        }
+    }
+
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.players < 2 || self.group < 2 {
+            return Err("synthetic contests need at least two players, two a round".into());
+        }
+        let bad = |x: f64| !(x.is_finite() && x >= 0.0);
+        if bad(self.skill_sd) || bad(self.perf_sd) || bad(self.drift_sd) || !self.mean.is_finite() {
+            return Err("standard deviations must be finite and non-negative".into());
+        }
+        Ok(())
+    }
+
+    /// Rounds in one session.
+    pub fn rounds_per_session(&self) -> usize {
+        self.players.div_ceil(self.group.max(1))
+    }
+}
+
+/// Writes the synthetic contests as a standings CSV (`contest,time,player,rank`) and the
+/// true skill of every participant at the time of each round (`contest,player,skill`).
+/// Returns the number of rounds written.
+pub fn write_synth(
+    standings: &mut dyn Write,
+    truth: &mut dyn Write,
+    cfg: &SynthConfig,
+) -> io::Result<usize> {
+    cfg.validate().map_err(io::Error::other)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let initial = Normal::new(cfg.mean, cfg.skill_sd).map_err(io::Error::other)?;
+    let drift = Normal::new(0.0, cfg.drift_sd).map_err(io::Error::other)?;
+    // A logistic distribution of scale s has standard deviation s * pi / sqrt(3).
+    let scale = cfg.perf_sd * 3f64.sqrt() / std::f64::consts::PI;
+    let mut skills: Vec<f64> = (0..cfg.players).map(|_| initial.sample(&mut rng)).collect();
+    let width = (cfg.players - 1).to_string().len();
+    let names: Vec<String> = (0..cfg.players).map(|i| format!("p{i:0width$}")).collect();
+    let per_session = cfg.rounds_per_session();
+    let total = per_session * cfg.sessions;
+    let rwidth = total.saturating_sub(1).to_string().len();
+    writeln!(standings, "contest,time,player,rank")?;
+    writeln!(truth, "contest,player,skill")?;
+    let mut order: Vec<usize> = (0..cfg.players).collect();
+    let mut entries: Vec<(f64, usize)> = Vec::with_capacity(cfg.group);
+    let mut round = 0usize;
+    for session in 0..cfg.sessions {
+        if session > 0 {
+            for s in &mut skills {
+                *s += drift.sample(&mut rng);
+            }
+        }
+        if per_session > 1 {
+            order.shuffle(&mut rng);
+        }
+        for (j, group) in order.chunks(cfg.group).enumerate() {
+            let contest = format!("synth-{round:0rwidth$}");
+            let time = crate::ingest::time::format_time(
+                cfg.start + 86_400 * session as i64 + 60 * j as i64,
+            );
+            entries.clear();
+            for &i in group {
+                // Inverse-CDF sampling; u in (0, 1) so the logarithm is finite.
+                let u: f64 = rng.random_range(f64::EPSILON..1.0);
+                entries.push((skills[i] + scale * (u / (1.0 - u)).ln(), i));
+            }
+            entries.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for (rank, &(_, i)) in entries.iter().enumerate() {
+                writeln!(standings, "{contest},{time},{},{}", names[i], rank + 1)?;
+                writeln!(truth, "{contest},{},{:.3}", names[i], skills[i])?;
+            }
+            round += 1;
+        }
+    }
+    Ok(round)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +435,117 @@ mod tests {
         assert_eq!(a.games, b.games);
         let draws = a.games.iter().filter(|g| g.3 == 0.5).count() as f64 / a.games.len() as f64;
         assert!((0.18..0.32).contains(&draws), "draw rate {draws}");
+    }
+
+    #[test]
+    fn synthetic_contests_have_the_papers_shape() {
+        let cfg = SynthConfig {
+            players: 12,
+            group: 5,
+            sessions: 3,
+            ..SynthConfig::small()
+        };
+        let (mut s, mut t) = (Vec::new(), Vec::new());
+        let rounds = write_synth(&mut s, &mut t, &cfg).unwrap();
+        // 12 players in rounds of 5: 5, 5, 2 per session.
+        assert_eq!(rounds, 9);
+        let s = String::from_utf8(s).unwrap();
+        let t = String::from_utf8(t).unwrap();
+        assert_eq!(s.lines().count(), 1 + 36);
+        assert_eq!(t.lines().count(), 1 + 36);
+        // Everyone plays exactly once per session, and ranks run 1..=n in each round.
+        let rows: Vec<Vec<&str>> = s.lines().skip(1).map(|l| l.split(',').collect()).collect();
+        for session in 0..3 {
+            let mut players: Vec<&str> = rows[session * 12..(session + 1) * 12]
+                .iter()
+                .map(|r| r[2])
+                .collect();
+            players.sort_unstable();
+            players.dedup();
+            assert_eq!(players.len(), 12);
+        }
+        let mut expected_rank = 0;
+        let mut last = "";
+        for r in &rows {
+            if r[0] != last {
+                expected_rank = 0;
+                last = r[0];
+            }
+            expected_rank += 1;
+            assert_eq!(r[3], expected_rank.to_string());
+        }
+        // Deterministic for a seed.
+        let (mut s2, mut t2) = (Vec::new(), Vec::new());
+        write_synth(&mut s2, &mut t2, &cfg).unwrap();
+        assert_eq!(s.as_bytes(), &s2[..]);
+        assert_eq!(t.as_bytes(), &t2[..]);
+    }
+
+    #[test]
+    fn synthetic_skills_and_drift_have_the_stated_spread() {
+        // 2,000 players, two sessions: initial sd 350, drift sd 35 between them.
+        let cfg = SynthConfig {
+            players: 2_000,
+            group: 2_000,
+            sessions: 2,
+            ..SynthConfig::large()
+        };
+        let (mut s, mut t) = (Vec::new(), Vec::new());
+        write_synth(&mut s, &mut t, &cfg).unwrap();
+        let t = String::from_utf8(t).unwrap();
+        let mut first = std::collections::HashMap::new();
+        let mut steps = Vec::new();
+        let mut initial = Vec::new();
+        for l in t.lines().skip(1) {
+            let f: Vec<&str> = l.split(',').collect();
+            let x: f64 = f[2].parse().unwrap();
+            match first.insert(f[1].to_string(), x) {
+                None => initial.push(x),
+                Some(prev) => steps.push(x - prev),
+            }
+        }
+        let sd = |v: &[f64], mean: f64| {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+        };
+        let mean = initial.iter().sum::<f64>() / initial.len() as f64;
+        assert!((mean - 1500.0).abs() < 25.0, "mean {mean}");
+        let s0 = sd(&initial, mean);
+        assert!((s0 - 350.0).abs() < 20.0, "sd {s0}");
+        let sd_drift = sd(&steps, 0.0);
+        assert!((sd_drift - 35.0).abs() < 2.5, "drift sd {sd_drift}");
+        // Over all pairs of the first round, the stronger player finishes ahead with
+        // probability about 1/2 + atan(350/200)/pi = 0.835 (Gaussian approximation of the
+        // logistic performance): a performance sd of 110 (the logistic scale taken for the sd)
+        // would give 0.90, no noise 1.0.
+        let s = String::from_utf8(s).unwrap();
+        let rank: std::collections::HashMap<&str, usize> = s
+            .lines()
+            .skip(1)
+            .take(2_000)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[2], f[3].parse().unwrap())
+            })
+            .collect();
+        let skill: Vec<(&str, f64)> = t
+            .lines()
+            .skip(1)
+            .take(2_000)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[1], f[2].parse().unwrap())
+            })
+            .collect();
+        let (mut right, mut pairs) = (0usize, 0usize);
+        for (i, &(a, sa)) in skill.iter().enumerate() {
+            for &(b, sb) in &skill[i + 1..] {
+                pairs += 1;
+                if (sa > sb) == (rank[a] < rank[b]) {
+                    right += 1;
+                }
+            }
+        }
+        let share = right as f64 / pairs as f64;
+        assert!((0.81..0.86).contains(&share), "ordered right {share}");
     }
 }
