@@ -338,3 +338,95 @@ fn standings_and_json_inputs_replay_with_every_system() {
         assert_eq!(with_performance, expected, "{system}");
     }
 }
+
+/// Replays `input` with `args` on one and on two threads and asserts the outputs are the
+/// same bytes (metrics.json without its wall-clock time).
+fn same_on_one_and_two_threads(dir: &std::path::Path, input: &std::path::Path, args: &[&str]) {
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("{}-t{threads}", args.join("_")));
+        let mut all = vec![
+            "replay",
+            input.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        all.extend_from_slice(args);
+        let o = rate_batch(&all);
+        assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
+        let mut m = metrics(&out);
+        m.as_object_mut().unwrap().remove("wall_seconds");
+        outputs.push((
+            std::fs::read(out.join("leaderboard.csv")).unwrap(),
+            std::fs::read(out.join("history.csv")).unwrap(),
+            m,
+        ));
+    }
+    assert!(
+        outputs[0].0 == outputs[1].0,
+        "{args:?}: leaderboards differ"
+    );
+    assert!(outputs[0].1 == outputs[1].1, "{args:?}: histories differ");
+    assert_eq!(outputs[0].2, outputs[1].2, "{args:?}: metrics differ");
+}
+
+#[test]
+fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
+    let dir = TempDir::new().unwrap();
+    // Contests of 3,000 individual entrants (large enough for every parallel path).
+    let solo = dir.path().join("solo.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "synth-large",
+        "--players",
+        "3000",
+        "--sessions",
+        "3",
+        "--out",
+        solo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    // Teams of three: 1,500 teams of 4,500 players, members drawn afresh each contest, ties.
+    let mut text = String::from("contest,time,player,rank,team\n");
+    let mut x: u64 = 12345;
+    let mut next = |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    for c in 0..3 {
+        let mut order: Vec<u64> = (0..4500).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, next(i as u64 + 1) as usize);
+        }
+        let mut rank = 1;
+        for (t, members) in order.chunks(3).enumerate() {
+            if next(10) != 0 {
+                rank = t + 1;
+            }
+            for m in members {
+                text.push_str(&format!("{c},2021-01-0{},u{m},{rank},t{c}-{t}\n", c + 1));
+            }
+        }
+    }
+    let teams = write(dir.path(), "teams.csv", &text);
+    for system in [
+        "elo-mmr",
+        "elo-mmx",
+        "codeforces",
+        "topcoder",
+        "bar",
+        "pairwise-glicko",
+    ] {
+        same_on_one_and_two_threads(dir.path(), &solo, &["--system", system]);
+        same_on_one_and_two_threads(dir.path(), &teams, &["--system", system]);
+    }
+    for extra in [["--subsample", "0"], ["--subsample", "40"]] {
+        let args = ["--system", "elo-mmr", extra[0], extra[1]];
+        same_on_one_and_two_threads(dir.path(), &solo, &args);
+    }
+}

@@ -221,6 +221,23 @@ pub(crate) fn map_indices<T: Send>(
     }
 }
 
+/// Applies `f` to every item with its companion in `with`, on rayon's threads when there are
+/// at least `parallel_from` items (below that, handing work to the pool costs more than it
+/// saves). Each item is updated by the same code either way.
+pub(crate) fn update_each<T: Send, U: Sync>(
+    items: &mut [T],
+    with: &[U],
+    parallel_from: usize,
+    f: impl Fn(&mut T, &U) + Sync + Send,
+) {
+    use rayon::prelude::*;
+    if items.len() >= parallel_from {
+        items.par_iter_mut().zip(with).for_each(|(t, u)| f(t, u));
+    } else {
+        items.iter_mut().zip(with).for_each(|(t, u)| f(t, u));
+    }
+}
+
 /// Checks that a parameter is a finite number within bounds.
 pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
     if v.is_finite() && v >= lo && v <= hi {

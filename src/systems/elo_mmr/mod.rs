@@ -36,16 +36,18 @@
 
 pub mod performance;
 
-use super::{Rating, RatingSystem, check_range};
+use super::{Rating, RatingSystem, check_range, update_each};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::newton_in;
 use performance::{Model, Prior, Settings, tanh};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
 /// pi / sqrt(3): the logistic distribution's scale per unit standard deviation, inverted.
+/// Rounds of fewer players are updated on the calling thread.
+const PARALLEL_FROM: usize = 64;
+
 const PI_SQRT3: f64 = PI / 1.732_050_807_568_877_2;
 
 /// Parameters of Elo-MMR (the logistic model).
@@ -419,7 +421,7 @@ impl RatingSystem for EloMmr {
             .iter()
             .map(|&p| std::mem::take(&mut players[p as usize]))
             .collect();
-        states.par_iter_mut().zip(&drift).for_each(|(pl, &g2)| {
+        update_each(&mut states, &drift, PARALLEL_FROM, |pl, &g2| {
             let days = pl
                 .last_time
                 .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
@@ -464,10 +466,9 @@ impl RatingSystem for EloMmr {
                 }
             }
         }
-        states
-            .par_iter_mut()
-            .zip(&perfs)
-            .for_each(|(pl, ps)| self.absorb(pl, ps));
+        update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
+            self.absorb(pl, ps)
+        });
         for (p, st) in ids.iter().zip(states) {
             players[*p as usize] = st;
         }

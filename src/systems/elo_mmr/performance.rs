@@ -59,6 +59,7 @@
 use crate::numeric::roots::{newton_in, newton_increasing};
 use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_pdf_over_cdf};
+use crate::systems::map_indices;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::f64::consts::PI;
@@ -96,6 +97,9 @@ pub struct Settings {
 
 /// Contests up to this size are solved with exact sums throughout.
 const DIRECT_MAX: usize = 256;
+
+/// Fewer items than this are solved on the calling thread.
+const PARALLEL_FROM: usize = 64;
 
 /// Every entry's performance, in input order. `places[i]` is entry i's place range.
 pub fn performances(priors: &[Prior], places: &[(u32, u32)], settings: &Settings) -> Vec<f64> {
@@ -357,16 +361,11 @@ impl<'a> Contest<'a> {
     /// Every entry with exact sums (members of a block share the root when not subsampling).
     fn all_direct(&self) -> Vec<f64> {
         if self.windowed() {
-            return (0..self.n)
-                .into_par_iter()
-                .map(|e| self.direct(e))
-                .collect();
+            return map_indices(self.n, PARALLEL_FROM, |e| self.direct(e));
         }
-        let roots: Vec<f64> = self
-            .blocks
-            .par_iter()
-            .map(|&(a, _)| self.direct(self.by_rank[a] as usize))
-            .collect();
+        let roots = map_indices(self.blocks.len(), PARALLEL_FROM, |b| {
+            self.direct(self.by_rank[self.blocks[b].0] as usize)
+        });
         (0..self.n)
             .map(|e| roots[self.block_of[e] as usize])
             .collect()
