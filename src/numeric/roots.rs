@@ -50,6 +50,59 @@ pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64,
     newton_in(f, lo, hi, 0.5 * (lo + hi), tol)
 }
 
+/// The root of a strictly increasing `f` given as `x -> (f(x), f'(x))`, by Newton's method
+/// from `guess` without a bracket to begin with: a step is limited to `width` (which doubles
+/// while the steps keep hitting the limit), and once two evaluations of opposite sign bracket
+/// the root, [`newton_in`] finishes safeguarded. Newton's steps on a convex or concave
+/// increasing function approach the root from one side, so this usually converges without
+/// ever evaluating the far end of a bracket: a good guess costs two or three evaluations.
+pub fn newton_from(
+    mut f: impl FnMut(f64) -> (f64, f64),
+    guess: f64,
+    mut width: f64,
+    tol: f64,
+) -> f64 {
+    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut x = guess;
+    for _ in 0..200 {
+        let (v, d) = f(x);
+        if v == 0.0 {
+            return x;
+        }
+        if v < 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let newton = x - v / d;
+        if lo.is_finite() && hi.is_finite() {
+            let next = if newton > lo && newton < hi {
+                newton
+            } else {
+                0.5 * (lo + hi)
+            };
+            return newton_in(f, lo, hi, next, tol);
+        }
+        if d > 0.0 && (v / d).abs() <= tol {
+            return newton;
+        }
+        let step = if d > 0.0 && newton.is_finite() {
+            newton - x
+        } else if v < 0.0 {
+            width
+        } else {
+            -width
+        };
+        if step.abs() >= width {
+            x += width.copysign(step);
+            width *= 2.0;
+        } else {
+            x += step;
+        }
+    }
+    f64::NAN
+}
+
 /// The root of a strictly increasing `f` (given as `x -> (f(x), f'(x))`) known to lie in
 /// `[lo, hi]`, by Newton's method from `guess`. A step that would leave the bracket, or that
 /// would not at least halve the step before last, is replaced by bisection (the classic
@@ -204,6 +257,27 @@ mod tests {
         let a = illinois(f, 0.0, f(0.0), 5.0, f(5.0), 1e-13);
         let b = bisect(f, 0.0, 5.0, 1e-13);
         assert!((a - b).abs() < 1e-12 && f(a).abs() < 1e-11, "{a} {b}");
+    }
+
+    #[test]
+    fn newton_from_a_guess_matches_the_bracketed_search() {
+        // Convex, concave and flat-tailed increasing functions, guesses on both sides.
+        let cases: [(fn(f64) -> (f64, f64), f64); 3] = [
+            (|x| (x.exp() - 5.0, x.exp()), 5f64.ln()),
+            (
+                |x| (x.tanh() - 0.999, 1.0 - x.tanh().powi(2)),
+                0.999f64.atanh(),
+            ),
+            (|x| (x.powi(3) + x - 2.0, 3.0 * x * x + 1.0), 1.0),
+        ];
+        for (f, root) in cases {
+            for guess in [-3.0, 0.0, 0.5, 2.0, 8.0] {
+                let got = newton_from(f, guess, 1.0, 1e-12);
+                assert!((got - root).abs() < 1e-10, "guess {guess}: {got} vs {root}");
+            }
+        }
+        // A function with no root gives NaN rather than looping for ever.
+        assert!(newton_from(|x: f64| (1.0 + 0.5 * x.tanh(), 0.5), 0.0, 1.0, 1e-9).is_nan());
     }
 
     #[test]

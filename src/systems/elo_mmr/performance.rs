@@ -56,7 +56,7 @@
 //!
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
-use crate::numeric::roots::{newton_in, newton_increasing};
+use crate::numeric::roots::{newton_from, newton_in};
 use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_pdf_over_cdf};
 use crate::systems::map_indices;
@@ -287,18 +287,20 @@ impl<'a> Contest<'a> {
                     let j = j as usize;
                     let Prior { mu, delta } = self.priors[j];
                     let z = (p - mu) / delta;
-                    let (lv, ld) = minus_loss(z, delta);
-                    let (wv, wd) = minus_win(z, delta);
                     match self.rel(my_lo, j) {
                         Rel::Better => {
+                            let (lv, ld) = minus_loss(z, delta);
                             g += lv;
                             d += ld;
                         }
                         Rel::Worse => {
+                            let (wv, wd) = minus_win(z, delta);
                             g += wv;
                             d += wd;
                         }
                         Rel::Tie if self.set.split_ties => {
+                            let (lv, ld) = minus_loss(z, delta);
+                            let (wv, wd) = minus_win(z, delta);
                             g += 0.5 * (lv + wv);
                             d += 0.5 * (ld + wd);
                         }
@@ -325,12 +327,72 @@ impl<'a> Contest<'a> {
         let js = self.opponents(e);
         let mu = self.priors[e].mu;
         let spread = self.priors[e].delta;
-        newton_increasing(
-            |p| self.direct_eval(my_lo, js, p),
-            mu - spread,
-            mu + spread,
-            self.tol(),
-        )
+        if self.set.model == Model::Gaussian {
+            return self.direct_gaussian(my_lo, js, mu, spread);
+        }
+        newton_from(|p| self.direct_eval(my_lo, js, p), mu, spread, self.tol())
+    }
+
+    /// [`direct`](Self::direct) for the Gaussian model: the opponents are first split by
+    /// relation into columns of (mean, 1/delta, multiplicity), so that each evaluation of the equation runs
+    /// branch-free loops computing only the term each opponent needs.
+    fn direct_gaussian(&self, my_lo: u32, js: &[u32], mu: f64, spread: f64) -> f64 {
+        SPLIT.with(|cell| {
+            let mut split = cell.borrow_mut();
+            let [better, worse, tie] = &mut *split;
+            better.clear();
+            worse.clear();
+            tie.clear();
+            for &j in js {
+                let j = j as usize;
+                let prior = self.priors[j];
+                let column = match self.rel(my_lo, j) {
+                    Rel::Better => &mut *better,
+                    Rel::Worse => &mut *worse,
+                    Rel::Tie => &mut *tie,
+                };
+                // Opponents alike (newcomers, mostly) arrive together in rating order and
+                // are summed as one term of that multiplicity.
+                let inv = 1.0 / prior.delta;
+                match column.last_mut() {
+                    Some((m, i, w)) if *m == prior.mu && *i == inv => *w += 1.0,
+                    _ => column.push((prior.mu, inv, 1.0)),
+                }
+            }
+            let split_ties = self.set.split_ties;
+            let eval = |p: f64| {
+                let (mut g, mut d) = (0.0, 0.0);
+                let loss = |g: &mut f64, d: &mut f64, mu: f64, inv: f64, w: f64| {
+                    let z = (p - mu) * inv;
+                    let r = normal_pdf_over_cdf(-z);
+                    *g += w * r * inv;
+                    *d += w * (r * r - z * r) * inv * inv;
+                };
+                let win = |g: &mut f64, d: &mut f64, mu: f64, inv: f64, w: f64| {
+                    let z = (p - mu) * inv;
+                    let r = normal_pdf_over_cdf(z);
+                    *g -= w * r * inv;
+                    *d += w * (z * r + r * r) * inv * inv;
+                };
+                for &(m, inv, w) in better.iter() {
+                    loss(&mut g, &mut d, m, inv, w);
+                }
+                for &(m, inv, w) in worse.iter() {
+                    win(&mut g, &mut d, m, inv, w);
+                }
+                for &(m, inv, w) in tie.iter() {
+                    if split_ties {
+                        loss(&mut g, &mut d, m, inv, 0.5 * w);
+                        win(&mut g, &mut d, m, inv, 0.5 * w);
+                    } else {
+                        g += w * (p - m) * inv * inv;
+                        d += w * inv * inv;
+                    }
+                }
+                (g, d)
+            };
+            newton_from(eval, mu, spread, self.tol())
+        })
     }
 
     /// Refines an interpolated root of entry e with exact sums: Newton steps from `estimate`
@@ -799,7 +861,12 @@ pub fn tanh(x: f64) -> f64 {
     1.0 - 2.0 / (exp_vectorisable(2.0 * x) + 1.0)
 }
 
+/// Opponents of one entry by relation (better, worse, tied) as (mean, 1/delta, multiplicity).
+type SplitColumns = [Vec<(f64, f64, f64)>; 3];
+
 thread_local! {
+    /// Columns of [`Contest::direct_gaussian`], kept between entries.
+    static SPLIT: std::cell::RefCell<SplitColumns> = const { std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new()]) };
     /// Table buffers kept between contests, so that their pages stay mapped.
     static BUFFERS: std::cell::RefCell<[Vec<f64>; 4]> = const { std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
 }
