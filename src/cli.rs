@@ -118,7 +118,8 @@ pub struct SystemParams {
     /// Yuksel: zero-sum updates (Algorithm 2).
     #[arg(long)]
     pub zero_sum: bool,
-    /// Elo-MMR/MMchi: performance spread for a contest of weight 1 [default: 195.96].
+    /// Elo-MMR/MMchi, BAR, pairwise Glicko: performance spread for a contest of weight 1
+    /// [defaults: 195.96, 25, 125].
     #[arg(long)]
     pub beta: Option<f64>,
     /// Elo-MMR/MMchi: skill drift per contest [default: 35.78].

@@ -51,70 +51,35 @@ pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64,
 }
 
 /// The root of a strictly increasing `f` given as `x -> (f(x), f'(x))`, by Newton's method
-/// from `guess` without a bracket to begin with: a step is limited to `width` (which doubles
-/// while the steps keep hitting the limit), and once two evaluations of opposite sign bracket
-/// the root, [`newton_in`] finishes safeguarded. Newton's steps on a convex or concave
-/// increasing function approach the root from one side, so this usually converges without
-/// ever evaluating the far end of a bracket: a good guess costs two or three evaluations.
-pub fn newton_from(
-    mut f: impl FnMut(f64) -> (f64, f64),
-    guess: f64,
-    mut width: f64,
-    tol: f64,
-) -> f64 {
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut x = guess;
-    for _ in 0..200 {
-        let (v, d) = f(x);
-        if v == 0.0 {
-            return x;
-        }
-        if v < 0.0 {
-            lo = x;
-        } else {
-            hi = x;
-        }
-        let newton = x - v / d;
-        if lo.is_finite() && hi.is_finite() {
-            let next = if newton > lo && newton < hi {
-                newton
-            } else {
-                0.5 * (lo + hi)
-            };
-            return newton_in(f, lo, hi, next, tol);
-        }
-        if d > 0.0 && (v / d).abs() <= tol {
-            return newton;
-        }
-        let step = if d > 0.0 && newton.is_finite() {
-            newton - x
-        } else if v < 0.0 {
-            width
-        } else {
-            -width
-        };
-        if step.abs() >= width {
-            x += width.copysign(step);
-            width *= 2.0;
-        } else {
-            x += step;
-        }
-    }
-    f64::NAN
+/// from `guess` without a bracket to begin with: until two evaluations of opposite sign
+/// bracket the root, a step is limited to `width` (which doubles while steps keep hitting the
+/// limit); then it goes on as [`newton_in`]. Newton's steps on a convex or concave increasing
+/// function approach the root from one side, so this usually converges without ever
+/// evaluating the far end of a bracket: a good guess costs two or three evaluations. NaN when
+/// no root is found.
+pub fn newton_from(f: impl FnMut(f64) -> (f64, f64), guess: f64, width: f64, tol: f64) -> f64 {
+    newton_safeguarded(f, f64::NEG_INFINITY, f64::INFINITY, guess, width, tol)
 }
 
 /// The root of a strictly increasing `f` (given as `x -> (f(x), f'(x))`) known to lie in
 /// `[lo, hi]`, by Newton's method from `guess`. A step that would leave the bracket, or that
 /// would not at least halve the step before last, is replaced by bisection (the classic
 /// safeguard), so the bracket keeps shrinking. The bracket's ends are never evaluated.
-pub fn newton_in(
+pub fn newton_in(f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64, guess: f64, tol: f64) -> f64 {
+    newton_safeguarded(f, lo, hi, guess.clamp(lo, hi), hi - lo, tol)
+}
+
+/// Both of the above: `[lo, hi]` brackets the root, an end may be infinite (not yet known).
+/// Where bisection is called for and an end is still infinite, the step is `width` towards
+/// the root, doubling each time.
+fn newton_safeguarded(
     mut f: impl FnMut(f64) -> (f64, f64),
     mut lo: f64,
     mut hi: f64,
-    guess: f64,
+    mut x: f64,
+    mut width: f64,
     tol: f64,
 ) -> f64 {
-    let mut x = guess.clamp(lo, hi);
     let mut step_before = hi - lo;
     let mut step = step_before;
     for _ in 0..200 {
@@ -139,14 +104,26 @@ pub fn newton_in(
             || newton >= hi
             || (2.0 * v).abs() > (step_before * d).abs();
         step_before = step;
-        let next = if bisect { 0.5 * (lo + hi) } else { newton };
+        let next = if lo.is_finite() && hi.is_finite() {
+            if bisect { 0.5 * (lo + hi) } else { newton }
+        } else if !bisect && (newton - x).abs() < width {
+            newton
+        } else {
+            let towards = if v < 0.0 { width } else { -width };
+            width *= 2.0;
+            x + towards
+        };
         step = (next - x).abs();
         x = next;
         if step <= tol || hi - lo <= tol {
             return x;
         }
     }
-    x
+    if lo.is_finite() && hi.is_finite() {
+        x
+    } else {
+        f64::NAN
+    }
 }
 
 /// The root of a continuous increasing `f` inside `[lo, hi]` where `flo = f(lo) <= 0 <= fhi =

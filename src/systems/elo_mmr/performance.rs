@@ -40,10 +40,15 @@
 //! With `subsample = N` (section 5.3), each entry is compared with the entries holding the N
 //! distinct prior ratings nearest to its own (a contiguous window of the rating order, itself
 //! included; entries with the same rating, such as a contest's newcomers, count once, as the
-//! reference implementation merges identical terms). The window
-//! functions are differences of prefix sums over the rating order, tabulated on the same grid;
-//! the window's `C` comes from a Fenwick tree filled in rank order. The cost stays one table
-//! per contest plus O(stencil) per entry.
+//! reference implementation merges identical terms). `F` becomes the window's own sum `F_S`
+//! and `G_b` the sum over the block's members inside the window. Each entry's row of node
+//! values is computed once; a sweep along the rating order then keeps the current window's
+//! sum, and every tie block's sum over its members in the window, up to date by adding the
+//! rows that enter and subtracting those that leave (windows only move forward along the
+//! sweep). The window's `C` comes from a Fenwick tree filled in rank order. The cost is one
+//! row per entry plus O(rows entering and leaving + stencil) per entry, instead of N terms
+//! per entry per iteration. The sweep runs in fixed segments of 512 positions, each starting
+//! afresh, so the result does not depend on the number of threads.
 //!
 //! # The Gaussian model (Elo-MMchi)
 //!
@@ -52,7 +57,10 @@
 //! the better blocks, wins over the worse ones), a tie as `-(p - mu_j)/delta_j^2` exactly (or
 //! half a loss and half a win). Their interpolation is verified a posteriori on sampled
 //! blocks (the tolerance is met, or the grid is refined). With subsampling the Gaussian model
-//! sums each window exactly (slower; `--subsample 0` is the fast exact mode).
+//! sums each window exactly: the window's opponents are split by relation, alike opponents
+//! merged into one term with a multiplicity, and Newton's method starts from the entry's own
+//! rating ([`newton_from`]). This is O(N) per evaluation, a few evaluations per entry; slower
+//! than the logistic windows, and `--subsample 0` (the exact tabulated mode) is usually faster.
 //!
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
