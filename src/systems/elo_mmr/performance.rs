@@ -66,7 +66,7 @@
 
 use crate::numeric::roots::{newton_from, newton_in};
 use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
-use crate::numeric::{exp_vectorisable, normal_pdf_over_cdf};
+use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
 use crate::systems::map_indices;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -756,6 +756,25 @@ impl<'a> Contest<'a> {
 
     // ------------------------------------------------------------------ Gaussian, exact
 
+    /// One representative entry per distinct prior (mean and spread), in rating order, and
+    /// for every entry the index of its prior among them.
+    fn distinct_priors(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut rows: Vec<u32> = Vec::new();
+        let mut row_of = vec![0u32; self.n];
+        for &e in &self.by_rating {
+            let p = self.priors[e as usize];
+            let same = rows.last().is_some_and(|&r| {
+                let q = self.priors[r as usize];
+                q.mu == p.mu && q.delta == p.delta
+            });
+            if !same {
+                rows.push(e);
+            }
+            row_of[e as usize] = rows.len() as u32 - 1;
+        }
+        (rows, row_of)
+    }
+
     fn gaussian_exact_tabulated(&self) -> Vec<f64> {
         let n = self.n;
         let first = self.by_rank[self.blocks[0].0] as usize;
@@ -807,24 +826,28 @@ impl<'a> Contest<'a> {
     fn gaussian_on_grid(&self, grid: &UniformGrid) -> Vec<f64> {
         let n = self.n;
         let split = self.set.split_ties;
-        // Prefix sums in rank order of -l_j and -v_j at every node.
+        // Prefix sums in rank order of -l_j and -v_j at every node. Entries with the same
+        // prior (a contest's newcomers) share one row of node values.
         let k = grid.len();
-        let mut loss = buffer(0, n * k);
-        let mut win = buffer(3, n * k);
+        let (rows, row_of) = self.distinct_priors();
+        let mut loss = buffer(0, rows.len() * k);
+        let mut win = buffer(3, rows.len() * k);
         loss.par_chunks_mut(k)
             .zip(win.par_chunks_mut(k))
-            .enumerate()
-            .for_each(|(e, (lr, wr))| {
-                let Prior { mu, delta } = self.priors[e];
+            .zip(&rows)
+            .for_each(|((lr, wr), &e)| {
+                let Prior { mu, delta } = self.priors[e as usize];
                 for (j, (l, w)) in lr.iter_mut().zip(wr.iter_mut()).enumerate() {
-                    let z = (grid.x(j) - mu) / delta;
-                    *l = minus_loss(z, delta).0;
-                    *w = minus_win(z, delta).0;
+                    // minus_loss(z).0 and minus_win(z).0 from one pair of hazards.
+                    let (h_win, h_loss) = normal_hazards((grid.x(j) - mu) / delta);
+                    *l = h_loss / delta;
+                    *w = -h_win / delta;
                 }
             });
-        let lp = prefix_rows(&self.by_rank, &loss, k, 1);
+        let rank_rows: Vec<u32> = self.by_rank.iter().map(|&e| row_of[e as usize]).collect();
+        let lp = prefix_rows(&rank_rows, &loss, k, 1);
         give_back(0, loss);
-        let vp = prefix_rows(&self.by_rank, &win, k, 2);
+        let vp = prefix_rows(&rank_rows, &win, k, 2);
         give_back(3, win);
         let roots = self
             .blocks
