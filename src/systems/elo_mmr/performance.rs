@@ -104,7 +104,7 @@ pub struct Settings {
 }
 
 /// Contests up to this size are solved with exact sums throughout.
-const DIRECT_MAX: usize = 256;
+const DIRECT_MAX: usize = 64;
 
 /// Fewer items than this are solved on the calling thread.
 const PARALLEL_FROM: usize = 64;
