@@ -2,7 +2,7 @@
 //! [`crate::simulate`].
 
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
-use crate::output::{HistoryFormat, Staged};
+use crate::output::{HistoryFormat, LeaderboardOptions, RankBy, Staged};
 use crate::replay::{Period, ReplayOptions};
 use crate::run::{ReplayJob, UsageError, run_replay};
 use crate::simulate;
@@ -76,6 +76,24 @@ pub struct ReplayArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Time decay: variance added to a player's uncertainty per day between rounds and up to
+    /// the end (systems with an uncertainty; in the system's rating units squared).
+    #[arg(long, default_value_t = 0.0, value_name = "VARIANCE")]
+    pub decay_per_day: f64,
+    /// Replay only what happened up to this time: a date (the whole day counts) or a time;
+    /// the leaderboard is as of then, with decay applied up to it.
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
+    /// Players who start with a rating from elsewhere: a CSV
+    /// `player,rating[,uncertainty][,volatility]`; others start at the system's defaults.
+    #[arg(long, value_name = "FILE")]
+    pub initial_ratings: Option<PathBuf>,
+    /// Leave players rated in fewer rounds off the leaderboard (they stay in the replay).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub min_rounds: u32,
+    /// Leaderboard order: the rating, or the display (conservative) rating.
+    #[arg(long, value_enum, default_value_t = RankBy::Rating)]
+    pub rank_by: RankBy,
     #[command(flatten)]
     pub params: SystemParams,
 }
@@ -140,6 +158,13 @@ pub struct SystemParams {
     /// Elo-MMR/MMchi: a tie is half a win and half a loss (default: a win plus a loss).
     #[arg(long)]
     pub split_ties: bool,
+    /// Glicko: growth of the rating deviation per rating period, RD^2 += c^2 [default: 0].
+    #[arg(long)]
+    pub c: Option<f64>,
+    /// Glicko-2: the system constant [default: 0.5]; TrueSkill: the dynamics, added to sigma
+    /// before each contest [default: 25/300].
+    #[arg(long)]
+    pub tau: Option<f64>,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
@@ -169,6 +194,8 @@ impl SystemParams {
         num("subsample", self.subsample.map(|v| v as f64));
         num("history", self.history.map(|v| v as f64));
         num("drift_per_day", self.drift_per_day);
+        num("c", self.c);
+        num("tau", self.tau);
         if self.score_share {
             m.insert("score_share".into(), Value::Bool(true));
         }
@@ -305,7 +332,14 @@ impl ReplayArgs {
             replay: ReplayOptions {
                 period: self.period,
                 warmup: self.warmup,
+                decay_per_day: self.decay_per_day,
+                as_of: self.as_of.as_deref().map(as_of_cutoff).transpose()?,
                 ..ReplayOptions::default()
+            },
+            initial_ratings: self.initial_ratings.clone(),
+            leaderboard: LeaderboardOptions {
+                min_rounds: self.min_rounds,
+                rank_by: self.rank_by,
             },
             out: self.out.clone(),
             history_format: self.history_format,
@@ -314,6 +348,16 @@ impl ReplayArgs {
             quiet: self.quiet,
         })
     }
+}
+
+/// The exclusive cutoff of `--as-of`: the end of the day for a date, the time itself (one
+/// second after it) for a time.
+fn as_of_cutoff(text: &str) -> Result<i64, UsageError> {
+    let t =
+        crate::ingest::time::parse_time(text).map_err(|e| UsageError(format!("--as-of: {e}")))?;
+    let t_text = text.trim();
+    let date_only = t_text.len() == 10 && !t_text.bytes().all(|b| b.is_ascii_digit());
+    Ok(if date_only { t + 86_400 } else { t + 1 })
 }
 
 fn set_threads(n: Option<usize>) -> anyhow::Result<()> {

@@ -48,24 +48,62 @@ impl Rounds {
     pub fn round(&self, r: usize) -> &[u32] {
         &self.order[self.bounds[r]..self.bounds[r + 1]]
     }
+
+    /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
+    /// empty.
+    pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
+        let mut kept = Rounds::default();
+        for r in 0..self.len() {
+            let start = kept.order.len();
+            kept.order.extend(
+                self.round(r)
+                    .iter()
+                    .filter(|&&c| history.contest(c as usize).time() < cutoff),
+            );
+            if kept.order.len() > start {
+                kept.bounds.push(start);
+            }
+        }
+        kept.bounds.push(kept.order.len());
+        kept
+    }
+}
+
+/// A player who arrives with a rating from elsewhere (`--initial-ratings`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Seed {
+    /// The player.
+    pub player: PlayerId,
+    /// The rating, in the system's units.
+    pub rating: f64,
+    /// Its standard deviation, if known.
+    pub uncertainty: Option<f64>,
+    /// The volatility (Glicko-2, Topcoder), if known.
+    pub volatility: Option<f64>,
+}
+
+impl Period {
+    /// The number of the calendar period holding time `t` (consecutive periods have
+    /// consecutive numbers); `None` unless the periods are calendar periods.
+    pub fn calendar_key(self, t: i64) -> Option<i64> {
+        let day = t.div_euclid(86_400);
+        match self {
+            Period::Day => Some(day),
+            // 1970-01-01 was a Thursday: shift so that weeks start on Monday.
+            Period::Week => Some((day + 3).div_euclid(7)),
+            Period::Month => {
+                let d = Utc.timestamp_opt(t, 0).single().map(|d| d.date_naive());
+                Some(d.map_or(day, |d| d.year() as i64 * 12 + d.month0() as i64))
+            }
+            Period::Game | Period::Series => None,
+        }
+    }
 }
 
 /// Groups the contests of a (time-sorted) history into rounds.
 pub fn group_rounds(history: &History, period: Period) -> Rounds {
     let n = history.len();
-    let calendar_key = |t: i64| -> i64 {
-        let day = t.div_euclid(86_400);
-        match period {
-            Period::Day => day,
-            // 1970-01-01 was a Thursday: shift so that weeks start on Monday.
-            Period::Week => (day + 3).div_euclid(7),
-            Period::Month => {
-                let d = Utc.timestamp_opt(t, 0).single().map(|d| d.date_naive());
-                d.map_or(day, |d| d.year() as i64 * 12 + d.month0() as i64)
-            }
-            Period::Game | Period::Series => unreachable!(),
-        }
-    };
+    let calendar_key = |t: i64| period.calendar_key(t).unwrap_or(0);
     match period {
         Period::Game => Rounds {
             order: (0..n as u32).collect(),
@@ -134,6 +172,13 @@ pub struct ReplayOptions {
     pub experienced_after: u32,
     /// Keep one row per player per contest.
     pub keep_history: bool,
+    /// Time decay: variance added per day between a player's rounds (and up to the end).
+    pub decay_per_day: f64,
+    /// Replay only the contests before this time (Unix seconds, exclusive); the leaderboard's
+    /// uncertainties are decayed up to it.
+    pub as_of: Option<i64>,
+    /// Players who start with a rating from elsewhere.
+    pub seeds: Vec<Seed>,
 }
 
 impl Default for ReplayOptions {
@@ -143,6 +188,9 @@ impl Default for ReplayOptions {
             warmup: 0.1,
             experienced_after: 5,
             keep_history: true,
+            decay_per_day: 0.0,
+            as_of: None,
+            seeds: Vec::new(),
         }
     }
 }
@@ -254,14 +302,28 @@ pub fn replay_observed<S: RatingSystem>(
     observer: &mut dyn Observer,
 ) -> ReplayResult {
     let start = Instant::now();
-    let rounds = group_rounds(history, opts.period);
+    let mut rounds = group_rounds(history, opts.period);
+    if let Some(cutoff) = opts.as_of {
+        rounds = rounds.before(history, cutoff);
+    }
+    let n_contests = rounds.order.len();
     let n_players = history.player_count();
     let mut states: Vec<S::Player> = vec![system.new_player(); n_players];
     let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n_players];
+    // Players with a rating before their first round: seeded ones, and everyone rated once.
+    let mut known: Vec<bool> = vec![false; n_players];
+    for seed in &opts.seeds {
+        states[seed.player as usize] =
+            system.seeded(seed.rating, seed.uncertainty, seed.volatility);
+        known[seed.player as usize] = true;
+    }
+    // Calendar period of each player's last round, for the rating periods elapsed since.
+    let mut last_key: Vec<i64> = vec![0; n_players];
     let mut metrics = Metrics::new();
-    let warmup = ((history.len() as f64 * opts.warmup.clamp(0.0, 1.0)) as usize).min(history.len());
+    let warmup = ((n_contests as f64 * opts.warmup.clamp(0.0, 1.0)) as usize).min(n_contests);
     // Round of each player's last appearance (+1), to count rounds once per player.
     let mut last_round: Vec<u32> = vec![0; n_players];
+    let mut participants: Vec<PlayerId> = Vec::new();
     let mut rows: Vec<HistoryRow> = Vec::with_capacity(if opts.keep_history {
         ROW_BATCH + 1024
     } else {
@@ -277,6 +339,29 @@ pub fn replay_observed<S: RatingSystem>(
         let contests = rounds.round(r);
         let round = Round::new(history, contests);
         let first_row = rows.len();
+        // 0. Time passes for the returning players (rating periods, decay), once per round.
+        let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
+        let key = opts.period.calendar_key(round_time);
+        participants.clear();
+        for c in round.contests() {
+            for &p in c.players() {
+                let pi = p as usize;
+                if last_round[pi] == r as u32 + 1 {
+                    continue;
+                }
+                last_round[pi] = r as u32 + 1;
+                participants.push(p);
+                let rec = &records[pi];
+                if rec.contests > 0 {
+                    let periods = key.map_or(1, |k| periods_between(last_key[pi], k));
+                    let days = (round_time - rec.last_time).max(0) as f64 / 86_400.0;
+                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
+                }
+                if let Some(k) = key {
+                    last_key[pi] = k;
+                }
+            }
+        }
         // 1. Score every contest of the round from the pre-round ratings.
         for (k, c) in round.contests().enumerate() {
             let replay_index = seen_contests + k;
@@ -284,7 +369,7 @@ pub fn replay_observed<S: RatingSystem>(
                 score(
                     system,
                     &states,
-                    &records,
+                    (&known, &records),
                     &c,
                     opts.experienced_after,
                     &mut buffers,
@@ -329,12 +414,12 @@ pub fn replay_observed<S: RatingSystem>(
                     } else {
                         rec.losses += 1;
                     }
-                    if last_round[p as usize] != r as u32 + 1 {
-                        last_round[p as usize] = r as u32 + 1;
-                        rec.rounds += 1;
-                    }
                 }
             }
+        }
+        for &p in &participants {
+            records[p as usize].rounds += 1;
+            known[p as usize] = true;
         }
         for row in &mut rows[first_row..] {
             let st = &states[row.player as usize];
@@ -358,6 +443,29 @@ pub fn replay_observed<S: RatingSystem>(
         observer.rows(&rows);
     }
     observer.progress(seen_contests as u64);
+    // The ratings as of the end (the last contest, or `as_of`): time passes for everyone
+    // since their last round (decay; calendar periods begun since).
+    let end = opts.as_of.or_else(|| {
+        rounds
+            .order
+            .iter()
+            .map(|&c| history.contest(c as usize).time())
+            .max()
+    });
+    if let Some(end) = end {
+        let end_key = opts.period.calendar_key(end);
+        for (p, rec) in records.iter().enumerate() {
+            if rec.contests == 0 {
+                continue;
+            }
+            let periods = end_key.map_or(0, |k| periods_between(last_key[p], k));
+            let days = (end - rec.last_time).max(0) as f64 / 86_400.0;
+            let variance = opts.decay_per_day * days;
+            if periods > 0 || variance > 0.0 {
+                system.elapse(&mut states[p], periods, variance);
+            }
+        }
+    }
     ReplayResult {
         system: system.name(),
         params: system.params(),
@@ -371,12 +479,17 @@ pub fn replay_observed<S: RatingSystem>(
     }
 }
 
+/// Calendar periods begun from period `from` to period `to`.
+fn periods_between(from: i64, to: i64) -> u32 {
+    (to - from).clamp(0, u32::MAX as i64) as u32
+}
+
 /// Scores one contest: entries whose players all have a prior (a rated earlier round), and
 /// among them the experienced ones (every member with enough earlier contests).
 fn score<S: RatingSystem>(
     system: &S,
     states: &[S::Player],
-    records: &[PlayerRecord],
+    (known, records): (&[bool], &[PlayerRecord]),
     contest: &crate::history::Contest,
     experienced_after: u32,
     buffers: &mut (Vec<Participant>, Vec<Participant>),
@@ -386,7 +499,7 @@ fn score<S: RatingSystem>(
     all.clear();
     experienced.clear();
     for e in contest.entries() {
-        if e.players.iter().all(|&p| records[p as usize].rounds > 0) {
+        if e.players.iter().all(|&p| known[p as usize]) {
             let part = Participant {
                 rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
                 lo: e.lo,

@@ -52,8 +52,12 @@ pub struct ReplayJob {
     pub system: SystemKind,
     /// Its parameters by name (unset ones keep their defaults).
     pub params: ParamMap,
-    /// Rounds, warm-up, experience.
+    /// Rounds, warm-up, experience, decay, as-of (the seeds come from `initial_ratings`).
     pub replay: ReplayOptions,
+    /// `--initial-ratings`: a CSV of players who start with a rating.
+    pub initial_ratings: Option<PathBuf>,
+    /// Who is on the leaderboard and in which order.
+    pub leaderboard: output::LeaderboardOptions,
     /// Output folder.
     pub out: PathBuf,
     /// File type of the rating history.
@@ -136,9 +140,20 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         ))
         .into());
     }
+    let decay = job.replay.decay_per_day;
+    if !(decay.is_finite() && decay >= 0.0) {
+        return Err(UsageError(format!(
+            "--decay-per-day {decay} is not a non-negative number"
+        ))
+        .into());
+    }
     // Check the system's parameters before reading anything.
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
     let history = ingest(&job.input, &job.ingest)?;
+    let (seeds, seeds_absent) = match &job.initial_ratings {
+        Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
+        None => (Vec::new(), 0),
+    };
     let ingest_time = t0.elapsed();
     let src = &history.source;
     if history.is_empty() {
@@ -189,6 +204,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
         let opts = ReplayOptions {
             keep_history: !matches!(sink.rows, Rows::Drop),
+            seeds: seeds.clone(),
             ..job.replay.clone()
         };
         let visitor = RunReplay {
@@ -258,7 +274,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     }
     let replay_time = t1.elapsed();
 
-    let rows = output::leaderboard_rows(&history, &result);
+    let rows = output::leaderboard_rows(&history, &result, &job.leaderboard);
     staged
         .write("leaderboard.csv", |w| {
             output::write_leaderboard(w, &history, &rows)
@@ -274,6 +290,14 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             placings: history.placings(),
         },
         period: job.replay.period,
+        decay_per_day: job.replay.decay_per_day,
+        as_of: job.replay.as_of.map(crate::ingest::time::format_time),
+        initial_ratings: job.initial_ratings.as_ref().map(|p| InitialRatings {
+            file: p.display().to_string(),
+            players: seeds.len(),
+            not_in_history: seeds_absent,
+        }),
+        leaderboard: &job.leaderboard,
         rounds: result.rounds,
         warmup_contests: result.warmup_contests,
         experienced_after_contests: job.replay.experienced_after,
@@ -351,11 +375,24 @@ struct MetricsDocument<'a> {
     params: &'a serde_json::Value,
     input: InputSummary<'a>,
     period: Period,
+    decay_per_day: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    as_of: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    initial_ratings: Option<InitialRatings>,
+    leaderboard: &'a output::LeaderboardOptions,
     rounds: usize,
     warmup_contests: usize,
     experienced_after_contests: u32,
     metrics: &'a MetricsReport,
     wall_seconds: WallSeconds,
+}
+
+#[derive(Serialize)]
+struct InitialRatings {
+    file: String,
+    players: usize,
+    not_in_history: usize,
 }
 
 #[derive(Serialize)]

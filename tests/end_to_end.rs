@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{listing, rate_batch, read_csv, shared, texts, write};
+use common::{listing, rate_batch, read_csv, replay_ok, shared, texts, write};
 use tempfile::TempDir;
 
 fn metrics(dir: &std::path::Path) -> serde_json::Value {
@@ -305,6 +305,10 @@ fn standings_and_json_inputs_replay_with_every_system() {
         "topcoder",
         "elo-mmr",
         "elo-mmx",
+        "elo-gaussian",
+        "glicko",
+        "glicko2",
+        "trueskill",
     ] {
         let out = dir.path().join(system);
         let o = rate_batch(&[
@@ -345,18 +349,9 @@ fn same_on_one_and_two_threads(dir: &std::path::Path, input: &std::path::Path, a
     let mut outputs = Vec::new();
     for threads in ["1", "2"] {
         let out = dir.join(format!("{}-t{threads}", args.join("_")));
-        let mut all = vec![
-            "replay",
-            input.to_str().unwrap(),
-            "--threads",
-            threads,
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ];
+        let mut all = vec!["--threads", threads];
         all.extend_from_slice(args);
-        let o = rate_batch(&all);
-        assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
+        replay_ok(input, &out, &all);
         let mut m = metrics(&out);
         m.as_object_mut().unwrap().remove("wall_seconds");
         outputs.push((

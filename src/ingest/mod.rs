@@ -8,6 +8,7 @@
 mod contest_json;
 mod games;
 mod pgn;
+pub mod seeds;
 mod standings;
 mod table;
 pub mod time;

@@ -239,7 +239,8 @@ mod tests {
     #[test]
     fn newton_from_a_guess_matches_the_bracketed_search() {
         // Convex, concave and flat-tailed increasing functions, guesses on both sides.
-        let cases: [(fn(f64) -> (f64, f64), f64); 3] = [
+        type WithSlope = fn(f64) -> (f64, f64);
+        let cases: [(WithSlope, f64); 3] = [
             (|x| (x.exp() - 5.0, x.exp()), 5f64.ln()),
             (
                 |x| (x.tanh() - 0.999, 1.0 - x.tanh().powi(2)),

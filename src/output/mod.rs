@@ -11,7 +11,7 @@ mod table;
 pub use files::{
     HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
 };
-pub use table::{leaderboard_rows, print_summary};
+pub use table::{LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -4,6 +4,7 @@ use crate::history::{History, PlayerId};
 use crate::metrics::MetricsReport;
 use crate::replay::{PlayerRecord, ReplayResult};
 use crate::systems::Rating;
+use serde::Serialize;
 use std::io::{self, Write};
 
 /// One line of the leaderboard.
@@ -19,24 +20,57 @@ pub struct LeaderRow {
     pub record: PlayerRecord,
 }
 
-/// Players who played at least once, best rating first (equal ratings by name).
-pub fn leaderboard_rows(history: &History, result: &ReplayResult) -> Vec<LeaderRow> {
+/// What the leaderboard orders by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankBy {
+    /// The rating (the system's estimate).
+    #[default]
+    Rating,
+    /// The display rating (the conservative rating where the system has one, such as
+    /// TrueSkill's mu - 3 sigma; else the rating).
+    Display,
+}
+
+/// Who is on the leaderboard and in which order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LeaderboardOptions {
+    /// Players rated in fewer rounds are left off (they still count in the replay).
+    pub min_rounds: u32,
+    /// The order.
+    pub rank_by: RankBy,
+}
+
+/// Players rated in at least `min_rounds` rounds (and at least one), best first by the chosen
+/// rating (equal ratings by name; equal ratings share a rank).
+pub fn leaderboard_rows(
+    history: &History,
+    result: &ReplayResult,
+    opts: &LeaderboardOptions,
+) -> Vec<LeaderRow> {
+    let key = |p: PlayerId| {
+        let r = &result.ratings[p as usize];
+        match opts.rank_by {
+            RankBy::Rating => r.mean,
+            RankBy::Display => r.display,
+        }
+    };
     let mut ids: Vec<PlayerId> = (0..history.player_count() as PlayerId)
-        .filter(|&p| result.records[p as usize].contests > 0)
+        .filter(|&p| {
+            let rec = &result.records[p as usize];
+            rec.contests > 0 && rec.rounds >= opts.min_rounds
+        })
         .collect();
     ids.sort_by(|&a, &b| {
-        let (ra, rb) = (
-            result.ratings[a as usize].mean,
-            result.ratings[b as usize].mean,
-        );
-        rb.total_cmp(&ra)
+        key(b)
+            .total_cmp(&key(a))
             .then_with(|| history.name(a).cmp(history.name(b)))
     });
     let mut rows: Vec<LeaderRow> = Vec::with_capacity(ids.len());
     for (i, &p) in ids.iter().enumerate() {
         let rating = result.ratings[p as usize];
         let rank = match rows.last() {
-            Some(prev) if prev.rating.mean == rating.mean => prev.rank,
+            Some(prev) if key(prev.player) == key(p) => prev.rank,
             _ => i + 1,
         };
         rows.push(LeaderRow {

@@ -183,6 +183,17 @@ impl RatingSystem for Bar {
         }
     }
 
+    fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> MuSigma {
+        MuSigma {
+            mu: rating,
+            sigma: uncertainty.unwrap_or(self.p.sigma_init),
+        }
+    }
+
+    fn elapse(&self, p: &mut MuSigma, _periods: u32, variance: f64) {
+        p.sigma = (p.sigma * p.sigma + variance).sqrt();
+    }
+
     fn rating(&self, p: &MuSigma) -> Rating {
         p.rating()
     }

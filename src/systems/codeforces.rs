@@ -419,6 +419,13 @@ impl RatingSystem for Codeforces {
         }
     }
 
+    fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> CodeforcesPlayer {
+        CodeforcesPlayer {
+            rating,
+            performance: f64::NAN,
+        }
+    }
+
     fn rating(&self, p: &CodeforcesPlayer) -> Rating {
         Rating {
             mean: p.rating,

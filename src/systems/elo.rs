@@ -11,12 +11,25 @@
 //! entries is decomposed into its n-1 pairs per entry, each with weight `1/(n-1)`, all from
 //! pre-round ratings; a team plays with the mean rating of its members and every member
 //! receives the team's change; the contest weight multiplies the change.
+//!
+//! `elo-gaussian` is Elo with the normal distribution function as its curve, as in Elo's own
+//! design (`../shared/papers/matchmaking-systems-lol-elo.txt`, section IV.A, which follows the
+//! TrueSkill paper's account of it): `E = Phi((Ra - Rb) / (sqrt 2 beta))` and
+//! `Delta = alpha beta sqrt(pi) (S - E)`, `Ra += Delta`, `Rb -= Delta`. There `beta^2` is the
+//! variance of a player's performance, by default 200^2 (Elo's class width), and the largest
+//! change `K = alpha beta sqrt(pi)` is the parameter `k` (32, so alpha = 0.0903). The paper
+//! prints the argument as `(c_1 - c_2) / sqrt(2 beta)` with performances c; with skills and
+//! `sqrt(2) beta` it is the probability that one performance exceeds the other, which is what
+//! the surrounding text describes. It also prints `r_1 + w Delta` with `w = +-1`, which would
+//! raise a loser's rating; we apply `+Delta` / `-Delta` as the TrueSkill paper does. Every
+//! variant above (floor, score share, margin, win bonus, teams, n entries) applies unchanged.
 
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{Rating, RatingSystem, check_range, side_mean};
+use super::{Rating, RatingSystem, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
-use crate::numeric::elo_win_probability;
+use crate::numeric::{elo_win_probability, normal_cdf};
 use serde::{Deserialize, Serialize};
+use std::f64::consts::SQRT_2;
 
 /// Elo's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,10 +65,56 @@ impl Default for EloParams {
     }
 }
 
+/// The parameters of Elo with the normal curve (`elo-gaussian`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EloGaussianParams {
+    /// K = alpha beta sqrt(pi): the largest change one game can make.
+    pub k: f64,
+    /// beta: the standard deviation of a player's performance.
+    pub beta: f64,
+    /// A new player's rating.
+    pub start: f64,
+    /// The lowest rating a player can have (none by default).
+    pub floor: Option<f64>,
+    /// Use the share of points `Pa/(Pa+Pb)` as the outcome S.
+    pub score_share: bool,
+    /// L: weight of the margin term `L * Pa/(Pa+Pb)`.
+    pub margin: f64,
+    /// V: the win bonus `V * S`.
+    pub win_bonus: f64,
+}
+
+impl Default for EloGaussianParams {
+    fn default() -> Self {
+        let e = EloParams::default();
+        Self {
+            k: e.k,
+            beta: 200.0,
+            start: e.start,
+            floor: e.floor,
+            score_share: e.score_share,
+            margin: e.margin,
+            win_bonus: e.win_bonus,
+        }
+    }
+}
+
+/// The win-probability curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Curve {
+    /// `1 / (1 + 10^(-d / scale))`.
+    Logistic,
+    /// `Phi(d / (sqrt 2 beta))`; the field is `sqrt 2 beta`.
+    Normal(f64),
+}
+
 /// The Elo system.
 #[derive(Clone, Debug)]
 pub struct Elo {
     p: EloParams,
+    curve: Curve,
+    shown: serde_json::Value,
 }
 
 impl Elo {
@@ -69,7 +128,38 @@ impl Elo {
         if let Some(f) = p.floor {
             check_range("floor", f, f64::MIN, f64::MAX)?;
         }
-        Ok(Self { p })
+        let shown = serde_json::to_value(&p).unwrap_or_default();
+        Ok(Self {
+            p,
+            curve: Curve::Logistic,
+            shown,
+        })
+    }
+
+    /// Elo with the normal curve.
+    pub fn gaussian(g: EloGaussianParams) -> Result<Self, String> {
+        check_range("beta", g.beta, f64::MIN_POSITIVE, f64::MAX)?;
+        let mut elo = Self::new(EloParams {
+            k: g.k,
+            start: g.start,
+            floor: g.floor,
+            score_share: g.score_share,
+            margin: g.margin,
+            win_bonus: g.win_bonus,
+            ..EloParams::default()
+        })?;
+        elo.curve = Curve::Normal(SQRT_2 * g.beta);
+        elo.shown = serde_json::to_value(&g).unwrap_or_default();
+        Ok(elo)
+    }
+
+    /// The expected score of a side `d` rating points above its opponent.
+    #[inline]
+    fn expected(&self, d: f64) -> f64 {
+        match self.curve {
+            Curve::Logistic => elo_win_probability(d, self.p.scale),
+            Curve::Normal(width) => normal_cdf(d / width),
+        }
     }
 
     /// The changes of the two sides of a two-entry contest.
@@ -87,7 +177,7 @@ impl Elo {
             _ => outcome,
         };
         let s = if p.score_share { points } else { outcome };
-        let e = elo_win_probability(ra - rb, p.scale);
+        let e = self.expected(ra - rb);
         let w = contest.weight();
         (
             w * (p.k * (s - e) + p.margin * points + p.win_bonus * s),
@@ -120,7 +210,16 @@ impl Elo {
             .collect();
         let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
         let ones = vec![1.0; n];
-        let expected = logistic_sums(&ratings, &ones, p.scale);
+        let expected: Vec<f64> = match self.curve {
+            Curve::Logistic => logistic_sums(&ratings, &ones, p.scale)
+                .into_iter()
+                .map(|e| e.0)
+                .collect(),
+            Curve::Normal(_) => map_indices(n, 256, |i| {
+                let r = ratings[i];
+                ratings.iter().map(|&o| self.expected(r - o)).sum::<f64>() - 0.5
+            }),
+        };
         let outcomes = outcome_sums(&ranges, &ones);
         let has_scores = contest.entries().all(|e| e.score.is_some());
         let shares: Vec<f64> = if has_scores {
@@ -142,7 +241,7 @@ impl Elo {
             } else {
                 outcomes[i]
             };
-            w * (p.k * (s - expected[i].0) + p.margin * shares[i] + p.win_bonus * s)
+            w * (p.k * (s - expected[i]) + p.margin * shares[i] + p.win_bonus * s)
         }));
     }
 }
@@ -157,13 +256,23 @@ impl RatingSystem for Elo {
     type Player = f64;
 
     fn name(&self) -> &'static str {
-        "elo"
+        match self.curve {
+            Curve::Logistic => "elo",
+            Curve::Normal(_) => "elo-gaussian",
+        }
     }
 
     fn new_player(&self) -> f64 {
         match self.p.floor {
             Some(f) => self.p.start.max(f),
             None => self.p.start,
+        }
+    }
+
+    fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> f64 {
+        match self.p.floor {
+            Some(f) => rating.max(f),
+            None => rating,
         }
     }
 
@@ -218,11 +327,11 @@ impl RatingSystem for Elo {
     fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
         let ra = side_mean(players, a, |r| *r);
         let rb = side_mean(players, b, |r| *r);
-        Some(elo_win_probability(ra - rb, self.p.scale))
+        Some(self.expected(ra - rb))
     }
 
     fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+        self.shown.clone()
     }
 }
 
@@ -261,6 +370,43 @@ mod tests {
         // E = 1/11 exactly, and plain Elo is zero-sum.
         assert!((win - 1500.0 - 32.0 * 10.0 / 11.0).abs() < 1e-9);
         assert!((loss - 1500.0 + other - 1900.0).abs() < 1e-9);
+    }
+
+    /// E = Phi(-400 / (sqrt 2 200)) = Phi(-sqrt 2) = 0.0786496 (python3:
+    /// `0.5 * math.erfc(1)`): +29.4832 / +13.4832 / -2.5168 with K = 32.
+    #[test]
+    fn gaussian_curve_1500_against_1900() {
+        let g = Elo::gaussian(EloGaussianParams::default()).unwrap();
+        assert_eq!(g.name(), "elo-gaussian");
+        let (win, _) = play(&g, 1500.0, 1900.0, 1.0, None);
+        let (draw, _) = play(&g, 1500.0, 1900.0, 0.5, None);
+        let (loss, other) = play(&g, 1500.0, 1900.0, 0.0, None);
+        assert!((win - 1529.483213).abs() < 1e-6, "{win}");
+        assert!((draw - 1513.483213).abs() < 1e-6, "{draw}");
+        assert!((loss - 1497.483213).abs() < 1e-6, "{loss}");
+        assert!((loss - 1500.0 + other - 1900.0).abs() < 1e-9, "zero-sum");
+        let p = g.win_probability(&[1500.0, 1900.0], &[0], &[1]).unwrap();
+        assert!((p - 0.0786496035).abs() < 1e-9);
+    }
+
+    /// 1500, 1600, 1700 finishing 2nd, 3rd, 1st: K/(n-1) = 16 times (S - sum of Phi(d / (sqrt 2
+    /// 200))): +6.374610, -16.000000, +9.625390 (python3 with math.erfc).
+    #[test]
+    fn gaussian_curve_three_entries() {
+        let g = Elo::gaussian(EloGaussianParams::default()).unwrap();
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = ["a", "b", "c"].iter().map(|n| b.player(n)).collect();
+        b.begin_contest(0, 1.0, None, None);
+        for (id, place) in ids.iter().zip([1u32, 2, 0]) {
+            b.add_entry(&[*id], place, place, None);
+        }
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let mut r = vec![1500.0, 1600.0, 1700.0];
+        g.update(Round::new(&h, &[0]), &mut r);
+        for (got, want) in r.iter().zip([1506.374610, 1584.0, 1709.625390]) {
+            assert!((got - want).abs() < 1e-6, "{r:?}");
+        }
     }
 
     #[test]

@@ -12,9 +12,12 @@ pub mod bar;
 pub mod codeforces;
 pub mod elo;
 pub mod elo_mmr;
+pub mod glicko;
+pub mod glicko2;
 pub mod pairwise;
 pub mod pairwise_glicko;
 pub mod topcoder;
+pub mod trueskill;
 pub mod yuksel;
 
 use crate::history::{PlayerId, Round};
@@ -67,6 +70,27 @@ pub trait RatingSystem: Sync {
 
     /// The parameters in effect, for `metrics.json`.
     fn params(&self) -> Value;
+
+    /// The state of a player who arrives with a rating from elsewhere (`--initial-ratings`):
+    /// `rating` in the system's units; the uncertainty (a standard deviation) and the
+    /// volatility, where given and where the system has them, else the system's newcomer
+    /// values.
+    fn seeded(
+        &self,
+        rating: f64,
+        uncertainty: Option<f64>,
+        volatility: Option<f64>,
+    ) -> Self::Player;
+
+    /// Time passing for a player who has played before, called by the replay before the
+    /// player's next round (and up to `--as-of` for the leaderboard): `periods` rating periods
+    /// have begun since the player's last round (1 for the next round when every round is its
+    /// own period; the number of calendar periods with `--period day|week|month`), and
+    /// `variance` is the time decay (`--decay-per-day` times the days elapsed). Systems with
+    /// an uncertainty add `variance` to it (squared), within whatever bound they keep, plus
+    /// their own per-period growth (Glicko's `c^2`, Glicko-2's volatility for periods without
+    /// games); the rating does not change. Systems without an uncertainty ignore it.
+    fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
 }
 
 /// The systems `--system` chooses from.
@@ -90,6 +114,16 @@ pub enum SystemKind {
     Codeforces,
     /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
     Topcoder,
+    /// Elo with the normal distribution function as its curve (Elo's original design).
+    EloGaussian,
+    /// Glicko (Glickman 1999): rating and rating deviation, rating periods.
+    Glicko,
+    /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
+    Glicko2,
+    /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
+    #[value(name = "trueskill")]
+    #[serde(rename = "trueskill")]
+    TrueSkill,
 }
 
 impl SystemKind {
@@ -104,6 +138,10 @@ impl SystemKind {
             SystemKind::PairwiseGlicko => "pairwise-glicko",
             SystemKind::Codeforces => "codeforces",
             SystemKind::Topcoder => "topcoder",
+            SystemKind::EloGaussian => "elo-gaussian",
+            SystemKind::Glicko => "glicko",
+            SystemKind::Glicko2 => "glicko2",
+            SystemKind::TrueSkill => "trueskill",
         }
     }
 }
@@ -138,6 +176,10 @@ pub fn dispatch<V: SystemVisitor>(
             v.visit(&codeforces::Codeforces::new(build_params(kind, params)?)?)
         }
         SystemKind::Topcoder => v.visit(&topcoder::Topcoder::new(build_params(kind, params)?)?),
+        SystemKind::EloGaussian => v.visit(&elo::Elo::gaussian(build_params(kind, params)?)?),
+        SystemKind::Glicko => v.visit(&glicko::Glicko::new(build_params(kind, params)?)?),
+        SystemKind::Glicko2 => v.visit(&glicko2::Glicko2::new(build_params(kind, params)?)?),
+        SystemKind::TrueSkill => v.visit(&trueskill::TrueSkill::new(build_params(kind, params)?)?),
     })
 }
 

@@ -167,6 +167,20 @@ impl RatingSystem for PairwiseGlicko {
         }
     }
 
+    fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> MuSigma {
+        MuSigma {
+            mu: rating,
+            sigma: uncertainty.unwrap_or(self.p.sigma_init),
+        }
+    }
+
+    /// Glicko's RD grows with time but never past the newcomers' RD.
+    fn elapse(&self, p: &mut MuSigma, _periods: u32, variance: f64) {
+        p.sigma = (p.sigma * p.sigma + variance)
+            .sqrt()
+            .min(self.p.sigma_init.max(p.sigma));
+    }
+
     fn rating(&self, p: &MuSigma) -> Rating {
         p.rating()
     }

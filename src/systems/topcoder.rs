@@ -355,6 +355,29 @@ impl RatingSystem for Topcoder {
         }
     }
 
+    /// The volatility is the file's `volatility`, else its `uncertainty` (Topcoder shows the
+    /// volatility as the uncertainty), else a newcomer's; the coder counts as never rated
+    /// (the first contests move a seeded rating as much as a newcomer's).
+    fn seeded(
+        &self,
+        rating: f64,
+        uncertainty: Option<f64>,
+        volatility: Option<f64>,
+    ) -> TopcoderPlayer {
+        TopcoderPlayer {
+            rating,
+            volatility: volatility
+                .or(uncertainty)
+                .unwrap_or(self.p.start_volatility),
+            times_played: 0,
+            performance: f64::NAN,
+        }
+    }
+
+    fn elapse(&self, p: &mut TopcoderPlayer, _periods: u32, variance: f64) {
+        p.volatility = (p.volatility * p.volatility + variance).sqrt();
+    }
+
     fn rating(&self, p: &TopcoderPlayer) -> Rating {
         Rating {
             mean: p.rating,

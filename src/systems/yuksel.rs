@@ -201,6 +201,24 @@ impl RatingSystem for Yuksel {
         }
     }
 
+    /// A seeded player starts at the given rating, with R (the reference the rating is kept
+    /// around) there too and no history of changes.
+    /// The uncertainty, if given, becomes the deviation `phi` (V = W phi^2).
+    fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> YukselPlayer {
+        let fresh = self.new_player();
+        YukselPlayer {
+            r: rating,
+            mean: rating,
+            var: uncertainty.map_or(fresh.var, |u| fresh.w * u * u),
+            ..fresh
+        }
+    }
+
+    /// `phi^2 = V / W` grows by `variance`.
+    fn elapse(&self, p: &mut YukselPlayer, _periods: u32, variance: f64) {
+        p.var += variance * p.w;
+    }
+
     fn rating(&self, p: &YukselPlayer) -> Rating {
         Rating {
             mean: p.r,

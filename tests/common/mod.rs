@@ -28,6 +28,20 @@ pub fn rate_batch(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs `replay INPUT --out OUT --quiet ARGS...` and asserts that it succeeds.
+pub fn replay_ok(input: &Path, out: &Path, args: &[&str]) {
+    let mut all = vec![
+        "replay",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    all.extend_from_slice(args);
+    let o = rate_batch(&all);
+    assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
+}
+
 /// Writes a file in a folder and returns its path.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

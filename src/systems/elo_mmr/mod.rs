@@ -392,6 +392,23 @@ impl RatingSystem for EloMmr {
         }
     }
 
+    fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> MmrPlayer {
+        let sigma = uncertainty.unwrap_or(self.p.sigma_init);
+        MmrPlayer {
+            mu: rating,
+            sigma,
+            p0: rating,
+            w0: 1.0 / (sigma * sigma),
+            ..self.new_player()
+        }
+    }
+
+    /// Time decay is the pseudodiffusion of a round's drift (section 4), so a year of decay
+    /// followed by a round's drift equals one diffusion by their sum (composability).
+    fn elapse(&self, p: &mut MmrPlayer, _periods: u32, variance: f64) {
+        self.diffuse(p, variance);
+    }
+
     fn rating(&self, p: &MmrPlayer) -> Rating {
         Rating {
             mean: p.mu,

@@ -1,0 +1,399 @@
+//! Glicko-2 (Glickman, "Example of the Glicko-2 system", 2013; Glickman, "Dynamic paired
+//! comparison models with stochastic variances", Journal of Applied Statistics 28, 2001).
+//!
+//! Each player has a rating `r`, a deviation `RD` and a volatility `sigma`; newcomers 1500 /
+//! 350 / 0.06; the system constant `tau` is 0.5. A rating period, for a player who played in
+//! it (his steps 2 to 8), on the scale `mu = (r - 1500) / 173.7178`, `phi = RD / 173.7178`:
+//! - against each opponent j, `g(phi_j) = 1 / sqrt(1 + 3 phi_j^2 / pi^2)` and
+//!   `E_j = 1 / (1 + exp(-g(phi_j) (mu - mu_j)))`;
+//! - `v = 1 / sum g(phi_j)^2 E_j (1 - E_j)`, `Delta = v sum g(phi_j) (s_j - E_j)`;
+//! - the new volatility `sigma' = exp(A / 2)`, A the root of
+//!   `f(x) = e^x (Delta^2 - phi^2 - v - e^x) / (2 (phi^2 + v + e^x)^2) - (x - ln sigma^2) / tau^2`,
+//!   bracketed as step 5 says (`B = ln(Delta^2 - phi^2 - v)` when positive, else the first
+//!   `ln sigma^2 - k tau` where f is negative) and found by the Illinois method to 1e-6;
+//! - `phi* = sqrt(phi^2 + sigma'^2)`, `phi' = 1 / sqrt(1/phi*^2 + 1/v)`,
+//!   `mu' = mu + phi'^2 sum g(phi_j) (s_j - E_j)`.
+//!
+//! A player who plays in no period has `phi' = sqrt(phi^2 + sigma^2)` for it. Every round is a
+//! rating period for the players in it; with `--period day|week|month` the periods are
+//! calendar periods, and a returning player's deviation first grows by `sigma^2` for each
+//! period without games since his last ([`RatingSystem::elapse`]; with the default one period
+//! per round there are none).
+//!
+//! A contest of n entries is n - 1 games per entry (1, 1/2 or 0 by place), all from the
+//! period's pre-ratings, and all games of a round are one period. A team plays with its
+//! members' mean `mu` and root-mean-square `phi`; each member is then updated by the steps
+//! above with his own `phi` and `sigma` and the team's `v` and score sum (as if he had played
+//! the team's games at the team's expected scores). The win probability of the metrics is
+//! `1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`.
+
+use super::{Rating, RatingSystem, check_range, map_indices};
+use crate::history::{Contest, PlayerId, Round};
+use crate::numeric::roots::illinois;
+use serde::{Deserialize, Serialize};
+use std::f64::consts::PI;
+
+/// Glicko-2's scale: `400 / ln 10`.
+pub const SCALE: f64 = 173.7178;
+
+/// Glicko-2's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Glicko2Params {
+    /// A newcomer's rating.
+    pub start: f64,
+    /// A newcomer's rating deviation.
+    pub start_rd: f64,
+    /// A newcomer's volatility.
+    pub start_volatility: f64,
+    /// The system constant tau: how much the volatility can change.
+    pub tau: f64,
+    /// Convergence tolerance of the volatility iteration.
+    pub tolerance: f64,
+}
+
+impl Default for Glicko2Params {
+    fn default() -> Self {
+        Self {
+            start: 1500.0,
+            start_rd: 350.0,
+            start_volatility: 0.06,
+            tau: 0.5,
+            tolerance: 1e-6,
+        }
+    }
+}
+
+/// A player's state, on the Glicko scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Glicko2Player {
+    /// Rating r.
+    pub rating: f64,
+    /// Rating deviation RD.
+    pub rd: f64,
+    /// Volatility sigma.
+    pub volatility: f64,
+}
+
+/// The Glicko-2 system.
+#[derive(Clone, Debug)]
+pub struct Glicko2 {
+    p: Glicko2Params,
+}
+
+/// `g(phi)` on the Glicko-2 scale.
+#[inline]
+fn g(phi: f64) -> f64 {
+    1.0 / (1.0 + 3.0 * phi * phi / (PI * PI)).sqrt()
+}
+
+/// Score sums of one player over a period: `sum g (s - E)` and `sum g^2 E (1 - E)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sums {
+    /// `sum g(phi_j) (s_j - E_j)`.
+    pub score: f64,
+    /// `sum g(phi_j)^2 E_j (1 - E_j)` = `1 / v`.
+    pub info: f64,
+}
+
+impl Glicko2 {
+    /// Checks the parameters.
+    pub fn new(p: Glicko2Params) -> Result<Self, String> {
+        check_range("start", p.start, -1e9, 1e9)?;
+        check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
+        check_range("start_volatility", p.start_volatility, 1e-9, 1e3)?;
+        check_range("tau", p.tau, 1e-6, 1e3)?;
+        check_range("tolerance", p.tolerance, 1e-15, 1.0)?;
+        Ok(Self { p })
+    }
+
+    /// The new volatility (step 5).
+    pub fn volatility(&self, phi: f64, sigma: f64, v: f64, delta: f64) -> f64 {
+        let tau2 = self.p.tau * self.p.tau;
+        let a = (sigma * sigma).ln();
+        let (phi2, d2) = (phi * phi, delta * delta);
+        let f = |x: f64| {
+            let ex = x.exp();
+            let den = phi2 + v + ex;
+            ex * (d2 - phi2 - v - ex) / (2.0 * den * den) - (x - a) / tau2
+        };
+        let lo_hi = if d2 > phi2 + v {
+            (a, (d2 - phi2 - v).ln())
+        } else {
+            let mut k = 1.0;
+            while f(a - k * self.p.tau) < 0.0 && k < 1e6 {
+                k += 1.0;
+            }
+            (a, a - k * self.p.tau)
+        };
+        // f decreases; the Illinois routine wants an increasing function on [lo, hi].
+        let (lo, hi) = if lo_hi.0 < lo_hi.1 {
+            lo_hi
+        } else {
+            (lo_hi.1, lo_hi.0)
+        };
+        let neg = |x: f64| -f(x);
+        let x = illinois(neg, lo, neg(lo), hi, neg(hi), self.p.tolerance);
+        (x / 2.0).exp()
+    }
+
+    /// A player's state after a period with the given sums (steps 3 to 8); `sums.info > 0`.
+    pub fn rate(&self, p: &Glicko2Player, sums: Sums) -> Glicko2Player {
+        let mu = (p.rating - self.p.start) / SCALE;
+        let phi = p.rd / SCALE;
+        let v = 1.0 / sums.info;
+        let delta = v * sums.score;
+        let sigma = self.volatility(phi, p.volatility, v, delta);
+        let phi_star2 = phi * phi + sigma * sigma;
+        let phi_new = 1.0 / (1.0 / phi_star2 + 1.0 / v).sqrt();
+        let mu_new = mu + phi_new * phi_new * sums.score;
+        Glicko2Player {
+            rating: self.p.start + SCALE * mu_new,
+            rd: SCALE * phi_new,
+            volatility: sigma,
+        }
+    }
+
+    /// Each entry's sums over the contest (entry order), from the states given.
+    pub fn contest_sums(&self, c: &Contest, players: &[Glicko2Player]) -> Vec<Sums> {
+        let sides: Vec<(f64, f64)> = c
+            .entries()
+            .map(|e| {
+                let k = e.players.len() as f64;
+                let (mut mu, mut phi2) = (0.0, 0.0);
+                for &id in e.players {
+                    let p = &players[id as usize];
+                    mu += (p.rating - self.p.start) / SCALE;
+                    phi2 += (p.rd / SCALE).powi(2);
+                }
+                (mu / k, phi2 / k)
+            })
+            .collect();
+        let gs: Vec<f64> = sides.iter().map(|s| g(s.1.sqrt())).collect();
+        map_indices(c.len(), 256, |i| {
+            let ei = c.entry(i);
+            let mut sums = Sums::default();
+            for j in 0..c.len() {
+                if j == i {
+                    continue;
+                }
+                let e = 1.0 / (1.0 + (-gs[j] * (sides[i].0 - sides[j].0)).exp());
+                let s = ei.outcome_against(&c.entry(j));
+                sums.score += gs[j] * (s - e);
+                sums.info += gs[j] * gs[j] * e * (1.0 - e);
+            }
+            sums
+        })
+    }
+}
+
+impl RatingSystem for Glicko2 {
+    type Player = Glicko2Player;
+
+    fn name(&self) -> &'static str {
+        "glicko2"
+    }
+
+    fn new_player(&self) -> Glicko2Player {
+        Glicko2Player {
+            rating: self.p.start,
+            rd: self.p.start_rd,
+            volatility: self.p.start_volatility,
+        }
+    }
+
+    fn seeded(
+        &self,
+        rating: f64,
+        uncertainty: Option<f64>,
+        volatility: Option<f64>,
+    ) -> Glicko2Player {
+        Glicko2Player {
+            rating,
+            rd: uncertainty.unwrap_or(self.p.start_rd),
+            volatility: volatility.unwrap_or(self.p.start_volatility),
+        }
+    }
+
+    /// `phi^2 += sigma^2` for every period without games, plus the decay.
+    fn elapse(&self, p: &mut Glicko2Player, periods: u32, variance: f64) {
+        let idle = periods.saturating_sub(1) as f64;
+        let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;
+        p.rd = (SCALE * SCALE * phi2 + variance).sqrt();
+    }
+
+    fn rating(&self, p: &Glicko2Player) -> Rating {
+        Rating {
+            mean: p.rating,
+            uncertainty: Some(p.rd),
+            display: p.rating,
+        }
+    }
+
+    fn update(&self, round: Round<'_>, players: &mut [Glicko2Player]) {
+        // Every contest's sums from the pre-round states, summed per player.
+        let mut per_player: Vec<(PlayerId, Sums)> = Vec::new();
+        for c in round.contests() {
+            let sums = self.contest_sums(&c, players);
+            for (e, s) in c.entries().zip(sums) {
+                per_player.extend(e.players.iter().map(|&id| (id, s)));
+            }
+        }
+        per_player.sort_by_key(|x| x.0);
+        let mut k = 0;
+        while k < per_player.len() {
+            let id = per_player[k].0;
+            let mut total = Sums::default();
+            while k < per_player.len() && per_player[k].0 == id {
+                total.score += per_player[k].1.score;
+                total.info += per_player[k].1.info;
+                k += 1;
+            }
+            let p = &mut players[id as usize];
+            if total.info > 0.0 {
+                *p = self.rate(p, total);
+            }
+        }
+    }
+
+    fn win_probability(
+        &self,
+        players: &[Glicko2Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+    ) -> Option<f64> {
+        let side = |s: &[PlayerId]| {
+            let k = s.len() as f64;
+            let mu = s.iter().map(|&i| players[i as usize].rating).sum::<f64>() / k;
+            let phi2 = s
+                .iter()
+                .map(|&i| (players[i as usize].rd / SCALE).powi(2))
+                .sum::<f64>()
+                / k;
+            (mu / SCALE, phi2)
+        };
+        let ((mu_a, pa), (mu_b, pb)) = (side(a), side(b));
+        Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a - mu_b)).exp()))
+    }
+
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(&self.p).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+
+    fn sys() -> Glicko2 {
+        Glicko2::new(Glicko2Params::default()).unwrap()
+    }
+
+    fn player(rating: f64, rd: f64, volatility: f64) -> Glicko2Player {
+        Glicko2Player {
+            rating,
+            rd,
+            volatility,
+        }
+    }
+
+    /// Games of one round: (winner, loser) by name, or a draw.
+    fn round(games: &[(&str, &str, bool)]) -> (crate::history::History, Vec<u32>) {
+        let mut b = HistoryBuilder::new();
+        for (k, &(x, y, draw)) in games.iter().enumerate() {
+            let (x, y) = (b.player(x), b.player(y));
+            b.begin_contest(k as i64, 1.0, None, None);
+            b.add_entry(&[x], 0, 0, None);
+            b.add_entry(
+                &[y],
+                if draw { 0 } else { 1 },
+                if draw { 0 } else { 1 },
+                None,
+            );
+            b.end_contest().unwrap();
+        }
+        let n = games.len() as u32;
+        (b.finish(SourceInfo::default()), (0..n).collect())
+    }
+
+    /// "Example of the Glicko-2 system" (Glickman 2013): 1500 / 200 / 0.06 with tau 0.5 beats
+    /// 1400 / 30, loses to 1550 / 100 and 1700 / 300: v = 1.7785, Delta = -0.4834,
+    /// sigma' = 0.05999, r' = 1464.06, RD' = 151.52.
+    #[test]
+    fn glickmans_example() {
+        let (h, all) = round(&[("me", "a", false), ("b", "me", false), ("c", "me", false)]);
+        let mut players = vec![
+            player(1500.0, 200.0, 0.06),
+            player(1400.0, 30.0, 0.06),
+            player(1550.0, 100.0, 0.06),
+            player(1700.0, 300.0, 0.06),
+        ];
+        let s = sys();
+        let c = h.contest(0);
+        let sums = s.contest_sums(&c, &players);
+        assert_eq!(sums.len(), 2);
+        s.update(Round::new(&h, &all), &mut players);
+        let me = players[0];
+        // He prints mu' = -0.2069 and phi' = 0.8722 (four decimals), r' = 1464.06 and
+        // RD' = 151.52 from them; exactly, r' = 1464.0507 and RD' = 151.5165.
+        let round4 = |x: f64| (x * 1e4).round() / 1e4;
+        assert_eq!(round4((me.rating - 1500.0) / SCALE), -0.2069, "{me:?}");
+        assert_eq!(round4(me.rd / SCALE), 0.8722, "{me:?}");
+        assert!((me.rating - 1464.06).abs() < 0.01, "{me:?}");
+        assert!((me.rd - 151.52).abs() < 0.005, "{me:?}");
+        assert!((me.volatility - 0.05999).abs() < 1e-5, "{me:?}");
+    }
+
+    #[test]
+    fn volatility_root_solves_the_equation() {
+        let s = sys();
+        // Glickman's example on his scale.
+        let (phi, sigma, v, delta) = (1.1513, 0.06, 1.7785, -0.4834);
+        let x = 2.0 * s.volatility(phi, sigma, v, delta).ln();
+        let ex = x.exp();
+        let f = ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex).powi(2))
+            - (x - (sigma * sigma).ln()) / 0.25;
+        assert!(f.abs() < 1e-5, "f = {f}");
+        // Delta^2 > phi^2 + v takes the other bracket.
+        let big = s.volatility(0.3, 0.06, 0.5, 3.0);
+        assert!(big > 0.06 && big.is_finite(), "{big}");
+    }
+
+    #[test]
+    fn symmetric_players_stay_symmetric_and_a_win_never_lowers() {
+        let (h, all) = round(&[("x", "y", true)]);
+        let mut players = vec![player(1500.0, 350.0, 0.06); 2];
+        sys().update(Round::new(&h, &all), &mut players);
+        assert!((players[0].rating - 1500.0).abs() < 1e-9);
+        assert_eq!(players[0].rating, players[1].rating);
+        assert_eq!(players[0].rd, players[1].rd);
+        let (h, all) = round(&[("x", "y", false)]);
+        for opp in [900.0, 1500.0, 2600.0] {
+            let mut players = vec![player(1500.0, 80.0, 0.06), player(opp, 200.0, 0.06)];
+            sys().update(Round::new(&h, &all), &mut players);
+            assert!(players[0].rating > 1500.0 && players[1].rating < opp);
+            // Unlike Glicko's, the deviation can grow in a period with games: by sigma'^2,
+            // when the games say little (a 600-point favourite winning) ...
+            if opp == 900.0 {
+                assert!(players[0].rd > 80.0, "{:?}", players[0]);
+            }
+            // ... but not after an informative game.
+            if opp == 1500.0 {
+                assert!(players[0].rd < 80.0, "{:?}", players[0]);
+            }
+        }
+    }
+
+    #[test]
+    fn idle_periods_grow_the_deviation_by_the_volatility() {
+        let s = sys();
+        let mut p = player(1700.0, 100.0, 0.06);
+        s.elapse(&mut p, 1, 0.0);
+        assert!((p.rd - 100.0).abs() < 1e-12);
+        s.elapse(&mut p, 3, 0.0);
+        let phi = (100.0f64 / SCALE).hypot((2.0f64).sqrt() * 0.06);
+        assert!((p.rd - SCALE * phi).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.rating, 1700.0);
+    }
+}

@@ -1,0 +1,282 @@
+//! Rating periods, initial ratings, time decay, `--as-of` and the leaderboard's selection and
+//! order, through the binary.
+
+mod common;
+
+use common::{rate_batch, read_csv, replay_ok, texts, write};
+use tempfile::TempDir;
+
+/// Runs `replay` and returns the leaderboard rows (header first).
+fn replay(dir: &std::path::Path, input: &std::path::Path, args: &[&str]) -> Vec<Vec<String>> {
+    let out = dir.join("out");
+    replay_ok(input, &out, args);
+    read_csv(&out.join("leaderboard.csv"))
+}
+
+fn row<'a>(board: &'a [Vec<String>], name: &str) -> &'a [String] {
+    board.iter().find(|r| r[1] == name).unwrap()
+}
+
+fn num(s: &str) -> f64 {
+    s.parse().unwrap()
+}
+
+/// Glickman's examples from the command line: the player's three games are one rating
+/// period (`--period day`), the four players start from `--initial-ratings`.
+#[test]
+fn glickmans_examples_from_the_command_line() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "games.csv",
+        "time,a,b,result\n\
+         2024-03-01T10:00:00Z,me,x,1-0\n\
+         2024-03-01T11:00:00Z,me,y,0-1\n\
+         2024-03-01T12:00:00Z,me,z,0-1\n",
+    );
+    let seeds = write(
+        dir.path(),
+        "seeds.csv",
+        "player,rating,uncertainty,volatility\n\
+         me,1500,200,0.06\nx,1400,30,0.06\ny,1550,100,0.06\nz,1700,300,0.06\n",
+    );
+    let seeds = seeds.to_str().unwrap();
+    let board = replay(
+        dir.path(),
+        &games,
+        &[
+            "--system",
+            "glicko",
+            "--period",
+            "day",
+            "--initial-ratings",
+            seeds,
+        ],
+    );
+    let me = row(&board, "me");
+    // 1464.1 / 151.4
+    assert!((num(&me[2]) - 1464.1).abs() < 0.05, "{me:?}");
+    assert!((num(&me[3]) - 151.4).abs() < 0.05, "{me:?}");
+    assert_eq!(&me[5..9], ["1", "1", "0", "2"]);
+    let board = replay(
+        dir.path(),
+        &games,
+        &[
+            "--system",
+            "glicko2",
+            "--period",
+            "day",
+            "--initial-ratings",
+            seeds,
+        ],
+    );
+    let me = row(&board, "me");
+    // 1464.06 / 151.52 (Glickman rounds his intermediate steps; exactly 1464.0507)
+    assert!((num(&me[2]) - 1464.06).abs() < 0.01, "{me:?}");
+    assert!((num(&me[3]) - 151.52).abs() < 0.005, "{me:?}");
+    // Without periods every game is its own period: the games are rated one after the
+    // other (1464.22 / 151.25), not together.
+    let board = replay(
+        dir.path(),
+        &games,
+        &["--system", "glicko", "--initial-ratings", seeds],
+    );
+    let me = row(&board, "me");
+    assert!((num(&me[2]) - 1464.22).abs() < 0.005, "{me:?}");
+    assert!((num(&me[3]) - 151.25).abs() < 0.005, "{me:?}");
+}
+
+/// Decay grows the uncertainty with the days since a player's last round and changes no
+/// rating; `--as-of` replays only what came before and decays up to it.
+#[test]
+fn decay_and_as_of() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "games.csv",
+        "time,a,b,result\n\
+         2021-01-01,a,b,1-0\n\
+         2021-01-01,c,d,1/2-1/2\n\
+         2021-12-31,c,d,1-0\n\
+         2022-06-01,a,c,1-0\n",
+    );
+    for system in [
+        "glicko",
+        "glicko2",
+        "elo-mmr",
+        "pairwise-glicko",
+        "topcoder",
+    ] {
+        let plain = replay(dir.path(), &games, &["--system", system]);
+        let decayed = replay(
+            dir.path(),
+            &games,
+            &["--system", system, "--decay-per-day", "100"],
+        );
+        // b last played on 2021-01-01 and never again: 516 days of decay up to 2022-06-01,
+        // and decay changes no rating.
+        let (p, d) = (row(&plain, "b"), row(&decayed, "b"));
+        assert_eq!(p[2], d[2], "{system}: the rating");
+        let (u0, u1) = (num(&p[3]), num(&d[3]));
+        if system == "glicko" {
+            // Capped at the starting deviation.
+            assert!(u1 > u0 && u1 <= 350.0 + 1e-9, "{system}: {u0} -> {u1}");
+        } else {
+            assert!(u1 > u0, "{system}: {u0} -> {u1}");
+        }
+    }
+
+    // As of 2021-12-31: the last game is left out, the one on that day is in.
+    let board = replay(
+        dir.path(),
+        &games,
+        &["--system", "elo", "--as-of", "2021-12-31"],
+    );
+    assert_eq!(board.len(), 1 + 4);
+    assert_eq!(&row(&board, "a")[5..9], ["1", "1", "0", "0"]);
+    assert_eq!(&row(&board, "c")[5..9], ["2", "1", "1", "0"]);
+    let board = replay(
+        dir.path(),
+        &games,
+        &["--system", "elo", "--as-of", "2021-12-30T23:59:59Z"],
+    );
+    assert_eq!(&row(&board, "c")[5..9], ["1", "0", "1", "0"]);
+    // Glicko-2 as of a date a year on: b's deviation grows with the decay up to it.
+    let early = replay(
+        dir.path(),
+        &games,
+        &[
+            "--system",
+            "glicko2",
+            "--decay-per-day",
+            "100",
+            "--as-of",
+            "2021-01-01",
+        ],
+    );
+    let later = replay(
+        dir.path(),
+        &games,
+        &[
+            "--system",
+            "glicko2",
+            "--decay-per-day",
+            "100",
+            "--as-of",
+            "2021-06-01",
+        ],
+    );
+    let (u0, u1) = (num(&row(&early, "b")[3]), num(&row(&later, "b")[3]));
+    // 151 more days of 100 per day (the start of 2021-06-02 minus that of 2021-01-02).
+    assert!((u1 * u1 - u0 * u0 - 15_100.0).abs() < 1e-6, "{u0} -> {u1}");
+    // A bad date is a usage error.
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--as-of",
+        "2021-13-01",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("--as-of"));
+}
+
+/// Glicko's c grows a returning player's deviation per calendar period since his last one.
+#[test]
+fn glicko_c_counts_calendar_periods() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "games.csv",
+        "time,a,b,result\n2021-01-04,a,b,1-0\n2021-03-01,a,c,1-0\n2021-03-02,c,d,1-0\n",
+    );
+    let with_c = |period: &str| {
+        replay(
+            dir.path(),
+            &games,
+            &["--system", "glicko", "--c", "30", "--period", period],
+        )
+    };
+    // b never returns: with weekly periods, from the week of 2021-01-04 to that of
+    // 2021-03-02 (8 weeks) its deviation grows by 30^2 per week up to the end.
+    let (week, game) = (with_c("week"), with_c("game"));
+    let (ub_week, ub_game) = (num(&row(&week, "b")[3]), num(&row(&game, "b")[3]));
+    assert!(
+        (ub_week * ub_week - ub_game * ub_game - 8.0 * 900.0).abs() < 1e-6,
+        "{ub_game} -> {ub_week}"
+    );
+}
+
+#[test]
+fn min_rounds_and_rank_by() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "games.csv",
+        "time,a,b,result\n1,a,b,1-0\n2,a,c,1-0\n3,c,b,1-0\n4,d,a,1-0\n",
+    );
+    let board = replay(dir.path(), &games, &["--min-rounds", "2"]);
+    let names: Vec<&str> = board[1..].iter().map(|r| r[1].as_str()).collect();
+    // Elo: a 1516, then 1531.27 (beat c), then 1513.83 (lost to d); c 1484.73, then 1500.70
+    // (beat b); b 1484, then 1468.03.
+    assert_eq!(names, ["a", "c", "b"], "d played once");
+    // Glicko-2's display rating is the rating: same order either way; Elo-MMR's display
+    // rating is mu - 2 (sigma - 80), which can reorder.
+    let by_rating = replay(dir.path(), &games, &["--system", "elo-mmr"]);
+    let by_display = replay(
+        dir.path(),
+        &games,
+        &["--system", "elo-mmr", "--rank-by", "display"],
+    );
+    let order = |b: &[Vec<String>], col: usize| {
+        let v: Vec<f64> = b[1..].iter().map(|r| num(&r[col])).collect();
+        v.windows(2).all(|w| w[0] >= w[1])
+    };
+    assert!(order(&by_rating, 2) && order(&by_display, 4));
+}
+
+/// Initial ratings: bad files are refused with file, line and field; players of the file
+/// who never play are counted in metrics.json.
+#[test]
+fn initial_ratings_errors_and_counts() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n1,a,b,1-0\n2,a,b,0-1\n",
+    );
+    let bad = write(dir.path(), "bad.csv", "player,rating\na,1500\nb,high\n");
+    let out = dir.path().join("o");
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--initial-ratings",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = texts(&o).1;
+    assert!(
+        err.contains("bad.csv") && err.contains("line 3") && err.contains("rating"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    let good = write(dir.path(), "good.csv", "player,rating\na,2000\nzed,1000\n");
+    let board = replay(
+        dir.path(),
+        &games,
+        &["--initial-ratings", good.to_str().unwrap(), "--warmup", "0"],
+    );
+    // a starts at 2000 and is scored from its first game.
+    assert!(num(&row(&board, "a")[2]) > 1950.0);
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/metrics.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m["initial_ratings"]["players"], 1);
+    assert_eq!(m["initial_ratings"]["not_in_history"], 1);
+    // Game 1: a (seeded) against b (new): not scored; game 2: both known now.
+    assert_eq!(m["metrics"]["two_player"]["games_scored"], 1);
+}
