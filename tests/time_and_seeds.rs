@@ -103,6 +103,10 @@ fn decay_and_as_of() {
     for system in [
         "glicko",
         "glicko2",
+        "trueskill",
+        "elo-mmx",
+        "bar",
+        "yuksel",
         "elo-mmr",
         "pairwise-glicko",
         "topcoder",
