@@ -1,12 +1,14 @@
 //! Argument parsing only: every subcommand becomes a job of [`crate::run`] or
 //! [`crate::simulate`].
 
+use crate::compare;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy, Staged};
 use crate::replay::{Period, ReplayOptions};
 use crate::run::{ReplayJob, UsageError, run_replay};
 use crate::simulate;
 use crate::systems::{ParamMap, SystemKind, parse_param};
+use crate::tune;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use std::io::Write;
@@ -25,6 +27,14 @@ pub enum Command {
     /// Replay a history in time order through a rating system: leaderboard, rating history,
     /// and how well each contest was predicted before it was rated.
     Replay(Box<ReplayArgs>),
+    /// Replay the same history through several systems (in parallel) and compare their
+    /// accuracy and speed: compare.csv, compare.json, compare.md, and each system's
+    /// leaderboard and metrics in OUT/SYSTEM/.
+    Compare(Box<CompareArgs>),
+    /// Choose a system's parameters as the Elo-MMR paper did: score every candidate on the
+    /// first 10 % of the contests, then report the best one's score on the remaining 90 %
+    /// beside the defaults'.
+    Tune(Box<TuneArgs>),
     /// Write a synthetic history with known true strengths.
     Simulate {
         #[command(subcommand)]
@@ -32,14 +42,12 @@ pub enum Command {
     },
 }
 
+/// Where the history comes from and how to read it.
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub struct InputArgs {
     /// Input: a games or standings CSV, a PGN file, a Parquet file, a contest JSON array, or a
     /// folder of N.json contests.
     pub input: PathBuf,
-    /// Rating system.
-    #[arg(long, value_enum, default_value_t = SystemKind::Elo)]
-    pub system: SystemKind,
     /// Input format (detected from the extension and the CSV header by default).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -52,24 +60,39 @@ pub struct ReplayArgs {
     /// Skip and count invalid records instead of stopping at the first.
     #[arg(long)]
     pub skip_invalid: bool,
+}
+
+impl InputArgs {
+    /// The reading options.
+    pub fn ingest(&self) -> Result<IngestOptions, UsageError> {
+        let map = match &self.map {
+            Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
+            None => ColumnMap::default(),
+        };
+        Ok(IngestOptions {
+            format: self.format,
+            map,
+            skip_invalid: self.skip_invalid,
+            team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
+        })
+    }
+}
+
+/// How to replay, and the options of the outputs (shared by `replay` and `compare`).
+#[derive(Debug, Args)]
+pub struct RunArgs {
     /// Group contests into rounds rated together from the same pre-round ratings.
     #[arg(long, value_enum, default_value_t = Period::Game)]
     pub period: Period,
     /// Output folder.
     #[arg(long, default_value = "output")]
     pub out: PathBuf,
-    /// File type of the rating history.
-    #[arg(long, value_enum, default_value_t = HistoryFormat::Csv)]
-    pub history_format: HistoryFormat,
+    /// File type of the rating history [default: csv for replay, none for compare].
+    #[arg(long, value_enum)]
+    pub history_format: Option<HistoryFormat>,
     /// Fraction of the contests, from the start, that update ratings but are not scored.
     #[arg(long, default_value_t = 0.1)]
     pub warmup: f64,
-    /// Leaderboard lines printed.
-    #[arg(long, default_value_t = 20)]
-    pub top: usize,
-    /// Only read and validate the input; write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
     /// Print nothing on success (errors still go to stderr).
     #[arg(long)]
     pub quiet: bool,
@@ -94,8 +117,136 @@ pub struct ReplayArgs {
     /// Leaderboard order: the rating, or the display (conservative) rating.
     #[arg(long, value_enum, default_value_t = RankBy::Rating)]
     pub rank_by: RankBy,
+    /// Also write `report.html`: the metrics, rating trajectories of the top players, the
+    /// distribution of ratings, the metrics over time and (two-player data) calibration.
+    #[arg(long)]
+    pub report: bool,
+}
+
+impl RunArgs {
+    /// The replay options.
+    pub fn replay_options(&self) -> Result<ReplayOptions, UsageError> {
+        Ok(ReplayOptions {
+            period: self.period,
+            warmup: self.warmup,
+            decay_per_day: self.decay_per_day,
+            as_of: self.as_of.as_deref().map(as_of_cutoff).transpose()?,
+            ..ReplayOptions::default()
+        })
+    }
+
+    /// The leaderboard options.
+    pub fn leaderboard(&self) -> LeaderboardOptions {
+        LeaderboardOptions {
+            min_rounds: self.min_rounds,
+            rank_by: self.rank_by,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Rating system.
+    #[arg(long, value_enum, default_value_t = SystemKind::Elo)]
+    pub system: SystemKind,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Leaderboard lines printed.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// Only read and validate the input; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub params: SystemParams,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Rating system.
+    #[arg(long, value_enum, default_value_t = SystemKind::Elo)]
+    pub system: SystemKind,
+    /// Candidate values, `NAME=V1,V2,...;NAME=...` (default: a grid per system around its
+    /// published defaults).
+    #[arg(long, value_name = "GRID")]
+    pub grid: Option<String>,
+    /// Draw this many parameter sets at random within each parameter's range of the grid.
+    #[arg(long, value_name = "N")]
+    pub random: Option<usize>,
+    /// Seed of the random draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// What to optimise: pair inversion (the Elo-MMR paper's headline metric, defined for
+    /// every history), rank deviation, or the log-loss of two-entry contests.
+    #[arg(long, value_enum, default_value_t = tune::TuneMetric::Pair)]
+    pub metric: tune::TuneMetric,
+    /// Share of the contests, from the start, the sets are scored on; the rest is held out.
+    #[arg(long, default_value_t = 0.1)]
+    pub fraction: f64,
+    /// Group contests into rounds rated together from the same pre-round ratings.
+    #[arg(long, value_enum, default_value_t = Period::Game)]
+    pub period: Period,
+    /// Time decay per day (see replay).
+    #[arg(long, default_value_t = 0.0, value_name = "VARIANCE")]
+    pub decay_per_day: f64,
+    /// Output folder (for tune.csv).
+    #[arg(long, default_value = "output")]
+    pub out: PathBuf,
+    /// Parameter sets printed.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Print nothing on success.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl TuneArgs {
+    /// The job these arguments describe.
+    pub fn job(&self) -> Result<tune::TuneJob, UsageError> {
+        let grid = match &self.grid {
+            Some(g) => tune::parse_grid(g).map_err(UsageError)?,
+            None => tune::default_grid(self.system),
+        };
+        Ok(tune::TuneJob {
+            input: self.input.input.clone(),
+            ingest: self.input.ingest()?,
+            system: self.system,
+            grid,
+            random: self.random,
+            seed: self.seed,
+            metric: self.metric,
+            fraction: self.fraction,
+            replay: ReplayOptions {
+                period: self.period,
+                decay_per_day: self.decay_per_day,
+                ..ReplayOptions::default()
+            },
+            out: self.out.clone(),
+            top: self.top,
+            quiet: self.quiet,
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Systems to compare, comma-separated, or `all`.
+    #[arg(long, default_value = "all", value_name = "S1,S2,...|all")]
+    pub systems: String,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// A parameter of one system, SYSTEM:NAME=VALUE (repeatable), e.g. `elo:k=24`.
+    #[arg(long = "param", value_name = "SYSTEM:NAME=VALUE")]
+    pub param: Vec<String>,
 }
 
 /// Parameters of the systems. Each is checked against the chosen system: giving one that the
@@ -315,37 +466,41 @@ impl SynthArgs {
 impl ReplayArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<ReplayJob, UsageError> {
-        let map = match &self.map {
-            Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
-            None => ColumnMap::default(),
-        };
         Ok(ReplayJob {
-            input: self.input.clone(),
-            ingest: IngestOptions {
-                format: self.format,
-                map,
-                skip_invalid: self.skip_invalid,
-                team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
-            },
+            input: self.input.input.clone(),
+            ingest: self.input.ingest()?,
             system: self.system,
             params: self.params.to_map().map_err(UsageError)?,
-            replay: ReplayOptions {
-                period: self.period,
-                warmup: self.warmup,
-                decay_per_day: self.decay_per_day,
-                as_of: self.as_of.as_deref().map(as_of_cutoff).transpose()?,
-                ..ReplayOptions::default()
-            },
-            initial_ratings: self.initial_ratings.clone(),
-            leaderboard: LeaderboardOptions {
-                min_rounds: self.min_rounds,
-                rank_by: self.rank_by,
-            },
-            out: self.out.clone(),
-            history_format: self.history_format,
+            replay: self.run.replay_options()?,
+            initial_ratings: self.run.initial_ratings.clone(),
+            leaderboard: self.run.leaderboard(),
+            out: self.run.out.clone(),
+            history_format: self.run.history_format.unwrap_or(HistoryFormat::Csv),
             top: self.top,
             dry_run: self.dry_run,
-            quiet: self.quiet,
+            quiet: self.run.quiet,
+            report: self.run.report,
+        })
+    }
+}
+
+impl CompareArgs {
+    /// The job these arguments describe.
+    pub fn job(&self) -> Result<compare::CompareJob, UsageError> {
+        let systems = compare::parse_systems(&self.systems).map_err(UsageError)?;
+        let params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        Ok(compare::CompareJob {
+            input: self.input.input.clone(),
+            ingest: self.input.ingest()?,
+            systems,
+            params,
+            replay: self.run.replay_options()?,
+            initial_ratings: self.run.initial_ratings.clone(),
+            leaderboard: self.run.leaderboard(),
+            out: self.run.out.clone(),
+            history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
+            report: self.run.report,
+            quiet: self.run.quiet,
         })
     }
 }
@@ -401,8 +556,16 @@ fn write_file(
 pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Replay(args) => {
-            set_threads(args.threads)?;
+            set_threads(args.run.threads)?;
             run_replay(&args.job()?, stdout)
+        }
+        Command::Compare(args) => {
+            set_threads(args.run.threads)?;
+            compare::run_compare(&args.job()?, stdout)
+        }
+        Command::Tune(args) => {
+            set_threads(args.threads)?;
+            tune::run_tune(&args.job()?, stdout)
         }
         Command::Simulate {
             scenario:

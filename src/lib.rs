@@ -7,6 +7,7 @@
 //! arguments; `run` holds the jobs behind the subcommands.
 
 pub mod cli;
+pub mod compare;
 pub mod history;
 pub mod ingest;
 pub mod metrics;
@@ -16,3 +17,4 @@ pub mod replay;
 pub mod run;
 pub mod simulate;
 pub mod systems;
+pub mod tune;

@@ -281,14 +281,19 @@ impl Metrics {
 
     /// Scores a contest for all scored participants (`experienced = false`) or for the
     /// experienced subset (`true`).
-    pub fn add_ranking(&mut self, parts: &mut [Participant], experienced: bool) {
-        if let Some(s) = score_contest(parts, &mut self.scratch) {
-            if experienced {
-                self.experienced.add(s);
-            } else {
-                self.all.add(s);
-            }
+    /// Returns the contest's score, `None` when it does not count.
+    pub fn add_ranking(
+        &mut self,
+        parts: &mut [Participant],
+        experienced: bool,
+    ) -> Option<ContestScore> {
+        let s = score_contest(parts, &mut self.scratch)?;
+        if experienced {
+            self.experienced.add(s);
+        } else {
+            self.all.add(s);
         }
+        Some(s)
     }
 
     /// Scores a two-entry contest: `p` the predicted probability that the first entry wins,

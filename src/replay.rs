@@ -49,6 +49,20 @@ impl Rounds {
         &self.order[self.bounds[r]..self.bounds[r + 1]]
     }
 
+    /// Keeps the rounds that start within the first `n` contests (in replay order).
+    pub fn first_contests(&self, n: usize) -> Rounds {
+        let kept = self
+            .bounds
+            .iter()
+            .take_while(|&&b| b < n)
+            .count()
+            .min(self.len());
+        Rounds {
+            order: self.order[..self.bounds[kept]].to_vec(),
+            bounds: self.bounds[..=kept].to_vec(),
+        }
+    }
+
     /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
     /// empty.
     pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
@@ -179,6 +193,11 @@ pub struct ReplayOptions {
     pub as_of: Option<i64>,
     /// Players who start with a rating from elsewhere.
     pub seeds: Vec<Seed>,
+    /// Keep each scored contest's metrics and each scored game's prediction (for charts).
+    pub series: bool,
+    /// Replay only the rounds that start within the first this many contests (`tune`'s
+    /// tuning slice).
+    pub max_contests: Option<usize>,
 }
 
 impl Default for ReplayOptions {
@@ -191,6 +210,8 @@ impl Default for ReplayOptions {
             decay_per_day: 0.0,
             as_of: None,
             seeds: Vec::new(),
+            series: false,
+            max_contests: None,
         }
     }
 }
@@ -233,6 +254,17 @@ pub struct HistoryRow {
     pub performance: f64,
 }
 
+/// What happened contest by contest (kept with [`ReplayOptions::series`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    /// Per scored contest, in replay order: time, pair inversion (%), rank deviation (%) and
+    /// the number of scored participants (all participants with a prior).
+    pub contest_metrics: Vec<(i64, f64, f64, u32)>,
+    /// Per scored two-entry contest: the predicted probability that the first entry wins and
+    /// its actual score (1, 1/2, 0).
+    pub calibration: Vec<(f64, f64)>,
+}
+
 /// The result of a replay.
 #[derive(Clone, Debug)]
 pub struct ReplayResult {
@@ -254,14 +286,16 @@ pub struct ReplayResult {
     pub warmup_contests: usize,
     /// Time spent replaying (not reading or writing).
     pub elapsed: Duration,
+    /// Contest by contest (empty unless asked for).
+    pub series: Series,
 }
 
 /// Receives what a replay produces as it goes.
 pub trait Observer {
     /// Rows of the rating history, in replay order, a batch of whole rounds at a time.
     fn rows(&mut self, _rows: &[HistoryRow]) {}
-    /// Contests done so far (every 32,768 placings or so, and at the end).
-    fn progress(&mut self, _contests_done: u64) {}
+    /// Contests and rounds done so far (every 32,768 placings or so, and at the end).
+    fn progress(&mut self, _contests_done: u64, _rounds_done: u64) {}
 }
 
 /// Keeps every history row in memory.
@@ -306,6 +340,9 @@ pub fn replay_observed<S: RatingSystem>(
     if let Some(cutoff) = opts.as_of {
         rounds = rounds.before(history, cutoff);
     }
+    if let Some(max) = opts.max_contests {
+        rounds = rounds.first_contests(max);
+    }
     let n_contests = rounds.order.len();
     let n_players = history.player_count();
     let mut states: Vec<S::Player> = vec![system.new_player(); n_players];
@@ -320,6 +357,7 @@ pub fn replay_observed<S: RatingSystem>(
     // Calendar period of each player's last round, for the rating periods elapsed since.
     let mut last_key: Vec<i64> = vec![0; n_players];
     let mut metrics = Metrics::new();
+    let mut series = Series::default();
     let warmup = ((n_contests as f64 * opts.warmup.clamp(0.0, 1.0)) as usize).min(n_contests);
     // Round of each player's last appearance (+1), to count rounds once per player.
     let mut last_round: Vec<u32> = vec![0; n_players];
@@ -373,7 +411,7 @@ pub fn replay_observed<S: RatingSystem>(
                     &c,
                     opts.experienced_after,
                     &mut buffers,
-                    &mut metrics,
+                    (&mut metrics, opts.series.then_some(&mut series)),
                 );
             }
             if opts.keep_history {
@@ -435,14 +473,14 @@ pub fn replay_observed<S: RatingSystem>(
         seen_contests += contests.len();
         placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
         if placings_since_report >= 1 << 15 {
-            observer.progress(seen_contests as u64);
+            observer.progress(seen_contests as u64, r as u64 + 1);
             placings_since_report = 0;
         }
     }
     if !rows.is_empty() {
         observer.rows(&rows);
     }
-    observer.progress(seen_contests as u64);
+    observer.progress(seen_contests as u64, rounds.len() as u64);
     // The ratings as of the end (the last contest, or `as_of`): time passes for everyone
     // since their last round (decay; calendar periods begun since).
     let end = opts.as_of.or_else(|| {
@@ -476,6 +514,7 @@ pub fn replay_observed<S: RatingSystem>(
         rounds: rounds.len(),
         warmup_contests: warmup,
         elapsed: start.elapsed(),
+        series,
     }
 }
 
@@ -493,7 +532,7 @@ fn score<S: RatingSystem>(
     contest: &crate::history::Contest,
     experienced_after: u32,
     buffers: &mut (Vec<Participant>, Vec<Participant>),
-    metrics: &mut Metrics,
+    (metrics, series): (&mut Metrics, Option<&mut Series>),
 ) {
     let (all, experienced) = buffers;
     all.clear();
@@ -514,14 +553,29 @@ fn score<S: RatingSystem>(
             }
         }
     }
+    let mut game = None;
     if contest.len() == 2 && all.len() == 2 {
         let (a, b) = (contest.entry(0), contest.entry(1));
         if let Some(p) = system.win_probability(states, a.players, b.players) {
-            metrics.add_two(p, a.outcome_against(&b));
+            let y = a.outcome_against(&b);
+            metrics.add_two(p, y);
+            game = Some((p, y));
         }
     }
-    metrics.add_ranking(all, false);
+    let n = all.len() as u32;
+    let ranked = metrics.add_ranking(all, false);
     metrics.add_ranking(experienced, true);
+    if let Some(series) = series {
+        if let Some(s) = ranked {
+            series.contest_metrics.push((
+                contest.time(),
+                s.pair_sum / s.n as f64,
+                s.rank_sum / s.n as f64,
+                n,
+            ));
+        }
+        series.calibration.extend(game);
+    }
 }
 
 #[cfg(test)]

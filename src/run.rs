@@ -1,20 +1,20 @@
 //! The jobs behind the subcommands, as library functions: each takes a plain options struct
 //! and a writer for what it prints.
 
-use crate::history::{History, SourceInfo};
+use crate::history::{History, PlayerId, SourceInfo};
 use crate::ingest::{IngestOptions, InputError, Location, ingest};
 use crate::metrics::MetricsReport;
 use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
 use crate::replay::Period;
-use crate::replay::{HistoryRow, Observer, ReplayOptions, ReplayResult, replay_observed};
+use crate::replay::{HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, replay_observed};
 use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{SyncSender, sync_channel};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A usage mistake (bad option values or combinations): exit code 2.
 #[derive(Debug)]
@@ -68,6 +68,8 @@ pub struct ReplayJob {
     pub dry_run: bool,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Also write `report.html`.
+    pub report: bool,
 }
 
 struct RunReplay<'a> {
@@ -95,10 +97,47 @@ enum Rows {
 struct Sink {
     rows: Rows,
     bar: Option<ProgressBar>,
+    /// (player, contest, rating after) of every row, for the report's trajectories.
+    trajectory: Option<Vec<(u32, u32, f32)>>,
+    rate: RateMeter,
+}
+
+/// The best rate of rounds per second over stretches of at least 50 ms.
+struct RateMeter {
+    last: Instant,
+    last_rounds: u64,
+    peak: Option<f64>,
+}
+
+impl RateMeter {
+    fn new() -> Self {
+        Self {
+            last: Instant::now(),
+            last_rounds: 0,
+            peak: None,
+        }
+    }
+
+    fn at(&mut self, rounds: u64) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f64();
+        if dt >= 0.05 {
+            let rate = (rounds - self.last_rounds) as f64 / dt;
+            self.peak = Some(self.peak.map_or(rate, |p| p.max(rate)));
+            self.last = now;
+            self.last_rounds = rounds;
+        }
+    }
 }
 
 impl Observer for Sink {
     fn rows(&mut self, rows: &[HistoryRow]) {
+        if let Some(t) = &mut self.trajectory {
+            t.extend(
+                rows.iter()
+                    .map(|r| (r.player, r.contest_id, r.after as f32)),
+            );
+        }
         match &mut self.rows {
             Rows::Stream(tx) => {
                 if tx.send(rows.to_vec()).is_err() {
@@ -109,10 +148,11 @@ impl Observer for Sink {
             Rows::Drop => {}
         }
     }
-    fn progress(&mut self, done: u64) {
+    fn progress(&mut self, done: u64, rounds: u64) {
         if let Some(b) = &self.bar {
             b.set_position(done);
         }
+        self.rate.at(rounds);
     }
 }
 
@@ -130,31 +170,32 @@ fn progress_bar(len: u64, quiet: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// Reads, replays and writes the outputs.
-pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+/// An ingested history with the players seeded from `--initial-ratings`.
+pub struct Loaded {
+    /// The history.
+    pub history: History,
+    /// Players with an initial rating.
+    pub seeds: Vec<Seed>,
+    /// Players of the initial-ratings file who are not in the history.
+    pub seeds_absent: usize,
+    /// The file they came from.
+    pub seeds_file: Option<PathBuf>,
+    /// Time spent reading.
+    pub ingest_time: Duration,
+}
+
+/// Reads the input (and the initial ratings); an input without any contest is an error.
+pub fn load(
+    input: &Path,
+    ingest_opts: &IngestOptions,
+    initial_ratings: Option<&Path>,
+) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
-    if !(0.0..=1.0).contains(&job.replay.warmup) {
-        return Err(UsageError(format!(
-            "--warmup {} is not a fraction between 0 and 1",
-            job.replay.warmup
-        ))
-        .into());
-    }
-    let decay = job.replay.decay_per_day;
-    if !(decay.is_finite() && decay >= 0.0) {
-        return Err(UsageError(format!(
-            "--decay-per-day {decay} is not a non-negative number"
-        ))
-        .into());
-    }
-    // Check the system's parameters before reading anything.
-    dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
-    let history = ingest(&job.input, &job.ingest)?;
-    let (seeds, seeds_absent) = match &job.initial_ratings {
+    let history = ingest(input, ingest_opts)?;
+    let (seeds, seeds_absent) = match initial_ratings {
         Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
         None => (Vec::new(), 0),
     };
-    let ingest_time = t0.elapsed();
     let src = &history.source;
     if history.is_empty() {
         return Err(InputError {
@@ -170,49 +211,104 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         }
         .into());
     }
-    if job.dry_run {
-        if !job.quiet {
-            writeln!(
-                stdout,
-                "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
-                src.path,
-                src.format,
-                src.records,
-                src.record_unit,
-                history.len(),
-                history.player_count(),
-                history.placings()
-            )?;
-            print_skipped(stdout, &history)?;
-        }
-        return Ok(());
-    }
+    Ok(Loaded {
+        history,
+        seeds,
+        seeds_absent,
+        seeds_file: initial_ratings.map(Path::to_path_buf),
+        ingest_time: t0.elapsed(),
+    })
+}
 
-    // Bigger inputs get a progress bar (on a terminal only).
-    let bar = (history.placings() > 200_000)
-        .then(|| progress_bar(history.len() as u64, job.quiet))
-        .flatten();
-    let mut staged =
-        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
-    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
+/// Checks the options shared by `replay` and `compare`.
+pub fn check_replay_options(opts: &ReplayOptions) -> Result<(), UsageError> {
+    if !(0.0..=1.0).contains(&opts.warmup) {
+        return Err(UsageError(format!(
+            "--warmup {} is not a fraction between 0 and 1",
+            opts.warmup
+        )));
+    }
+    let decay = opts.decay_per_day;
+    if !(decay.is_finite() && decay >= 0.0) {
+        return Err(UsageError(format!(
+            "--decay-per-day {decay} is not a non-negative number"
+        )));
+    }
+    Ok(())
+}
+
+/// One system's replay of a loaded history, its files staged in a folder.
+pub struct SystemJob<'a> {
+    /// The system.
+    pub system: SystemKind,
+    /// Its parameters by name.
+    pub params: &'a ParamMap,
+    /// Rounds, warm-up, decay, as-of (the seeds are taken from the [`Loaded`] history).
+    pub replay: &'a ReplayOptions,
+    /// File type of the rating history.
+    pub history_format: HistoryFormat,
+    /// Who is on the leaderboard.
+    pub leaderboard: &'a output::LeaderboardOptions,
+    /// Keep each contest's metrics and the rating trajectories of this many top players, for
+    /// the report (0: none).
+    pub chart_players: usize,
+    /// A progress bar to drive, if any.
+    pub bar: Option<ProgressBar>,
+}
+
+/// What one system's replay produced.
+pub struct SystemOutcome {
+    /// The replay's result.
+    pub result: ReplayResult,
+    /// The leaderboard.
+    pub rows: Vec<output::LeaderRow>,
+    /// Wall time of the replay (with the history file written alongside).
+    pub replay_seconds: f64,
+    /// The best rate of rounds per second over stretches of the replay (None when it was too
+    /// short to measure in stretches).
+    pub peak_rounds_per_second: Option<f64>,
+    /// Rating trajectories of the top players (with `chart_players`).
+    pub trajectories: Vec<(String, Vec<(i64, f64)>)>,
+}
+
+impl SystemOutcome {
+    /// Rounds per second over the whole replay.
+    pub fn rounds_per_second(&self) -> f64 {
+        self.result.rounds as f64 / self.replay_seconds.max(1e-9)
+    }
+}
+
+/// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
+/// `staged` (not committed).
+pub fn replay_system(
+    loaded: &Loaded,
+    job: &SystemJob,
+    staged: &mut Staged,
+) -> anyhow::Result<SystemOutcome> {
+    let history = &loaded.history;
+    let src = &history.source;
+    let ctx = |name: &str| format!("cannot write {name}");
     let t1 = Instant::now();
     let mut sink = Sink {
         rows: Rows::Drop,
-        bar,
+        bar: job.bar.clone(),
+        trajectory: (job.chart_players > 0).then(Vec::new),
+        rate: RateMeter::new(),
     };
     // The replay itself; rows are kept only when a sink takes them.
     let run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
         let opts = ReplayOptions {
-            keep_history: !matches!(sink.rows, Rows::Drop),
-            seeds: seeds.clone(),
+            keep_history: !matches!(sink.rows, Rows::Drop) || sink.trajectory.is_some(),
+            seeds: loaded.seeds.clone(),
+            series: job.chart_players > 0,
             ..job.replay.clone()
         };
         let visitor = RunReplay {
-            history: &history,
+            history,
             opts: &opts,
             observer: sink,
         };
-        Ok(dispatch(job.system, &job.params, visitor).map_err(UsageError)?)
+        Ok(dispatch(job.system, job.params, visitor).map_err(UsageError)?)
     };
     let result = match job.history_format {
         // history.csv goes through a pipeline: the replay hands over rows, one thread formats
@@ -222,7 +318,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 .open("history.csv")
                 .with_context(|| ctx("history.csv"))?;
             let mut csv =
-                HistoryCsv::new(&history, &mut file).with_context(|| ctx("history.csv"))?;
+                HistoryCsv::new(history, &mut file).with_context(|| ctx("history.csv"))?;
             let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
             let (text_tx, text_rx) = sync_channel::<String>(4);
             std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
@@ -263,7 +359,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             };
             staged
                 .write("history.parquet", |w| {
-                    output::write_history_parquet(w, &history, &kept)
+                    output::write_history_parquet(w, history, &kept)
                 })
                 .with_context(|| ctx("history.parquet"))?;
             result
@@ -274,10 +370,10 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     }
     let replay_time = t1.elapsed();
 
-    let rows = output::leaderboard_rows(&history, &result, &job.leaderboard);
+    let rows = output::leaderboard_rows(history, &result, job.leaderboard);
     staged
         .write("leaderboard.csv", |w| {
-            output::write_leaderboard(w, &history, &rows)
+            output::write_leaderboard(w, history, &rows)
         })
         .with_context(|| ctx("leaderboard.csv"))?;
     let doc = MetricsDocument {
@@ -292,28 +388,118 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         period: job.replay.period,
         decay_per_day: job.replay.decay_per_day,
         as_of: job.replay.as_of.map(crate::ingest::time::format_time),
-        initial_ratings: job.initial_ratings.as_ref().map(|p| InitialRatings {
+        initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
             file: p.display().to_string(),
-            players: seeds.len(),
-            not_in_history: seeds_absent,
+            players: loaded.seeds.len(),
+            not_in_history: loaded.seeds_absent,
         }),
-        leaderboard: &job.leaderboard,
+        leaderboard: job.leaderboard,
         rounds: result.rounds,
         warmup_contests: result.warmup_contests,
         experienced_after_contests: job.replay.experienced_after,
         metrics: &result.metrics,
         wall_seconds: WallSeconds {
-            ingest: ingest_time.as_secs_f64(),
+            ingest: loaded.ingest_time.as_secs_f64(),
             replay: replay_time.as_secs_f64(),
-            total_before_writing: t0.elapsed().as_secs_f64(),
+            total_before_writing: (loaded.ingest_time + replay_time).as_secs_f64(),
         },
     };
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
         .with_context(|| ctx("metrics.json"))?;
+    let trajectories = match sink.trajectory.take() {
+        Some(points) => top_trajectories(history, &rows, job.chart_players, &points),
+        None => Vec::new(),
+    };
+    Ok(SystemOutcome {
+        peak_rounds_per_second: sink.rate.peak,
+        result,
+        rows,
+        replay_seconds: replay_time.as_secs_f64(),
+        trajectories,
+    })
+}
+
+/// The (time, rating after) points of the first `n` players of the leaderboard.
+fn top_trajectories(
+    history: &History,
+    rows: &[output::LeaderRow],
+    n: usize,
+    points: &[(u32, u32, f32)],
+) -> Vec<(String, Vec<(i64, f64)>)> {
+    let top: Vec<PlayerId> = rows.iter().take(n).map(|r| r.player).collect();
+    let mut slot = vec![usize::MAX; history.player_count()];
+    for (k, &p) in top.iter().enumerate() {
+        slot[p as usize] = k;
+    }
+    let mut lines: Vec<Vec<(i64, f64)>> = vec![Vec::new(); top.len()];
+    for &(p, contest, after) in points {
+        let k = slot[p as usize];
+        if k != usize::MAX {
+            lines[k].push((history.contest(contest as usize).time(), after as f64));
+        }
+    }
+    top.iter()
+        .map(|&p| history.name(p).to_string())
+        .zip(lines)
+        .collect()
+}
+
+/// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
+/// the leaderboard and the metrics.
+pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    check_replay_options(&job.replay)?;
+    // Check the system's parameters before reading anything.
+    dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
+    let loaded = load(&job.input, &job.ingest, job.initial_ratings.as_deref())?;
+    let history = &loaded.history;
+    let src = &history.source;
+    if job.dry_run {
+        if !job.quiet {
+            writeln!(
+                stdout,
+                "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
+                src.path,
+                src.format,
+                src.records,
+                src.record_unit,
+                history.len(),
+                history.player_count(),
+                history.placings()
+            )?;
+            print_skipped(stdout, history)?;
+        }
+        return Ok(());
+    }
+
+    // Bigger inputs get a progress bar (on a terminal only).
+    let bar = (history.placings() > 200_000)
+        .then(|| progress_bar(history.len() as u64, job.quiet))
+        .flatten();
+    let mut staged =
+        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    let system_job = SystemJob {
+        system: job.system,
+        params: &job.params,
+        replay: &job.replay,
+        history_format: job.history_format,
+        leaderboard: &job.leaderboard,
+        chart_players: if job.report { REPORT_PLAYERS } else { 0 },
+        bar,
+    };
+    let outcome = replay_system(&loaded, &system_job, &mut staged)
+        .with_context(|| format!("in {}", job.out.display()))?;
+    if job.report {
+        let input = crate::compare::report_input(&loaded, &[(job.system, &outcome)]);
+        staged
+            .write("report.html", |w| output::report::write_report(w, &input))
+            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+    }
     let written = staged
         .commit()
         .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+    let result = &outcome.result;
+    let rows = &outcome.rows;
 
     if !job.quiet {
         writeln!(
@@ -328,15 +514,18 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 .as_str()
                 .unwrap_or("")
         )?;
-        print_skipped(stdout, &history)?;
+        print_skipped(stdout, history)?;
         writeln!(stdout)?;
-        output::print_summary(stdout, &history, &result, &rows, job.top)?;
+        output::print_summary(stdout, history, result, rows, job.top)?;
         writeln!(stdout)?;
         let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         writeln!(stdout, "Wrote {}", names.join(", "))?;
     }
     Ok(())
 }
+
+/// Players whose trajectories the report draws.
+pub const REPORT_PLAYERS: usize = 10;
 
 fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
     let s = &h.source;
@@ -361,7 +550,8 @@ fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
 }
 
 /// Builds a system and does nothing with it: checks parameters early.
-struct Noop;
+/// A visitor that only builds the system (to check its parameters early).
+pub struct Noop;
 
 impl SystemVisitor for Noop {
     type Output = ();

@@ -6,12 +6,14 @@
 //! outputs as they were and removes its temporary files.
 
 mod files;
+pub mod report;
 mod table;
 
 pub use files::{
     HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
 };
-pub use table::{LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
+pub use report::{ReportInput, SystemCharts, write_report};
+pub use table::{LeaderRow, LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

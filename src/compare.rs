@@ -1,0 +1,370 @@
+//! `compare`: one history, read once, replayed through several systems in parallel (the
+//! history shared read-only), with a table of accuracy and speed side by side.
+//!
+//! Every system goes through exactly the code of `replay` ([`run::replay_system`]), so its
+//! figures are the ones `replay` gives alone; its leaderboard and metrics go to
+//! `OUT/SYSTEM/`. The table goes to `compare.csv`, `compare.json` and `compare.md` in `OUT`,
+//! and with `--report` to `report.html`.
+
+use crate::history::History;
+use crate::ingest::IngestOptions;
+use crate::output::{self, HistoryFormat, LeaderboardOptions, Staged};
+use crate::replay::ReplayOptions;
+use crate::run::{self, Loaded, SystemJob, SystemOutcome, UsageError, check_replay_options};
+use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
+use anyhow::Context as _;
+use clap::ValueEnum;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+/// Everything `compare` needs.
+#[derive(Clone, Debug)]
+pub struct CompareJob {
+    /// The input file or folder.
+    pub input: PathBuf,
+    /// How to read it.
+    pub ingest: IngestOptions,
+    /// The systems, in the order of the table.
+    pub systems: Vec<SystemKind>,
+    /// Each system's parameters (same order).
+    pub params: Vec<ParamMap>,
+    /// Rounds, warm-up, decay, as-of.
+    pub replay: ReplayOptions,
+    /// `--initial-ratings`.
+    pub initial_ratings: Option<PathBuf>,
+    /// Who is on the leaderboards.
+    pub leaderboard: LeaderboardOptions,
+    /// Output folder.
+    pub out: PathBuf,
+    /// File type of each system's rating history (none by default).
+    pub history_format: HistoryFormat,
+    /// Also write `report.html`.
+    pub report: bool,
+    /// Print nothing on success.
+    pub quiet: bool,
+}
+
+/// `all` or a comma-separated list of system names.
+pub fn parse_systems(text: &str) -> Result<Vec<SystemKind>, String> {
+    if text.trim() == "all" {
+        return Ok(SystemKind::value_variants().to_vec());
+    }
+    let mut systems = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let kind = SystemKind::from_str(name, true).map_err(|_| {
+            let known: Vec<&str> = SystemKind::value_variants()
+                .iter()
+                .map(|k| k.name())
+                .collect();
+            format!(
+                "--systems: unknown system `{name}` (known: {}, or all)",
+                known.join(", ")
+            )
+        })?;
+        if systems.contains(&kind) {
+            return Err(format!("--systems: `{name}` is listed twice"));
+        }
+        systems.push(kind);
+    }
+    if systems.is_empty() {
+        return Err("--systems: no system given".into());
+    }
+    Ok(systems)
+}
+
+/// `SYSTEM:NAME=VALUE` parameters into one map per system (in the order of `systems`); a
+/// parameter of a system that is not compared is an error.
+pub fn parse_system_params(
+    specs: &[String],
+    systems: &[SystemKind],
+) -> Result<Vec<ParamMap>, String> {
+    let mut maps = vec![ParamMap::new(); systems.len()];
+    for spec in specs {
+        let (system, rest) = spec
+            .split_once(':')
+            .ok_or_else(|| format!("--param `{spec}` is not of the form SYSTEM:NAME=VALUE"))?;
+        let kind = SystemKind::from_str(system.trim(), true)
+            .map_err(|_| format!("--param `{spec}`: unknown system `{system}`"))?;
+        let k = systems
+            .iter()
+            .position(|&s| s == kind)
+            .ok_or_else(|| format!("--param `{spec}`: {} is not among --systems", kind.name()))?;
+        parse_param(rest, &mut maps[k])?;
+    }
+    Ok(maps)
+}
+
+/// One row of the comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareRow {
+    /// The system.
+    pub system: &'static str,
+    /// Pair inversion, all scored participants (%).
+    pub pair_inversion_all: Option<f64>,
+    /// Pair inversion, experienced participants (%).
+    pub pair_inversion_experienced: Option<f64>,
+    /// Rank deviation, all (%).
+    pub rank_deviation_all: Option<f64>,
+    /// Rank deviation, experienced (%).
+    pub rank_deviation_experienced: Option<f64>,
+    /// Two-entry contests: log-loss.
+    pub log_loss: Option<f64>,
+    /// Brier score.
+    pub brier: Option<f64>,
+    /// Accuracy of the favourite (fraction).
+    pub accuracy: Option<f64>,
+    /// Wall time of the replay (seconds).
+    pub wall_seconds: f64,
+    /// Rounds per second over the replay.
+    pub rounds_per_second: f64,
+    /// The best rate over stretches of the replay (the mean when it was too short).
+    pub peak_rounds_per_second: f64,
+}
+
+impl CompareRow {
+    fn new(outcome: &SystemOutcome) -> Self {
+        let m = &outcome.result.metrics;
+        let mean = outcome.rounds_per_second();
+        Self {
+            system: outcome.result.system,
+            pair_inversion_all: m.all.pair_inversion,
+            pair_inversion_experienced: m.experienced.pair_inversion,
+            rank_deviation_all: m.all.rank_deviation,
+            rank_deviation_experienced: m.experienced.rank_deviation,
+            log_loss: m.two_player.log_loss,
+            brier: m.two_player.brier,
+            accuracy: m.two_player.accuracy,
+            wall_seconds: outcome.replay_seconds,
+            rounds_per_second: mean,
+            peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
+        }
+    }
+
+    /// The cells of the table, as text (empty where the metric does not apply).
+    pub fn cells(&self) -> Vec<String> {
+        let f = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
+        vec![
+            self.system.to_string(),
+            f(self.pair_inversion_all, 2),
+            f(self.pair_inversion_experienced, 2),
+            f(self.rank_deviation_all, 2),
+            f(self.rank_deviation_experienced, 2),
+            f(self.log_loss, 4),
+            f(self.brier, 4),
+            f(self.accuracy.map(|a| 100.0 * a), 2),
+            format!("{:.2}", self.wall_seconds),
+            format!("{:.0}", self.rounds_per_second),
+            format!("{:.0}", self.peak_rounds_per_second),
+        ]
+    }
+}
+
+/// Column names of [`CompareRow::cells`].
+pub const HEADER: [&str; 11] = [
+    "system",
+    "pair inv. all %",
+    "pair inv. exp. %",
+    "rank dev. all %",
+    "rank dev. exp. %",
+    "log-loss",
+    "Brier",
+    "accuracy %",
+    "wall s",
+    "rounds/s",
+    "peak rounds/s",
+];
+
+/// Runs `compare`.
+pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    check_replay_options(&job.replay)?;
+    for (kind, params) in job.systems.iter().zip(&job.params) {
+        dispatch(*kind, params, run::Noop).map_err(UsageError)?;
+    }
+    let loaded = run::load(&job.input, &job.ingest, job.initial_ratings.as_deref())?;
+    let history = &loaded.history;
+    let mut staged =
+        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    // A bar per system on a terminal.
+    let multi = (!job.quiet && std::io::stderr().is_terminal())
+        .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+    let bars: Vec<Option<ProgressBar>> = job
+        .systems
+        .iter()
+        .map(|k| {
+            multi.as_ref().map(|m| {
+                let bar = m.add(ProgressBar::new(history.len() as u64));
+                bar.set_style(
+                    ProgressStyle::with_template(&format!(
+                        "{:>16} {{bar:40}} {{pos}}/{{len}} contests ({{eta}} left)",
+                        k.name()
+                    ))
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar
+            })
+        })
+        .collect();
+    let chart_players = if job.report { run::REPORT_PLAYERS } else { 0 };
+    let outcomes: Vec<anyhow::Result<SystemOutcome>> = job
+        .systems
+        .par_iter()
+        .zip(&job.params)
+        .zip(bars)
+        .map(|((&kind, params), bar)| {
+            let dir = job.out.join(kind.name());
+            let mut sys_staged =
+                Staged::new(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let sys_job = SystemJob {
+                system: kind,
+                params,
+                replay: &job.replay,
+                history_format: job.history_format,
+                leaderboard: &job.leaderboard,
+                chart_players,
+                bar,
+            };
+            let outcome = run::replay_system(&loaded, &sys_job, &mut sys_staged)
+                .with_context(|| format!("{} in {}", kind.name(), dir.display()))?;
+            sys_staged
+                .commit()
+                .with_context(|| format!("cannot move the outputs into {}", dir.display()))?;
+            Ok(outcome)
+        })
+        .collect();
+    let outcomes: Vec<SystemOutcome> = outcomes.into_iter().collect::<anyhow::Result<_>>()?;
+    let rows: Vec<CompareRow> = outcomes.iter().map(CompareRow::new).collect();
+    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
+    staged
+        .write("compare.csv", |w| write_csv(w, &rows))
+        .with_context(|| ctx("compare.csv"))?;
+    staged
+        .write("compare.json", |w| {
+            output::write_metrics(
+                w,
+                &CompareDocument {
+                    input: &history.source,
+                    contests: history.len(),
+                    players: history.player_count(),
+                    placings: history.placings(),
+                    ingest_seconds: loaded.ingest_time.as_secs_f64(),
+                    systems: &rows,
+                },
+            )
+        })
+        .with_context(|| ctx("compare.json"))?;
+    let table = markdown(&rows);
+    staged
+        .write("compare.md", |w| w.write_all(table.as_bytes()))
+        .with_context(|| ctx("compare.md"))?;
+    if job.report {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> =
+            job.systems.iter().copied().zip(&outcomes).collect();
+        let input = report_input(&loaded, &pairs);
+        staged
+            .write("report.html", |w| output::report::write_report(w, &input))
+            .with_context(|| ctx("report.html"))?;
+    }
+    let written = staged
+        .commit()
+        .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+    if !job.quiet {
+        writeln!(stdout, "{}", describe(history))?;
+        writeln!(stdout)?;
+        write!(stdout, "{table}")?;
+        writeln!(stdout)?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        writeln!(
+            stdout,
+            "Wrote {}, and each system's leaderboard.csv and metrics.json in {}/SYSTEM/",
+            names.join(", "),
+            job.out.display()
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct CompareDocument<'a> {
+    input: &'a crate::history::SourceInfo,
+    contests: usize,
+    players: usize,
+    placings: usize,
+    ingest_seconds: f64,
+    systems: &'a [CompareRow],
+}
+
+fn describe(history: &History) -> String {
+    format!(
+        "{}: {} contests, {} players, {} placings",
+        history.source.path,
+        history.len(),
+        history.player_count(),
+        history.placings()
+    )
+}
+
+fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
+         rank_deviation_experienced,log_loss,brier,accuracy,wall_seconds,rounds_per_second,\
+         peak_rounds_per_second"
+    )?;
+    let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            r.system,
+            f(r.pair_inversion_all),
+            f(r.pair_inversion_experienced),
+            f(r.rank_deviation_all),
+            f(r.rank_deviation_experienced),
+            f(r.log_loss),
+            f(r.brier),
+            f(r.accuracy),
+            r.wall_seconds,
+            r.rounds_per_second,
+            r.peak_rounds_per_second
+        )?;
+    }
+    Ok(())
+}
+
+/// The table as Markdown (also what is printed).
+pub fn markdown(rows: &[CompareRow]) -> String {
+    let mut out = format!("| {} |\n", HEADER.join(" | "));
+    out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len())));
+    for r in rows {
+        out.push_str(&format!("| {} |\n", r.cells().join(" | ")));
+    }
+    out
+}
+
+/// What the report shows for the given systems' outcomes.
+pub fn report_input(
+    loaded: &Loaded,
+    outcomes: &[(SystemKind, &SystemOutcome)],
+) -> output::report::ReportInput {
+    let history = &loaded.history;
+    let rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
+    output::report::ReportInput {
+        title: format!("rate-batch: {}", history.source.path),
+        description: describe(history),
+        table_header: HEADER.iter().map(|h| h.to_string()).collect(),
+        table_rows: rows.iter().map(CompareRow::cells).collect(),
+        systems: outcomes
+            .iter()
+            .map(|(kind, o)| output::report::SystemCharts {
+                system: kind.name().to_string(),
+                trajectories: o.trajectories.clone(),
+                final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
+                contest_metrics: o.result.series.contest_metrics.clone(),
+                calibration: o.result.series.calibration.clone(),
+            })
+            .collect(),
+    }
+}

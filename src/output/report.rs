@@ -1,0 +1,1143 @@
+//! `report.html`: one self-contained HTML page with the metrics table and, per system, charts
+//! of its replay.
+//!
+//! The page has no JavaScript and refers to nothing outside itself: every chart is an inline
+//! `<svg>` drawn with the `plotters` SVG backend. Text in the charts is emitted as SVG
+//! `<text>` (plotters without its `ttf` feature only estimates text sizes), so the browser
+//! renders it with its own sans-serif font.
+//!
+//! Per system, in this order:
+//! 1. rating trajectories of the top players (one line each, with a legend);
+//! 2. a histogram of the final ratings (30 bins over their range);
+//! 3. the rolling weighted mean of pair inversion % and rank deviation % over the contests;
+//! 4. for two-player data only, a calibration chart (predicted win probability, in ten bins,
+//!    against the observed frequency of winning).
+//!
+//! A chart whose data is empty is replaced by a short "no data" note. Series are thinned to at
+//! most [`MAX_LINE_POINTS`] points, so the page stays small whatever the history's size.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Everything the report shows; the caller decides the table's columns.
+pub struct ReportInput {
+    /// Page title (plain text; escaped here).
+    pub title: String,
+    /// One line describing the input (plain text; escaped here).
+    pub description: String,
+    /// Column headers of the metrics table.
+    pub table_header: Vec<String>,
+    /// One row per system, cells in the order of `table_header`.
+    pub table_rows: Vec<Vec<String>>,
+    /// The charts of each system, in the order shown.
+    pub systems: Vec<SystemCharts>,
+}
+
+/// The data behind one system's charts.
+pub struct SystemCharts {
+    /// The system's name, used as the section heading.
+    pub system: String,
+    /// Top players: name and (time, rating after the round) in time order.
+    pub trajectories: Vec<(String, Vec<(i64, f64)>)>,
+    /// Final rating of every rated player.
+    pub final_ratings: Vec<f64>,
+    /// Per scored contest in replay order: (time, pair inversion %, rank deviation %, scored participants).
+    pub contest_metrics: Vec<(i64, f64, f64, u32)>,
+    /// Two-entry games: (predicted probability that the first side wins, outcome 1 / 0.5 / 0); empty if none.
+    pub calibration: Vec<(f64, f64)>,
+}
+
+/// Most points drawn for one line; longer series are thinned to every k-th point.
+pub const MAX_LINE_POINTS: usize = 2_000;
+/// Bins of the final-rating histogram.
+const HISTOGRAM_BINS: usize = 30;
+/// Bins of the calibration chart: 0-0.1, ..., 0.9-1.0.
+const CALIBRATION_BINS: usize = 10;
+
+/// Width of a full-width chart, in pixels.
+const WIDE: u32 = 1200;
+/// Width of a half-width chart.
+const NARROW: u32 = 640;
+const FONT: &str = "sans-serif";
+/// Font sizes as plotters takes them (it writes `size / 1.24` pixels into the SVG).
+const LABEL_SIZE: u32 = 17;
+const DESC_SIZE: u32 = 18;
+/// Most ticks on a time axis.
+const TIME_TICKS: usize = 8;
+
+/// Qualitative colours (Tableau 10, then a darker/lighter set), reused in turn past 20 lines.
+const PALETTE: [RGBColor; 20] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(57, 59, 121),
+    RGBColor(173, 73, 74),
+    RGBColor(99, 121, 57),
+    RGBColor(140, 109, 49),
+    RGBColor(123, 65, 115),
+    RGBColor(82, 84, 163),
+    RGBColor(214, 97, 107),
+    RGBColor(140, 162, 82),
+    RGBColor(189, 158, 57),
+    RGBColor(165, 81, 148),
+];
+
+const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;max-width:1240px;color:#222;padding:0 12px}\
+h1{margin-bottom:4px}\
+p.desc{color:#555;margin-top:0}\
+table{border-collapse:collapse;margin:16px 0}\
+th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}\
+th{background:#f2f2f2}\
+td:first-child,th:first-child{text-align:left}\
+section{border-top:2px solid #ddd;margin-top:28px}\
+h3{margin:18px 0 6px;font-size:1.05em}\
+figure{margin:0}\
+svg{max-width:100%;height:auto;display:block}\
+p.nodata{color:#888;font-style:italic}";
+
+/// Writes the whole report as one HTML page to `w`.
+pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
+    let mut page = String::new();
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let _ = writeln!(page, "<title>{}</title>", escape(&input.title));
+    let _ = writeln!(page, "<style>{STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(page, "<h1>{}</h1>", escape(&input.title));
+    let _ = writeln!(page, "<p class=\"desc\">{}</p>", escape(&input.description));
+    push_table(&mut page, &input.table_header, &input.table_rows);
+    w.write_all(page.as_bytes())?;
+
+    for sys in &input.systems {
+        page.clear();
+        let _ = writeln!(page, "<section>\n<h2>{}</h2>", escape(&sys.system));
+
+        page.push_str("<h3>Rating trajectories of the top players</h3>\n");
+        push_chart(&mut page, trajectory_chart(&sys.trajectories)?);
+
+        page.push_str("<h3>Distribution of final ratings</h3>\n");
+        push_chart(&mut page, histogram_chart(&sys.final_ratings)?);
+
+        let window = rolling_window(sys.contest_metrics.len());
+        let _ = writeln!(
+            page,
+            "<h3>Metrics over time (weighted rolling mean over {window} contest{})</h3>",
+            if window == 1 { "" } else { "s" }
+        );
+        push_chart(&mut page, metrics_chart(&sys.contest_metrics)?);
+
+        if !sys.calibration.is_empty() {
+            page.push_str("<h3>Calibration of predicted win probabilities</h3>\n");
+            push_chart(&mut page, calibration_chart(&sys.calibration)?);
+        }
+        page.push_str("</section>\n");
+        w.write_all(page.as_bytes())?;
+    }
+    w.write_all(b"</body>\n</html>\n")
+}
+
+/// Escapes text for HTML element content and attribute values.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn push_table(page: &mut String, header: &[String], rows: &[Vec<String>]) {
+    if header.is_empty() && rows.is_empty() {
+        return;
+    }
+    page.push_str("<table>\n<thead><tr>");
+    for h in header {
+        let _ = write!(page, "<th>{}</th>", escape(h));
+    }
+    page.push_str("</tr></thead>\n<tbody>\n");
+    for row in rows {
+        page.push_str("<tr>");
+        for cell in row {
+            let _ = write!(page, "<td>{}</td>", escape(cell));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</tbody>\n</table>\n");
+}
+
+/// Adds a chart's SVG, or the "no data" note when there was nothing to draw.
+fn push_chart(page: &mut String, svg: Option<String>) {
+    match svg {
+        Some(svg) => {
+            page.push_str("<figure>\n");
+            page.push_str(&svg);
+            page.push_str("</figure>\n");
+        }
+        None => page.push_str("<p class=\"nodata\">no data</p>\n"),
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type DrawResult = Result<(), Box<dyn std::error::Error + 'static>>;
+
+/// Draws onto a fresh SVG canvas of `size` pixels and returns the `<svg>` element.
+fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> DrawResult) -> io::Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(io::Error::other)?;
+        draw(&root).map_err(|e| io::Error::other(e.to_string()))?;
+        root.present().map_err(io::Error::other)?;
+    }
+    Ok(svg)
+}
+
+/// Every k-th point, k chosen so that at most `max` are kept; the last point is always kept.
+fn thin<T: Copy>(points: &[T], max: usize) -> Vec<T> {
+    if points.len() <= max || max < 2 {
+        return points.to_vec();
+    }
+    let k = points.len().div_ceil(max - 1);
+    let mut out: Vec<T> = points.iter().step_by(k).copied().collect();
+    if !(points.len() - 1).is_multiple_of(k) {
+        out.push(points[points.len() - 1]);
+    }
+    out
+}
+
+/// The (min, max) of the finite values, or `None` when there are none.
+fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
+}
+
+/// Decimals for tick labels on an axis spanning `span`, enough to tell ~8 ticks apart.
+fn decimals(span: f64) -> usize {
+    let step = span / 8.0;
+    if step >= 1.0 || !step.is_finite() || step <= 0.0 {
+        0
+    } else {
+        ((-step.log10()).ceil() as usize).min(6)
+    }
+}
+
+/// Widens `(lo, hi)` by `frac` of its span on both sides (by 1 when the span is 0).
+fn pad(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
+    let span = hi - lo;
+    if span > 0.0 {
+        (lo - span * frac, hi + span * frac)
+    } else {
+        (lo - 1.0, hi + 1.0)
+    }
+}
+
+/// The time axis: the range of the times, widened when it is a single instant.
+fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
+    let (lo, hi) = times.into_iter().fold(None, |acc, t| match acc {
+        None => Some((t, t)),
+        Some((lo, hi)) => Some((t.min(lo), t.max(hi))),
+    })?;
+    if lo == hi {
+        Some((lo - 43_200, hi + 43_200))
+    } else {
+        Some((lo, hi))
+    }
+}
+
+/// Tick positions for a time axis over `[t0, t1]`: at most `max` ticks at round steps (hours,
+/// days, weeks, then the first of a month or of a year), UTC. Empty when no step fits.
+/// Returns the ticks and whether a step is shorter than a day (labels then show the time).
+fn time_ticks(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
+    use chrono::{Datelike, NaiveDate};
+    const HOUR: i64 = 3_600;
+    const DAY: i64 = 86_400;
+    for step in [
+        HOUR,
+        2 * HOUR,
+        3 * HOUR,
+        6 * HOUR,
+        12 * HOUR,
+        DAY,
+        2 * DAY,
+        7 * DAY,
+        14 * DAY,
+    ] {
+        if (t1 - t0) / step < max as i64 {
+            let first =
+                t0.div_euclid(step) * step + if t0.rem_euclid(step) == 0 { 0 } else { step };
+            let ticks: Vec<i64> = (0..)
+                .map(|i| first + i * step)
+                .take_while(|&t| t <= t1)
+                .collect();
+            return (ticks, step < DAY);
+        }
+    }
+    let month_start = |m: i64| -> Option<i64> {
+        let date =
+            NaiveDate::from_ymd_opt(m.div_euclid(12) as i32, m.rem_euclid(12) as u32 + 1, 1)?;
+        Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
+    };
+    let Some(d0) = chrono::DateTime::from_timestamp(t0, 0) else {
+        return (Vec::new(), false);
+    };
+    let m0 = d0.year() as i64 * 12 + d0.month0() as i64;
+    for step in [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1_200, 6_000] {
+        // The first month boundary at or after t0 whose index is a multiple of the step.
+        let mut m = m0.div_euclid(step) * step;
+        while month_start(m).is_some_and(|t| t < t0) {
+            m += step;
+        }
+        let ticks: Vec<i64> = (0..=max)
+            .map_while(|i| month_start(m + i as i64 * step))
+            .take_while(|&t| t <= t1)
+            .collect();
+        if ticks.len() <= max {
+            return (ticks, false);
+        }
+    }
+    (Vec::new(), false)
+}
+
+/// The ticks of a time axis, or its two ends when no round step fits.
+fn time_axis(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
+    let (ticks, with_time) = time_ticks(t0, t1, max);
+    if ticks.is_empty() {
+        (vec![t0, t1], t1 - t0 < 3 * 86_400)
+    } else {
+        (ticks, with_time)
+    }
+}
+
+/// Label for a time-axis tick: the date, with the time of day when `with_time`.
+fn time_label(t: i64, with_time: bool) -> String {
+    match chrono::DateTime::from_timestamp(t, 0) {
+        Some(d) if with_time => d.format("%Y-%m-%d %H:%M").to_string(),
+        Some(d) => d.format("%Y-%m-%d").to_string(),
+        None => t.to_string(),
+    }
+}
+
+/// Shortens a name for a legend to at most `max` characters.
+fn shorten(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(max - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Rating trajectories of the top players, legend on the right; `None` when there is no point.
+fn trajectory_chart(players: &[(String, Vec<(i64, f64)>)]) -> io::Result<Option<String>> {
+    let players: Vec<(&str, Vec<(i64, f64)>)> = players
+        .iter()
+        .map(|(name, pts)| {
+            let finite: Vec<(i64, f64)> =
+                pts.iter().copied().filter(|(_, r)| r.is_finite()).collect();
+            (name.as_str(), thin(&finite, MAX_LINE_POINTS))
+        })
+        .filter(|(_, pts)| !pts.is_empty())
+        .collect();
+    let Some((t0, t1)) = time_range(players.iter().flat_map(|(_, p)| p.iter().map(|x| x.0))) else {
+        return Ok(None);
+    };
+    let (y0, y1) = finite_range(players.iter().flat_map(|(_, p)| p.iter().map(|x| x.1)))
+        .map(|(lo, hi)| pad(lo, hi, 0.05))
+        .expect("finite points were kept");
+
+    const ROW: u32 = 22;
+    const LEGEND_W: u32 = 290;
+    let height = 500.max(70 + ROW * players.len() as u32);
+    let svg = render((WIDE, height), |root| {
+        let (plot, legend) = root.split_horizontally(WIDE - LEGEND_W);
+        let (ticks, with_time) = time_axis(t0, t1, TIME_TICKS);
+        let xfmt = |t: &i64| time_label(*t, with_time);
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(70)
+            .build_cartesian_2d((t0..t1).with_key_points(ticks), y0..y1)?;
+        chart
+            .configure_mesh()
+            .y_labels(8)
+            .x_label_formatter(&xfmt)
+            .y_label_formatter(&|y| format!("{y:.*}", decimals(y1 - y0)))
+            .x_desc("date")
+            .y_desc("rating")
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        for (i, (_, pts)) in players.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            // A lone point would draw no line: mark it.
+            let marker = if pts.len() == 1 { 3 } else { 0 };
+            chart.draw_series(
+                LineSeries::new(pts.iter().copied(), color.stroke_width(2)).point_size(marker),
+            )?;
+        }
+
+        let title =
+            TextStyle::from((FONT, DESC_SIZE).into_font().style(FontStyle::Bold)).color(&BLACK);
+        legend.draw(&Text::new("player (final rating)", (8, 14), title))?;
+        let label = TextStyle::from((FONT, LABEL_SIZE).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, (name, pts)) in players.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let y = 48 + (i as u32 * ROW) as i32;
+            legend.draw(&PathElement::new(
+                vec![(8, y), (30, y)],
+                color.stroke_width(3),
+            ))?;
+            let last = pts.last().map_or(f64::NAN, |p| p.1);
+            let text = format!("{} ({last:.0})", shorten(name, 22));
+            legend.draw(&Text::new(text, (38, y), label.clone()))?;
+        }
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+/// Counts of `values` in `bins` equal bins over their range: (lower edge, width, counts).
+/// Non-finite values are ignored; `None` when no value is finite.
+fn histogram(values: &[f64], bins: usize) -> Option<(f64, f64, Vec<u64>)> {
+    let (lo, hi) = finite_range(values.iter().copied())?;
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    };
+    let width = (hi - lo) / bins as f64;
+    let mut counts = vec![0u64; bins];
+    for &v in values.iter().filter(|v| v.is_finite()) {
+        let i = (((v - lo) / width) as usize).min(bins - 1);
+        counts[i] += 1;
+    }
+    Some((lo, width, counts))
+}
+
+/// Histogram of the final ratings; `None` when there is no finite rating.
+fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
+    let Some((lo, width, counts)) = histogram(ratings, HISTOGRAM_BINS) else {
+        return Ok(None);
+    };
+    let hi = lo + width * HISTOGRAM_BINS as f64;
+    let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.08;
+    let total: u64 = counts.iter().sum();
+    let svg =
+        render((NARROW + 160, 400), |root| {
+            let mut chart = ChartBuilder::on(root)
+                .margin(12)
+                .x_label_area_size(48)
+                .margin_right(36)
+                .y_label_area_size(80)
+                .build_cartesian_2d(lo..hi, 0.0..top)?;
+            chart
+                .configure_mesh()
+                .x_labels(12)
+                .y_labels(6)
+                .x_label_formatter(&|x| format!("{x:.*}", decimals(hi - lo)))
+                .y_label_formatter(&|y| format!("{y:.0}"))
+                .x_desc(format!(
+                    "final rating ({total} players, {HISTOGRAM_BINS} bins)"
+                ))
+                .y_desc("players")
+                .label_style((FONT, LABEL_SIZE))
+                .axis_desc_style((FONT, DESC_SIZE))
+                .disable_x_mesh()
+                .light_line_style(WHITE.mix(0.0))
+                .draw()?;
+            let fill = PALETTE[0].mix(0.85).filled();
+            chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
+                let x0 = lo + width * i as f64;
+                Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], fill)
+            }))?;
+            chart.draw_series(counts.iter().enumerate().filter(|(_, c)| **c > 0).map(
+                |(i, &c)| {
+                    let x0 = lo + width * i as f64;
+                    Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], WHITE.stroke_width(1))
+                },
+            ))?;
+            Ok(())
+        })?;
+    Ok(Some(svg))
+}
+
+/// The rolling window, in contests, for `contests` scored contests: max(1, contests / 50).
+pub fn rolling_window(contests: usize) -> usize {
+    (contests / 50).max(1)
+}
+
+/// Rolling weighted mean of `(value, weight)` over the last `window` entries, one per entry
+/// from the first full window on (entry `window - 1`). Non-finite values count with weight 0;
+/// `None` where the window's weight is 0.
+pub fn rolling_weighted_mean(series: &[(f64, u32)], window: usize) -> Vec<Option<f64>> {
+    let window = window.max(1);
+    let term = |&(v, w): &(f64, u32)| {
+        if v.is_finite() {
+            (v * w as f64, w as u64)
+        } else {
+            (0.0, 0)
+        }
+    };
+    let mut out = Vec::with_capacity(series.len().saturating_sub(window - 1));
+    let (mut sum, mut weight) = (0.0f64, 0u64);
+    for (i, entry) in series.iter().enumerate() {
+        let (s, w) = term(entry);
+        sum += s;
+        weight += w;
+        if i >= window {
+            let (s, w) = term(&series[i - window]);
+            sum -= s;
+            weight -= w;
+        }
+        if i + 1 >= window {
+            out.push(if weight > 0 {
+                Some(sum / weight as f64)
+            } else {
+                None
+            });
+        }
+        // Recompute now and then so that rounding in the running sum cannot build up.
+        if i % 4096 == 4095 && i + 1 >= window {
+            let from = i + 1 - window;
+            let (s, w) = series[from..=i]
+                .iter()
+                .map(term)
+                .fold((0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            sum = s;
+            weight = w;
+        }
+    }
+    out
+}
+
+/// The rolling series of one metric: (time, value), thinned to [`MAX_LINE_POINTS`].
+fn rolling_series(
+    metrics: &[(i64, f64, f64, u32)],
+    pick: fn(&(i64, f64, f64, u32)) -> f64,
+) -> Vec<(i64, f64)> {
+    let window = rolling_window(metrics.len());
+    let series: Vec<(f64, u32)> = metrics.iter().map(|m| (pick(m), m.3)).collect();
+    let means = rolling_weighted_mean(&series, window);
+    let points: Vec<(i64, f64)> = metrics[window - 1..]
+        .iter()
+        .zip(means)
+        .filter_map(|(m, v)| v.map(|v| (m.0, v)))
+        .collect();
+    thin(&points, MAX_LINE_POINTS)
+}
+
+/// Pair inversion % and rank deviation % over time; `None` when there is no contest.
+fn metrics_chart(metrics: &[(i64, f64, f64, u32)]) -> io::Result<Option<String>> {
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let lines = [
+        ("pair inversion %", rolling_series(metrics, |m| m.1)),
+        ("rank deviation %", rolling_series(metrics, |m| m.2)),
+    ];
+    let Some((t0, t1)) = time_range(lines.iter().flat_map(|(_, p)| p.iter().map(|x| x.0))) else {
+        return Ok(None);
+    };
+    let (_, hi) = finite_range(lines.iter().flat_map(|(_, p)| p.iter().map(|x| x.1)))
+        .expect("points have finite values");
+    let top = if hi > 0.0 { hi * 1.1 } else { 1.0 };
+    let svg = render((WIDE, 400), |root| {
+        let (ticks, with_time) = time_axis(t0, t1, TIME_TICKS);
+        let xfmt = |t: &i64| time_label(*t, with_time);
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_right(30)
+            .x_label_area_size(48)
+            .y_label_area_size(70)
+            .build_cartesian_2d((t0..t1).with_key_points(ticks), 0.0..top)?;
+        chart
+            .configure_mesh()
+            .x_labels(8)
+            .y_labels(8)
+            .x_label_formatter(&xfmt)
+            .y_label_formatter(&|y| format!("{y:.1}%"))
+            .x_desc("date (contest time)")
+            .y_desc("percent")
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        for (i, (name, pts)) in lines.iter().enumerate() {
+            let color = PALETTE[i];
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+                .label(*name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font((FONT, LABEL_SIZE))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .draw()?;
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+/// One bin of the calibration chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CalibrationBin {
+    /// Games whose predicted probability fell in the bin.
+    pub games: u64,
+    /// Mean predicted probability of those games.
+    pub predicted: f64,
+    /// Observed frequency of the first side winning (a draw counts 0.5).
+    pub observed: f64,
+}
+
+/// Bins (predicted, outcome) pairs by predicted probability into `[i/10, (i+1)/10)` (1.0 goes
+/// to the last bin). Pairs with a non-finite probability or outcome are skipped; probabilities
+/// are clamped to [0, 1].
+pub fn calibration_bins(games: &[(f64, f64)]) -> [CalibrationBin; CALIBRATION_BINS] {
+    let mut acc = [(0u64, 0.0f64, 0.0f64); CALIBRATION_BINS];
+    for &(p, outcome) in games {
+        if !p.is_finite() || !outcome.is_finite() {
+            continue;
+        }
+        let p = p.clamp(0.0, 1.0);
+        let i = ((p * CALIBRATION_BINS as f64) as usize).min(CALIBRATION_BINS - 1);
+        acc[i].0 += 1;
+        acc[i].1 += p;
+        acc[i].2 += outcome;
+    }
+    acc.map(|(n, p, o)| CalibrationBin {
+        games: n,
+        predicted: if n > 0 { p / n as f64 } else { f64::NAN },
+        observed: if n > 0 { o / n as f64 } else { f64::NAN },
+    })
+}
+
+/// Calibration: observed win frequency per bin against the mean predicted probability, with
+/// the diagonal as reference; `None` when no game is usable.
+fn calibration_chart(games: &[(f64, f64)]) -> io::Result<Option<String>> {
+    let bins: Vec<CalibrationBin> = calibration_bins(games)
+        .into_iter()
+        .filter(|b| b.games > 0)
+        .collect();
+    if bins.is_empty() {
+        return Ok(None);
+    }
+    let total: u64 = bins.iter().map(|b| b.games).sum();
+    let svg = render((NARROW, 610), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(16)
+            .margin_right(28)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            // A little room around [0, 1] so that points on the edges are drawn whole.
+            .build_cartesian_2d(-0.02..1.02, -0.02..1.02)?;
+        chart
+            .configure_mesh()
+            .x_labels(12)
+            .y_labels(12)
+            .x_label_formatter(&|x| format!("{x:.1}"))
+            .y_label_formatter(&|y| format!("{y:.1}"))
+            .x_desc(format!(
+                "predicted probability that the first side wins ({total} games)"
+            ))
+            .y_desc("observed win frequency (draw = 0.5)")
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let grey = RGBColor(150, 150, 150);
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, 0.0), (1.0, 1.0)],
+                grey.stroke_width(1),
+            ))?
+            .label("perfect calibration (y = x)")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 22, y)], grey.stroke_width(2))
+            });
+        let color = PALETTE[3];
+        chart.draw_series(LineSeries::new(
+            bins.iter().map(|b| (b.predicted, b.observed)),
+            color.mix(0.5).stroke_width(1),
+        ))?;
+        let max_games = bins.iter().map(|b| b.games).max().unwrap_or(1) as f64;
+        let label = TextStyle::from((FONT, 15).into_font()).color(&RGBColor(60, 60, 60));
+        chart
+            .draw_series(bins.iter().map(|b| {
+                // Area grows with the number of games: radius 3 to 11 pixels.
+                let r = (3.0 + 8.0 * (b.games as f64 / max_games).sqrt()).round() as i32;
+                // The count goes below right of the point, or above left near the right edge.
+                let (at, pos) = if b.predicted < 0.75 {
+                    ((r + 3, 2), Pos::new(HPos::Left, VPos::Top))
+                } else {
+                    ((-r - 3, -2), Pos::new(HPos::Right, VPos::Bottom))
+                };
+                EmptyElement::at((b.predicted, b.observed))
+                    + Circle::new((0, 0), r, color.filled())
+                    + Text::new(format!("n={}", b.games), at, label.pos(pos))
+            }))?
+            .label("observed, by bin (size and n = games)")
+            .legend(move |(x, y)| Circle::new((x + 11, y), 5, color.filled()));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font((FONT, LABEL_SIZE))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .draw()?;
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: i64 = 86_400;
+    /// 2024-01-01T00:00:00Z.
+    const T0: i64 = 1_704_067_200;
+
+    fn render_page(input: &ReportInput) -> String {
+        let mut out = Vec::new();
+        write_report(&mut out, input).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn count(haystack: &str, needle: &str) -> usize {
+        haystack.matches(needle).count()
+    }
+
+    /// A deterministic pseudo-random stream in [0, 1) (no dependency needed).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// A small but realistic system: `players` trajectories over `contests` contests.
+    fn sample_system(
+        name: &str,
+        players: usize,
+        contests: usize,
+        calibration: bool,
+    ) -> SystemCharts {
+        let mut rng = Lcg(42);
+        let trajectories = (0..players)
+            .map(|p| {
+                let mut r = 1500.0 + 40.0 * p as f64;
+                let pts = (0..contests)
+                    .filter(|c| (c + p) % 3 != 0)
+                    .map(|c| {
+                        r += (rng.next() - 0.45) * 60.0;
+                        (T0 + c as i64 * 3 * DAY, r)
+                    })
+                    .collect();
+                (format!("player_{p}"), pts)
+            })
+            .collect();
+        let final_ratings = (0..5_000)
+            .map(|_| {
+                let s: f64 = (0..6).map(|_| rng.next()).sum::<f64>() - 3.0;
+                1500.0 + 250.0 * s
+            })
+            .collect();
+        let contest_metrics = (0..contests)
+            .map(|c| {
+                let x = c as f64 / contests as f64;
+                (
+                    T0 + c as i64 * 3 * DAY,
+                    30.0 - 8.0 * x + 6.0 * (rng.next() - 0.5),
+                    22.0 - 5.0 * x + 6.0 * (rng.next() - 0.5),
+                    50 + (rng.next() * 500.0) as u32,
+                )
+            })
+            .collect();
+        let calibration = if calibration {
+            (0..20_000)
+                .map(|_| {
+                    let p = rng.next();
+                    let q = 0.5 + (p - 0.5) * 0.85;
+                    let u = rng.next();
+                    let o = if u < 0.05 {
+                        0.5
+                    } else if u < q {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    (p, o)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        SystemCharts {
+            system: name.to_string(),
+            trajectories,
+            final_ratings,
+            contest_metrics,
+            calibration,
+        }
+    }
+
+    fn sample_input() -> ReportInput {
+        let mut elo = sample_system("elo", 10, 300, true);
+        elo.trajectories[0].0 = "<b>Tom & \"Jerry\"</b>".to_string();
+        ReportInput {
+            title: "rate-batch report: sample".into(),
+            description: "sample.csv: 300 contests, 5000 players, 120000 rows".into(),
+            table_header: vec![
+                "system".into(),
+                "pair inversion %".into(),
+                "rank deviation %".into(),
+                "seconds".into(),
+            ],
+            table_rows: vec![
+                vec!["elo".into(), "25.1".into(), "19.3".into(), "0.8".into()],
+                vec![
+                    "glicko <2>".into(),
+                    "24.7".into(),
+                    "18.9".into(),
+                    "1.1".into(),
+                ],
+            ],
+            systems: vec![elo, sample_system("glicko <2>", 12, 120, false)],
+        }
+    }
+
+    /// Structural checks shared by the tests: the page is one HTML document whose `<svg>`
+    /// elements are all closed, with no script and no reference outside itself.
+    fn assert_well_formed(html: &str) {
+        assert!(
+            html.starts_with("<!DOCTYPE html>"),
+            "{}",
+            &html[..40.min(html.len())]
+        );
+        assert!(html.trim_end().ends_with("</html>"));
+        assert_eq!(count(html, "<svg"), count(html, "</svg>"));
+        assert!(!html.to_ascii_lowercase().contains("<script"));
+        let without_ns = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_ns.contains("http://"));
+        assert!(!without_ns.contains("https://"));
+        // Every <svg> is closed before the next one opens.
+        let mut depth = 0i32;
+        for (i, _) in html.match_indices("svg") {
+            if html[..i].ends_with('<') {
+                depth += 1;
+            } else if html[..i].ends_with("</") {
+                depth -= 1;
+            }
+            assert!(
+                (0..=1).contains(&depth),
+                "nested or unbalanced <svg> at {i}"
+            );
+        }
+        assert_eq!(depth, 0);
+    }
+
+    #[test]
+    fn report_is_well_formed_with_one_svg_per_chart() {
+        let html = render_page(&sample_input());
+        assert_well_formed(&html);
+        // elo: 4 charts (with calibration); glicko: 3.
+        assert_eq!(count(&html, "<svg"), 7);
+        assert_eq!(count(&html, "<section>"), 2);
+        assert_eq!(count(&html, "no data"), 0);
+        assert_eq!(count(&html, "<tr>"), 3);
+        assert!(html.contains("<th>pair inversion %</th>"));
+        // Sections in the given order, each with the four charts in order.
+        let elo = html.find("<h2>elo</h2>").unwrap();
+        let glicko = html.find("<h2>glicko &lt;2&gt;</h2>").unwrap();
+        assert!(elo < glicko);
+        let order: Vec<usize> = [
+            "Rating trajectories",
+            "Distribution of final ratings",
+            "Metrics over time",
+            "Calibration",
+        ]
+        .iter()
+        .map(|h| html[elo..].find(h).unwrap())
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+        // Dates on the time axis, names in the legend.
+        // 300 contests 3 days apart from 2024-01-01: ticks on the first of every 6th month.
+        assert!(html.contains("\n2024-07-01\n</text>"));
+        assert!(html.contains("\n2025-01-01\n</text>"));
+        assert!(html.contains("player_3 ("));
+    }
+
+    #[test]
+    fn names_and_strings_are_escaped() {
+        let html = render_page(&sample_input());
+        assert!(!html.contains("<b>Tom"));
+        assert!(!html.contains("Tom & "));
+        assert!(!html.contains("glicko <2>"));
+        assert!(html.contains("&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;"));
+        assert!(html.contains("<td>glicko &lt;2&gt;</td>"));
+        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+    }
+
+    #[test]
+    fn empty_data_gives_no_data_notes_instead_of_charts() {
+        let input = ReportInput {
+            title: "t".into(),
+            description: "d".into(),
+            table_header: vec!["system".into()],
+            table_rows: vec![vec!["x".into()]],
+            systems: vec![
+                SystemCharts {
+                    system: "empty".into(),
+                    trajectories: vec![("nobody".into(), vec![])],
+                    final_ratings: vec![],
+                    contest_metrics: vec![],
+                    calibration: vec![],
+                },
+                SystemCharts {
+                    system: "only ratings".into(),
+                    trajectories: vec![],
+                    final_ratings: vec![1500.0; 3],
+                    contest_metrics: vec![(T0, 10.0, 5.0, 0)],
+                    calibration: vec![(f64::NAN, 1.0)],
+                },
+            ],
+        };
+        let html = render_page(&input);
+        assert_well_formed(&html);
+        // "empty": 3 notes; "only ratings": a histogram of one value, a metrics chart whose
+        // only contest has weight 0 (no data), a calibration with no usable game (no data),
+        // and no trajectories.
+        assert_eq!(count(&html, "<svg"), 1);
+        assert_eq!(count(&html, "<p class=\"nodata\">no data</p>"), 3 + 3);
+    }
+
+    #[test]
+    fn calibration_bins_hand_made() {
+        let mut games = vec![(0.15, 1.0), (0.15, 0.0), (0.15, 0.0), (0.15, 0.0)];
+        games.extend([(0.95, 1.0), (0.95, 0.5), (1.0, 1.0), (0.5, 0.5), (0.0, 0.0)]);
+        games.push((f64::NAN, 1.0));
+        let bins = calibration_bins(&games);
+        assert_eq!(bins[1].games, 4);
+        assert!((bins[1].observed - 0.25).abs() < 1e-12);
+        assert!((bins[1].predicted - 0.15).abs() < 1e-12);
+        // 0.95, 0.95 and 1.0 fall in the last bin: (1 + 0.5 + 1) / 3.
+        assert_eq!(bins[9].games, 3);
+        assert!((bins[9].observed - 2.5 / 3.0).abs() < 1e-12);
+        assert_eq!(bins[5].games, 1);
+        assert_eq!(bins[5].observed, 0.5);
+        assert_eq!(bins[0].games, 1);
+        assert_eq!(bins[0].observed, 0.0);
+        for i in [2, 3, 4, 6, 7, 8] {
+            assert_eq!(bins[i].games, 0);
+            assert!(bins[i].observed.is_nan());
+        }
+        assert_eq!(bins.iter().map(|b| b.games).sum::<u64>(), 9);
+    }
+
+    #[test]
+    fn rolling_weighted_mean_hand_computed() {
+        let series = [(10.0, 1), (20.0, 3), (30.0, 0), (40.0, 1), (f64::NAN, 5)];
+        let m = rolling_weighted_mean(&series, 2);
+        // (10*1 + 20*3)/4, (20*3 + 30*0)/3, (30*0 + 40*1)/1, (40*1)/1 (NaN has no weight).
+        assert_eq!(m, vec![Some(17.5), Some(20.0), Some(40.0), Some(40.0)]);
+        let m = rolling_weighted_mean(&series, 3);
+        // (10 + 60 + 0)/4, (60 + 0 + 40)/4, (0 + 40 + 0)/1.
+        assert_eq!(m, vec![Some(17.5), Some(25.0), Some(40.0)]);
+        assert_eq!(rolling_weighted_mean(&series[..1], 1), vec![Some(10.0)]);
+        assert_eq!(rolling_weighted_mean(&[(3.0, 0)], 1), vec![None]);
+        assert!(rolling_weighted_mean(&series, 6).is_empty());
+
+        assert_eq!(rolling_window(0), 1);
+        assert_eq!(rolling_window(99), 1);
+        assert_eq!(rolling_window(100), 2);
+        assert_eq!(rolling_window(30_000), 600);
+
+        // The running sum agrees with the direct one over a long series.
+        let mut rng = Lcg(7);
+        let long: Vec<(f64, u32)> = (0..20_000)
+            .map(|_| (rng.next() * 100.0, (rng.next() * 1000.0) as u32))
+            .collect();
+        let m = rolling_weighted_mean(&long, 400);
+        assert_eq!(m.len(), long.len() - 399);
+        for (j, v) in m.iter().enumerate().step_by(997) {
+            let win = &long[j..j + 400];
+            let w: u64 = win.iter().map(|x| x.1 as u64).sum();
+            let s: f64 = win.iter().map(|x| x.0 * x.1 as f64).sum();
+            assert!((v.unwrap() - s / w as f64).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn time_ticks_fall_on_round_dates() {
+        let label = |(ticks, with_time): (Vec<i64>, bool)| -> Vec<String> {
+            ticks.iter().map(|&t| time_label(t, with_time)).collect()
+        };
+        // 10 days from noon: one tick every 2 days, at midnight.
+        assert_eq!(
+            label(time_ticks(T0 + DAY / 2, T0 + 10 * DAY + DAY / 2, 8)),
+            [
+                "2024-01-02",
+                "2024-01-04",
+                "2024-01-06",
+                "2024-01-08",
+                "2024-01-10"
+            ]
+        );
+        // Three years: every 6 months, on the first of the month.
+        assert_eq!(
+            label(time_ticks(T0 + 40 * DAY, T0 + 3 * 365 * DAY, 8)),
+            [
+                "2024-07-01",
+                "2025-01-01",
+                "2025-07-01",
+                "2026-01-01",
+                "2026-07-01"
+            ]
+        );
+        // 20 hours: every 3 hours, with the time of day.
+        assert_eq!(
+            label(time_ticks(T0 + 3_600, T0 + 21 * 3_600, 8)),
+            [
+                "2024-01-01 03:00",
+                "2024-01-01 06:00",
+                "2024-01-01 09:00",
+                "2024-01-01 12:00",
+                "2024-01-01 15:00",
+                "2024-01-01 18:00",
+                "2024-01-01 21:00"
+            ]
+        );
+        // Decades: yearly multiples.
+        let (ticks, _) = time_ticks(0, 40 * 365 * DAY, 8);
+        assert!((2..=8).contains(&ticks.len()), "{ticks:?}");
+        assert!(
+            ticks
+                .iter()
+                .all(|&t| time_label(t, false).ends_with("-01-01"))
+        );
+        // A single instant still gets an axis.
+        let (t0, t1) = time_range([T0]).unwrap();
+        assert!(t0 < T0 && T0 < t1);
+        assert!(!time_axis(t0, t1, 8).0.is_empty());
+    }
+
+    #[test]
+    fn tick_decimals_follow_the_span() {
+        assert_eq!(decimals(2000.0), 0);
+        assert_eq!(decimals(1.0), 1);
+        assert_eq!(decimals(0.1), 2);
+        assert_eq!(decimals(0.0), 0);
+    }
+
+    #[test]
+    fn thinning_keeps_at_most_the_limit_and_the_last_point() {
+        let pts: Vec<usize> = (0..30_000).collect();
+        let t = thin(&pts, MAX_LINE_POINTS);
+        assert!(t.len() <= MAX_LINE_POINTS, "{}", t.len());
+        assert!(t.len() > MAX_LINE_POINTS / 2);
+        assert_eq!(t[0], 0);
+        assert_eq!(*t.last().unwrap(), 29_999);
+        assert_eq!(thin(&pts[..10], MAX_LINE_POINTS), pts[..10].to_vec());
+    }
+
+    #[test]
+    fn histogram_counts_every_finite_value() {
+        let (lo, width, counts) = histogram(&[0.0, 1.0, 2.0, 3.0, f64::INFINITY], 3).unwrap();
+        assert_eq!((lo, width), (0.0, 1.0));
+        assert_eq!(counts, vec![1, 1, 2]);
+        assert!(histogram(&[f64::NAN], 3).is_none());
+    }
+
+    #[test]
+    fn a_large_input_gives_a_small_file() {
+        let mut rng = Lcg(3);
+        let n = 30_000usize;
+        let system = SystemCharts {
+            system: "big".into(),
+            trajectories: (0..20)
+                .map(|p| {
+                    let pts = (0..2_000)
+                        .map(|i| {
+                            (
+                                T0 + (i * 15) as i64 * 3_600,
+                                1800.0 + p as f64 * 10.0 + rng.next() * 300.0,
+                            )
+                        })
+                        .collect();
+                    (format!("p{p}"), pts)
+                })
+                .collect(),
+            final_ratings: (0..100_000).map(|_| 1000.0 + rng.next() * 2000.0).collect(),
+            contest_metrics: (0..n)
+                .map(|i| {
+                    (
+                        T0 + i as i64 * 3_600,
+                        rng.next() * 40.0,
+                        rng.next() * 30.0,
+                        1 + (rng.next() * 900.0) as u32,
+                    )
+                })
+                .collect(),
+            calibration: (0..1_000_000)
+                .map(|_| {
+                    let p = rng.next();
+                    (p, if rng.next() < p { 1.0 } else { 0.0 })
+                })
+                .collect(),
+        };
+        let input = ReportInput {
+            title: "big".into(),
+            description: "large input".into(),
+            table_header: vec!["system".into()],
+            table_rows: vec![vec!["big".into()]],
+            systems: vec![system],
+        };
+        let html = render_page(&input);
+        assert_well_formed(&html);
+        assert_eq!(count(&html, "<svg"), 4);
+        assert!(html.len() < 3_000_000, "{} bytes", html.len());
+    }
+
+    /// Writes the sample report to `/tmp/report-test.html` for a look in a browser:
+    /// `cargo test --lib report -- --ignored write_sample_report`, then
+    /// `scripts/report-screenshot.sh /tmp/report-test.html /tmp/report-test.png`.
+    #[test]
+    #[ignore]
+    fn write_sample_report() {
+        let html = render_page(&sample_input());
+        std::fs::write("/tmp/report-test.html", html).unwrap();
+    }
+}

@@ -1,0 +1,599 @@
+//! `tune`: hyperparameters chosen the way the Elo-MMR paper chose them. Every parameter set
+//! (a grid, or random draws within the grid's ranges) is scored on the first 10 % of the
+//! contests alone (replayed from scratch, every contest with a prior scored); the best set is
+//! then replayed on the whole history and scored on the remaining 90 % only (the first 10 % as
+//! warm-up), next to the defaults scored the same way. Parameter sets run in parallel.
+//!
+//! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
+
+use crate::history::History;
+use crate::ingest::IngestOptions;
+use crate::metrics::MetricsReport;
+use crate::output::Staged;
+use crate::replay::{ReplayOptions, replay};
+use crate::run::{self, UsageError, check_replay_options};
+use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch, number};
+use anyhow::Context as _;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What the parameter sets are ranked by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TuneMetric {
+    /// Pair inversion of all scored participants (higher is better).
+    Pair,
+    /// Rank deviation of all scored participants (lower is better).
+    Rankdev,
+    /// Log-loss of the two-entry contests (lower is better).
+    Logloss,
+}
+
+impl TuneMetric {
+    /// The metric's value in a report (None when it was not measured).
+    pub fn value(self, m: &MetricsReport) -> Option<f64> {
+        match self {
+            TuneMetric::Pair => m.all.pair_inversion,
+            TuneMetric::Rankdev => m.all.rank_deviation,
+            TuneMetric::Logloss => m.two_player.log_loss,
+        }
+    }
+
+    /// True when `a` is better than `b`.
+    fn better(self, a: f64, b: f64) -> bool {
+        match self {
+            TuneMetric::Pair => a > b,
+            TuneMetric::Rankdev | TuneMetric::Logloss => a < b,
+        }
+    }
+}
+
+/// Everything `tune` needs.
+#[derive(Clone, Debug)]
+pub struct TuneJob {
+    /// The input.
+    pub input: PathBuf,
+    /// How to read it.
+    pub ingest: IngestOptions,
+    /// The system.
+    pub system: SystemKind,
+    /// Parameter names and their candidate values (the grid).
+    pub grid: Vec<(String, Vec<f64>)>,
+    /// Draw this many sets at random within each parameter's range instead of the grid.
+    pub random: Option<usize>,
+    /// Seed of the random draws.
+    pub seed: u64,
+    /// The metric.
+    pub metric: TuneMetric,
+    /// Share of the contests, from the start, that the sets are scored on.
+    pub fraction: f64,
+    /// Rounds, decay (the warm-up is the tuning fraction).
+    pub replay: ReplayOptions,
+    /// Output folder (for `tune.csv`).
+    pub out: PathBuf,
+    /// Result lines printed.
+    pub top: usize,
+    /// Print nothing on success.
+    pub quiet: bool,
+}
+
+/// Parses `k=16,24,32;scale=400`.
+pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
+    let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, values) = part
+            .split_once('=')
+            .ok_or_else(|| format!("--grid: `{part}` is not NAME=V1,V2,..."))?;
+        let name = name.trim().replace('-', "_");
+        let values = values
+            .split(',')
+            .map(|v| {
+                v.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| format!("--grid: `{v}` of {name} is not a number"))
+            })
+            .collect::<Result<Vec<f64>, String>>()?;
+        if grid.iter().any(|(n, _)| *n == name) {
+            return Err(format!("--grid: {name} is given twice"));
+        }
+        grid.push((name, values));
+    }
+    if grid.is_empty() {
+        return Err("--grid: no parameter given".into());
+    }
+    Ok(grid)
+}
+
+/// The grid used when `--grid` is not given: the parameters that matter most, around the
+/// published defaults (which are always among the values).
+pub fn default_grid(kind: SystemKind) -> Vec<(String, Vec<f64>)> {
+    let g = |name: &str, v: &[f64]| (name.to_string(), v.to_vec());
+    match kind {
+        SystemKind::Elo | SystemKind::EloGaussian => {
+            vec![g(
+                "k",
+                &[8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0],
+            )]
+        }
+        SystemKind::Yuksel => vec![
+            g("alpha", &[1.0, 1.5, 2.0, 3.0]),
+            g("step_scale", &[0.25, 0.5, 0.75, 1.0]),
+        ],
+        SystemKind::Glicko => vec![g("c", &[0.0, 5.0, 10.0, 20.0, 35.0, 50.0])],
+        SystemKind::Glicko2 => vec![
+            g("tau", &[0.2, 0.3, 0.5, 0.75, 1.0, 1.2]),
+            g("start_volatility", &[0.03, 0.06, 0.09]),
+        ],
+        SystemKind::TrueSkill => vec![
+            g("tau", &[25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0]),
+            g("draw_probability", &[0.0, 0.01, 0.1]),
+        ],
+        SystemKind::EloMmr | SystemKind::EloMmx => vec![
+            g("beta", &[150.0, 195.96, 250.0]),
+            g("gamma", &[20.0, 35.78, 50.0]),
+        ],
+        SystemKind::Bar => vec![
+            g("beta", &[15.0, 25.0, 40.0]),
+            g("sig_drift", &[35.0, 63.0, 90.0]),
+        ],
+        SystemKind::PairwiseGlicko => vec![
+            g("beta", &[80.0, 125.0, 200.0]),
+            g("sig_drift", &[15.0, 25.0, 40.0]),
+        ],
+        SystemKind::Codeforces | SystemKind::Topcoder => {
+            vec![g("weight_multiplier", &[0.5, 0.75, 1.0, 1.25, 1.5])]
+        }
+    }
+}
+
+/// The parameter sets: every combination of the grid, or `random` draws uniform within each
+/// parameter's [min, max] (rounded to integers when all its values are integers).
+pub fn parameter_sets(
+    grid: &[(String, Vec<f64>)],
+    random: Option<usize>,
+    seed: u64,
+) -> Vec<ParamMap> {
+    let to_map = |values: &[f64]| {
+        let mut m = ParamMap::new();
+        for ((name, _), &v) in grid.iter().zip(values) {
+            m.insert(name.clone(), number(v).unwrap_or(Value::Null));
+        }
+        m
+    };
+    match random {
+        Some(n) => {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..n)
+                .map(|_| {
+                    let values: Vec<f64> = grid
+                        .iter()
+                        .map(|(_, vs)| {
+                            let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
+                            let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                            let v = if hi > lo {
+                                rng.random_range(lo..=hi)
+                            } else {
+                                lo
+                            };
+                            if vs.iter().all(|x| x.fract() == 0.0) {
+                                v.round()
+                            } else {
+                                v
+                            }
+                        })
+                        .collect();
+                    to_map(&values)
+                })
+                .collect()
+        }
+        None => {
+            let mut sets: Vec<Vec<f64>> = vec![Vec::new()];
+            for (_, vs) in grid {
+                sets = sets
+                    .into_iter()
+                    .flat_map(|s| {
+                        vs.iter().map(move |&v| {
+                            let mut t = s.clone();
+                            t.push(v);
+                            t
+                        })
+                    })
+                    .collect();
+            }
+            sets.iter().map(|v| to_map(v)).collect()
+        }
+    }
+}
+
+/// One parameter set's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// The parameters.
+    pub params: ParamMap,
+    /// The metrics on the tuning slice.
+    pub tuning: MetricsReport,
+}
+
+/// The parameters a system is built with.
+struct ParamsOf;
+
+impl SystemVisitor for ParamsOf {
+    type Output = Value;
+    fn visit<S: RatingSystem>(self, system: &S) -> Value {
+        system.params()
+    }
+}
+
+struct Score<'a> {
+    history: &'a History,
+    opts: &'a ReplayOptions,
+}
+
+impl SystemVisitor for Score<'_> {
+    type Output = MetricsReport;
+    fn visit<S: RatingSystem>(self, system: &S) -> MetricsReport {
+        replay(self.history, system, self.opts).metrics
+    }
+}
+
+/// Scores every set on the first `fraction` of the contests (in parallel), best first.
+pub fn run_trials(
+    history: &History,
+    kind: SystemKind,
+    sets: Vec<ParamMap>,
+    metric: TuneMetric,
+    fraction: f64,
+    base: &ReplayOptions,
+) -> Result<Vec<Trial>, String> {
+    let slice = ReplayOptions {
+        warmup: 0.0,
+        keep_history: false,
+        max_contests: Some(((history.len() as f64 * fraction) as usize).max(1)),
+        ..base.clone()
+    };
+    let mut trials = sets
+        .into_par_iter()
+        .map(|params| {
+            let tuning = dispatch(
+                kind,
+                &params,
+                Score {
+                    history,
+                    opts: &slice,
+                },
+            )?;
+            Ok(Trial { params, tuning })
+        })
+        .collect::<Result<Vec<Trial>, String>>()?;
+    // Best first; unmeasured last; among equals the sets with more parameters at their
+    // defaults first (no change without evidence), then the order of the sets.
+    let defaults = dispatch(kind, &ParamMap::new(), ParamsOf)?;
+    let at_default = |t: &Trial| {
+        t.params
+            .iter()
+            .filter(|&(k, v)| defaults.get(k).and_then(Value::as_f64) == v.as_f64())
+            .count()
+    };
+    trials.sort_by(|a, b| {
+        use std::cmp::Ordering::{Greater, Less};
+        match (metric.value(&a.tuning), metric.value(&b.tuning)) {
+            (Some(x), Some(y)) if metric.better(x, y) => Less,
+            (Some(x), Some(y)) if metric.better(y, x) => Greater,
+            (Some(_), None) => Less,
+            (None, Some(_)) => Greater,
+            _ => at_default(b).cmp(&at_default(a)),
+        }
+    });
+    Ok(trials)
+}
+
+/// Metrics of a whole replay scored on everything after the first `fraction` of contests.
+pub fn held_out(
+    history: &History,
+    kind: SystemKind,
+    params: &ParamMap,
+    fraction: f64,
+    base: &ReplayOptions,
+) -> Result<MetricsReport, String> {
+    let opts = ReplayOptions {
+        warmup: fraction,
+        keep_history: false,
+        ..base.clone()
+    };
+    dispatch(
+        kind,
+        params,
+        Score {
+            history,
+            opts: &opts,
+        },
+    )
+}
+
+/// Runs `tune`.
+pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    check_replay_options(&job.replay)?;
+    if !(job.fraction > 0.0 && job.fraction < 1.0) {
+        return Err(UsageError(format!(
+            "--fraction {} is not strictly between 0 and 1",
+            job.fraction
+        ))
+        .into());
+    }
+    let sets = parameter_sets(&job.grid, job.random, job.seed);
+    if sets.is_empty() {
+        return Err(UsageError("no parameter set to try".into()).into());
+    }
+    // Every set must be valid for the system before anything is read.
+    for set in &sets {
+        dispatch(job.system, set, run::Noop).map_err(UsageError)?;
+    }
+    let loaded = run::load(&job.input, &job.ingest, None)?;
+    let history = &loaded.history;
+    let metric = job.metric;
+    let trials = run_trials(history, job.system, sets, metric, job.fraction, &job.replay)
+        .map_err(UsageError)?;
+    let best = &trials[0];
+    let best_held = held_out(history, job.system, &best.params, job.fraction, &job.replay)
+        .map_err(UsageError)?;
+    let default_held = held_out(
+        history,
+        job.system,
+        &ParamMap::new(),
+        job.fraction,
+        &job.replay,
+    )
+    .map_err(UsageError)?;
+
+    let mut staged =
+        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    staged
+        .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
+        .with_context(|| format!("cannot write {}", job.out.join("tune.csv").display()))?;
+    let written = staged.commit()?;
+    if !job.quiet {
+        let name = serde_json::to_value(metric)?;
+        let name = name.as_str().unwrap_or("");
+        writeln!(
+            stdout,
+            "{} on {}: {} parameter sets scored by {} on the first {:.0} % of {} contests",
+            job.system.name(),
+            history.source.path,
+            trials.len(),
+            name,
+            100.0 * job.fraction,
+            history.len()
+        )?;
+        writeln!(stdout)?;
+        writeln!(stdout, "  {:>12}  parameters", name)?;
+        for t in trials.iter().take(job.top) {
+            writeln!(
+                stdout,
+                "  {:>12}  {}",
+                fmt(metric.value(&t.tuning)),
+                describe(&t.params)
+            )?;
+        }
+        writeln!(stdout)?;
+        writeln!(
+            stdout,
+            "Held out (the remaining {:.0} %):",
+            100.0 * (1.0 - job.fraction)
+        )?;
+        for (label, m) in [("tuned", &best_held), ("defaults", &default_held)] {
+            writeln!(
+                stdout,
+                "  {label:<9} {}: {}   pair inversion {} %, rank deviation {} %, log-loss {}",
+                name,
+                fmt(metric.value(m)),
+                fmt(m.all.pair_inversion),
+                fmt(m.all.rank_deviation),
+                fmt(m.two_player.log_loss)
+            )?;
+        }
+        writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        writeln!(stdout, "Wrote {}", names.join(", "))?;
+    }
+    Ok(())
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.4}"))
+}
+
+fn describe(params: &ParamMap) -> String {
+    params
+        .iter()
+        .map(|(k, v)| format!("{}={v}", k.replace('_', "-")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `tune.csv`: one row per set, best first: the parameters, then the tuning metrics.
+fn write_trials(
+    w: &mut dyn Write,
+    grid: &[(String, Vec<f64>)],
+    trials: &[Trial],
+) -> std::io::Result<()> {
+    let names: Vec<&str> = grid.iter().map(|(n, _)| n.as_str()).collect();
+    writeln!(
+        w,
+        "rank,{},pair_inversion,rank_deviation,log_loss,brier,accuracy",
+        names.join(",")
+    )?;
+    let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for (i, t) in trials.iter().enumerate() {
+        let values: Vec<String> = names
+            .iter()
+            .map(|n| t.params.get(*n).map_or(String::new(), |v| v.to_string()))
+            .collect();
+        let m = &t.tuning;
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{}",
+            i + 1,
+            values.join(","),
+            f(m.all.pair_inversion),
+            f(m.all.rank_deviation),
+            f(m.two_player.log_loss),
+            f(m.two_player.brier),
+            f(m.two_player.accuracy)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+
+    #[test]
+    fn grids_parse_and_expand() {
+        let g = parse_grid("k=16,24,32; scale = 400").unwrap();
+        assert_eq!(g.len(), 2);
+        let sets = parameter_sets(&g, None, 0);
+        assert_eq!(sets.len(), 3);
+        assert_eq!(sets[1]["k"], serde_json::json!(24));
+        assert_eq!(sets[1]["scale"], serde_json::json!(400));
+        assert!(parse_grid("k=1,x").is_err());
+        assert!(parse_grid("k").is_err());
+        assert!(parse_grid("k=1;k=2").is_err());
+        let random = parameter_sets(&g, Some(50), 7);
+        assert_eq!(random.len(), 50);
+        for s in &random {
+            let k = s["k"].as_f64().unwrap();
+            assert!((16.0..=32.0).contains(&k) && k.fract() == 0.0, "{k}");
+        }
+        assert_eq!(random, parameter_sets(&g, Some(50), 7), "seeded");
+        // Every default grid is valid for its system and holds the defaults.
+        for &kind in <SystemKind as clap::ValueEnum>::value_variants() {
+            for set in parameter_sets(&default_grid(kind), None, 0) {
+                dispatch(kind, &set, run::Noop).unwrap();
+            }
+        }
+    }
+
+    /// Coin flips: nothing is learnable, so K = 0 (every prediction 1/2) has the best
+    /// log-loss, ln 2.
+    fn coin_flips(flip_last: bool) -> History {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = (0..20).map(|i| b.player(&format!("p{i}"))).collect();
+        let n = 4000;
+        for g in 0..n {
+            let x = ids[rng.random_range(0..20)];
+            let mut y = ids[rng.random_range(0..20)];
+            while y == x {
+                y = ids[rng.random_range(0..20)];
+            }
+            let mut score = if rng.random_bool(0.5) { 1.0 } else { 0.0 };
+            if flip_last && g == n - 1 {
+                score = 1.0 - score;
+            }
+            b.add_game(g as i64, 1.0, None, (&[x], &[y]), score, None)
+                .unwrap();
+        }
+        b.finish(SourceInfo::default())
+    }
+
+    #[test]
+    fn coin_flips_pick_k_zero_and_the_held_out_part_does_not_matter() {
+        let h = coin_flips(false);
+        let grid = parse_grid("k=0,8,32").unwrap();
+        let sets = parameter_sets(&grid, None, 0);
+        let opts = ReplayOptions::default();
+        let trials = run_trials(
+            &h,
+            SystemKind::Elo,
+            sets.clone(),
+            TuneMetric::Logloss,
+            0.1,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(trials[0].params["k"], serde_json::json!(0));
+        let ll = trials[0].tuning.two_player.log_loss.unwrap();
+        assert!((ll - std::f64::consts::LN_2).abs() < 1e-12, "{ll}");
+        // Changing a result after the tuning slice changes nothing of the tuning.
+        let h2 = coin_flips(true);
+        let trials2 = run_trials(
+            &h2,
+            SystemKind::Elo,
+            sets.clone(),
+            TuneMetric::Logloss,
+            0.1,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(trials, trials2);
+        // Pair inversion cannot tell the sets apart on coin flips with K = 0 (all ratings
+        // equal, never wrong) ... it can: K = 0 is never wrong, so it is the best.
+        let by_pair = run_trials(&h, SystemKind::Elo, sets, TuneMetric::Pair, 0.1, &opts).unwrap();
+        assert_eq!(by_pair[0].params["k"], serde_json::json!(0));
+        assert_eq!(by_pair[0].tuning.all.pair_inversion, Some(100.0));
+        // ... but it does change the held-out score.
+        let p = trials[1].params.clone();
+        assert_ne!(
+            held_out(&h, SystemKind::Elo, &p, 0.1, &opts).unwrap(),
+            held_out(&h2, SystemKind::Elo, &p, 0.1, &opts).unwrap()
+        );
+    }
+
+    /// Equal scores: the defaults come first.
+    #[test]
+    fn ties_prefer_the_defaults() {
+        let h = coin_flips(false);
+        // Scale changes nothing when K = 0: every set ties.
+        let sets = parameter_sets(&parse_grid("k=0;scale=200,400,800").unwrap(), None, 0);
+        let trials = run_trials(
+            &h,
+            SystemKind::Elo,
+            sets,
+            TuneMetric::Logloss,
+            0.1,
+            &ReplayOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(trials[0].params["scale"], serde_json::json!(400));
+    }
+
+    /// Deterministic results by a fixed order of strength: the faster the ratings spread,
+    /// the better the predictions, so the largest K wins.
+    #[test]
+    fn a_fixed_order_picks_the_largest_k() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<u32> = (0..10).map(|i| b.player(&format!("p{i}"))).collect();
+        for g in 0..3000 {
+            let x = rng.random_range(0..10);
+            let mut y = rng.random_range(0..10);
+            while y == x {
+                y = rng.random_range(0..10);
+            }
+            let score = if x < y { 1.0 } else { 0.0 };
+            b.add_game(g, 1.0, None, (&[ids[x]], &[ids[y]]), score, None)
+                .unwrap();
+        }
+        let h = b.finish(SourceInfo::default());
+        let sets = parameter_sets(&parse_grid("k=8,16,32").unwrap(), None, 0);
+        let trials = run_trials(
+            &h,
+            SystemKind::Elo,
+            sets,
+            TuneMetric::Logloss,
+            0.1,
+            &ReplayOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(trials[0].params["k"], serde_json::json!(32));
+    }
+}

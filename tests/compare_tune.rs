@@ -1,0 +1,178 @@
+//! `compare`, `tune` and `--report` through the binary.
+
+mod common;
+
+use common::{rate_batch, read_csv, replay_ok, texts, write};
+use tempfile::TempDir;
+
+fn metrics(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn standings(dir: &std::path::Path) -> std::path::PathBuf {
+    write(
+        dir,
+        "s.csv",
+        "contest,time,player,rank\n\
+         1,2021-01-01,a,1\n1,2021-01-01,b,2\n1,2021-01-01,c,2\n1,2021-01-01,d,4\n\
+         2,2021-01-08,a,2\n2,2021-01-08,b,1\n2,2021-01-08,c,3\n2,2021-01-08,e,4\n\
+         3,2021-01-15,e,1\n3,2021-01-15,a,2\n3,2021-01-15,d,3\n\
+         4,2021-01-22,b,1\n4,2021-01-22,c,2\n4,2021-01-22,d,3\n4,2021-01-22,e,3\n",
+    )
+}
+
+/// Every system in `compare` gives exactly what `replay` gives alone: the same leaderboard
+/// bytes and the same metrics.
+#[test]
+fn compare_gives_what_replay_gives_alone() {
+    let dir = TempDir::new().unwrap();
+    let input = standings(dir.path());
+    let out = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        input.to_str().unwrap(),
+        "--systems",
+        "all",
+        "--warmup",
+        "0",
+        "--param",
+        "elo:k=24",
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+    ]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    let table = read_csv(&out.join("compare.csv"));
+    assert_eq!(table.len(), 1 + 12, "{stdout}");
+    for row in &table[1..] {
+        let system = row[0].as_str();
+        let alone = dir.path().join(format!("alone-{system}"));
+        let mut args = vec!["--system", system, "--warmup", "0"];
+        if system == "elo" {
+            args.extend(["--k", "24"]);
+        }
+        replay_ok(&input, &alone, &args);
+        assert_eq!(
+            std::fs::read(alone.join("leaderboard.csv")).unwrap(),
+            std::fs::read(out.join(system).join("leaderboard.csv")).unwrap(),
+            "{system}"
+        );
+        let a = metrics(&alone.join("metrics.json"));
+        let c = metrics(&out.join(system).join("metrics.json"));
+        assert_eq!(a["metrics"], c["metrics"], "{system}");
+        assert_eq!(a["params"], c["params"], "{system}");
+        // The table holds the same numbers.
+        let pi = a["metrics"]["all"]["pair_inversion"].as_f64().unwrap();
+        assert_eq!(row[1].parse::<f64>().unwrap(), pi, "{system}");
+    }
+    let m = metrics(&out.join("elo").join("metrics.json"));
+    assert_eq!(m["params"]["k"].as_f64(), Some(24.0));
+    assert!(stdout.contains("| elo-mmr |"), "{stdout}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"));
+    // Three charts per system without two-entry contests (trajectories, distribution,
+    // metrics over time).
+    assert_eq!(html.matches("<svg").count(), 3 * 12, "one svg per chart");
+}
+
+#[test]
+fn compare_refuses_unknown_systems_and_foreign_parameters() {
+    let dir = TempDir::new().unwrap();
+    let input = standings(dir.path());
+    for (args, needle) in [
+        (vec!["--systems", "elo,nope"], "unknown system `nope`"),
+        (
+            vec!["--systems", "elo", "--param", "glicko:c=3"],
+            "not among --systems",
+        ),
+        (
+            vec!["--systems", "elo", "--param", "elo:tau=3"],
+            "no parameter `tau`",
+        ),
+        (
+            vec!["--systems", "elo", "--param", "k=3"],
+            "SYSTEM:NAME=VALUE",
+        ),
+    ] {
+        let out = dir.path().join("x");
+        let mut all = vec![
+            "compare",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let o = rate_batch(&all);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(texts(&o).1.contains(needle), "{}", texts(&o).1);
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn replay_report_has_a_calibration_chart_for_games() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n1,a,b,1-0\n2,b,c,1-0\n3,c,a,0-1\n4,a,b,1/2-1/2\n5,b,c,1-0\n6,c,a,1-0\n",
+    );
+    let out = dir.path().join("o");
+    replay_ok(&games, &out, &["--report", "--warmup", "0"]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 4, "with calibration");
+    assert!(html.contains("elo"));
+}
+
+#[test]
+fn tune_writes_its_table_and_a_held_out_score() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("time,a,b,result\n");
+    // A fixed order of strength: a > b > c > d.
+    let names = ["a", "b", "c", "d"];
+    for g in 0..200 {
+        let (x, y) = (g % 4, (g / 4 + g + 1) % 4);
+        if x == y {
+            continue;
+        }
+        let res = if x < y { "1-0" } else { "0-1" };
+        text.push_str(&format!("{g},{},{},{res}\n", names[x], names[y]));
+    }
+    let games = write(dir.path(), "g.csv", &text);
+    let out = dir.path().join("t");
+    let o = rate_batch(&[
+        "tune",
+        games.to_str().unwrap(),
+        "--system",
+        "elo",
+        "--grid",
+        "k=8,16,32,64",
+        "--metric",
+        "logloss",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    let t = read_csv(&out.join("tune.csv"));
+    assert_eq!(t.len(), 1 + 4);
+    assert_eq!(t[0][..2], ["rank", "k"]);
+    assert_eq!(
+        t[1][1], "64",
+        "the fastest spread predicts a fixed order best"
+    );
+    assert!(
+        stdout.contains("Held out") && stdout.contains("k=64"),
+        "{stdout}"
+    );
+    let o = rate_batch(&[
+        "tune",
+        games.to_str().unwrap(),
+        "--grid",
+        "k=8,x",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
