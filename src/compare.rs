@@ -155,7 +155,7 @@ impl CompareRow {
             f(self.log_loss, 4),
             f(self.brier, 4),
             f(self.accuracy.map(|a| 100.0 * a), 2),
-            format!("{:.2}", self.wall_seconds),
+            format!("{:.3}", self.wall_seconds),
             format!("{:.0}", self.rounds_per_second),
             format!("{:.0}", self.peak_rounds_per_second),
         ]
