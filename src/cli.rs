@@ -74,6 +74,7 @@ impl InputArgs {
             map,
             skip_invalid: self.skip_invalid,
             team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
+            known_players: Vec::new(),
         })
     }
 }
@@ -159,6 +160,13 @@ pub struct ReplayArgs {
     /// Only read and validate the input; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Write the replay's full state here after the run (with the outputs), for `--resume`.
+    #[arg(long, value_name = "FILE")]
+    pub save_state: Option<PathBuf>,
+    /// Start from a state written by `--save-state`: apply only the contests it has not
+    /// applied (those given again are recognised and skipped); history.csv is continued.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub params: SystemParams,
 }
@@ -480,6 +488,8 @@ impl ReplayArgs {
             dry_run: self.dry_run,
             quiet: self.run.quiet,
             report: self.run.report,
+            save_state: self.save_state.clone(),
+            resume: self.resume.clone(),
         })
     }
 }

@@ -225,6 +225,8 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
                 leaderboard: &job.leaderboard,
                 chart_players,
                 bar,
+                state: None,
+                continue_history: None,
             };
             let outcome = run::replay_system(&loaded, &sys_job, &mut sys_staged)
                 .with_context(|| format!("{} in {}", kind.name(), dir.display()))?;

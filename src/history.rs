@@ -274,6 +274,16 @@ impl HistoryBuilder {
         Self::default()
     }
 
+    /// A builder whose first players are `names`, in this order (ids 0, 1, ...), so that a
+    /// resumed replay keeps its players' ids.
+    pub fn with_players(names: &[String]) -> Self {
+        let mut b = Self::new();
+        for n in names {
+            b.player(n);
+        }
+        b
+    }
+
     /// The id of a player name, interned on first sight. The name must already be validated
     /// (non-empty, trimmed).
     pub fn player(&mut self, name: &str) -> PlayerId {

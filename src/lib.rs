@@ -16,5 +16,6 @@ pub mod output;
 pub mod replay;
 pub mod run;
 pub mod simulate;
+pub mod state;
 pub mod systems;
 pub mod tune;

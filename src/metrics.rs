@@ -189,7 +189,7 @@ fn sort_count(x: &mut [f64], buf: &mut [f64]) -> u64 {
 }
 
 /// Running sums of a ranking metric.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct RankingSums {
     pair_sum: f64,
     rank_sum: f64,
@@ -216,7 +216,7 @@ impl RankingSums {
 }
 
 /// Running sums of the two-entry metrics.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct TwoSums {
     games: u64,
     log_loss: f64,
@@ -262,11 +262,12 @@ pub struct MetricsReport {
 }
 
 /// Accumulates the metrics of a replay.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     all: RankingSums,
     experienced: RankingSums,
     two: TwoSums,
+    #[serde(skip)]
     scratch: Scratch,
 }
 

@@ -63,23 +63,29 @@ impl Rounds {
         }
     }
 
-    /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
-    /// empty.
-    pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
+    /// Leaves out the contests marked in `skip`, dropping rounds left empty.
+    pub fn without(&self, skip: &[bool]) -> Rounds {
+        self.filtered(|c| !skip[c as usize])
+    }
+
+    fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
         let mut kept = Rounds::default();
         for r in 0..self.len() {
             let start = kept.order.len();
-            kept.order.extend(
-                self.round(r)
-                    .iter()
-                    .filter(|&&c| history.contest(c as usize).time() < cutoff),
-            );
+            kept.order
+                .extend(self.round(r).iter().copied().filter(|&c| keep(c)));
             if kept.order.len() > start {
                 kept.bounds.push(start);
             }
         }
         kept.bounds.push(kept.order.len());
         kept
+    }
+
+    /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
+    /// empty.
+    pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
+        self.filtered(|c| history.contest(c as usize).time() < cutoff)
     }
 }
 
@@ -198,6 +204,9 @@ pub struct ReplayOptions {
     /// Replay only the rounds that start within the first this many contests (`tune`'s
     /// tuning slice).
     pub max_contests: Option<usize>,
+    /// Contests (by index in the history) left out of the replay: a resumed replay's
+    /// contests that were applied before.
+    pub skip: Option<std::sync::Arc<Vec<bool>>>,
 }
 
 impl Default for ReplayOptions {
@@ -212,12 +221,13 @@ impl Default for ReplayOptions {
             seeds: Vec::new(),
             series: false,
             max_contests: None,
+            skip: None,
         }
     }
 }
 
 /// What the leaderboard needs of a player besides the rating.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct PlayerRecord {
     /// Rounds the player was rated in.
     pub rounds: u32,
@@ -263,6 +273,53 @@ pub struct Series {
     /// Per scored two-entry contest: the predicted probability that the first entry wins and
     /// its actual score (1, 1/2, 0).
     pub calibration: Vec<(f64, f64)>,
+}
+
+/// Everything a replay carries from one round to the next besides the ratings' definition:
+/// where a resumed replay starts, and what `--save-state` keeps.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Carry<P> {
+    /// Every player's system state (by id).
+    pub states: Vec<P>,
+    /// Every player's record (by id).
+    pub records: Vec<PlayerRecord>,
+    /// Players with a rating before their next round (seeded or rated once).
+    pub known: Vec<bool>,
+    /// Calendar period of each player's last round.
+    pub last_key: Vec<i64>,
+    /// The metrics so far.
+    pub metrics: Metrics,
+    /// Rounds and contests applied so far (the numbering of the history rows goes on).
+    pub rounds_done: u64,
+    /// Contests applied so far.
+    pub contests_done: u64,
+    /// Contests, counted from the very first, that are not scored.
+    pub warmup_contests: u64,
+    /// Rows of the rating history written so far.
+    pub history_rows: u64,
+}
+
+/// When to take the snapshot for `--save-state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotAt {
+    /// No snapshot.
+    Never,
+    /// After the last round (every round is complete: one contest per round).
+    End,
+    /// Before the last round, which may still grow (a calendar period or a series that the
+    /// next input can continue).
+    BeforeLastRound,
+}
+
+/// A snapshot and the contests (history indices) it has applied.
+#[derive(Clone, Debug)]
+pub struct Snapshot<P> {
+    /// The carried state.
+    pub carry: Carry<P>,
+    /// Contests of this replay applied in the snapshot.
+    pub applied: Vec<u32>,
+    /// Time of the first contest of the round left out (BeforeLastRound), if any.
+    pub open_from: Option<i64>,
 }
 
 /// The result of a replay.
@@ -335,6 +392,20 @@ pub fn replay_observed<S: RatingSystem>(
     opts: &ReplayOptions,
     observer: &mut dyn Observer,
 ) -> ReplayResult {
+    replay_from(history, system, opts, observer, None, SnapshotAt::Never).0
+}
+
+/// Replays, starting from `from` (a resumed replay: the players of `history` with the ids of
+/// `from.states` come first) or from scratch, and takes a snapshot for `--save-state` where
+/// asked.
+pub fn replay_from<S: RatingSystem>(
+    history: &History,
+    system: &S,
+    opts: &ReplayOptions,
+    observer: &mut dyn Observer,
+    from: Option<Carry<S::Player>>,
+    snapshot_at: SnapshotAt,
+) -> (ReplayResult, Option<Snapshot<S::Player>>) {
     let start = Instant::now();
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
@@ -343,22 +414,73 @@ pub fn replay_observed<S: RatingSystem>(
     if let Some(max) = opts.max_contests {
         rounds = rounds.first_contests(max);
     }
+    if let Some(skip) = &opts.skip {
+        rounds = rounds.without(skip);
+    }
     let n_contests = rounds.order.len();
     let n_players = history.player_count();
-    let mut states: Vec<S::Player> = vec![system.new_player(); n_players];
-    let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n_players];
+    let Carry {
+        mut states,
+        mut records,
+        mut known,
+        mut last_key,
+        mut metrics,
+        rounds_done,
+        contests_done,
+        warmup_contests,
+        history_rows,
+    } = from.unwrap_or_else(|| Carry {
+        states: Vec::new(),
+        records: Vec::new(),
+        known: Vec::new(),
+        last_key: Vec::new(),
+        metrics: Metrics::new(),
+        rounds_done: 0,
+        contests_done: 0,
+        warmup_contests: ((n_contests as f64 * opts.warmup.clamp(0.0, 1.0)) as usize)
+            .min(n_contests) as u64,
+        history_rows: 0,
+    });
+    let already = states.len();
+    // Players new to this replay (all of them without `from`).
+    states.resize(n_players, system.new_player());
+    records.resize(n_players, PlayerRecord::default());
     // Players with a rating before their first round: seeded ones, and everyone rated once.
-    let mut known: Vec<bool> = vec![false; n_players];
-    for seed in &opts.seeds {
+    known.resize(n_players, false);
+    for seed in opts.seeds.iter().filter(|s| s.player as usize >= already) {
         states[seed.player as usize] =
             system.seeded(seed.rating, seed.uncertainty, seed.volatility);
         known[seed.player as usize] = true;
     }
     // Calendar period of each player's last round, for the rating periods elapsed since.
-    let mut last_key: Vec<i64> = vec![0; n_players];
-    let mut metrics = Metrics::new();
+    last_key.resize(n_players, 0);
     let mut series = Series::default();
-    let warmup = ((n_contests as f64 * opts.warmup.clamp(0.0, 1.0)) as usize).min(n_contests);
+    let warmup = warmup_contests as usize;
+    let mut rows_done = history_rows;
+    let mut snapshot: Option<Snapshot<S::Player>> = None;
+    let take = |states: &Vec<S::Player>,
+                records: &Vec<PlayerRecord>,
+                known: &Vec<bool>,
+                last_key: &Vec<i64>,
+                metrics: &Metrics,
+                r: usize,
+                seen: usize,
+                rows_done: u64| Snapshot {
+        carry: Carry {
+            states: states.clone(),
+            records: records.clone(),
+            known: known.clone(),
+            last_key: last_key.clone(),
+            metrics: metrics.clone(),
+            rounds_done: rounds_done + r as u64,
+            contests_done: contests_done + seen as u64,
+            warmup_contests,
+            history_rows: rows_done,
+        },
+        applied: rounds.order[..seen].to_vec(),
+        open_from: None,
+    };
+
     // Round of each player's last appearance (+1), to count rounds once per player.
     let mut last_round: Vec<u32> = vec![0; n_players];
     let mut participants: Vec<PlayerId> = Vec::new();
@@ -376,6 +498,20 @@ pub fn replay_observed<S: RatingSystem>(
     for r in 0..rounds.len() {
         let contests = rounds.round(r);
         let round = Round::new(history, contests);
+        if snapshot_at == SnapshotAt::BeforeLastRound && r + 1 == rounds.len() {
+            let mut snap = take(
+                &states,
+                &records,
+                &known,
+                &last_key,
+                &metrics,
+                r,
+                seen_contests,
+                rows_done + rows.len() as u64,
+            );
+            snap.open_from = round.contests().map(|c| c.time()).min();
+            snapshot = Some(snap);
+        }
         let first_row = rows.len();
         // 0. Time passes for the returning players (rating periods, decay), once per round.
         let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
@@ -402,7 +538,7 @@ pub fn replay_observed<S: RatingSystem>(
         }
         // 1. Score every contest of the round from the pre-round ratings.
         for (k, c) in round.contests().enumerate() {
-            let replay_index = seen_contests + k;
+            let replay_index = contests_done as usize + seen_contests + k;
             if replay_index >= warmup {
                 score(
                     system,
@@ -418,7 +554,7 @@ pub fn replay_observed<S: RatingSystem>(
                 for e in c.entries() {
                     for &p in e.players {
                         rows.push(HistoryRow {
-                            round: r as u32,
+                            round: (rounds_done + r as u64) as u32,
                             contest: replay_index as u32,
                             contest_id: c.index() as u32,
                             player: p,
@@ -468,6 +604,7 @@ pub fn replay_observed<S: RatingSystem>(
         }
         if rows.len() >= ROW_BATCH {
             observer.rows(&rows);
+            rows_done += rows.len() as u64;
             rows.clear();
         }
         seen_contests += contests.len();
@@ -479,8 +616,21 @@ pub fn replay_observed<S: RatingSystem>(
     }
     if !rows.is_empty() {
         observer.rows(&rows);
+        rows_done += rows.len() as u64;
     }
     observer.progress(seen_contests as u64, rounds.len() as u64);
+    if snapshot_at == SnapshotAt::End || (snapshot_at != SnapshotAt::Never && snapshot.is_none()) {
+        snapshot = Some(take(
+            &states,
+            &records,
+            &known,
+            &last_key,
+            &metrics,
+            rounds.len(),
+            seen_contests,
+            rows_done,
+        ));
+    }
     // The ratings as of the end (the last contest, or `as_of`): time passes for everyone
     // since their last round (decay; calendar periods begun since).
     let end = opts.as_of.or_else(|| {
@@ -504,7 +654,7 @@ pub fn replay_observed<S: RatingSystem>(
             }
         }
     }
-    ReplayResult {
+    let result = ReplayResult {
         system: system.name(),
         params: system.params(),
         ratings: states.iter().map(|s| system.rating(s)).collect(),
@@ -515,7 +665,8 @@ pub fn replay_observed<S: RatingSystem>(
         warmup_contests: warmup,
         elapsed: start.elapsed(),
         series,
-    }
+    };
+    (result, snapshot)
 }
 
 /// Calendar periods begun from period `from` to period `to`.

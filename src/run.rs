@@ -6,7 +6,11 @@ use crate::ingest::{IngestOptions, InputError, Location, ingest};
 use crate::metrics::MetricsReport;
 use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
 use crate::replay::Period;
-use crate::replay::{HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, replay_observed};
+use crate::replay::{
+    HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, SnapshotAt, replay_from,
+    replay_observed,
+};
+use crate::state::{self, StateFile, StateMeta};
 use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -70,19 +74,93 @@ pub struct ReplayJob {
     pub quiet: bool,
     /// Also write `report.html`.
     pub report: bool,
+    /// `--save-state`: where to write the state after the run.
+    pub save_state: Option<PathBuf>,
+    /// `--resume`: the state to start from.
+    pub resume: Option<PathBuf>,
 }
 
 struct RunReplay<'a> {
     history: &'a History,
     opts: &'a ReplayOptions,
     observer: &'a mut dyn Observer,
+    state: Option<&'a StateJob<'a>>,
+}
+
+/// What a replay with `--resume` / `--save-state` carries in and out.
+pub struct StateJob<'a> {
+    /// The state resumed from.
+    pub resume: Option<&'a StateFile>,
+    /// Take a snapshot to save.
+    pub save: bool,
+    /// The file resumed from (for messages).
+    pub resume_path: Option<&'a Path>,
 }
 
 impl SystemVisitor for RunReplay<'_> {
-    type Output = ReplayResult;
-    fn visit<S: RatingSystem>(self, system: &S) -> ReplayResult {
-        replay_observed(self.history, system, self.opts, self.observer)
+    type Output = Result<(ReplayResult, Option<Vec<u8>>), String>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let Some(state) = self.state else {
+            return Ok((
+                replay_observed(self.history, system, self.opts, self.observer),
+                None,
+            ));
+        };
+        let from = state
+            .resume
+            .map(StateFile::carry::<S::Player>)
+            .transpose()?;
+        let at = match (state.save, self.opts.period) {
+            (false, _) => SnapshotAt::Never,
+            (true, Period::Game) => SnapshotAt::End,
+            (true, _) => SnapshotAt::BeforeLastRound,
+        };
+        let (result, snapshot) =
+            replay_from(self.history, system, self.opts, self.observer, from, at);
+        let Some(snap) = snapshot else {
+            return Ok((result, None));
+        };
+        // The state: every digest applied before and now, the watermark, the players.
+        let h = self.history;
+        let mut applied: Vec<u64> = state
+            .resume
+            .map(|f| f.meta.applied.clone())
+            .unwrap_or_default();
+        applied.extend(
+            snap.applied
+                .iter()
+                .map(|&c| state::contest_digest(h, &h.contest(c as usize))),
+        );
+        applied.sort_unstable();
+        applied.dedup();
+        let last = snap.applied.last().map(|&c| h.contest(c as usize));
+        let watermark = match last {
+            Some(c) => Some((c.time(), c.label().map(str::to_string))),
+            None => state.resume.and_then(|f| f.meta.watermark.clone()),
+        };
+        let meta = StateMeta {
+            system: system.name().to_string(),
+            params: system.params().to_string(),
+            period: period_name(self.opts.period),
+            decay_per_day: self.opts.decay_per_day,
+            experienced_after: self.opts.experienced_after,
+            players: h.names().to_vec(),
+            watermark,
+            applied,
+            history_rows: snap.carry.history_rows,
+        };
+        let mut bytes = Vec::new();
+        state::write_state(&mut bytes, &meta, &snap.carry).map_err(|e| e.to_string())?;
+        Ok((result, Some(bytes)))
     }
+}
+
+/// The command-line name of a period.
+fn period_name(p: Period) -> String {
+    serde_json::to_value(p)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// Where the replay's rows go: to the history formatter's thread, into memory, or nowhere
@@ -254,6 +332,11 @@ pub struct SystemJob<'a> {
     pub chart_players: usize,
     /// A progress bar to drive, if any.
     pub bar: Option<ProgressBar>,
+    /// `--resume` / `--save-state`.
+    pub state: Option<StateJob<'a>>,
+    /// With `--resume`: the previous `history.csv` and how many of its rows the state has
+    /// applied; they are copied before the new rows.
+    pub continue_history: Option<(PathBuf, u64)>,
 }
 
 /// What one system's replay produced.
@@ -269,6 +352,8 @@ pub struct SystemOutcome {
     pub peak_rounds_per_second: Option<f64>,
     /// Rating trajectories of the top players (with `chart_players`).
     pub trajectories: Vec<(String, Vec<(i64, f64)>)>,
+    /// The state file's bytes, with `--save-state`.
+    pub state_bytes: Option<Vec<u8>>,
 }
 
 impl SystemOutcome {
@@ -296,7 +381,8 @@ pub fn replay_system(
         rate: RateMeter::new(),
     };
     // The replay itself; rows are kept only when a sink takes them.
-    let run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
+    let mut state_bytes = None;
+    let mut run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
         let opts = ReplayOptions {
             keep_history: !matches!(sink.rows, Rows::Drop) || sink.trajectory.is_some(),
             seeds: loaded.seeds.clone(),
@@ -307,8 +393,20 @@ pub fn replay_system(
             history,
             opts: &opts,
             observer: sink,
+            state: job.state.as_ref(),
         };
-        Ok(dispatch(job.system, job.params, visitor).map_err(UsageError)?)
+        let (result, bytes) = dispatch(job.system, job.params, visitor)
+            .map_err(UsageError)?
+            .map_err(|e| {
+                let file = job
+                    .state
+                    .as_ref()
+                    .and_then(|s| s.resume_path)
+                    .map_or(String::new(), |p| format!("{}: ", p.display()));
+                UsageError(format!("{file}{e}"))
+            })?;
+        state_bytes = bytes;
+        Ok(result)
     };
     let result = match job.history_format {
         // history.csv goes through a pipeline: the replay hands over rows, one thread formats
@@ -317,8 +415,18 @@ pub fn replay_system(
             let mut file = staged
                 .open("history.csv")
                 .with_context(|| ctx("history.csv"))?;
-            let mut csv =
-                HistoryCsv::new(history, &mut file).with_context(|| ctx("history.csv"))?;
+            let mut csv = match &job.continue_history {
+                Some((previous, rows)) => HistoryCsv::continuing(
+                    history, &mut file, previous, *rows,
+                )
+                .with_context(|| {
+                    format!(
+                        "cannot append to {} (use --history-format none, or restore it)",
+                        previous.display()
+                    )
+                })?,
+                None => HistoryCsv::new(history, &mut file).with_context(|| ctx("history.csv"))?,
+            };
             let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
             let (text_tx, text_rx) = sync_channel::<String>(4);
             std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
@@ -417,6 +525,7 @@ pub fn replay_system(
         rows,
         replay_seconds: replay_time.as_secs_f64(),
         trajectories,
+        state_bytes,
     })
 }
 
@@ -451,7 +560,25 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     check_replay_options(&job.replay)?;
     // Check the system's parameters before reading anything.
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
-    let loaded = load(&job.input, &job.ingest, job.initial_ratings.as_deref())?;
+    let resume = match &job.resume {
+        Some(path) => Some(read_state_for(path, job)?),
+        None => None,
+    };
+    let ingest_opts = IngestOptions {
+        known_players: resume
+            .as_ref()
+            .map(|f| f.meta.players.clone())
+            .unwrap_or_default(),
+        ..job.ingest.clone()
+    };
+    let loaded = load(&job.input, &ingest_opts, job.initial_ratings.as_deref())?;
+    let mut replay_opts = job.replay.clone();
+    let mut skipped_applied = 0usize;
+    if let Some(f) = &resume {
+        let (skip, n) = already_applied(&loaded.history, f)?;
+        skipped_applied = n;
+        replay_opts.skip = Some(std::sync::Arc::new(skip));
+    }
     let history = &loaded.history;
     let src = &history.source;
     if job.dry_run {
@@ -481,7 +608,18 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let system_job = SystemJob {
         system: job.system,
         params: &job.params,
-        replay: &job.replay,
+        replay: &replay_opts,
+        state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
+            resume: resume.as_ref(),
+            save: job.save_state.is_some(),
+            resume_path: job.resume.as_deref(),
+        }),
+        continue_history: match (&resume, job.history_format) {
+            (Some(f), HistoryFormat::Csv) => {
+                Some((job.out.join("history.csv"), f.meta.history_rows))
+            }
+            _ => None,
+        },
         history_format: job.history_format,
         leaderboard: &job.leaderboard,
         chart_players: if job.report { REPORT_PLAYERS } else { 0 },
@@ -498,6 +636,11 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let written = staged
         .commit()
         .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+    // The state last: if this fails, the next run resumes from the previous state and
+    // recomputes the same outputs.
+    if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
+        write_file_atomically(path, bytes)?;
+    }
     let result = &outcome.result;
     let rows = &outcome.rows;
 
@@ -515,6 +658,13 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 .unwrap_or("")
         )?;
         print_skipped(stdout, history)?;
+        if let Some(path) = &job.resume {
+            writeln!(
+                stdout,
+                "resumed from {}: {skipped_applied} contests applied before were skipped",
+                path.display()
+            )?;
+        }
         writeln!(stdout)?;
         output::print_summary(stdout, history, result, rows, job.top)?;
         writeln!(stdout)?;
@@ -522,6 +672,122 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         writeln!(stdout, "Wrote {}", names.join(", "))?;
     }
     Ok(())
+}
+
+/// Reads a state for `--resume` and checks that it was made by the same system with the same
+/// parameters and options.
+fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
+    let bad = |message: String| InputError {
+        file: path.display().to_string(),
+        at: Location::File,
+        field: None,
+        message,
+    };
+    let mut f = std::fs::File::open(path)
+        .with_context(|| format!("cannot read the state {}", path.display()))?;
+    let state = StateFile::read(&mut f).map_err(bad)?;
+    let m = &state.meta;
+    let params = dispatch(job.system, &job.params, ParamsText).map_err(UsageError)?;
+    let mut differences = Vec::new();
+    if m.system != job.system.name() {
+        differences.push(format!(
+            "it was made with --system {}, this run uses {}",
+            m.system,
+            job.system.name()
+        ));
+    } else if m.params != params {
+        differences.push(format!(
+            "it was made with the parameters {}, this run has {params}",
+            m.params
+        ));
+    }
+    if m.period != period_name(job.replay.period) {
+        differences.push(format!("it was made with --period {}", m.period));
+    }
+    if m.decay_per_day != job.replay.decay_per_day {
+        differences.push(format!(
+            "it was made with --decay-per-day {}",
+            m.decay_per_day
+        ));
+    }
+    if m.experienced_after != job.replay.experienced_after {
+        differences.push("it counts experience differently".into());
+    }
+    if job.history_format == HistoryFormat::Parquet {
+        differences
+            .push("--resume appends to history.csv; use --history-format csv or none".into());
+    }
+    if !differences.is_empty() {
+        return Err(UsageError(format!(
+            "cannot resume from {}: {}",
+            path.display(),
+            differences.join("; ")
+        ))
+        .into());
+    }
+    Ok(state)
+}
+
+/// The contests of `history` applied before (to be skipped) and how many; a contest older
+/// than the watermark that was never applied is an error naming it.
+fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<bool>, usize)> {
+    let applied = &state.meta.applied;
+    let mut skip = vec![false; history.len()];
+    let mut n = 0;
+    for c in history.contests() {
+        let d = state::contest_digest(history, &c);
+        if applied.binary_search(&d).is_ok() {
+            skip[c.index()] = true;
+            n += 1;
+        } else if let Some((t, _)) = &state.meta.watermark
+            && c.time() < *t
+        {
+            return Err(InputError {
+                file: history.source.path.clone(),
+                at: Location::File,
+                field: None,
+                message: format!(
+                    "contest {} of {} is older than the state's last contest ({}) but was \
+                     never applied: history cannot be rewritten by --resume (replay from \
+                     scratch instead)",
+                    c.label()
+                        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                    crate::ingest::time::format_time(c.time()),
+                    crate::ingest::time::format_time(*t)
+                ),
+            }
+            .into());
+        }
+    }
+    Ok((skip, n))
+}
+
+/// Writes a file through a temporary name in its folder and a rename.
+fn write_file_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| UsageError(format!("--save-state {}: not a file name", path.display())))?;
+    let mut staged =
+        Staged::new(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    staged
+        .write(name, |w| w.write_all(bytes))
+        .and_then(|_| staged.commit().map(|_| ()))
+        .with_context(|| format!("cannot write the state {}", path.display()))
+}
+
+/// The parameters a system is built with, as JSON text.
+struct ParamsText;
+
+impl SystemVisitor for ParamsText {
+    type Output = String;
+    fn visit<S: RatingSystem>(self, system: &S) -> String {
+        system.params().to_string()
+    }
 }
 
 /// Players whose trajectories the report draws.

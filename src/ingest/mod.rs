@@ -167,6 +167,8 @@ pub struct IngestOptions {
     pub skip_invalid: bool,
     /// How a side of the games format names a team.
     pub team_separator: TeamSeparator,
+    /// Players interned first, in this order (a resumed replay's known players).
+    pub known_players: Vec<String>,
 }
 
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
@@ -222,7 +224,7 @@ impl<'o> Context<'o> {
         Self {
             file: file.clone(),
             opts,
-            builder: HistoryBuilder::new(),
+            builder: HistoryBuilder::with_players(&opts.known_players),
             source: SourceInfo {
                 path: file,
                 format: format.to_string(),

@@ -6,7 +6,9 @@ use crate::history::History;
 use crate::ingest::time::{format_time, push_time};
 use crate::replay::HistoryRow;
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufRead, Write};
+use std::path::Path;
 
 /// The file type of the rating history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -75,6 +77,10 @@ pub fn write_leaderboard(
     Ok(())
 }
 
+/// The header of `history.csv`.
+const HISTORY_HEADER: &[u8] =
+    b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n";
+
 /// `history.csv`, written as the replay produces rows:
 /// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance`.
 pub struct HistoryCsv<'h> {
@@ -86,9 +92,7 @@ pub struct HistoryCsv<'h> {
 impl<'h> HistoryCsv<'h> {
     /// Writes the header.
     pub fn new(history: &'h History, w: &mut dyn Write) -> io::Result<Self> {
-        w.write_all(
-            b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n",
-        )?;
+        w.write_all(HISTORY_HEADER)?;
         // Names quoted once, not once per row.
         let names = history
             .names()
@@ -104,6 +108,41 @@ impl<'h> HistoryCsv<'h> {
             names,
             time_of: (u32::MAX, String::new()),
         })
+    }
+
+    /// Copies the header and the first `rows` rows of a previous `history.csv` (byte for
+    /// byte), so that the new rows continue it. Quoted fields may hold line breaks.
+    pub fn continuing(
+        history: &'h History,
+        w: &mut dyn Write,
+        previous: &Path,
+        rows: u64,
+    ) -> io::Result<Self> {
+        let mut r = io::BufReader::new(File::open(previous)?);
+        let mut header = Vec::new();
+        r.read_until(b'\n', &mut header)?;
+        if header != HISTORY_HEADER {
+            return Err(io::Error::other("it is not a rate-batch history.csv"));
+        }
+        let mut out = Self::new(history, w)?;
+        let mut line = Vec::new();
+        let mut copied = 0u64;
+        let mut in_quotes = false;
+        while copied < rows {
+            line.clear();
+            if r.read_until(b'\n', &mut line)? == 0 {
+                return Err(io::Error::other(format!(
+                    "it has {copied} rows, the state has applied {rows}"
+                )));
+            }
+            in_quotes ^= line.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+            w.write_all(&line)?;
+            if !in_quotes {
+                copied += 1;
+            }
+        }
+        out.time_of = (u32::MAX, String::new());
+        Ok(out)
     }
 
     /// Formats a batch of rows.

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 pub const PARALLEL_FROM: usize = 128;
 
 /// A player's belief: mean and standard deviation of the skill.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MuSigma {
     /// The mean.
     pub mu: f64,

@@ -113,7 +113,7 @@ impl Default for CodeforcesParams {
 }
 
 /// A player's state.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CodeforcesPlayer {
     /// The rating.
     pub rating: f64,

@@ -65,7 +65,7 @@ impl Default for Glicko2Params {
 }
 
 /// A player's state, on the Glicko scale.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Glicko2Player {
     /// Rating r.
     pub rating: f64,

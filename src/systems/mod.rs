@@ -39,7 +39,7 @@ pub struct Rating {
 /// One rating system.
 pub trait RatingSystem: Sync {
     /// Everything the system keeps per player.
-    type Player: Clone + Send + Sync;
+    type Player: Clone + Send + Sync + Serialize + DeserializeOwned;
 
     /// The name used on the command line and in the outputs.
     fn name(&self) -> &'static str;

@@ -90,7 +90,7 @@ impl Default for TopcoderParams {
 }
 
 /// A coder's state.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TopcoderPlayer {
     /// The rating.
     pub rating: f64,

@@ -182,7 +182,7 @@ impl Default for TrueSkillParams {
 }
 
 /// A player's belief.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrueSkillPlayer {
     /// The mean skill.
     pub mu: f64,

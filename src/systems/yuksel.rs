@@ -66,7 +66,7 @@ impl Default for YukselParams {
 }
 
 /// A player's state.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct YukselPlayer {
     /// The rating estimate r.
     pub r: f64,

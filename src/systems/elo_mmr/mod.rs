@@ -135,7 +135,7 @@ impl Default for EloMmxParams {
 /// equation 10 vectorise): factor k is a past performance `p_k` of scale `beta_k` with weight
 /// `w_k = multiplicity / beta_k^2`; its term is `w_k mb_k tanh((s - p_k) a_k)` with
 /// `a_k = pi / (sqrt 3 * 2 beta_k)` and `mb_k = (pi / sqrt 3) beta_k`, kept precomputed.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Factors {
     p: Vec<f64>,
     a: Vec<f64>,
@@ -200,7 +200,7 @@ impl Factors {
 }
 
 /// A player's state.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MmrPlayer {
     /// The rating (posterior mode).
     pub mu: f64,

@@ -1,0 +1,179 @@
+//! `--save-state` / `--resume`: a history replayed in chunks gives exactly the outputs of one
+//! full replay, for every system; states of another system or options are refused; a contest
+//! older than the watermark that was never applied is an error.
+
+mod common;
+
+use common::{rate_batch, replay_ok, texts, write};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+const SYSTEMS: [&str; 12] = [
+    "elo",
+    "elo-gaussian",
+    "glicko",
+    "glicko2",
+    "trueskill",
+    "yuksel",
+    "elo-mmr",
+    "elo-mmx",
+    "bar",
+    "pairwise-glicko",
+    "codeforces",
+    "topcoder",
+];
+
+/// The first `n` games of the demo league (several games a day), as cumulative chunk files
+/// cut after the given numbers of games.
+fn chunks(dir: &Path, n: usize, cuts: &[usize]) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/chess-league.csv"),
+    )
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut files = Vec::new();
+    for (k, &cut) in cuts.iter().chain(std::iter::once(&n)).enumerate() {
+        let body = lines[..=cut].join("\n") + "\n";
+        files.push(write(dir, &format!("part{k}.csv"), &body));
+    }
+    files
+}
+
+fn metrics(dir: &Path) -> serde_json::Value {
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap();
+    m["metrics"].clone()
+}
+
+/// Replays the chunks with --save-state / --resume into `out`.
+fn chunked(parts: &[PathBuf], out: &Path, state: &Path, args: &[&str]) {
+    for (k, part) in parts.iter().enumerate() {
+        let mut all = args.to_vec();
+        all.extend(["--save-state", state.to_str().unwrap()]);
+        if k > 0 {
+            all.extend(["--resume", state.to_str().unwrap()]);
+        }
+        replay_ok(part, out, &all);
+    }
+}
+
+#[test]
+fn chunks_give_exactly_the_full_replay_for_every_system() {
+    let dir = TempDir::new().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let n = 400;
+    for system in SYSTEMS {
+        for period in ["game", "day"] {
+            // Random cuts (2 or 3), often inside a day: the league plays several games a day.
+            let mut cuts: Vec<usize> = (0..rng.random_range(2..4))
+                .map(|_| rng.random_range(1..n))
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let parts = chunks(dir.path(), n, &cuts);
+            let args = ["--system", system, "--period", period, "--warmup", "0"];
+            let full = dir.path().join(format!("full-{system}-{period}"));
+            replay_ok(parts.last().unwrap(), &full, &args);
+            let out = dir.path().join(format!("chunked-{system}-{period}"));
+            let state = dir.path().join(format!("state-{system}-{period}.bin"));
+            chunked(&parts, &out, &state, &args);
+            for f in ["leaderboard.csv", "history.csv"] {
+                assert!(
+                    std::fs::read(full.join(f)).unwrap() == std::fs::read(out.join(f)).unwrap(),
+                    "{system} {period} {f} (cuts {cuts:?})"
+                );
+            }
+            assert_eq!(metrics(&full), metrics(&out), "{system} {period}");
+        }
+    }
+}
+
+#[test]
+fn resuming_twice_with_the_same_input_changes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let parts = chunks(dir.path(), 120, &[60]);
+    let out = dir.path().join("o");
+    let state = dir.path().join("s.bin");
+    let args = ["--system", "glicko2", "--period", "day", "--warmup", "0"];
+    chunked(&parts, &out, &state, &args);
+    let before = std::fs::read(out.join("history.csv")).unwrap();
+    let board = std::fs::read(out.join("leaderboard.csv")).unwrap();
+    let s = state.to_str().unwrap();
+    let mut again = args.to_vec();
+    again.extend(["--resume", s, "--save-state", s]);
+    let head = [
+        "replay",
+        parts[1].to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = rate_batch(&[&head[..], &again[..]].concat());
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(texts(&o).0.contains("contests applied before were skipped"));
+    assert_eq!(std::fs::read(out.join("history.csv")).unwrap(), before);
+    assert_eq!(std::fs::read(out.join("leaderboard.csv")).unwrap(), board);
+}
+
+#[test]
+fn other_systems_options_and_rewritten_history_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let parts = chunks(dir.path(), 100, &[50]);
+    let state = dir.path().join("s.bin");
+    let out = dir.path().join("o");
+    let s = state.to_str().unwrap();
+    replay_ok(&parts[0], &out, &["--system", "elo", "--save-state", s]);
+    let p1 = parts[1].to_str().unwrap();
+    let o_dir = out.to_str().unwrap();
+    for (extra, needle) in [
+        (vec!["--system", "glicko"], "made with --system elo"),
+        (
+            vec!["--system", "elo", "--k", "24"],
+            "made with the parameters",
+        ),
+        (vec!["--system", "elo", "--period", "day"], "--period game"),
+    ] {
+        let mut args = vec!["replay", p1, "--out", o_dir, "--resume", s];
+        args.extend(extra);
+        let o = rate_batch(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+        assert!(texts(&o).1.contains(needle), "{}", texts(&o).1);
+    }
+    // A game dated before the watermark that was never applied.
+    let text = std::fs::read_to_string(&parts[1]).unwrap();
+    let late = text.replacen(
+        "time,a,b,result\n",
+        "time,a,b,result\n2025-09-03T17:00:00Z,Newcomer One,Newcomer Two,1-0\n",
+        1,
+    );
+    let bad = write(dir.path(), "rewritten.csv", &late);
+    let o = rate_batch(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--out",
+        o_dir,
+        "--resume",
+        s,
+        "--system",
+        "elo",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("never applied") && texts(&o).1.contains("2025-09-03T17:00:00Z"),
+        "{}",
+        texts(&o).1
+    );
+    // Not a state at all.
+    let junk = write(dir.path(), "junk.bin", "hello");
+    let o = rate_batch(&[
+        "replay",
+        p1,
+        "--out",
+        o_dir,
+        "--resume",
+        junk.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(texts(&o).1.contains("not a rate-batch state file"));
+}
