@@ -42,6 +42,27 @@ pub enum Command {
     },
 }
 
+/// How `replay` and `compare` report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Readable text.
+    #[default]
+    Text,
+    /// One JSON object per run.
+    Json,
+}
+
+impl Cli {
+    /// True when errors are to be reported as JSON.
+    pub fn log_json(&self) -> bool {
+        match &self.command {
+            Command::Replay(a) => a.run.log_format == LogFormat::Json,
+            Command::Compare(a) => a.run.log_format == LogFormat::Json,
+            _ => false,
+        }
+    }
+}
+
 /// Where the history comes from and how to read it.
 #[derive(Debug, Args)]
 pub struct InputArgs {
@@ -97,6 +118,10 @@ pub struct RunArgs {
     /// Print nothing on success (errors still go to stderr).
     #[arg(long)]
     pub quiet: bool,
+    /// `json`: on success one JSON object on stdout (what was read, applied and written, and
+    /// the metrics), on failure one on stderr (`error`, `exit_code`), for schedulers.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -490,6 +515,7 @@ impl ReplayArgs {
             report: self.run.report,
             save_state: self.save_state.clone(),
             resume: self.resume.clone(),
+            json: self.run.log_format == LogFormat::Json,
         })
     }
 }
@@ -511,6 +537,7 @@ impl CompareArgs {
             history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
             report: self.run.report,
             quiet: self.run.quiet,
+            json: self.run.log_format == LogFormat::Json,
         })
     }
 }

@@ -45,6 +45,8 @@ pub struct CompareJob {
     pub report: bool,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Report as one JSON object.
+    pub json: bool,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -272,7 +274,15 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     let written = staged
         .commit()
         .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
-    if !job.quiet {
+    if job.json && !job.quiet {
+        let doc = serde_json::json!({
+            "status": "ok",
+            "input": history.source.path,
+            "systems": rows,
+            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        });
+        writeln!(stdout, "{doc}")?;
+    } else if !job.quiet {
         writeln!(stdout, "{}", describe(history))?;
         writeln!(stdout)?;
         write!(stdout, "{table}")?;

@@ -255,6 +255,18 @@ impl std::fmt::Display for ContestError {
     }
 }
 
+/// A player's name as the history keeps it: Unicode normalisation form C, so that the same
+/// name typed as composed or decomposed characters (`é` or `e` + `◌́`) is one player. ASCII
+/// names, the usual case, are returned as they are without work.
+pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if name.is_ascii() || is_nfc_quick(name.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(name.nfc().collect())
+    }
+}
+
 /// Builds a [`History`]: interns player names, collects contests, sorts them by time.
 #[derive(Default)]
 pub struct HistoryBuilder {
@@ -287,6 +299,7 @@ impl HistoryBuilder {
     /// The id of a player name, interned on first sight. The name must already be validated
     /// (non-empty, trimmed).
     pub fn player(&mut self, name: &str) -> PlayerId {
+        let name = &*canonical_name(name);
         if let Some(&id) = self.ids.get(name) {
             return id;
         }

@@ -6,9 +6,20 @@ fn main() {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let json = cli.log_json();
     if let Err(e) = run(cli, &mut out) {
-        // One line: the cause chain joined, outermost first.
-        eprintln!("error: {e:#}");
-        std::process::exit(exit_code(&e));
+        let code = exit_code(&e);
+        if json {
+            let doc = serde_json::json!({
+                "status": "error",
+                "exit_code": code,
+                "error": format!("{e:#}"),
+            });
+            eprintln!("{doc}");
+        } else {
+            // One line: the cause chain joined, outermost first.
+            eprintln!("error: {e:#}");
+        }
+        std::process::exit(code);
     }
 }

@@ -78,6 +78,8 @@ pub struct ReplayJob {
     pub save_state: Option<PathBuf>,
     /// `--resume`: the state to start from.
     pub resume: Option<PathBuf>,
+    /// Report as one JSON object (`--log-format json`).
+    pub json: bool,
 }
 
 struct RunReplay<'a> {
@@ -557,6 +559,7 @@ fn top_trajectories(
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
 /// the leaderboard and the metrics.
 pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    let t0 = Instant::now();
     check_replay_options(&job.replay)?;
     // Check the system's parameters before reading anything.
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
@@ -644,7 +647,25 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let result = &outcome.result;
     let rows = &outcome.rows;
 
-    if !job.quiet {
+    if job.json && !job.quiet {
+        let doc = serde_json::json!({
+            "status": "ok",
+            "system": result.system,
+            "input": src.path,
+            "contests_read": history.len(),
+            "contests_applied": history.len() - skipped_applied,
+            "contests_skipped_as_applied_before": skipped_applied,
+            "records_skipped_invalid": src.skipped_invalid,
+            "records_skipped_unfinished": src.skipped_unfinished,
+            "players": rows.len(),
+            "rounds": result.rounds,
+            "metrics": result.metrics,
+            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "state": job.save_state.as_ref().map(|p| p.display().to_string()),
+            "seconds": t0.elapsed().as_secs_f64(),
+        });
+        writeln!(stdout, "{doc}")?;
+    } else if !job.quiet {
         writeln!(
             stdout,
             "{} on {}: {} contests, {} players, {} rounds ({} period)",

@@ -177,3 +177,39 @@ fn other_systems_options_and_rewritten_history_are_refused() {
     assert_eq!(o.status.code(), Some(1));
     assert!(texts(&o).1.contains("not a rate-batch state file"));
 }
+
+/// `--log-format json`: one object on stdout on success, one on stderr on failure.
+#[test]
+fn json_logs_for_schedulers() {
+    let dir = TempDir::new().unwrap();
+    let parts = chunks(dir.path(), 40, &[20]);
+    let out = dir.path().join("o");
+    let state = dir.path().join("s.bin");
+    let o = rate_batch(&[
+        "replay",
+        parts[1].to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--log-format",
+        "json",
+        "--save-state",
+        state.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let doc: serde_json::Value = serde_json::from_str(texts(&o).0.trim()).unwrap();
+    assert_eq!(doc["status"], "ok");
+    assert_eq!(doc["contests_applied"], 40);
+    assert_eq!(doc["written"].as_array().unwrap().len(), 3);
+    assert!(doc["metrics"]["two_player"]["log_loss"].as_f64().is_some());
+    let o = rate_batch(&[
+        "replay",
+        dir.path().join("missing.csv").to_str().unwrap(),
+        "--log-format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let err: serde_json::Value = serde_json::from_str(texts(&o).1.trim()).unwrap();
+    assert_eq!(err["status"], "error");
+    assert_eq!(err["exit_code"], 3);
+    assert!(err["error"].as_str().unwrap().contains("missing.csv"));
+}

@@ -773,3 +773,33 @@ fn parquet_games_and_standings_with_typed_columns() {
         .unwrap();
     assert!(e.message.contains("not a readable Parquet file"), "{e}");
 }
+
+/// The same name typed composed (NFC) and decomposed (NFD) is one player, in every format
+/// that names players; quoted fields with commas and a long line read fine.
+#[test]
+fn unicode_forms_are_one_player_and_quoted_commas_and_long_lines_read() {
+    let nfc = "Jos\u{e9} Ra\u{fa}l";
+    let nfd = "Jose\u{301} Rau\u{301}l";
+    assert_ne!(nfc, nfd);
+    let long = "x".repeat(100_000);
+    let h = read(
+        "u.csv",
+        &format!(
+            "time,a,b,result\n2021-01-01,{nfc},\"Smith, John\",1-0\n2021-01-02,\"Smith, John\",{nfd},0-1\n2021-01-03,{long},{nfd},1/2-1/2\n"
+        ),
+    )
+    .unwrap();
+    assert_eq!(h.player_count(), 3, "{:?}", h.names());
+    assert!(h.names().iter().any(|n| n == "Smith, John"));
+    assert_eq!(h.names()[0], nfc, "kept in the composed form");
+    let s = read(
+        "s.csv",
+        &format!("contest,time,player,rank\n1,2021-01-01,{nfc},1\n1,2021-01-01,b,2\n2,2021-01-02,{nfd},2\n2,2021-01-02,b,1\n"),
+    )
+    .unwrap();
+    assert_eq!(s.player_count(), 2);
+    let pgn = format!(
+        "[White \"{nfc}\"]\n[Black \"b\"]\n[Date \"2021.01.01\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n[White \"b\"]\n[Black \"{nfd}\"]\n[Date \"2021.01.02\"]\n[Result \"0-1\"]\n\n1. e4 0-1\n"
+    );
+    assert_eq!(read("p.pgn", &pgn).unwrap().player_count(), 2);
+}

@@ -71,7 +71,8 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
         if name.is_empty() {
             return Err(err(at(), Some("player"), "empty player name".into()));
         }
-        if let Some(first) = listed.insert(name.to_string(), line) {
+        if let Some(first) = listed.insert(crate::history::canonical_name(name).into_owned(), line)
+        {
             return Err(err(
                 at(),
                 Some("player"),
@@ -105,7 +106,7 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             .map(|c| number(c, "volatility", true))
             .transpose()?
             .flatten();
-        match ids.get(name) {
+        match ids.get(&*crate::history::canonical_name(name)) {
             Some(&player) => seeds.push(Seed {
                 player,
                 rating,

@@ -241,7 +241,16 @@ fn csv_error(ctx: &Context, e: csv::Error) -> InputError {
 pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     use polars::prelude::*;
     let file = open(path)?;
-    let df = ParquetReader::new(file).finish().map_err(|e| {
+    // A damaged file must be an error, never a crash: the decoder's panics on malformed
+    // input (a library's, not ours) are caught and reported like its errors.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(file).finish().map_err(|e| e.to_string())
+    }))
+    .unwrap_or_else(|_| Err("the Parquet decoder failed on it".to_string()));
+    std::panic::set_hook(hook);
+    let df = read.map_err(|e| {
         ctx.error(
             Location::File,
             FieldError::whole(format!("not a readable Parquet file: {e}")),

@@ -1,0 +1,210 @@
+//! Mutation fuzzing of every reader: valid samples of each format (games CSV, standings CSV,
+//! contest JSON, PGN, Parquet, and the initial-ratings CSV) are mutated at random (bytes
+//! flipped, inserted or deleted; chunks duplicated, moved or cut off; quotes, commas, line
+//! breaks, a BOM, NUL, invalid UTF-8, long runs and numbers spliced in) and read, with and
+//! without `--skip-invalid`. Every input must give a history or an error; none may panic.
+//!
+//! `FUZZ_CASES` sets the number of inputs per reader (default 300, what CI runs;
+//! `FUZZ_CASES=100000 cargo test --release --test fuzz_readers` is the long run).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rate_batch::history::{HistoryBuilder, SourceInfo};
+use rate_batch::ingest::{Format, IngestOptions, ingest, seeds::read_seeds};
+use std::path::Path;
+use tempfile::TempDir;
+
+const GAMES: &str = "time,a,b,result,series\n\
+2021-10-05T11:09:00Z,DWG KIA,T1,1-0,s1\n\
+2021-10-05 12:00,\"Smith, John\",Jos\u{e9},0-1,s1\n\
+2021-10-06,A+B,C+D,1/2-1/2,\n\
+1633500000,x,y,1,\n";
+
+const STANDINGS: &str = "contest,time,player,rank,team,weight\n\
+1,2021-01-01,a,1,t1,1\n1,2021-01-01,b,1,t1,1\n1,2021-01-01,c,2,,1\n\
+2,2021-01-08T10:00:00Z,a,2,,0.5\n2,2021-01-08T10:00:00Z,d,1,,0.5\n";
+
+const JSON: &str = r#"[{"name":"c1","time_seconds":100,"standings":[["a",0,0],["b",1,2],["c",1,2]]},
+{"name":"c2","time_seconds":200,"weight":0.5,"standings":[["b",0,0],["a",1,1]]}]"#;
+
+const PGN: &str = "[Event \"x\"]\n[White \"Alpha 1\"]\n[Black \"Beta\"]\n[Date \"2021.01.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 {a comment} 1-0\n\n\
+[White \"Beta\"]\n[Black \"Gamma\"]\n[Date \"2021.02.03\"]\n[Result \"1/2-1/2\"]\n\n1. d4 1/2-1/2\n\n\
+[White \"Gamma\"]\n[Black \"Alpha 1\"]\n[Date \"2021.02.04\"]\n[Result \"*\"]\n\n*\n";
+
+const SEEDS: &str = "player,rating,uncertainty,volatility\na,1500,200,0.06\nb,1400,,\n";
+
+fn cases() -> usize {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
+/// Pieces spliced into inputs: the characters and tokens readers must survive.
+const SPLICES: [&[u8]; 18] = [
+    b"\"",
+    b",",
+    b"\n",
+    b"\r\n",
+    b"\xEF\xBB\xBF",
+    b"\0",
+    b"\xFF\xFE",
+    b"\xC3",
+    b"[",
+    b"]",
+    b"{",
+    b"-1",
+    b"1e309",
+    b"NaN",
+    b"18446744073709551616",
+    b"9999-99-99",
+    b"\"\"",
+    b"\t",
+];
+
+fn mutate(rng: &mut ChaCha8Rng, seed: &[u8]) -> Vec<u8> {
+    let mut v = seed.to_vec();
+    for _ in 0..rng.random_range(1..6) {
+        let len = v.len().max(1);
+        match rng.random_range(0..8) {
+            0 if !v.is_empty() => {
+                let i = rng.random_range(0..v.len());
+                v[i] ^= 1 << rng.random_range(0..8);
+            }
+            1 => {
+                let i = rng.random_range(0..=v.len());
+                v.insert(i, rng.random());
+            }
+            2 if !v.is_empty() => {
+                let i = rng.random_range(0..v.len());
+                let n = rng.random_range(1..=(v.len() - i).min(16));
+                v.drain(i..i + n);
+            }
+            3 => {
+                let i = rng.random_range(0..=v.len());
+                let s = SPLICES[rng.random_range(0..SPLICES.len())];
+                v.splice(i..i, s.iter().copied());
+            }
+            4 if !v.is_empty() => {
+                // Duplicate a chunk somewhere else.
+                let i = rng.random_range(0..v.len());
+                let n = rng.random_range(1..=(v.len() - i).min(64));
+                let chunk: Vec<u8> = v[i..i + n].to_vec();
+                let j = rng.random_range(0..=v.len());
+                v.splice(j..j, chunk);
+            }
+            5 => v.truncate(rng.random_range(0..len)),
+            6 => {
+                // A long run of one byte.
+                let i = rng.random_range(0..=v.len());
+                let b = [b'a', b'9', b',', b'"', b' '][rng.random_range(0..5)];
+                let n = rng.random_range(100..5000);
+                v.splice(i..i, std::iter::repeat_n(b, n));
+            }
+            _ => {
+                // Swap two bytes.
+                if v.len() > 1 {
+                    let (i, j) = (rng.random_range(0..v.len()), rng.random_range(0..v.len()));
+                    v.swap(i, j);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Reads every mutant of `seed` with `read`; a panic fails the test with the input saved.
+fn fuzz(name: &str, seed: &[u8], ext: &str, read: impl Fn(&Path, bool) -> bool) {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join(format!("input.{ext}"));
+    let mut rng = ChaCha8Rng::seed_from_u64(name.len() as u64 * 7919);
+    // The seed itself must read.
+    std::fs::write(&path, seed).unwrap();
+    assert!(read(&path, false), "{name}: the seed does not read");
+    for case in 0..cases() {
+        let input = mutate(&mut rng, seed);
+        std::fs::write(&path, &input).unwrap();
+        let skip = case % 2 == 1;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&path, skip)));
+        if outcome.is_err() {
+            let keep = std::env::temp_dir().join(format!("fuzz-crash-{name}-{case}.{ext}"));
+            std::fs::write(&keep, &input).unwrap();
+            panic!(
+                "{name}: case {case} panicked; input saved to {}",
+                keep.display()
+            );
+        }
+    }
+}
+
+fn with_format(format: Format) -> impl Fn(&Path, bool) -> bool {
+    move |p: &Path, skip: bool| {
+        let o = IngestOptions {
+            format: Some(format),
+            skip_invalid: skip,
+            ..IngestOptions::default()
+        };
+        ingest(p, &o).is_ok()
+    }
+}
+
+#[test]
+fn games_csv_never_panics() {
+    fuzz("games", GAMES.as_bytes(), "csv", with_format(Format::Games));
+}
+
+#[test]
+fn standings_csv_never_panics() {
+    fuzz(
+        "standings",
+        STANDINGS.as_bytes(),
+        "csv",
+        with_format(Format::Standings),
+    );
+}
+
+#[test]
+fn contest_json_never_panics() {
+    fuzz("json", JSON.as_bytes(), "json", with_format(Format::Json));
+}
+
+#[test]
+fn pgn_never_panics() {
+    fuzz("pgn", PGN.as_bytes(), "pgn", with_format(Format::Pgn));
+}
+
+#[test]
+fn parquet_never_panics() {
+    use polars::prelude::*;
+    let dir = TempDir::new().unwrap();
+    let p = dir.path().join("seed.parquet");
+    let mut df = DataFrame::new(
+        3,
+        vec![
+            Column::new(
+                "time".into(),
+                vec!["2021-01-01", "2021-01-02", "2021-01-03"],
+            ),
+            Column::new("a".into(), vec!["x", "y", "z"]),
+            Column::new("b".into(), vec!["y", "z", "x"]),
+            Column::new("result".into(), vec!["1-0", "0-1", "1/2-1/2"]),
+        ],
+    )
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(&p).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    let seed = std::fs::read(&p).unwrap();
+    fuzz("parquet", &seed, "parquet", with_format(Format::Parquet));
+}
+
+#[test]
+fn initial_ratings_never_panic() {
+    let mut b = HistoryBuilder::new();
+    let (x, y) = (b.player("a"), b.player("b"));
+    b.add_game(0, 1.0, None, (&[x], &[y]), 1.0, None).unwrap();
+    let h = b.finish(SourceInfo::default());
+    fuzz("seeds", SEEDS.as_bytes(), "csv", |p: &Path, _| {
+        read_seeds(p, &h).is_ok()
+    });
+}
