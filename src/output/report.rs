@@ -595,16 +595,24 @@ fn metrics_chart(metrics: &[(i64, f64, f64, u32)]) -> io::Result<Option<String>>
                     PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font((FONT, LABEL_SIZE))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })?;
     Ok(Some(svg))
+}
+
+/// Draws a chart's legend box at `position`, in the report's style.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, LABEL_SIZE))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
 }
 
 /// One bin of the calibration chart.
@@ -706,13 +714,7 @@ fn calibration_chart(games: &[(f64, f64)]) -> io::Result<Option<String>> {
             }))?
             .label("observed, by bin (size and n = games)")
             .legend(move |(x, y)| Circle::new((x + 11, y), 5, color.filled()));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, LABEL_SIZE))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })?;
     Ok(Some(svg))
