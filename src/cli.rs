@@ -40,6 +40,14 @@ pub enum Command {
         #[command(subcommand)]
         scenario: Scenario,
     },
+    /// (Internal) Decode a Parquet file in full and exit 0, or 1 if it is not readable; run
+    /// in a child process before reading one, so that a decoder crash cannot take the run
+    /// down with it.
+    #[command(name = "__probe-parquet", hide = true)]
+    ProbeParquet {
+        /// The file.
+        file: PathBuf,
+    },
 }
 
 /// How `replay` and `compare` report.
@@ -599,6 +607,13 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
         Command::Compare(args) => {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
+        }
+        Command::ProbeParquet { file } => {
+            if crate::ingest::probe_parquet_here(&file) {
+                Ok(())
+            } else {
+                std::process::exit(1)
+            }
         }
         Command::Tune(args) => {
             set_threads(args.threads)?;

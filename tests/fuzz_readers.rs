@@ -33,6 +33,14 @@ const PGN: &str = "[Event \"x\"]\n[White \"Alpha 1\"]\n[Black \"Beta\"]\n[Date \
 
 const SEEDS: &str = "player,rating,uncertainty,volatility\na,1500,200,0.06\nb,1400,,\n";
 
+/// Damaged Parquet files are decoded first in a child process (the decoder can abort on
+/// them); in a test the child is the rate-batch binary.
+fn use_the_binary_for_probes() {
+    // SAFETY: set before any thread of this test reads the environment; every test sets the
+    // same value.
+    unsafe { std::env::set_var("RATE_BATCH_EXE", env!("CARGO_BIN_EXE_rate-batch")) };
+}
+
 fn cases() -> usize {
     std::env::var("FUZZ_CASES")
         .ok()
@@ -195,6 +203,7 @@ fn parquet_never_panics() {
         .finish(&mut df)
         .unwrap();
     let seed = std::fs::read(&p).unwrap();
+    use_the_binary_for_probes();
     fuzz("parquet", &seed, "parquet", with_format(Format::Parquet));
 }
 

@@ -213,3 +213,68 @@ fn json_logs_for_schedulers() {
     assert_eq!(err["exit_code"], 3);
     assert!(err["error"].as_str().unwrap().contains("missing.csv"));
 }
+
+/// A replay killed while it writes its files leaves the previous outputs as they were; the
+/// next run removes the dead run's temporary files.
+#[test]
+fn a_killed_replay_leaves_the_previous_outputs() {
+    let dir = TempDir::new().unwrap();
+    let small = chunks(dir.path(), 50, &[]);
+    let out = dir.path().join("o");
+    replay_ok(&small[0], &out, &[]);
+    let before: Vec<(String, Vec<u8>)> = ["history.csv", "leaderboard.csv", "metrics.json"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(out.join(f)).unwrap()))
+        .collect();
+    let big = dir.path().join("big.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "pool",
+        "--players",
+        "20000",
+        "--games",
+        "400000",
+        "--out",
+        big.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+        .args([
+            "replay",
+            big.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .spawn()
+        .unwrap();
+    let tmp = out.join(format!(".history.csv.tmp-{}", child.id()));
+    let start = std::time::Instant::now();
+    // Kill it once it is writing history.csv under its temporary name.
+    while !tmp.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the replay ended before it was killed"
+        );
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "no temporary file appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    for (f, bytes) in &before {
+        assert_eq!(&std::fs::read(out.join(f)).unwrap(), bytes, "{f}");
+    }
+    assert!(tmp.exists(), "a killed run cannot clean up");
+    // The next run cleans up after it.
+    replay_ok(&small[0], &out, &[]);
+    assert!(!tmp.exists());
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["history.csv", "leaderboard.csv", "metrics.json"]);
+}

@@ -240,6 +240,9 @@ fn csv_error(ctx: &Context, e: csv::Error) -> InputError {
 /// values.
 pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     use polars::prelude::*;
+    if let Some(crashed) = super::probe_parquet_in_child(path) {
+        return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
+    }
     let file = open(path)?;
     // A damaged file must be an error, never a crash: the decoder's panics on malformed
     // input (a library's, not ours) are caught and reported like its errors.

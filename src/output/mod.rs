@@ -30,6 +30,7 @@ impl Staged {
     /// Prepares the output folder (created if missing).
     pub fn new(dir: &Path) -> io::Result<Self> {
         std::fs::create_dir_all(dir)?;
+        remove_orphans(dir);
         Ok(Self {
             dir: dir.to_path_buf(),
             files: Vec::new(),
@@ -72,6 +73,28 @@ impl Staged {
         }
         self.committed = true;
         Ok(self.targets())
+    }
+}
+
+/// Removes the temporary files of runs that were killed before they could clean up
+/// (`.NAME.tmp-PID` whose process no longer exists; where processes cannot be looked up, none
+/// are removed).
+fn remove_orphans(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((_, pid)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".tmp-")) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
