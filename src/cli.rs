@@ -151,6 +151,10 @@ pub struct RunArgs {
     /// Leaderboard order: the rating, or the display (conservative) rating.
     #[arg(long, value_enum, default_value_t = RankBy::Rating)]
     pub rank_by: RankBy,
+    /// True ratings of a synthetic history (CSV `[contest,]player,skill`): writes rmse.csv,
+    /// the RMSE of the ratings against them per round after removing the mean offset.
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
     /// Also write `report.html`: the metrics, rating trajectories of the top players, the
     /// distribution of ratings, the metrics over time and (two-player data) calibration.
     #[arg(long)]
@@ -524,6 +528,7 @@ impl ReplayArgs {
             save_state: self.save_state.clone(),
             resume: self.resume.clone(),
             json: self.run.log_format == LogFormat::Json,
+            truth: self.run.truth.clone(),
         })
     }
 }
@@ -546,6 +551,7 @@ impl CompareArgs {
             report: self.run.report,
             quiet: self.run.quiet,
             json: self.run.log_format == LogFormat::Json,
+            truth: self.run.truth.clone(),
         })
     }
 }

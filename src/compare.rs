@@ -47,6 +47,8 @@ pub struct CompareJob {
     pub quiet: bool,
     /// Report as one JSON object.
     pub json: bool,
+    /// `--truth`: true ratings to measure the RMSE against.
+    pub truth: Option<PathBuf>,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -185,7 +187,12 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     for (kind, params) in job.systems.iter().zip(&job.params) {
         dispatch(*kind, params, run::Noop).map_err(UsageError)?;
     }
-    let loaded = run::load(&job.input, &job.ingest, job.initial_ratings.as_deref())?;
+    let loaded = run::load(
+        &job.input,
+        &job.ingest,
+        job.initial_ratings.as_deref(),
+        job.truth.as_deref(),
+    )?;
     let history = &loaded.history;
     let mut staged =
         Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
@@ -376,6 +383,7 @@ pub fn report_input(
                 final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
                 contest_metrics: o.result.series.contest_metrics.clone(),
                 calibration: o.result.series.calibration.clone(),
+                rmse: o.rmse.clone(),
             })
             .collect(),
     }

@@ -2,6 +2,7 @@
 //! and a writer for what it prints.
 
 use crate::history::{History, PlayerId, SourceInfo};
+use crate::ingest::truth::{RmseSeries, Truth, read_truth};
 use crate::ingest::{IngestOptions, InputError, Location, ingest};
 use crate::metrics::MetricsReport;
 use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
@@ -80,6 +81,8 @@ pub struct ReplayJob {
     pub resume: Option<PathBuf>,
     /// Report as one JSON object (`--log-format json`).
     pub json: bool,
+    /// `--truth`: true ratings to measure the RMSE against.
+    pub truth: Option<PathBuf>,
 }
 
 struct RunReplay<'a> {
@@ -174,12 +177,14 @@ enum Rows {
     Drop,
 }
 
-struct Sink {
+struct Sink<'a> {
     rows: Rows,
     bar: Option<ProgressBar>,
     /// (player, contest, rating after) of every row, for the report's trajectories.
     trajectory: Option<Vec<(u32, u32, f32)>>,
     rate: RateMeter,
+    /// `--truth`: the RMSE of the ratings against the true ones, round by round.
+    truth: Option<(&'a History, &'a Truth, RmseSeries)>,
 }
 
 /// The best rate of rounds per second over stretches of at least 50 ms.
@@ -210,8 +215,16 @@ impl RateMeter {
     }
 }
 
-impl Observer for Sink {
+impl Observer for Sink<'_> {
     fn rows(&mut self, rows: &[HistoryRow]) {
+        if let Some((history, truth, series)) = &mut self.truth {
+            for r in rows {
+                if let Some(v) = truth.get(r.contest_id, r.player) {
+                    let time = history.contest(r.contest_id as usize).time();
+                    series.add(r.round, time, r.after, v);
+                }
+            }
+        }
         if let Some(t) = &mut self.trajectory {
             t.extend(
                 rows.iter()
@@ -262,6 +275,8 @@ pub struct Loaded {
     pub seeds_file: Option<PathBuf>,
     /// Time spent reading.
     pub ingest_time: Duration,
+    /// `--truth`: the true ratings.
+    pub truth: Option<Truth>,
 }
 
 /// Reads the input (and the initial ratings); an input without any contest is an error.
@@ -269,6 +284,7 @@ pub fn load(
     input: &Path,
     ingest_opts: &IngestOptions,
     initial_ratings: Option<&Path>,
+    truth: Option<&Path>,
 ) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
     check_memory(input)?;
@@ -292,12 +308,14 @@ pub fn load(
         }
         .into());
     }
+    let truth = truth.map(|p| read_truth(p, &history)).transpose()?;
     Ok(Loaded {
         history,
         seeds,
         seeds_absent,
         seeds_file: initial_ratings.map(Path::to_path_buf),
         ingest_time: t0.elapsed(),
+        truth,
     })
 }
 
@@ -419,6 +437,8 @@ pub struct SystemOutcome {
     pub trajectories: Vec<(String, Vec<(i64, f64)>)>,
     /// The state file's bytes, with `--save-state`.
     pub state_bytes: Option<Vec<u8>>,
+    /// With `--truth`: (time, RMSE) per measured round.
+    pub rmse: Vec<(i64, f64)>,
 }
 
 impl SystemOutcome {
@@ -444,12 +464,18 @@ pub fn replay_system(
         bar: job.bar.clone(),
         trajectory: (job.chart_players > 0).then(Vec::new),
         rate: RateMeter::new(),
+        truth: loaded
+            .truth
+            .as_ref()
+            .map(|t| (history, t, RmseSeries::default())),
     };
     // The replay itself; rows are kept only when a sink takes them.
     let mut state_bytes = None;
     let mut run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
         let opts = ReplayOptions {
-            keep_history: !matches!(sink.rows, Rows::Drop) || sink.trajectory.is_some(),
+            keep_history: !matches!(sink.rows, Rows::Drop)
+                || sink.trajectory.is_some()
+                || sink.truth.is_some(),
             seeds: loaded.seeds.clone(),
             series: job.chart_players > 0,
             ..job.replay.clone()
@@ -543,6 +569,24 @@ pub fn replay_system(
     }
     let replay_time = t1.elapsed();
 
+    let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
+        Some((_, _, mut series)) => {
+            series.close();
+            series.points
+        }
+        None => Vec::new(),
+    };
+    if loaded.truth.is_some() {
+        staged
+            .write("rmse.csv", |w| {
+                writeln!(w, "round,time,players,rmse")?;
+                for (r, t, n, v) in &rmse {
+                    writeln!(w, "{r},{},{n},{v}", crate::ingest::time::format_time(*t))?;
+                }
+                Ok(())
+            })
+            .with_context(|| ctx("rmse.csv"))?;
+    }
     let rows = output::leaderboard_rows(history, &result, job.leaderboard);
     staged
         .write("leaderboard.csv", |w| {
@@ -567,6 +611,17 @@ pub fn replay_system(
             not_in_history: loaded.seeds_absent,
         }),
         leaderboard: job.leaderboard,
+        truth: loaded.truth.as_ref().map(|t| TruthSummary {
+            file: t.file.clone(),
+            values: t.len(),
+            rounds_measured: rmse.len(),
+            last_rmse: rmse.last().map(|p| p.3),
+            mean_rmse_last_tenth: {
+                let tail = &rmse[rmse.len() - rmse.len() / 10..];
+                (!tail.is_empty())
+                    .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
+            },
+        }),
         rounds: result.rounds,
         warmup_contests: result.warmup_contests,
         experienced_after_contests: job.replay.experienced_after,
@@ -591,6 +646,7 @@ pub fn replay_system(
         replay_seconds: replay_time.as_secs_f64(),
         trajectories,
         state_bytes,
+        rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
     })
 }
 
@@ -637,7 +693,12 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .unwrap_or_default(),
         ..job.ingest.clone()
     };
-    let loaded = load(&job.input, &ingest_opts, job.initial_ratings.as_deref())?;
+    let loaded = load(
+        &job.input,
+        &ingest_opts,
+        job.initial_ratings.as_deref(),
+        job.truth.as_deref(),
+    )?;
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     if let Some(f) = &resume {
@@ -921,11 +982,27 @@ struct MetricsDocument<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     initial_ratings: Option<InitialRatings>,
     leaderboard: &'a output::LeaderboardOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truth: Option<TruthSummary>,
     rounds: usize,
     warmup_contests: usize,
     experienced_after_contests: u32,
     metrics: &'a MetricsReport,
     wall_seconds: WallSeconds,
+}
+
+/// What `--truth` measured.
+#[derive(Serialize)]
+struct TruthSummary {
+    file: String,
+    /// (contest, player) true values that apply to the history.
+    values: usize,
+    /// Rounds with at least two players measured.
+    rounds_measured: usize,
+    /// RMSE after the last measured round.
+    last_rmse: Option<f64>,
+    /// Mean RMSE over the last tenth of the measured rounds.
+    mean_rmse_last_tenth: Option<f64>,
 }
 
 #[derive(Serialize)]

@@ -335,7 +335,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     for set in &sets {
         dispatch(job.system, set, run::Noop).map_err(UsageError)?;
     }
-    let loaded = run::load(&job.input, &job.ingest, None)?;
+    let loaded = run::load(&job.input, &job.ingest, None, None)?;
     let history = &loaded.history;
     let metric = job.metric;
     let trials = run_trials(history, job.system, sets, metric, job.fraction, &job.replay)

@@ -284,3 +284,36 @@ fn initial_ratings_errors_and_counts() {
     // Game 1: a (seeded) against b (new): not scored; game 2: both known now.
     assert_eq!(m["metrics"]["two_player"]["games_scored"], 1);
 }
+
+/// `--truth`: the RMSE of the ratings against the true ones per round, offset removed.
+#[test]
+fn truth_gives_the_rmse_per_round() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2021-01-01,a,b,1-0\n2021-01-02,c,a,1-0\n",
+    );
+    let truth = write(dir.path(), "t.csv", "player,true_rating\na,1600\nb,1400\n");
+    let out = dir.path().join("out");
+    replay_ok(
+        &games,
+        &out,
+        &[
+            "--truth",
+            truth.to_str().unwrap(),
+            "--history-format",
+            "none",
+        ],
+    );
+    let rows = read_csv(&out.join("rmse.csv"));
+    // Game 1: a 1516, b 1484; differences -84 and +84, offset 0: RMSE 84. Game 2: c has no
+    // true rating, a alone is not a measure.
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1][..3], ["0", "2021-01-01T00:00:00Z", "2"]);
+    assert!((num(&rows[1][3]) - 84.0).abs() < 1e-9, "{rows:?}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(m["truth"]["rounds_measured"], 1);
+    assert_eq!(m["truth"]["values"], 3);
+}

@@ -12,6 +12,7 @@ pub mod seeds;
 mod standings;
 mod table;
 pub mod time;
+pub mod truth;
 
 use crate::history::{History, HistoryBuilder, SourceInfo};
 use std::fmt;

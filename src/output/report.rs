@@ -49,6 +49,9 @@ pub struct SystemCharts {
     pub contest_metrics: Vec<(i64, f64, f64, u32)>,
     /// Two-entry games: (predicted probability that the first side wins, outcome 1 / 0.5 / 0); empty if none.
     pub calibration: Vec<(f64, f64)>,
+    /// With true ratings (`--truth`): (time, RMSE after the round) per measured round; empty
+    /// if none.
+    pub rmse: Vec<(i64, f64)>,
 }
 
 /// Most points drawn for one line; longer series are thinned to every k-th point.
@@ -134,6 +137,13 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
             if window == 1 { "" } else { "s" }
         );
         push_chart(&mut page, metrics_chart(&sys.contest_metrics)?);
+
+        if !sys.rmse.is_empty() {
+            page.push_str(
+                "<h3>RMSE of the ratings against the true ratings (mean offset removed)</h3>\n",
+            );
+            push_chart(&mut page, rmse_chart(&sys.rmse)?);
+        }
 
         if !sys.calibration.is_empty() {
             page.push_str("<h3>Calibration of predicted win probabilities</h3>\n");
@@ -559,6 +569,25 @@ fn metrics_chart(metrics: &[(i64, f64, f64, u32)]) -> io::Result<Option<String>>
         ("pair inversion %", rolling_series(metrics, |m| m.1)),
         ("rank deviation %", rolling_series(metrics, |m| m.2)),
     ];
+    time_lines_chart(&lines, "percent", &|y| format!("{y:.1}%"))
+}
+
+/// The RMSE of the ratings against the true ones, per measured round.
+fn rmse_chart(points: &[(i64, f64)]) -> io::Result<Option<String>> {
+    let finite: Vec<(i64, f64)> = points.iter().copied().filter(|p| p.1.is_finite()).collect();
+    if finite.is_empty() {
+        return Ok(None);
+    }
+    let lines = [("RMSE", thin(&finite, MAX_LINE_POINTS))];
+    time_lines_chart(&lines, "RMSE (rating points)", &|y| format!("{y:.0}"))
+}
+
+/// Lines over time from 0 up, with a legend.
+fn time_lines_chart(
+    lines: &[(&str, Vec<(i64, f64)>)],
+    y_desc: &str,
+    yfmt: &dyn Fn(&f64) -> String,
+) -> io::Result<Option<String>> {
     let Some((t0, t1)) = time_range(lines.iter().flat_map(|(_, p)| p.iter().map(|x| x.0))) else {
         return Ok(None);
     };
@@ -579,9 +608,9 @@ fn metrics_chart(metrics: &[(i64, f64, f64, u32)]) -> io::Result<Option<String>>
             .x_labels(8)
             .y_labels(8)
             .x_label_formatter(&xfmt)
-            .y_label_formatter(&|y| format!("{y:.1}%"))
+            .y_label_formatter(yfmt)
             .x_desc("date (contest time)")
-            .y_desc("percent")
+            .y_desc(y_desc)
             .label_style((FONT, LABEL_SIZE))
             .axis_desc_style((FONT, DESC_SIZE))
             .light_line_style(WHITE.mix(0.0))
@@ -813,6 +842,7 @@ mod tests {
             final_ratings,
             contest_metrics,
             calibration,
+            rmse: Vec::new(),
         }
     }
 
@@ -927,6 +957,7 @@ mod tests {
                     final_ratings: vec![],
                     contest_metrics: vec![],
                     calibration: vec![],
+                    rmse: vec![],
                 },
                 SystemCharts {
                     system: "only ratings".into(),
@@ -934,6 +965,7 @@ mod tests {
                     final_ratings: vec![1500.0; 3],
                     contest_metrics: vec![(T0, 10.0, 5.0, 0)],
                     calibration: vec![(f64::NAN, 1.0)],
+                    rmse: vec![],
                 },
             ],
         };
@@ -1119,6 +1151,7 @@ mod tests {
                     (p, if rng.next() < p { 1.0 } else { 0.0 })
                 })
                 .collect(),
+            rmse: vec![],
         };
         let input = ReportInput {
             title: "big".into(),

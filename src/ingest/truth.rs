@@ -1,0 +1,243 @@
+//! `--truth FILE`: the true ratings of a synthetic history, to measure how far the ratings are
+//! from them (RMSE per round, after removing the mean offset, since ratings are relative).
+//!
+//! A CSV with a `player` column and the true value in `skill`, `rating`, `true_rating` or
+//! `strength` (the first present); with a `contest` column the value holds for that contest
+//! (the files `simulate synth-small|synth-large` write), without one for the whole history
+//! (the league's truth file). Errors name the file, line and field.
+
+use super::{InputError, Location};
+use crate::history::{History, PlayerId, canonical_name};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// True values by (contest index, player), for the participants the file covers.
+#[derive(Clone, Debug, Default)]
+pub struct Truth {
+    /// The file, for messages and metrics.json.
+    pub file: String,
+    values: HashMap<(u32, PlayerId), f64>,
+}
+
+impl Truth {
+    /// The true value of a player in a contest, if the file gives one.
+    pub fn get(&self, contest: u32, player: PlayerId) -> Option<f64> {
+        self.values.get(&(contest, player)).copied()
+    }
+
+    /// Number of (contest, player) values that apply to the history.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when no value applies.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Reads a truth file for the contests and players of `history`.
+pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
+    let file = path.display().to_string();
+    let err = |at: Location, field: Option<&str>, message: String| InputError {
+        file: file.clone(),
+        at,
+        field: field.map(str::to_string),
+        message,
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .map_err(|e| err(Location::File, None, format!("cannot read: {e}")))?;
+    let headers = reader
+        .headers()
+        .map_err(|e| err(Location::Line(1), None, format!("unreadable header: {e}")))?
+        .clone();
+    let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
+    let player_col = col("player")
+        .ok_or_else(|| err(Location::Line(1), None, "missing column `player`".into()))?;
+    let (value_col, value_name) = ["skill", "rating", "true_rating", "strength"]
+        .iter()
+        .find_map(|n| col(n).map(|c| (c, *n)))
+        .ok_or_else(|| {
+            err(
+                Location::Line(1),
+                None,
+                "missing the true value: a column skill, rating, true_rating or strength".into(),
+            )
+        })?;
+    let contest_col = col("contest");
+    let players: HashMap<&str, PlayerId> = history
+        .names()
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as PlayerId))
+        .collect();
+    let mut contests_of: HashMap<&str, Vec<u32>> = HashMap::new();
+    for c in history.contests() {
+        if let Some(l) = c.label() {
+            contests_of.entry(l).or_default().push(c.index() as u32);
+        }
+    }
+    let mut per_contest: HashMap<(u32, PlayerId), f64> = HashMap::new();
+    let mut constant: HashMap<PlayerId, f64> = HashMap::new();
+    for rec in reader.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            err(
+                Location::Line(line),
+                None,
+                format!("unreadable record: {e}"),
+            )
+        })?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let name = rec.get(player_col).unwrap_or("");
+        if name.is_empty() {
+            return Err(err(
+                Location::Line(line),
+                Some("player"),
+                "empty player name".into(),
+            ));
+        }
+        let text = rec.get(value_col).unwrap_or("");
+        let value = text
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| {
+                err(
+                    Location::Line(line),
+                    Some(value_name),
+                    format!("`{text}` is not a number"),
+                )
+            })?;
+        let Some(&player) = players.get(&*canonical_name(name)) else {
+            continue;
+        };
+        match contest_col {
+            Some(c) => {
+                let label = rec.get(c).unwrap_or("");
+                for &k in contests_of.get(label).map_or(&[][..], Vec::as_slice) {
+                    per_contest.insert((k, player), value);
+                }
+            }
+            None => {
+                constant.insert(player, value);
+            }
+        }
+    }
+    if !constant.is_empty() {
+        for c in history.contests() {
+            for &p in c.players() {
+                if let Some(&v) = constant.get(&p) {
+                    per_contest.entry((c.index() as u32, p)).or_insert(v);
+                }
+            }
+        }
+    }
+    Ok(Truth {
+        file,
+        values: per_contest,
+    })
+}
+
+/// RMSE of (rating - truth) after removing the mean difference, per round, from history rows
+/// as they come (rows of one round are contiguous).
+#[derive(Clone, Debug, Default)]
+pub struct RmseSeries {
+    round: Option<u32>,
+    time: i64,
+    diffs: Vec<f64>,
+    /// Per round with at least two players measured: (round, time, players, rmse).
+    pub points: Vec<(u32, i64, u32, f64)>,
+}
+
+impl RmseSeries {
+    /// Adds one row: the player's rating after `round` (in contest `contest` at `time`).
+    pub fn add(&mut self, round: u32, time: i64, rating: f64, truth: f64) {
+        if self.round != Some(round) {
+            self.close();
+            self.round = Some(round);
+            self.time = time;
+        }
+        self.diffs.push(rating - truth);
+    }
+
+    /// Ends the current round.
+    pub fn close(&mut self) {
+        if let Some(r) = self.round.take() {
+            if self.diffs.len() >= 2 {
+                self.points.push((
+                    r,
+                    self.time,
+                    self.diffs.len() as u32,
+                    offset_free_rmse(&self.diffs),
+                ));
+            }
+            self.diffs.clear();
+        }
+    }
+}
+
+/// `sqrt(mean((d - mean d)^2))`.
+pub fn offset_free_rmse(d: &[f64]) -> f64 {
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    (d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+
+    #[test]
+    fn rmse_ignores_a_common_offset() {
+        // Ratings 100 above the truth everywhere: zero.
+        assert_eq!(offset_free_rmse(&[100.0, 100.0, 100.0]), 0.0);
+        // Differences 0 and 20: offset 10, rmse 10.
+        assert!((offset_free_rmse(&[0.0, 20.0]) - 10.0).abs() < 1e-12);
+        let mut s = RmseSeries::default();
+        s.add(0, 5, 1500.0, 1400.0);
+        s.add(0, 5, 1500.0, 1420.0);
+        s.add(1, 9, 1600.0, 1600.0);
+        s.close();
+        assert_eq!(
+            s.points,
+            vec![(0, 5, 2, 10.0)],
+            "a round of one player is not measured"
+        );
+    }
+
+    #[test]
+    fn reads_per_contest_and_constant_truth() {
+        let mut b = HistoryBuilder::new();
+        let (x, y) = (b.player("x"), b.player("y"));
+        b.begin_contest(0, 1.0, Some("c0"), None);
+        b.add_entry(&[x], 0, 0, None);
+        b.add_entry(&[y], 1, 1, None);
+        b.end_contest().unwrap();
+        let h = b.finish(SourceInfo::default());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        std::fs::write(&p, "contest,player,skill\nc0,x,1700\nc0,y,1300\nc9,x,1\n").unwrap();
+        let t = read_truth(&p, &h).unwrap();
+        assert_eq!(
+            (t.get(0, x), t.get(0, y), t.len()),
+            (Some(1700.0), Some(1300.0), 2)
+        );
+        std::fs::write(&p, "player,true_rating\nx,1650\nnobody,3\n").unwrap();
+        let t = read_truth(&p, &h).unwrap();
+        assert_eq!((t.get(0, x), t.get(0, y)), (Some(1650.0), None));
+        std::fs::write(&p, "player,skill\nx,high\n").unwrap();
+        let e = read_truth(&p, &h).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("skill"), "{e}");
+        std::fs::write(&p, "player,elo\nx,1\n").unwrap();
+        assert!(
+            read_truth(&p, &h)
+                .unwrap_err()
+                .to_string()
+                .contains("missing the true value")
+        );
+    }
+}
