@@ -40,6 +40,38 @@ pub enum Command {
         #[command(subcommand)]
         scenario: Scenario,
     },
+    /// Pair waiting players as Yuksel 2024 proposes (section 4): each player's desired win
+    /// probability from his recent results, the opponent rating that gives it, and group
+    /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
+    Matchmake {
+        /// A state written by `replay --save-state` (any system).
+        #[arg(long, value_name = "FILE")]
+        state: PathBuf,
+        /// The waiting players: a CSV with a `player` column.
+        #[arg(long, value_name = "FILE")]
+        pool: PathBuf,
+        /// n: the recent games the win rate is kept on target over (at most 16 are stored).
+        #[arg(long, default_value_t = 5)]
+        window: usize,
+        /// lambda: the target win rate.
+        #[arg(long, default_value_t = 0.5)]
+        target: f64,
+        /// delta_p: the acceptable opponents' window in win probability.
+        #[arg(long, default_value_t = 0.05)]
+        delta_p: f64,
+        /// Swap players at most this many places in the sorted list, to vary the pairs.
+        #[arg(long, default_value_t = 0)]
+        shuffle: usize,
+        /// Seed of the shuffle.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output CSV of the pairs.
+        #[arg(long, default_value = "output/pairs.csv")]
+        out: PathBuf,
+        /// Print nothing on success.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// (Internal) Decode a Parquet file in full and exit 0, or 1 if it is not readable; run
     /// in a child process before reading one, so that a decoder crash cannot take the run
     /// down with it.
@@ -613,6 +645,39 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
         Command::Compare(args) => {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
+        }
+        Command::Matchmake {
+            state,
+            pool,
+            window,
+            target,
+            delta_p,
+            shuffle,
+            seed,
+            out,
+            quiet,
+        } => {
+            if window > crate::replay::RECENT {
+                return Err(UsageError(format!(
+                    "--window {window}: at most {} recent results are kept per player",
+                    crate::replay::RECENT
+                ))
+                .into());
+            }
+            crate::matchmake::run_matchmake(
+                &crate::matchmake::MatchJob {
+                    state,
+                    pool,
+                    window,
+                    target,
+                    delta_p,
+                    shuffle,
+                    seed,
+                    out,
+                    quiet,
+                },
+                stdout,
+            )
         }
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {

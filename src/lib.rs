@@ -10,6 +10,7 @@ pub mod cli;
 pub mod compare;
 pub mod history;
 pub mod ingest;
+pub mod matchmake;
 pub mod metrics;
 pub mod numeric;
 pub mod output;

@@ -241,6 +241,33 @@ pub struct PlayerRecord {
     pub losses: u32,
     /// Time of the last contest.
     pub last_time: i64,
+    /// The last results (up to [`RECENT`]), two bits each, newest in the lowest bits: 2 a
+    /// win, 1 a draw, 0 a loss (in a contest of more entries, the share of the others placed
+    /// below, ties half, rounded to a half).
+    pub recent: u32,
+    /// How many results `recent` holds.
+    pub recent_len: u8,
+}
+
+/// Results kept per player for matchmaking.
+pub const RECENT: usize = 16;
+
+impl PlayerRecord {
+    /// Records a result (1, 1/2, 0; others are rounded to the nearest half).
+    pub fn push_result(&mut self, score: f64) {
+        let code = (score.clamp(0.0, 1.0) * 2.0).round() as u32;
+        self.recent = (self.recent << 2) | code;
+        self.recent_len = (self.recent_len + 1).min(RECENT as u8);
+    }
+
+    /// The last `n` results (at most the number kept), oldest first.
+    pub fn recent_results(&self, n: usize) -> Vec<f64> {
+        let k = n.min(self.recent_len as usize);
+        (0..k)
+            .rev()
+            .map(|i| ((self.recent >> (2 * i)) & 3) as f64 / 2.0)
+            .collect()
+    }
 }
 
 /// One row of the rating history: a player in a contest.
@@ -580,6 +607,9 @@ pub fn replay_from<S: RatingSystem>(
                     } else {
                         rec.last_time.max(c.time())
                     };
+                    let others = (c.len() - 1) as f64;
+                    let below = (c.len() - 1) as f64 - e.hi as f64;
+                    rec.push_result((below + 0.5 * (e.hi - e.lo) as f64) / others);
                     // Alone in first place wins, a shared first place draws (a drawn game).
                     if e.hi == 0 {
                         rec.wins += 1;

@@ -278,3 +278,58 @@ fn a_killed_replay_leaves_the_previous_outputs() {
     names.sort();
     assert_eq!(names, ["history.csv", "leaderboard.csv", "metrics.json"]);
 }
+
+/// `matchmake` on a Yuksel state: desired probabilities from the recent results (equations
+/// 24-25), desired opponents by inverting Elo's curve (equation 26), neighbours paired.
+#[test]
+fn matchmake_pairs_by_desired_opponent_rating() {
+    let dir = TempDir::new().unwrap();
+    // a wins 3 games, b loses 3, c and d draw once, e is new.
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n1,a,b,1-0\n2,a,b,1-0\n3,a,b,1-0\n4,c,d,1/2-1/2\n",
+    );
+    let state = dir.path().join("s.bin");
+    replay_ok(
+        &games,
+        &dir.path().join("o"),
+        &[
+            "--system",
+            "yuksel",
+            "--save-state",
+            state.to_str().unwrap(),
+        ],
+    );
+    let pool = write(dir.path(), "pool.csv", "player\na\nb\nc\nd\ne\n");
+    let pairs = dir.path().join("pairs.csv");
+    let o = rate_batch(&[
+        "matchmake",
+        "--state",
+        state.to_str().unwrap(),
+        "--pool",
+        pool.to_str().unwrap(),
+        "--out",
+        pairs.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let rows = common::read_csv(&pairs);
+    let by = |name: &str| {
+        rows[1..]
+            .iter()
+            .find(|r| r[0] == name || r[1] == name)
+            .unwrap()
+            .clone()
+    };
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    // a: m = 3 < n = 5, w = 3: p = (0.5 * 9 - 3) / 6 = 0.25; b: (4.5 - 0) / 6 = 0.75.
+    let ra = by("a");
+    let (col_p, col_d, col_r) = if ra[0] == "a" { (4, 6, 2) } else { (5, 7, 3) };
+    assert!((num(&ra[col_p]) - 0.25).abs() < 1e-12, "{ra:?}");
+    // r* = r + 400 log10((1 - p) / p) = r + 400 log10(3).
+    let want = num(&ra[col_r]) + 400.0 * 3f64.log10();
+    assert!((num(&ra[col_d]) - want).abs() < 1e-6, "{ra:?}");
+    // Five players: two pairs and one waiting.
+    assert_eq!(rows.len(), 1 + 3);
+    assert_eq!(rows.iter().filter(|r| r[1].is_empty()).count(), 1);
+}

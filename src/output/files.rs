@@ -23,7 +23,7 @@ pub enum HistoryFormat {
     None,
 }
 
-fn csv_field(s: &str, out: &mut String) {
+pub(crate) fn csv_field(s: &str, out: &mut String) {
     if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
         out.push('"');
         out.push_str(&s.replace('"', "\"\""));

@@ -9,6 +9,7 @@ mod files;
 pub mod report;
 mod table;
 
+pub(crate) use files::csv_field;
 pub use files::{
     HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
 };

@@ -1,0 +1,432 @@
+//! Matchmaking of Yuksel 2024 (`../shared/papers/yuksel-2024-matchmaking.txt`, section 4):
+//! for each waiting player the win probability the next game should have so that the win rate
+//! over a window of games comes back to the target (equations 23-25), the opponent rating
+//! that gives it (equation 26, `r* = f^-1(p)`, with `f` the system's own win probability), and
+//! group matchmaking (section 4.2): sort by desired opponent rating, optionally shuffle by
+//! swapping players within a small window (to avoid the same pairs again), pair neighbours.
+//!
+//! Equations, with `n` the window, `w` the wins among the last `min(m, n)` games (draws half),
+//! `m` the games played and `lambda` the target win rate:
+//! - `p = (lambda (2n + 1) - w) / (n + 1)` once `m >= n` (24);
+//! - `p = (lambda (n + m + 1) - w) / (n + 1)` while `m < n` (25), so a newcomer gets `lambda`;
+//! - the acceptable opponents lie in `f^-1(p +/- delta_p)`.
+//!
+//! `p` can leave (0, 1) after a streak (the window cannot be repaired by one game); it is kept
+//! within `[P_MIN, 1 - P_MIN]` so that the desired rating stays finite.
+
+use crate::history::PlayerId;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The desired probability is kept this far from 0 and 1.
+pub const P_MIN: f64 = 1e-3;
+
+/// Equations 24-25: the win probability the next game should have. `recent` holds the
+/// results (1, 1/2, 0) of the last games, oldest first, at most `n` of them used; `played` is
+/// the number of games played in all (`m`).
+pub fn desired_probability(target: f64, n: usize, recent: &[f64], played: usize) -> f64 {
+    let used = &recent[recent.len().saturating_sub(n)..];
+    let w: f64 = used.iter().sum();
+    let nf = n as f64;
+    let p = if played >= n {
+        (target * (2.0 * nf + 1.0) - w) / (nf + 1.0)
+    } else {
+        (target * (nf + played as f64 + 1.0) - w) / (nf + 1.0)
+    };
+    p.clamp(P_MIN, 1.0 - P_MIN)
+}
+
+/// Equation 26: the rating `x` at which `f(x) = p`, for `f` the player's win probability
+/// against an opponent rated `x` (decreasing in `x`), by bisection to `tol` from a bracket
+/// grown outwards from `around` in steps of `step`.
+pub fn invert(f: impl Fn(f64) -> f64, p: f64, around: f64, step: f64, tol: f64) -> f64 {
+    let (mut lo, mut hi) = (around - step, around + step);
+    let mut grow = step;
+    // f(lo) >= p >= f(hi) (f decreases).
+    for _ in 0..200 {
+        if f(lo) >= p {
+            break;
+        }
+        grow *= 2.0;
+        lo -= grow;
+    }
+    grow = step;
+    for _ in 0..200 {
+        if f(hi) <= p {
+            break;
+        }
+        grow *= 2.0;
+        hi += grow;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo <= tol {
+            return mid;
+        }
+        if f(mid) >= p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Group matchmaking: sorts by desired opponent rating, swaps each player with one at most
+/// `shuffle` places further (at random, seeded) and pairs neighbours. With an odd number of
+/// players the last one waits.
+pub fn group_pairs(
+    desired: &[(PlayerId, f64)],
+    shuffle: usize,
+    seed: u64,
+) -> (Vec<(PlayerId, PlayerId)>, Option<PlayerId>) {
+    let mut order: Vec<(PlayerId, f64)> = desired.to_vec();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    if shuffle > 0 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for i in 0..order.len() {
+            let j = (i + rng.random_range(0..=shuffle)).min(order.len() - 1);
+            order.swap(i, j);
+        }
+    }
+    let pairs = order.chunks_exact(2).map(|c| (c[0].0, c[1].0)).collect();
+    let left = (order.len() % 2 == 1).then(|| order[order.len() - 1].0);
+    (pairs, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::elo_win_probability;
+
+    #[test]
+    fn desired_probabilities_follow_equations_24_and_25() {
+        // A newcomer: p = lambda.
+        assert_eq!(desired_probability(0.5, 5, &[], 0), 0.5);
+        // m = 2 < n = 5, two wins: (0.5 (5 + 2 + 1) - 2) / 6 = 2 / 6.
+        assert!((desired_probability(0.5, 5, &[1.0, 1.0], 2) - 2.0 / 6.0).abs() < 1e-12);
+        // m >= n, 3 wins and a draw in the last 5: (0.5 * 11 - 3.5) / 6 = 1/3.
+        let recent = [0.0, 0.0, 1.0, 1.0, 0.5, 1.0];
+        assert!((desired_probability(0.5, 5, &recent, 40) - 1.0 / 3.0).abs() < 1e-12);
+        // Five losses: (5.5 - 0) / 6 = 0.9167; five wins: 0.5/6, kept above P_MIN.
+        assert!((desired_probability(0.5, 5, &[0.0; 5], 5) - 5.5 / 6.0).abs() < 1e-12);
+        assert!((desired_probability(0.5, 5, &[1.0; 5], 5) - 0.5 / 6.0).abs() < 1e-12);
+        // Equation 23 holds: the window's expected win rate is the target.
+        let p = desired_probability(0.5, 5, &recent, 40);
+        assert!(((3.5 + 6.0 * p) / 11.0 - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_desired_opponent_inverts_elos_curve() {
+        // f(x) = 1 / (1 + 10^((x - 1600) / 400)); p = 1/3 at x = 1600 + 400 log10(2).
+        let f = |x: f64| elo_win_probability(1600.0 - x, 400.0);
+        let x = invert(f, 1.0 / 3.0, 1600.0, 100.0, 1e-9);
+        assert!((x - (1600.0 + 400.0 * 2f64.log10())).abs() < 1e-6, "{x}");
+        // p = 1/2 is the player's own rating; extreme p still converge.
+        assert!((invert(f, 0.5, 1000.0, 100.0, 1e-9) - 1600.0).abs() < 1e-6);
+        let far = invert(f, 1e-3, 1600.0, 100.0, 1e-6);
+        assert!((f(far) - 1e-3).abs() < 1e-9, "{far}");
+    }
+
+    #[test]
+    fn group_pairs_neighbours_by_desired_rating() {
+        let desired = [
+            (0, 1500.0),
+            (1, 1900.0),
+            (2, 1510.0),
+            (3, 1890.0),
+            (4, 1200.0),
+        ];
+        let (pairs, left) = group_pairs(&desired, 0, 1);
+        assert_eq!(pairs, vec![(4, 0), (2, 3)]);
+        assert_eq!(left, Some(1));
+        // With a shuffle window everyone is still paired once, and the seed repeats.
+        let many: Vec<(PlayerId, f64)> = (0..100).map(|i| (i, (i * 37 % 101) as f64)).collect();
+        let (a, _) = group_pairs(&many, 3, 7);
+        let (b, _) = group_pairs(&many, 3, 7);
+        assert_eq!(a, b);
+        let mut seen: Vec<PlayerId> = a.iter().flat_map(|p| [p.0, p.1]).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..100).collect::<Vec<_>>());
+    }
+}
+
+/// Everything `matchmake` needs.
+#[derive(Clone, Debug)]
+pub struct MatchJob {
+    /// A state written by `replay --save-state`.
+    pub state: std::path::PathBuf,
+    /// The waiting players: a CSV with a `player` column.
+    pub pool: std::path::PathBuf,
+    /// `n`: the games the recent win rate is taken over.
+    pub window: usize,
+    /// `lambda`: the target win rate.
+    pub target: f64,
+    /// `delta_p`: the acceptable opponents' probability window.
+    pub delta_p: f64,
+    /// Swap players at most this many places in the sorted list (0: none).
+    pub shuffle: usize,
+    /// Seed of the shuffle.
+    pub seed: u64,
+    /// Where the pairs go (CSV).
+    pub out: std::path::PathBuf,
+    /// Print nothing on success.
+    pub quiet: bool,
+}
+
+/// One waiting player's numbers.
+#[derive(Clone, Debug, PartialEq)]
+struct Wish {
+    name: String,
+    rating: f64,
+    /// Desired win probability (equations 24-25).
+    p: f64,
+    /// Desired opponent rating and its acceptable window.
+    desired: f64,
+    low: f64,
+    high: f64,
+}
+
+struct Plan<'a> {
+    carry_of: &'a crate::state::StateFile,
+    names: &'a [String],
+    job: &'a MatchJob,
+}
+
+impl crate::systems::SystemVisitor for Plan<'_> {
+    type Output = Result<Vec<(Wish, Wish, f64)>, String>;
+    fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
+        let carry = self.carry_of.carry::<S::Player>()?;
+        let index: std::collections::HashMap<&str, usize> = self
+            .carry_of
+            .meta
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let job = self.job;
+        let mut states = Vec::new();
+        let mut wishes = Vec::new();
+        for name in self.names {
+            let canon = crate::history::canonical_name(name);
+            let (state, recent, played) = match index.get(&*canon) {
+                Some(&i) => (
+                    carry.states[i].clone(),
+                    carry.records[i].recent_results(job.window),
+                    carry.records[i].contests as usize,
+                ),
+                None => (system.new_player(), Vec::new(), 0),
+            };
+            let rating = system.rating(&state);
+            let step = rating.uncertainty.unwrap_or(100.0).max(1e-3);
+            let p = desired_probability(job.target, job.window, &recent, played);
+            // f(x): the player's win probability against an opponent rated x.
+            let f = |x: f64| {
+                let pair = [state.clone(), system.seeded(x, None, None)];
+                system.win_probability(&pair, &[0], &[1]).unwrap_or(0.5)
+            };
+            let tol = step * 1e-9;
+            let at = |q: f64| invert(f, q.clamp(P_MIN, 1.0 - P_MIN), rating.mean, step, tol);
+            wishes.push(Wish {
+                name: canon.into_owned(),
+                rating: rating.mean,
+                p,
+                desired: at(p),
+                low: at(p + job.delta_p),
+                high: at(p - job.delta_p),
+            });
+            states.push(state);
+        }
+        let keyed: Vec<(PlayerId, f64)> = wishes
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (i as PlayerId, w.desired))
+            .collect();
+        let (pairs, left) = group_pairs(&keyed, job.shuffle, job.seed);
+        let mut out: Vec<(Wish, Wish, f64)> = pairs
+            .iter()
+            .map(|&(a, b)| {
+                let p = system
+                    .win_probability(&states, &[a], &[b])
+                    .unwrap_or(f64::NAN);
+                (wishes[a as usize].clone(), wishes[b as usize].clone(), p)
+            })
+            .collect();
+        if let Some(l) = left {
+            let w = wishes[l as usize].clone();
+            out.push((w.clone(), w, f64::NAN));
+        }
+        Ok(out)
+    }
+}
+
+/// Runs `matchmake`: pairs the waiting players and writes the pairs.
+pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    use crate::run::UsageError;
+    use anyhow::Context as _;
+    if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(job.delta_p >= 0.0) {
+        return Err(UsageError(
+            "--window must be at least 1, --target within [0, 1], --delta-p at least 0".into(),
+        )
+        .into());
+    }
+    let mut f = std::fs::File::open(&job.state)
+        .with_context(|| format!("cannot read the state {}", job.state.display()))?;
+    let state = crate::state::StateFile::read(&mut f).map_err(|e| crate::ingest::InputError {
+        file: job.state.display().to_string(),
+        at: crate::ingest::Location::File,
+        field: None,
+        message: e,
+    })?;
+    let kind = <crate::systems::SystemKind as clap::ValueEnum>::from_str(&state.meta.system, true)
+        .map_err(|_| {
+            UsageError(format!(
+                "unknown system `{}` in the state",
+                state.meta.system
+            ))
+        })?;
+    let params: crate::systems::ParamMap = serde_json::from_str(&state.meta.params)
+        .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
+    let names = read_pool(&job.pool)?;
+    let plan = crate::systems::dispatch(
+        kind,
+        &params,
+        Plan {
+            carry_of: &state,
+            names: &names,
+            job,
+        },
+    )
+    .map_err(UsageError)?
+    .map_err(UsageError)?;
+    let (dir, name) = match (
+        job.out.parent(),
+        job.out.file_name().and_then(|n| n.to_str()),
+    ) {
+        (Some(d), Some(n)) => (
+            if d.as_os_str().is_empty() {
+                std::path::PathBuf::from(".")
+            } else {
+                d.to_path_buf()
+            },
+            n.to_string(),
+        ),
+        _ => return Err(UsageError(format!("--out {}: not a file", job.out.display())).into()),
+    };
+    let mut staged = crate::output::Staged::new(&dir)?;
+    staged
+        .write(&name, |w| write_pairs(w, &plan))
+        .with_context(|| format!("cannot write {}", job.out.display()))?;
+    staged.commit()?;
+    if !job.quiet {
+        let paired = plan.iter().filter(|p| !p.2.is_nan()).count();
+        writeln!(
+            stdout,
+            "{paired} pairs of {} waiting players ({} state, window {}, target {}), written to {}",
+            names.len(),
+            state.meta.system,
+            job.window,
+            job.target,
+            job.out.display()
+        )?;
+    }
+    Ok(())
+}
+
+fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::InputError> {
+    use crate::ingest::{InputError, Location};
+    let file = path.display().to_string();
+    let err = |at, field: Option<&str>, message: String| InputError {
+        file: file.clone(),
+        at,
+        field: field.map(str::to_string),
+        message,
+    };
+    let mut r = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .map_err(|e| err(Location::File, None, format!("cannot read: {e}")))?;
+    let header = r
+        .headers()
+        .map_err(|e| err(Location::Line(1), None, format!("unreadable header: {e}")))?
+        .clone();
+    let col = header
+        .iter()
+        .position(|h| h.eq_ignore_ascii_case("player"))
+        .ok_or_else(|| err(Location::Line(1), None, "missing column `player`".into()))?;
+    let mut names: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            err(
+                Location::Line(line),
+                None,
+                format!("unreadable record: {e}"),
+            )
+        })?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let name = rec.get(col).unwrap_or("");
+        if name.is_empty() {
+            return Err(err(
+                Location::Line(line),
+                Some("player"),
+                "empty player name".into(),
+            ));
+        }
+        if !seen.insert(crate::history::canonical_name(name).into_owned()) {
+            return Err(err(
+                Location::Line(line),
+                Some("player"),
+                format!("player `{name}` is waiting twice"),
+            ));
+        }
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+fn write_pairs(w: &mut dyn std::io::Write, plan: &[(Wish, Wish, f64)]) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "player_a,player_b,rating_a,rating_b,desired_p_a,desired_p_b,desired_opponent_a,\
+         desired_opponent_b,a_in_window_of_b,b_in_window_of_a,p_a_wins"
+    )?;
+    let q = |s: &str| {
+        let mut out = String::new();
+        crate::output::csv_field(s, &mut out);
+        out
+    };
+    for (a, b, p) in plan {
+        if p.is_nan() {
+            // The odd one out waits.
+            writeln!(
+                w,
+                "{},,{},,{},,{},,,,",
+                q(&a.name),
+                a.rating,
+                a.p,
+                a.desired
+            )?;
+            continue;
+        }
+        let inside = |x: &Wish, r: f64| x.low <= r && r <= x.high;
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            q(&a.name),
+            q(&b.name),
+            a.rating,
+            b.rating,
+            a.p,
+            b.p,
+            a.desired,
+            b.desired,
+            inside(b, a.rating),
+            inside(a, b.rating),
+            p
+        )?;
+    }
+    Ok(())
+}
