@@ -265,7 +265,7 @@ impl crate::systems::SystemVisitor for Plan<'_> {
 pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
     use crate::run::UsageError;
     use anyhow::Context as _;
-    if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(job.delta_p >= 0.0) {
+    if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(0.0..).contains(&job.delta_p) {
         return Err(UsageError(
             "--window must be at least 1, --target within [0, 1], --delta-p at least 0".into(),
         )
