@@ -477,8 +477,46 @@ pub enum Scenario {
     },
     /// The Elo-MMR paper's small synthetic set: 1,000 players, 5 a round, 15,000 rounds.
     SynthSmall(SynthArgs),
+    /// Yuksel 2024's population (section 5): true ratings N(1500, 600^2), everyone starts as a
+    /// newcomer, one game per player per round paired by matchmaking on the system's own
+    /// ratings (or at random), outcomes from Elo's probability of the true ratings.
+    YukselPopulation(Box<PopulationArgs>),
     /// The Elo-MMR paper's large synthetic set: 10,000 players, all in each of 50 rounds.
     SynthLarge(SynthArgs),
+}
+
+/// The population simulation's options.
+#[derive(Debug, Args)]
+pub struct PopulationArgs {
+    /// The rating system run online.
+    #[arg(long, value_enum, default_value_t = SystemKind::Yuksel)]
+    pub system: SystemKind,
+    /// Number of players.
+    #[arg(long, default_value_t = 1000)]
+    pub players: usize,
+    /// Rounds (one game per player each).
+    #[arg(long, default_value_t = 1000)]
+    pub rounds: usize,
+    /// Pair players at random instead of by matchmaking.
+    #[arg(long)]
+    pub random_pairing: bool,
+    /// Shuffle window of the matchmaking, as a fraction of the population.
+    #[arg(long, default_value_t = 0.05)]
+    pub shuffle_fraction: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 2024)]
+    pub seed: u64,
+    /// Per round: RMSE against the true ratings and the share of balanced win rates (CSV).
+    #[arg(long, default_value = "output/population-stats.csv")]
+    pub stats: PathBuf,
+    /// The games played (CSV `time,a,b,result`), if wanted.
+    #[arg(long)]
+    pub games: Option<PathBuf>,
+    /// The true ratings (CSV `player,true_rating`), if wanted.
+    #[arg(long)]
+    pub truth: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: SystemParams,
 }
 
 /// Overrides of a synthetic contest set (the defaults are the paper's).
@@ -746,9 +784,96 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             scenario: Scenario::SynthSmall(args),
         } => synth(&args, simulate::SynthConfig::small(), "synth-small", stdout),
         Command::Simulate {
+            scenario: Scenario::YukselPopulation(args),
+        } => population(&args, stdout),
+        Command::Simulate {
             scenario: Scenario::SynthLarge(args),
         } => synth(&args, simulate::SynthConfig::large(), "synth-large", stdout),
     }
+}
+
+fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    use crate::simlab::{Population, PopulationConfig};
+    if args.players < 2 || args.rounds == 0 {
+        return Err(
+            UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
+        );
+    }
+    let cfg = PopulationConfig {
+        players: args.players,
+        rounds: args.rounds,
+        random_pairing: args.random_pairing,
+        shuffle_fraction: args.shuffle_fraction,
+        seed: args.seed,
+        ..PopulationConfig::default()
+    };
+    let params = args.params.to_map().map_err(UsageError)?;
+    let t0 = std::time::Instant::now();
+    let mut games_staged = match &args.games {
+        Some(path) => {
+            let (dir, name) = split_path(path)?;
+            let mut s = Staged::new(&dir)?;
+            let mut f = s.open(&name)?;
+            f.write_all(b"time,a,b,result\n")?;
+            Some((s, f))
+        }
+        None => None,
+    };
+    let (stats, truth) = crate::systems::dispatch(
+        args.system,
+        &params,
+        Population {
+            cfg: &cfg,
+            games: games_staged.as_mut().map(|(_, f)| f as &mut dyn Write),
+        },
+    )
+    .map_err(UsageError)??;
+    let seconds = t0.elapsed().as_secs_f64();
+    if let Some((s, f)) = games_staged {
+        f.finish()?;
+        s.commit()?;
+    }
+    if let Some(path) = &args.truth {
+        write_file(path, |w| {
+            writeln!(w, "player,true_rating")?;
+            for (i, t) in truth.iter().enumerate() {
+                writeln!(w, "p{i:07},{t}")?;
+            }
+            Ok(())
+        })?;
+    }
+    write_file(&args.stats, |w| {
+        writeln!(w, "round,rmse,balanced_share")?;
+        for (r, s) in stats.iter().enumerate() {
+            let b = s.balanced_share.map_or(String::new(), |b| b.to_string());
+            writeln!(w, "{},{},{b}", r + 1, s.rmse)?;
+        }
+        Ok(())
+    })?;
+    let at = |r: usize| stats.get(r - 1).map(|s| s.rmse);
+    let marks: Vec<String> = [1, 10, 100, 1000, 2000, 10_000]
+        .iter()
+        .filter_map(|&r| at(r).map(|v| format!("{r}: {v:.1}")))
+        .collect();
+    let last = stats.last().expect("at least one round");
+    writeln!(
+        stdout,
+        "{} players, {} rounds, {} ({}): RMSE after round {}; balanced win rates (last 10 games \
+         within 0.4-0.6) after the last round: {}; {seconds:.2} s; stats in {}",
+        truth.len(),
+        stats.len(),
+        args.system.name(),
+        if args.random_pairing {
+            "random pairing"
+        } else {
+            "matchmaking"
+        },
+        marks.join(", "),
+        last.balanced_share
+            .map_or("-".into(), |b| format!("{:.1} %", 100.0 * b)),
+        args.stats.display()
+    )?;
+    Ok(())
 }
 
 fn synth(

@@ -16,6 +16,7 @@ pub mod numeric;
 pub mod output;
 pub mod replay;
 pub mod run;
+pub mod simlab;
 pub mod simulate;
 pub mod state;
 pub mod systems;

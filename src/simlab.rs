@@ -1,0 +1,233 @@
+//! The simulation lab of Yuksel 2024, section 5: a population whose true ratings are known
+//! plays round after round; the chosen rating system runs online and its ratings drive the
+//! matchmaking, so the two are evaluated together (historical data cannot evaluate
+//! matchmaking, section 5.1).
+//!
+//! `yuksel-population`: N players with true ratings drawn from N(1500, 600^2), every system
+//! state starting as a newcomer's (1500 for Elo and Yuksel). Each round every player plays one
+//! game: paired by group matchmaking on the desired opponent ratings (section 4.2; the sorted
+//! list shuffled by swaps within a window of 5 % of the population), or at random with
+//! `--random-pairing`. A game is won with Elo's probability of the true ratings (scale 400, no
+//! draws), and the system rates the round (its games are disjoint, so this is the same as
+//! rating them one by one). After every round: the RMSE of the ratings against the true ones
+//! (mean offset removed) and the share of players whose win rate over their last 10 games is
+//! within 0.4-0.6 (figure 6). Deterministic for a seed.
+
+use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
+use crate::ingest::truth::offset_free_rmse;
+use crate::matchmake::{P_MIN, desired_probability, group_pairs, invert};
+use crate::numeric::elo_win_probability;
+use crate::replay::PlayerRecord;
+use crate::systems::{RatingSystem, SystemVisitor};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+use std::io::Write;
+
+/// The population scenario.
+#[derive(Clone, Debug)]
+pub struct PopulationConfig {
+    /// Number of players (even; one more is dropped).
+    pub players: usize,
+    /// Rounds (each player plays one game a round).
+    pub rounds: usize,
+    /// Mean and standard deviation of the true ratings.
+    pub mean: f64,
+    /// Standard deviation of the true ratings.
+    pub sd: f64,
+    /// Pair at random instead of by matchmaking.
+    pub random_pairing: bool,
+    /// Shuffle window as a fraction of the population.
+    pub shuffle_fraction: f64,
+    /// Matchmaking window n and target lambda.
+    pub window: usize,
+    /// Target win rate.
+    pub target: f64,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Default for PopulationConfig {
+    fn default() -> Self {
+        Self {
+            players: 1000,
+            rounds: 1000,
+            mean: 1500.0,
+            sd: 600.0,
+            random_pairing: false,
+            shuffle_fraction: 0.05,
+            window: 5,
+            target: 0.5,
+            seed: 2024,
+        }
+    }
+}
+
+/// What one round of the simulation measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundStats {
+    /// RMSE of the ratings against the true ones after the round (offset removed).
+    pub rmse: f64,
+    /// Share of players with at least 10 games whose last 10 are won at a rate in [0.4, 0.6]
+    /// (None before anyone has 10 games).
+    pub balanced_share: Option<f64>,
+}
+
+/// Runs the simulation with a system; writes the games (`time,a,b,result`) to `games` as they
+/// are played and returns the per-round statistics and the true ratings.
+pub struct Population<'a> {
+    /// The scenario.
+    pub cfg: &'a PopulationConfig,
+    /// Where the games go (None: not written).
+    pub games: Option<&'a mut dyn Write>,
+}
+
+impl SystemVisitor for Population<'_> {
+    type Output = std::io::Result<(Vec<RoundStats>, Vec<f64>)>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let cfg = self.cfg;
+        let mut games = self.games;
+        let n = cfg.players - cfg.players % 2;
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let normal = Normal::new(cfg.mean, cfg.sd).expect("a valid normal");
+        let truth: Vec<f64> = (0..n).map(|_| normal.sample(&mut rng)).collect();
+        let names: Vec<String> = (0..n).map(|i| format!("p{i:07}")).collect();
+        let mut states: Vec<S::Player> = vec![system.new_player(); n];
+        let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n];
+        let shuffle = ((cfg.shuffle_fraction * n as f64).round() as usize).max(0);
+        let mut stats = Vec::with_capacity(cfg.rounds);
+        let mut order: Vec<PlayerId> = (0..n as PlayerId).collect();
+        for round in 0..cfg.rounds {
+            // 1. Pairs.
+            let pairs: Vec<(PlayerId, PlayerId)> = if cfg.random_pairing {
+                order.shuffle(&mut rng);
+                order.chunks_exact(2).map(|c| (c[0], c[1])).collect()
+            } else {
+                let desired: Vec<(PlayerId, f64)> = (0..n)
+                    .map(|i| {
+                        let rec = &records[i];
+                        let p = desired_probability(
+                            cfg.target,
+                            cfg.window,
+                            &rec.recent_results(cfg.window),
+                            rec.contests as usize,
+                        );
+                        (i as PlayerId, desired_opponent(system, &states[i], p))
+                    })
+                    .collect();
+                group_pairs(&desired, shuffle, rng.random()).0
+            };
+            // 2. Outcomes from the true ratings.
+            let mut b = HistoryBuilder::with_players(&names);
+            let time = round as i64 * 86_400;
+            for &(x, y) in &pairs {
+                let p = elo_win_probability(truth[x as usize] - truth[y as usize], 400.0);
+                let score = if rng.random::<f64>() < p { 1.0 } else { 0.0 };
+                b.add_game(time, 1.0, None, (&[x], &[y]), score, None)
+                    .expect("two different players");
+                if let Some(w) = games.as_deref_mut() {
+                    writeln!(
+                        w,
+                        "{time},{},{},{}",
+                        names[x as usize],
+                        names[y as usize],
+                        if score == 1.0 { "1-0" } else { "0-1" }
+                    )?;
+                }
+                records[x as usize].push_result(score);
+                records[y as usize].push_result(1.0 - score);
+                records[x as usize].contests += 1;
+                records[y as usize].contests += 1;
+            }
+            let history = b.finish(SourceInfo::default());
+            let all: Vec<u32> = (0..history.len() as u32).collect();
+            // 3. The system rates the round.
+            system.update(Round::new(&history, &all), &mut states);
+            // 4. Measures.
+            let d: Vec<f64> = (0..n)
+                .map(|i| system.rating(&states[i]).mean - truth[i])
+                .collect();
+            let with_ten: Vec<f64> = records
+                .iter()
+                .filter(|r| r.recent_len >= 10)
+                .map(|r| r.recent_results(10).iter().sum::<f64>() / 10.0)
+                .collect();
+            let balanced = (!with_ten.is_empty()).then(|| {
+                with_ten
+                    .iter()
+                    .filter(|&&x| (0.4..=0.6).contains(&x))
+                    .count() as f64
+                    / with_ten.len() as f64
+            });
+            stats.push(RoundStats {
+                rmse: offset_free_rmse(&d),
+                balanced_share: balanced,
+            });
+        }
+        Ok((stats, truth))
+    }
+}
+
+/// The opponent rating at which the system gives the player win probability `p`
+/// (equation 26 with the system's own win probability).
+pub fn desired_opponent<S: RatingSystem>(system: &S, state: &S::Player, p: f64) -> f64 {
+    let rating = system.rating(state);
+    let step = rating.uncertainty.unwrap_or(100.0).max(1e-3);
+    let f = |x: f64| {
+        let pair = [state.clone(), system.seeded(x, None, None)];
+        system.win_probability(&pair, &[0], &[1]).unwrap_or(0.5)
+    };
+    invert(
+        f,
+        p.clamp(P_MIN, 1.0 - P_MIN),
+        rating.mean,
+        step,
+        step * 1e-6,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::yuksel::{Yuksel, YukselParams};
+
+    fn run(cfg: &PopulationConfig) -> Vec<RoundStats> {
+        let y = Yuksel::new(YukselParams::default()).unwrap();
+        Population { cfg, games: None }.visit(&y).unwrap().0
+    }
+
+    #[test]
+    fn yuksel_converges_with_matchmaking_and_runs_are_repeatable() {
+        let cfg = PopulationConfig {
+            players: 200,
+            rounds: 60,
+            ..PopulationConfig::default()
+        };
+        let a = run(&cfg);
+        assert_eq!(a, run(&cfg), "deterministic for a seed");
+        // Everyone starts at 1500: the RMSE starts near the true spread (600) and falls.
+        assert!(a[0].rmse > 400.0, "{:?}", a[0]);
+        assert!(a[59].rmse < 0.5 * a[0].rmse, "{:?} -> {:?}", a[0], a[59]);
+        // Matchmaking keeps win rates nearer one half than random pairing does.
+        let random = run(&PopulationConfig {
+            random_pairing: true,
+            ..cfg.clone()
+        });
+        assert!(
+            a[59].balanced_share > random[59].balanced_share,
+            "{:?} {:?}",
+            a[59],
+            random[59]
+        );
+    }
+
+    #[test]
+    fn the_desired_opponent_of_a_yuksel_player_is_elos_inverse() {
+        let y = Yuksel::new(YukselParams::default()).unwrap();
+        let p = y.seeded(1700.0, None, None);
+        // p = 1/4: r* = 1700 + 400 log10(3).
+        let r = desired_opponent(&y, &p, 0.25);
+        assert!((r - (1700.0 + 400.0 * 3f64.log10())).abs() < 1e-3, "{r}");
+    }
+}
