@@ -95,7 +95,7 @@ impl SystemVisitor for Population<'_> {
         let names: Vec<String> = (0..n).map(|i| format!("p{i:07}")).collect();
         let mut states: Vec<S::Player> = vec![system.new_player(); n];
         let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n];
-        let shuffle = ((cfg.shuffle_fraction * n as f64).round() as usize).max(0);
+        let shuffle = (cfg.shuffle_fraction.max(0.0) * n as f64).round() as usize;
         let mut stats = Vec::with_capacity(cfg.rounds);
         let mut order: Vec<PlayerId> = (0..n as PlayerId).collect();
         for round in 0..cfg.rounds {
