@@ -15,8 +15,10 @@
 //! Rounds with more than one game are the paper's "series of m games" (equations 6-7): the
 //! sums F and D run over every game of the round, all evaluated at the pre-round ratings, and
 //! the player's history is discounted once (`g(alpha phi) D`). For n entries, the zero-sum
-//! variant minimises `sum (D_u dr_u - F_u)^2` subject to `sum dr_u = 0` over the round's sides,
-//! which for two sides is exactly equation 22; the clamp then scales all changes by one factor.
+//! variant minimises `sum (D_u dr_u - F_u)^2` subject to `sum dr_u = 0` over each group of
+//! sides connected by the round's games (one game, a series between two sides, one contest;
+//! the disjoint games of a day are separate groups), which for two sides is exactly equation
+//! 22; the clamp then scales the group's changes by one factor.
 //! A team plays with its members' mean rating (and `phi` as the root mean square of theirs);
 //! its `D` is the mean of its members' `D`, every member receives the team's change, and each
 //! member's `D` takes the same new-game terms and the same correction.
@@ -97,6 +99,9 @@ pub struct Yuksel {
 /// One side of the round's games: a roster and its sums.
 struct Unit<'h> {
     members: &'h [PlayerId],
+    /// The sides connected to this one by the round's games (a union-find parent): the
+    /// zero-sum constraint holds within each connected group.
+    group: usize,
     /// sum of w g(phi_opp) (s - f)
     f: f64,
     /// sum of w g(phi_opp) df/dr
@@ -148,11 +153,18 @@ impl Yuksel {
                 if u == units.len() {
                     units.push(Unit {
                         members: e.players,
+                        group: u,
                         f: 0.0,
                         g: 0.0,
                     });
                 }
                 unit_of.push(u);
+            }
+            // Every side of this contest joins the group of its first side.
+            let root = find(&mut units, unit_of[0]);
+            for &u in &unit_of[1..] {
+                let r = find(&mut units, u);
+                units[r].group = root;
             }
             let w = contest.weight();
             let rating = |side: &[PlayerId]| side_mean(players, side, |p| p.r);
@@ -180,8 +192,23 @@ impl Yuksel {
                 units[u].g += w * self.q * expected[i].1;
             }
         }
+        let n = units.len();
+        for u in 0..n {
+            let r = find(&mut units, u);
+            units[u].group = r;
+        }
         units
     }
+}
+
+/// The root of a side's group (with path halving).
+fn find(units: &mut [Unit<'_>], mut u: usize) -> usize {
+    while units[u].group != u {
+        let up = units[units[u].group].group;
+        units[u].group = up;
+        u = up;
+    }
+    u
 }
 
 impl RatingSystem for Yuksel {
@@ -241,22 +268,37 @@ impl RatingSystem for Yuksel {
         let max = self.p.max_delta;
         if self.p.zero_sum && units.len() >= 2 {
             let d: Vec<f64> = side_d.iter().map(|&d| d.max(1e-300)).collect();
-            if let [a, b] = &units[..] {
-                // Equation 22, with exactly opposite changes.
-                let dr = ((d[0] * a.f - d[1] * b.f) / (d[0] * d[0] + d[1] * d[1])).clamp(-max, max);
-                change[0] = dr;
-                change[1] = -dr;
-            } else {
-                let num: f64 = units.iter().zip(&d).map(|(u, d)| u.f / d).sum();
-                let den: f64 = d.iter().map(|d| 1.0 / (d * d)).sum();
-                let lambda = num / den;
-                for (k, u) in units.iter().enumerate() {
-                    change[k] = u.f / d[k] - lambda / (d[k] * d[k]);
-                }
-                let largest = change.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-                if largest > max {
-                    let t = max / largest;
-                    change.iter_mut().for_each(|c| *c *= t);
+            // The sides of each group of connected games (one game, one series, one
+            // contest), in order of first appearance.
+            let mut groups: Vec<Vec<usize>> = Vec::new();
+            let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
+            for (k, u) in units.iter().enumerate() {
+                let g = *slot.entry(u.group).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                });
+                groups[g].push(k);
+            }
+            for group in &groups {
+                if let [a, b] = group[..] {
+                    // Equation 22, with exactly opposite changes.
+                    let (ua, ub) = (&units[a], &units[b]);
+                    let dr = ((d[a] * ua.f - d[b] * ub.f) / (d[a] * d[a] + d[b] * d[b]))
+                        .clamp(-max, max);
+                    change[a] = dr;
+                    change[b] = -dr;
+                } else if group.len() > 2 {
+                    let num: f64 = group.iter().map(|&k| units[k].f / d[k]).sum();
+                    let den: f64 = group.iter().map(|&k| 1.0 / (d[k] * d[k])).sum();
+                    let lambda = num / den;
+                    for &k in group {
+                        change[k] = units[k].f / d[k] - lambda / (d[k] * d[k]);
+                    }
+                    let largest = group.iter().fold(0.0f64, |m, &k| m.max(change[k].abs()));
+                    if largest > max {
+                        let t = max / largest;
+                        group.iter().for_each(|&k| change[k] *= t);
+                    }
                 }
             }
             for (k, u) in units.iter().enumerate() {
@@ -494,5 +536,44 @@ mod tests {
         assert!((ps[0].d - 2.0 * sys.q * 0.25).abs() < 1e-15);
         assert!((ps[1].r - 1500.0 + 347.436).abs() < 1e-3);
         assert!((ps[2].r - 1500.0 - 347.436).abs() < 1e-3);
+    }
+}
+
+#[cfg(test)]
+mod disjoint_games {
+    use super::*;
+    use crate::history::{HistoryBuilder, SourceInfo};
+
+    /// Disjoint games in one round are rated exactly as one by one, in both variants.
+    #[test]
+    fn a_round_of_disjoint_games_is_rated_game_by_game() {
+        for zero_sum in [false, true] {
+            let y = Yuksel::new(YukselParams {
+                zero_sum,
+                ..YukselParams::default()
+            })
+            .unwrap();
+            let mut b = HistoryBuilder::new();
+            let ids: Vec<u32> = (0..4).map(|i| b.player(&format!("p{i}"))).collect();
+            b.add_game(0, 1.0, None, (&[ids[0]], &[ids[1]]), 1.0, None)
+                .unwrap();
+            b.add_game(0, 1.0, None, (&[ids[2]], &[ids[3]]), 0.0, None)
+                .unwrap();
+            let h = b.finish(SourceInfo::default());
+            let mut start: Vec<YukselPlayer> = (0..4)
+                .map(|i| YukselPlayer {
+                    r: 1400.0 + 60.0 * i as f64,
+                    d: 0.0002 * (i + 1) as f64,
+                    w: 3.0 + i as f64,
+                    mean: 1450.0,
+                    var: 900.0 * (i + 1) as f64,
+                })
+                .collect();
+            let mut together = start.clone();
+            y.update(Round::new(&h, &[0, 1]), &mut together);
+            y.update(Round::new(&h, &[0]), &mut start);
+            y.update(Round::new(&h, &[1]), &mut start);
+            assert_eq!(together, start, "zero_sum {zero_sum}");
+        }
     }
 }
