@@ -335,55 +335,21 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
 }
 
 fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::InputError> {
-    use crate::ingest::{InputError, Location};
-    let file = path.display().to_string();
-    let err = |at, field: Option<&str>, message: String| InputError {
-        file: file.clone(),
-        at,
-        field: field.map(str::to_string),
-        message,
-    };
-    let mut r = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| err(Location::File, None, format!("cannot read: {e}")))?;
-    let header = r
-        .headers()
-        .map_err(|e| err(Location::Line(1), None, format!("unreadable header: {e}")))?
-        .clone();
-    let col = header
-        .iter()
-        .position(|h| h.eq_ignore_ascii_case("player"))
-        .ok_or_else(|| err(Location::Line(1), None, "missing column `player`".into()))?;
+    let csv = crate::ingest::small_csv::SmallCsv::open(path)?;
+    let col = csv.require("player", "a column player")?;
     let mut names: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            err(
-                Location::Line(line),
-                None,
-                format!("unreadable record: {e}"),
-            )
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
-        let name = rec.get(col).unwrap_or("");
-        if name.is_empty() {
-            return Err(err(
-                Location::Line(line),
-                Some("player"),
-                "empty player name".into(),
-            ));
-        }
+    csv.for_each(col, |csv, line, name, _| {
         if !seen.insert(crate::history::canonical_name(name).into_owned()) {
-            return Err(err(
-                Location::Line(line),
+            return Err(csv.error(
+                line,
                 Some("player"),
                 format!("player `{name}` is waiting twice"),
             ));
         }
         names.push(name.to_string());
-    }
+        Ok(())
+    })?;
     Ok(names)
 }
 

@@ -9,6 +9,7 @@ mod contest_json;
 mod games;
 mod pgn;
 pub mod seeds;
+pub mod small_csv;
 mod standings;
 mod table;
 pub mod time;

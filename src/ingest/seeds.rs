@@ -6,8 +6,9 @@
 //! uncertainty or volatility finite and positive; a player listed twice is an error. Players
 //! who do not appear in the history are counted and otherwise ignored.
 
-use super::{InputError, Location};
-use crate::history::History;
+use super::InputError;
+use super::small_csv::SmallCsv;
+use crate::history::{History, canonical_name};
 use crate::replay::Seed;
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,38 +16,11 @@ use std::path::Path;
 /// The seeds of a file, for the players of `history`, and how many listed players it does not
 /// have.
 pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), InputError> {
-    let file = path.display().to_string();
-    let err = |at: Location, field: Option<&str>, message: String| InputError {
-        file: file.clone(),
-        at,
-        field: field.map(str::to_string),
-        message,
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(false)
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| err(Location::File, None, format!("cannot read: {e}")))?;
-    let headers = reader
-        .headers()
-        .map_err(|e| err(Location::Line(1), None, format!("unreadable header: {e}")))?
-        .clone();
-    let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
-    let (Some(player_col), Some(rating_col)) = (col("player"), col("rating")) else {
-        return Err(err(
-            Location::Line(1),
-            None,
-            format!(
-                "missing column `{}` (expected player,rating[,uncertainty][,volatility])",
-                if col("player").is_none() {
-                    "player"
-                } else {
-                    "rating"
-                }
-            ),
-        ));
-    };
-    let (unc_col, vol_col) = (col("uncertainty"), col("volatility"));
+    const EXPECTED: &str = "player,rating[,uncertainty][,volatility]";
+    let csv = SmallCsv::open(path)?;
+    let player_col = csv.require("player", EXPECTED)?;
+    let rating_col = csv.require("rating", EXPECTED)?;
+    let (unc_col, vol_col) = (csv.column("uncertainty"), csv.column("volatility"));
     let ids: HashMap<&str, u32> = history
         .names()
         .iter()
@@ -56,25 +30,11 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
     let mut seeds = Vec::new();
     let mut listed: HashMap<String, u64> = HashMap::new();
     let mut absent = 0;
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            err(
-                Location::Line(line),
-                None,
-                format!("unreadable record: {e}"),
-            )
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
-        let at = || Location::Line(line);
-        let name = rec.get(player_col).unwrap_or("");
-        if name.is_empty() {
-            return Err(err(at(), Some("player"), "empty player name".into()));
-        }
-        if let Some(first) = listed.insert(crate::history::canonical_name(name).into_owned(), line)
-        {
-            return Err(err(
-                at(),
+    csv.for_each(player_col, |csv, line, name, rec| {
+        let name = canonical_name(name);
+        if let Some(first) = listed.insert(name.clone().into_owned(), line) {
+            return Err(csv.error(
+                line,
                 Some("player"),
                 format!("player `{name}` is listed twice (first on line {first})"),
             ));
@@ -86,8 +46,8 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             }
             match text.parse::<f64>() {
                 Ok(v) if v.is_finite() && (!positive || v > 0.0) => Ok(Some(v)),
-                _ => Err(err(
-                    at(),
+                _ => Err(csv.error(
+                    line,
                     Some(field),
                     format!(
                         "`{text}` is not a {}number",
@@ -97,7 +57,7 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             }
         };
         let rating = number(rating_col, "rating", false)?
-            .ok_or_else(|| err(at(), Some("rating"), "empty rating".into()))?;
+            .ok_or_else(|| csv.error(line, Some("rating"), "empty rating".into()))?;
         let uncertainty = unc_col
             .map(|c| number(c, "uncertainty", true))
             .transpose()?
@@ -106,7 +66,7 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             .map(|c| number(c, "volatility", true))
             .transpose()?
             .flatten();
-        match ids.get(&*crate::history::canonical_name(name)) {
+        match ids.get(&*name) {
             Some(&player) => seeds.push(Seed {
                 player,
                 rating,
@@ -115,7 +75,8 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             }),
             None => absent += 1,
         }
-    }
+        Ok(())
+    })?;
     Ok((seeds, absent))
 }
 

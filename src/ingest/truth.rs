@@ -6,7 +6,8 @@
 //! (the files `simulate synth-small|synth-large` write), without one for the whole history
 //! (the league's truth file). Errors name the file, line and field.
 
-use super::{InputError, Location};
+use super::InputError;
+use super::small_csv::SmallCsv;
 use crate::history::{History, PlayerId, canonical_name};
 use std::collections::HashMap;
 use std::path::Path;
@@ -38,35 +39,22 @@ impl Truth {
 
 /// Reads a truth file for the contests and players of `history`.
 pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
-    let file = path.display().to_string();
-    let err = |at: Location, field: Option<&str>, message: String| InputError {
-        file: file.clone(),
-        at,
-        field: field.map(str::to_string),
-        message,
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| err(Location::File, None, format!("cannot read: {e}")))?;
-    let headers = reader
-        .headers()
-        .map_err(|e| err(Location::Line(1), None, format!("unreadable header: {e}")))?
-        .clone();
-    let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
-    let player_col = col("player")
-        .ok_or_else(|| err(Location::Line(1), None, "missing column `player`".into()))?;
+    let csv = SmallCsv::open(path)?;
+    let player_col = csv.require(
+        "player",
+        "player and skill, rating, true_rating or strength",
+    )?;
     let (value_col, value_name) = ["skill", "rating", "true_rating", "strength"]
         .iter()
-        .find_map(|n| col(n).map(|c| (c, *n)))
+        .find_map(|n| csv.column(n).map(|c| (c, *n)))
         .ok_or_else(|| {
-            err(
-                Location::Line(1),
+            csv.error(
+                1,
                 None,
                 "missing the true value: a column skill, rating, true_rating or strength".into(),
             )
         })?;
-    let contest_col = col("contest");
+    let contest_col = csv.column("contest");
     let players: HashMap<&str, PlayerId> = history
         .names()
         .iter()
@@ -79,40 +67,20 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
             contests_of.entry(l).or_default().push(c.index() as u32);
         }
     }
+    let file = path.display().to_string();
     let mut per_contest: HashMap<(u32, PlayerId), f64> = HashMap::new();
     let mut constant: HashMap<PlayerId, f64> = HashMap::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            err(
-                Location::Line(line),
-                None,
-                format!("unreadable record: {e}"),
-            )
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
-        let name = rec.get(player_col).unwrap_or("");
-        if name.is_empty() {
-            return Err(err(
-                Location::Line(line),
-                Some("player"),
-                "empty player name".into(),
-            ));
-        }
+    csv.for_each(player_col, |csv, line, name, rec| {
         let text = rec.get(value_col).unwrap_or("");
         let value = text
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite())
             .ok_or_else(|| {
-                err(
-                    Location::Line(line),
-                    Some(value_name),
-                    format!("`{text}` is not a number"),
-                )
+                csv.error(line, Some(value_name), format!("`{text}` is not a number"))
             })?;
         let Some(&player) = players.get(&*canonical_name(name)) else {
-            continue;
+            return Ok(());
         };
         match contest_col {
             Some(c) => {
@@ -125,7 +93,8 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
                 constant.insert(player, value);
             }
         }
-    }
+        Ok(())
+    })?;
     if !constant.is_empty() {
         for c in history.contests() {
             for &p in c.players() {
