@@ -72,6 +72,22 @@ pub enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Regenerate the Yuksel paper's population comparison (figures 5 and 7) in one command:
+    /// experiment.md (a table), rmse.csv, experiment.html (charts) in --out.
+    Experiment {
+        /// Players.
+        #[arg(long, default_value_t = 1000)]
+        players: usize,
+        /// Rounds.
+        #[arg(long, default_value_t = 2000)]
+        rounds: usize,
+        /// Random seed (the same population and draws for every system).
+        #[arg(long, default_value_t = 2024)]
+        seed: u64,
+        /// Output folder.
+        #[arg(long, default_value = "output/experiment")]
+        out: PathBuf,
+    },
     /// (Internal) Decode a Parquet file in full and exit 0, or 1 if it is not readable; run
     /// in a child process before reading one, so that a decoder crash cannot take the run
     /// down with it.
@@ -717,6 +733,12 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 stdout,
             )
         }
+        Command::Experiment {
+            players,
+            rounds,
+            seed,
+            out,
+        } => experiment(players, rounds, seed, &out, stdout),
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {
                 Ok(())
@@ -790,6 +812,143 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             scenario: Scenario::SynthLarge(args),
         } => synth(&args, simulate::SynthConfig::large(), "synth-large", stdout),
     }
+}
+
+fn experiment(
+    players: usize,
+    rounds: usize,
+    seed: u64,
+    out: &Path,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    use crate::simlab::{PopulationConfig, paper_runs, run_experiment, table_rounds};
+    if players < 2 || rounds == 0 {
+        return Err(
+            UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
+        );
+    }
+    let cfg = PopulationConfig {
+        players,
+        rounds,
+        seed,
+        ..PopulationConfig::default()
+    };
+    let runs = paper_runs();
+    let t0 = std::time::Instant::now();
+    let stats = run_experiment(&cfg, &runs).map_err(UsageError)?;
+    let marks = table_rounds(rounds);
+    let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
+    header.extend(marks.iter().map(|r| format!("RMSE @{r}")));
+    header.push(format!("balanced win rates @{rounds}"));
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .zip(&stats)
+        .map(|(r, s)| {
+            let mut row = vec![
+                r.label.clone(),
+                if r.random_pairing {
+                    "random"
+                } else {
+                    "matchmaking"
+                }
+                .to_string(),
+            ];
+            row.extend(marks.iter().map(|&m| format!("{:.1}", s[m - 1].rmse)));
+            row.push(
+                s[rounds - 1]
+                    .balanced_share
+                    .map_or("-".into(), |b| format!("{:.1} %", 100.0 * b)),
+            );
+            row
+        })
+        .collect();
+    let mut md = format!(
+        "| {} |\n|{}\n",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for row in &rows {
+        md.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    let mut staged = Staged::new(out)?;
+    staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
+    staged.write("rmse.csv", |w| {
+        let names: Vec<String> = runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} ({})",
+                    r.label,
+                    if r.random_pairing {
+                        "random"
+                    } else {
+                        "matchmaking"
+                    }
+                )
+            })
+            .collect();
+        writeln!(w, "round,{}", names.join(","))?;
+        for k in 0..rounds {
+            let vals: Vec<String> = stats.iter().map(|s| s[k].rmse.to_string()).collect();
+            writeln!(w, "{},{}", k + 1, vals.join(","))?;
+        }
+        Ok(())
+    })?;
+    for (file, random) in [
+        ("experiment.html", false),
+        ("experiment-random-pairing.html", true),
+    ] {
+        let series: Vec<(String, Vec<(f64, f64)>)> = runs
+            .iter()
+            .zip(&stats)
+            .filter(|(r, _)| r.random_pairing == random)
+            .map(|(r, s)| {
+                (
+                    r.label.clone(),
+                    s.iter()
+                        .enumerate()
+                        .map(|(k, x)| ((k + 1) as f64, x.rmse))
+                        .collect(),
+                )
+            })
+            .collect();
+        let title = format!(
+            "Yuksel 2024, figure {}: RMSE of the ratings, {} players, {}",
+            if random { 7 } else { 5 },
+            cfg.players,
+            if random {
+                "random pairing"
+            } else {
+                "with matchmaking"
+            }
+        );
+        let text = format!(
+            "True ratings N(1500, 600^2), seed {seed}; every player one game a round; \
+             outcomes from Elo's probability of the true ratings; RMSE after each round, mean \
+             offset removed. `rate-batch experiment --players {players} --rounds {rounds} \
+             --seed {seed}`."
+        );
+        staged.write(file, |w| {
+            crate::output::report::write_lines_page(
+                w,
+                &title,
+                &text,
+                (&header, &rows),
+                &series,
+                ("round", "RMSE (rating points, log scale)"),
+            )
+        })?;
+    }
+    let written = staged.commit()?;
+    write!(stdout, "{md}")?;
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(
+        stdout,
+        "\n{:.1} s; wrote {}",
+        t0.elapsed().as_secs_f64(),
+        names.join(", ")
+    )?;
+    Ok(())
 }
 
 fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<()> {

@@ -231,3 +231,100 @@ mod tests {
         assert!((r - (1700.0 + 400.0 * 3f64.log10())).abs() < 1e-3, "{r}");
     }
 }
+
+/// One run of the population experiment: a system with its parameters, and the pairing.
+#[derive(Clone, Debug)]
+pub struct ExperimentRun {
+    /// The label in the table and the chart.
+    pub label: String,
+    /// The system.
+    pub system: crate::systems::SystemKind,
+    /// Its parameters.
+    pub params: crate::systems::ParamMap,
+    /// Random pairing instead of matchmaking.
+    pub random_pairing: bool,
+}
+
+/// The paper's comparison (figures 5 and 7): Yuksel zero-sum with s = 1 and s = 0.95, Elo with
+/// K = 24, Glicko, and TrueSkill with its default parameters scaled to ratings around 1500 (mu
+/// 1500, sigma 500, beta 250, tau 5: the usual 25 / 8.33 / 4.17 / 0.083 times 60), each with
+/// matchmaking and with random pairing.
+pub fn paper_runs() -> Vec<ExperimentRun> {
+    use crate::systems::{ParamMap, SystemKind, parse_param};
+    let params = |specs: &[&str]| {
+        let mut m = ParamMap::new();
+        for s in specs {
+            parse_param(s, &mut m).expect("a valid parameter");
+        }
+        m
+    };
+    let systems = [
+        (
+            "yuksel zero-sum",
+            SystemKind::Yuksel,
+            params(&["zero_sum=true"]),
+        ),
+        (
+            "yuksel zero-sum s=0.95",
+            SystemKind::Yuksel,
+            params(&["zero_sum=true", "step_scale=0.95"]),
+        ),
+        ("elo K=24", SystemKind::Elo, params(&["k=24"])),
+        ("glicko", SystemKind::Glicko, params(&[])),
+        (
+            "trueskill (scaled defaults)",
+            SystemKind::TrueSkill,
+            params(&["mu=1500", "sigma=500", "beta=250", "tau=5"]),
+        ),
+    ];
+    let mut runs = Vec::new();
+    for random_pairing in [false, true] {
+        for (label, system, p) in &systems {
+            runs.push(ExperimentRun {
+                label: label.to_string(),
+                system: *system,
+                params: p.clone(),
+                random_pairing,
+            });
+        }
+    }
+    runs
+}
+
+/// Runs every experiment on the same population (in parallel) and returns their statistics.
+pub fn run_experiment(
+    cfg: &PopulationConfig,
+    runs: &[ExperimentRun],
+) -> Result<Vec<Vec<RoundStats>>, String> {
+    use rayon::prelude::*;
+    runs.par_iter()
+        .map(|r| {
+            let c = PopulationConfig {
+                random_pairing: r.random_pairing,
+                ..cfg.clone()
+            };
+            crate::systems::dispatch(
+                r.system,
+                &r.params,
+                Population {
+                    cfg: &c,
+                    games: None,
+                },
+            )?
+            .map(|(s, _)| s)
+            .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// Rounds at which the table shows the RMSE.
+pub fn table_rounds(rounds: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = [1, 10, 100, 1000, 2000, 10_000, 100_000]
+        .into_iter()
+        .filter(|&r| r <= rounds)
+        .collect();
+    if v.last() != Some(&rounds) {
+        v.push(rounds);
+    }
+    v
+}

@@ -333,3 +333,30 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     assert_eq!(rows.len(), 1 + 3);
     assert_eq!(rows.iter().filter(|r| r[1].is_empty()).count(), 1);
 }
+
+/// `experiment`: the paper's comparison in one command: a table of ten runs and two charts.
+#[test]
+fn experiment_writes_the_table_and_charts() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("exp");
+    let o = rate_batch(&[
+        "experiment",
+        "--players",
+        "40",
+        "--rounds",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let md = std::fs::read_to_string(out.join("experiment.md")).unwrap();
+    assert_eq!(md.lines().count(), 2 + 10, "{md}");
+    assert!(md.contains("| yuksel zero-sum | matchmaking |"));
+    let rmse = common::read_csv(&out.join("rmse.csv"));
+    assert_eq!((rmse.len(), rmse[0].len()), (1 + 30, 1 + 10));
+    for page in ["experiment.html", "experiment-random-pairing.html"] {
+        let html = std::fs::read_to_string(out.join(page)).unwrap();
+        assert_eq!(html.matches("<svg").count(), 1, "{page}");
+        assert!(!html.contains("<script"));
+    }
+}

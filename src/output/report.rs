@@ -630,6 +630,85 @@ fn time_lines_chart(
     Ok(Some(svg))
 }
 
+/// A page of one chart: lines `(x, y)` with a legend, the y axis logarithmic (values must be
+/// positive; others are left out), under a title and a Markdown-free text paragraph, and a
+/// table (header and rows of cells). For experiment reports.
+pub fn write_lines_page(
+    w: &mut dyn Write,
+    title: &str,
+    text: &str,
+    (header, rows): (&[String], &[Vec<String>]),
+    series: &[(String, Vec<(f64, f64)>)],
+    (x_desc, y_desc): (&str, &str),
+) -> io::Result<()> {
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p>{}</p>\n",
+        escape(title),
+        escape(title),
+        escape(text)
+    );
+    push_table(&mut page, header, rows);
+    push_chart(&mut page, log_lines_chart(series, x_desc, y_desc)?);
+    page.push_str("</body>\n</html>\n");
+    w.write_all(page.as_bytes())
+}
+
+fn log_lines_chart(
+    series: &[(String, Vec<(f64, f64)>)],
+    x_desc: &str,
+    y_desc: &str,
+) -> io::Result<Option<String>> {
+    let lines: Vec<(&str, Vec<(f64, f64)>)> = series
+        .iter()
+        .map(|(n, p)| {
+            let ok: Vec<(f64, f64)> = p
+                .iter()
+                .copied()
+                .filter(|q| q.0.is_finite() && q.1.is_finite() && q.1 > 0.0)
+                .collect();
+            (n.as_str(), thin(&ok, MAX_LINE_POINTS))
+        })
+        .collect();
+    let (Some((x0, x1)), Some((y0, y1))) = (
+        finite_range(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0))),
+        finite_range(lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.1))),
+    ) else {
+        return Ok(None);
+    };
+    let svg = render((WIDE, 520), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_right(30)
+            .x_label_area_size(48)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x0..x1.max(x0 + 1.0), (y0 * 0.8..y1 * 1.25).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .y_labels(16)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .draw()?;
+        for (i, (name, pts)) in lines.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+                .label(*name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
+                });
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
 /// Draws a chart's legend box at `position`, in the report's style.
 fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
