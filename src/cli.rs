@@ -497,6 +497,26 @@ pub enum Scenario {
     /// newcomer, one game per player per round paired by matchmaking on the system's own
     /// ratings (or at random), outcomes from Elo's probability of the true ratings.
     YukselPopulation(Box<PopulationArgs>),
+    /// Yuksel 2024's single new player (section 5.2, figures 1-3) against a converged pool,
+    /// rated by Yuksel, Elo (K 24), Glicko and TrueSkill (scaled to the 1500 scale) side by
+    /// side, opponents by matchmaking or at random within +-250 of the true rating.
+    YukselSingle {
+        /// How the player's true rating moves.
+        #[arg(long, value_enum, default_value_t = crate::simlab::Shape::Fixed)]
+        shape: crate::simlab::Shape,
+        /// Games.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Opponents at random within +-250 of the true rating instead of matchmaking.
+        #[arg(long)]
+        random_opponents: bool,
+        /// Random seed.
+        #[arg(long, default_value_t = 2024)]
+        seed: u64,
+        /// Per game: the true rating, each system's estimate and its last-10 win rate (CSV).
+        #[arg(long, default_value = "output/single.csv")]
+        out: PathBuf,
+    },
     /// The Elo-MMR paper's large synthetic set: 10,000 players, all in each of 50 rounds.
     SynthLarge(SynthArgs),
 }
@@ -809,9 +829,100 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             scenario: Scenario::YukselPopulation(args),
         } => population(&args, stdout),
         Command::Simulate {
+            scenario:
+                Scenario::YukselSingle {
+                    shape,
+                    games,
+                    random_opponents,
+                    seed,
+                    out,
+                },
+        } => single(shape, games, random_opponents, seed, &out, stdout),
+        Command::Simulate {
             scenario: Scenario::SynthLarge(args),
         } => synth(&args, simulate::SynthConfig::large(), "synth-large", stdout),
     }
+}
+
+fn single(
+    shape: crate::simlab::Shape,
+    games: usize,
+    random_opponents: bool,
+    seed: u64,
+    out: &Path,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    use crate::simlab::{Single, SingleConfig};
+    if games == 0 {
+        return Err(UsageError("--games must be at least 1".into()).into());
+    }
+    let cfg = SingleConfig {
+        shape,
+        games,
+        random_opponents,
+        window: 5,
+        seed,
+    };
+    let systems: [(&str, SystemKind, &[&str]); 4] = [
+        ("yuksel", SystemKind::Yuksel, &[]),
+        ("elo", SystemKind::Elo, &["k=24"]),
+        ("glicko", SystemKind::Glicko, &[]),
+        (
+            "trueskill",
+            SystemKind::TrueSkill,
+            &["mu=1500", "sigma=500", "beta=250", "tau=5"],
+        ),
+    ];
+    let mut runs = Vec::new();
+    for (_, kind, specs) in &systems {
+        let mut params = ParamMap::new();
+        for spec in *specs {
+            parse_param(spec, &mut params).map_err(UsageError)?;
+        }
+        runs.push(
+            crate::systems::dispatch(*kind, &params, Single { cfg: &cfg }).map_err(UsageError)?,
+        );
+    }
+    write_file(out, |w| {
+        let names: Vec<&str> = systems.iter().map(|s| s.0).collect();
+        let rates: Vec<String> = names.iter().map(|n| format!("win_rate_{n}")).collect();
+        writeln!(w, "game,true,{},{}", names.join(","), rates.join(","))?;
+        for g in 0..games {
+            let est: Vec<String> = runs.iter().map(|r| r[g].1.to_string()).collect();
+            let rate: Vec<String> = runs.iter().map(|r| r[g].2.to_string()).collect();
+            writeln!(
+                w,
+                "{},{},{},{}",
+                g + 1,
+                runs[0][g].0,
+                est.join(","),
+                rate.join(",")
+            )?;
+        }
+        Ok(())
+    })?;
+    let half = games / 2;
+    let errors: Vec<String> = systems
+        .iter()
+        .zip(&runs)
+        .map(|((name, _, _), r)| {
+            let e =
+                r[half..].iter().map(|x| (x.1 - x.0).abs()).sum::<f64>() / (games - half) as f64;
+            format!("{name} {e:.1}")
+        })
+        .collect();
+    writeln!(
+        stdout,
+        "{games} games ({shape:?}, {}): mean |estimate - true| over the second half: {}; per game in {}",
+        if random_opponents {
+            "random opponents within 250"
+        } else {
+            "matchmaking"
+        },
+        errors.join(", "),
+        out.display()
+    )?;
+    Ok(())
 }
 
 fn experiment(

@@ -328,3 +328,137 @@ pub fn table_rounds(rounds: usize) -> Vec<usize> {
     }
     v
 }
+
+/// How the new player's true rating moves in `yuksel-single`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shape {
+    /// Fixed at 2000 (figure 1).
+    Fixed,
+    /// From 1500 to 2500, steadily (figure 2a).
+    Rising,
+    /// From 1500 to 2500 over the first half, then flat (figure 2b).
+    RisingThenFlat,
+    /// 1700, then 2200 from the middle on (figure 3a).
+    Jump,
+}
+
+impl Shape {
+    /// The true rating at game `g` of `n`.
+    pub fn truth(self, g: usize, n: usize) -> f64 {
+        let x = g as f64 / n.max(1) as f64;
+        match self {
+            Shape::Fixed => 2000.0,
+            Shape::Rising => 1500.0 + 1000.0 * x,
+            Shape::RisingThenFlat => 1500.0 + 1000.0 * (2.0 * x).min(1.0),
+            Shape::Jump => {
+                if x < 0.5 {
+                    1700.0
+                } else {
+                    2200.0
+                }
+            }
+        }
+    }
+}
+
+/// The single-player scenario (section 5.2): a new player, starting as a newcomer, against a
+/// pool whose ratings have converged to the true ones (opponents are certain: their rating is
+/// their true rating).
+#[derive(Clone, Debug)]
+pub struct SingleConfig {
+    /// The true rating's course.
+    pub shape: Shape,
+    /// Games.
+    pub games: usize,
+    /// Opponents at random within +-250 of the player's true rating instead of matchmaking.
+    pub random_opponents: bool,
+    /// Matchmaking window n (the paper: 5, a window of 11 games) and `delta_p` (1 / (2n + 2)).
+    pub window: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+/// One system's estimate of the new player game after game: (true rating, estimate, win
+/// rate of the last 10 games). The opponents and outcomes depend on the estimate only through
+/// the matchmaking, so with random opponents every system sees the same games.
+pub struct Single<'a> {
+    /// The scenario.
+    pub cfg: &'a SingleConfig,
+}
+
+impl SystemVisitor for Single<'_> {
+    type Output = Vec<(f64, f64, f64)>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let cfg = self.cfg;
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let names = ["player".to_string(), "opponent".to_string()];
+        let mut me = system.new_player();
+        let mut record = PlayerRecord::default();
+        let delta_p = 1.0 / (2.0 * cfg.window as f64 + 2.0);
+        let mut out = Vec::with_capacity(cfg.games);
+        for g in 0..cfg.games {
+            let truth = cfg.shape.truth(g, cfg.games);
+            let opponent = if cfg.random_opponents {
+                truth + rng.random_range(-250.0..=250.0)
+            } else {
+                let p = desired_probability(
+                    0.5,
+                    cfg.window,
+                    &record.recent_results(cfg.window),
+                    record.contests as usize,
+                );
+                let lo = desired_opponent(system, &me, (p + delta_p).min(1.0 - P_MIN));
+                let hi = desired_opponent(system, &me, (p - delta_p).max(P_MIN));
+                if hi > lo {
+                    rng.random_range(lo..=hi)
+                } else {
+                    lo
+                }
+            };
+            let won = rng.random::<f64>() < elo_win_probability(truth - opponent, 400.0);
+            let score = if won { 1.0 } else { 0.0 };
+            let mut b = HistoryBuilder::with_players(&names);
+            b.add_game(g as i64, 1.0, None, (&[0], &[1]), score, None)
+                .expect("two players");
+            let h = b.finish(SourceInfo::default());
+            let mut states = vec![me.clone(), system.seeded(opponent, Some(1.0), None)];
+            system.update(Round::new(&h, &[0]), &mut states);
+            me = states.swap_remove(0);
+            record.push_result(score);
+            record.contests += 1;
+            let last = record.recent_results(10);
+            let rate = last.iter().sum::<f64>() / last.len() as f64;
+            out.push((truth, system.rating(&me).mean, rate));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod single_tests {
+    use super::*;
+    use crate::systems::yuksel::{Yuksel, YukselParams};
+
+    #[test]
+    fn a_new_player_with_a_fixed_rating_is_found() {
+        let y = Yuksel::new(YukselParams::default()).unwrap();
+        let cfg = SingleConfig {
+            shape: Shape::Fixed,
+            games: 400,
+            random_opponents: false,
+            window: 5,
+            seed: 3,
+        };
+        let run = Single { cfg: &cfg }.visit(&y);
+        assert_eq!(run.len(), 400);
+        // Starts at 1500, ends near the true 2000.
+        assert_eq!(run[0].0, 2000.0);
+        let tail: f64 = run[300..].iter().map(|r| (r.1 - r.0).abs()).sum::<f64>() / 100.0;
+        assert!(tail < 100.0, "mean error over the last 100 games: {tail}");
+        // Matchmaking keeps the recent win rate near one half.
+        let rate: f64 = run[300..].iter().map(|r| r.2).sum::<f64>() / 100.0;
+        assert!((rate - 0.5).abs() < 0.15, "{rate}");
+        assert_eq!(Shape::RisingThenFlat.truth(750, 1000), 2500.0);
+        assert_eq!(Shape::Rising.truth(500, 1000), 2000.0);
+    }
+}

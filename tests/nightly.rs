@@ -360,3 +360,31 @@ fn experiment_writes_the_table_and_charts() {
         assert!(!html.contains("<script"));
     }
 }
+
+/// `simulate yuksel-single`: one new player, four systems side by side, game by game.
+#[test]
+fn a_single_new_player_against_a_converged_pool() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("single.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "yuksel-single",
+        "--shape",
+        "rising-then-flat",
+        "--games",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let rows = common::read_csv(&out);
+    assert_eq!(
+        rows[0][..6],
+        ["game", "true", "yuksel", "elo", "glicko", "trueskill"]
+    );
+    assert_eq!(rows.len(), 1 + 200);
+    // The true rating rises from 1500 to 2500 over the first half, then stays.
+    assert_eq!(rows[1][1], "1500");
+    assert_eq!(rows[200][1], "2500");
+    assert!(texts(&o).0.contains("mean |estimate - true|"));
+}
