@@ -43,35 +43,7 @@ pub enum Command {
     /// Pair waiting players as Yuksel 2024 proposes (section 4): each player's desired win
     /// probability from his recent results, the opponent rating that gives it, and group
     /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
-    Matchmake {
-        /// A state written by `replay --save-state` (any system).
-        #[arg(long, value_name = "FILE")]
-        state: PathBuf,
-        /// The waiting players: a CSV with a `player` column.
-        #[arg(long, value_name = "FILE")]
-        pool: PathBuf,
-        /// n: the recent games the win rate is kept on target over (at most 16 are stored).
-        #[arg(long, default_value_t = 5)]
-        window: usize,
-        /// lambda: the target win rate.
-        #[arg(long, default_value_t = 0.5)]
-        target: f64,
-        /// delta_p: the acceptable opponents' window in win probability.
-        #[arg(long, default_value_t = 0.05)]
-        delta_p: f64,
-        /// Swap players at most this many places in the sorted list, to vary the pairs.
-        #[arg(long, default_value_t = 0)]
-        shuffle: usize,
-        /// Seed of the shuffle.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Output CSV of the pairs.
-        #[arg(long, default_value = "output/pairs.csv")]
-        out: PathBuf,
-        /// Print nothing on success.
-        #[arg(long)]
-        quiet: bool,
-    },
+    Matchmake(Box<MatchArgs>),
     /// Regenerate the Yuksel paper's population comparison (figures 5 and 7) in one command:
     /// experiment.md (a table), rmse.csv, experiment.html (charts) in --out.
     Experiment {
@@ -521,6 +493,62 @@ pub enum Scenario {
     SynthLarge(SynthArgs),
 }
 
+/// The matchmaking's options.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// A state written by `replay --save-state` (any system).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// The waiting players: a CSV with a `player` column.
+    #[arg(long, value_name = "FILE")]
+    pool: PathBuf,
+    /// n: the recent games the win rate is kept on target over (at most 16 are stored).
+    #[arg(long, default_value_t = 5)]
+    window: usize,
+    /// lambda: the target win rate.
+    #[arg(long, default_value_t = 0.5)]
+    target: f64,
+    /// delta_p: the acceptable opponents' window in win probability.
+    #[arg(long, default_value_t = 0.05)]
+    delta_p: f64,
+    /// Swap players at most this many places in the sorted list, to vary the pairs.
+    #[arg(long, default_value_t = 0)]
+    shuffle: usize,
+    /// Seed of the shuffle.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output CSV of the pairs.
+    #[arg(long, default_value = "output/pairs.csv")]
+    out: PathBuf,
+    /// Print nothing on success.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl MatchArgs {
+    /// The job these arguments describe.
+    pub fn job(&self) -> Result<crate::matchmake::MatchJob, UsageError> {
+        if self.window > crate::replay::RECENT {
+            return Err(UsageError(format!(
+                "--window {}: at most {} recent results are kept per player",
+                self.window,
+                crate::replay::RECENT
+            )));
+        }
+        Ok(crate::matchmake::MatchJob {
+            state: self.state.clone(),
+            pool: self.pool.clone(),
+            window: self.window,
+            target: self.target,
+            delta_p: self.delta_p,
+            shuffle: self.shuffle,
+            seed: self.seed,
+            out: self.out.clone(),
+            quiet: self.quiet,
+        })
+    }
+}
+
 /// The population simulation's options.
 #[derive(Debug, Args)]
 pub struct PopulationArgs {
@@ -720,39 +748,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
         }
-        Command::Matchmake {
-            state,
-            pool,
-            window,
-            target,
-            delta_p,
-            shuffle,
-            seed,
-            out,
-            quiet,
-        } => {
-            if window > crate::replay::RECENT {
-                return Err(UsageError(format!(
-                    "--window {window}: at most {} recent results are kept per player",
-                    crate::replay::RECENT
-                ))
-                .into());
-            }
-            crate::matchmake::run_matchmake(
-                &crate::matchmake::MatchJob {
-                    state,
-                    pool,
-                    window,
-                    target,
-                    delta_p,
-                    shuffle,
-                    seed,
-                    out,
-                    quiet,
-                },
-                stdout,
-            )
-        }
+        Command::Matchmake(args) => crate::matchmake::run_matchmake(&args.job()?, stdout),
         Command::Experiment {
             players,
             rounds,
