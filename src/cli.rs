@@ -715,15 +715,7 @@ fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
 
 /// The folder and file name of an output path.
 fn split_path(path: &Path) -> Result<(PathBuf, String), UsageError> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| UsageError(format!("{} is not a file name", path.display())))?;
-    Ok((dir.to_path_buf(), name.to_string()))
+    crate::output::split_path(path).map_err(UsageError)
 }
 
 fn write_file(
@@ -731,9 +723,7 @@ fn write_file(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     let (dir, name) = split_path(path)?;
-    let mut staged = Staged::new(&dir)?;
-    staged.write(&name, write)?;
-    staged.commit()?;
+    crate::output::write_one(&dir, &name, write)?;
     Ok(())
 }
 

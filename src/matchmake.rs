@@ -72,6 +72,31 @@ pub fn invert(f: impl Fn(f64) -> f64, p: f64, around: f64, step: f64, tol: f64) 
     0.5 * (lo + hi)
 }
 
+/// Equation 26 for a player of any system: the opponent rating at which the system's own win
+/// probability for the player is `p` (kept within `[P_MIN, 1 - P_MIN]`), the opponent being a
+/// player seeded at that rating. Found by bisection from the player's rating in steps of his
+/// uncertainty (100 where the system has none), to `precision` times that step.
+pub fn desired_opponent<S: crate::systems::RatingSystem>(
+    system: &S,
+    state: &S::Player,
+    p: f64,
+    precision: f64,
+) -> f64 {
+    let rating = system.rating(state);
+    let step = rating.uncertainty.unwrap_or(100.0).max(1e-3);
+    let f = |x: f64| {
+        let pair = [state.clone(), system.seeded(x, None, None)];
+        system.win_probability(&pair, &[0], &[1]).unwrap_or(0.5)
+    };
+    invert(
+        f,
+        p.clamp(P_MIN, 1.0 - P_MIN),
+        rating.mean,
+        step,
+        step * precision,
+    )
+}
+
 /// Group matchmaking: sorts by desired opponent rating, swaps each player with one at most
 /// `shuffle` places further (at random, seeded) and pairs neighbours. With an odd number of
 /// players the last one waits.
@@ -218,19 +243,11 @@ impl crate::systems::SystemVisitor for Plan<'_> {
                 ),
                 None => (system.new_player(), Vec::new(), 0),
             };
-            let rating = system.rating(&state);
-            let step = rating.uncertainty.unwrap_or(100.0).max(1e-3);
             let p = desired_probability(job.target, job.window, &recent, played);
-            // f(x): the player's win probability against an opponent rated x.
-            let f = |x: f64| {
-                let pair = [state.clone(), system.seeded(x, None, None)];
-                system.win_probability(&pair, &[0], &[1]).unwrap_or(0.5)
-            };
-            let tol = step * 1e-9;
-            let at = |q: f64| invert(f, q.clamp(P_MIN, 1.0 - P_MIN), rating.mean, step, tol);
+            let at = |q: f64| desired_opponent(system, &state, q, 1e-9);
             wishes.push(Wish {
                 name: canon.into_owned(),
-                rating: rating.mean,
+                rating: system.rating(&state).mean,
                 p,
                 desired: at(p),
                 low: at(p + job.delta_p),
@@ -300,25 +317,10 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     )
     .map_err(UsageError)?
     .map_err(UsageError)?;
-    let (dir, name) = match (
-        job.out.parent(),
-        job.out.file_name().and_then(|n| n.to_str()),
-    ) {
-        (Some(d), Some(n)) => (
-            if d.as_os_str().is_empty() {
-                std::path::PathBuf::from(".")
-            } else {
-                d.to_path_buf()
-            },
-            n.to_string(),
-        ),
-        _ => return Err(UsageError(format!("--out {}: not a file", job.out.display())).into()),
-    };
-    let mut staged = crate::output::Staged::new(&dir)?;
-    staged
-        .write(&name, |w| write_pairs(w, &plan))
+    let (dir, name) =
+        crate::output::split_path(&job.out).map_err(|e| UsageError(format!("--out: {e}")))?;
+    crate::output::write_one(&dir, &name, |w| write_pairs(w, &plan))
         .with_context(|| format!("cannot write {}", job.out.display()))?;
-    staged.commit()?;
     if !job.quiet {
         let paired = plan.iter().filter(|p| !p.2.is_nan()).count();
         writeln!(

@@ -12,7 +12,7 @@ use crate::replay::{
     replay_observed,
 };
 use crate::state::{self, StateFile, StateMeta};
-use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
+use crate::systems::{ParamMap, ParamsOf, RatingSystem, SystemKind, SystemVisitor, dispatch};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -320,8 +320,9 @@ pub fn load(
 }
 
 /// Bytes of memory a replay needs per byte of input, measured with `/usr/bin/time -v`: a games
-/// CSV 2.1 (4.09 GB for the 1.97 GB file of 40 million games, Elo; 2.8 for a 49 MB file, where
-/// fixed costs weigh more), the Codeforces JSON folder 4.4 (440 MiB for 101 MB). Text formats
+/// CSV 2.1 (3.9 GiB, 4.19 GB, for the 1.97 GB file of 40 million games, Elo; 2.8 for a 49 MB
+/// file, where fixed costs weigh more), the Codeforces JSON folder 4.4 (440 MiB for 101 MiB).
+/// Text formats
 /// get the first, contest JSON the second, with a margin; Parquet is compressed by an unknown
 /// factor and is not checked.
 const MEMORY_PER_TEXT_BYTE: f64 = 2.5;
@@ -798,9 +799,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             history.len(),
             rows.len(),
             result.rounds,
-            serde_json::to_value(job.replay.period)?
-                .as_str()
-                .unwrap_or("")
+            period_name(job.replay.period)
         )?;
         print_skipped(stdout, history)?;
         if let Some(path) = &job.resume {
@@ -832,7 +831,9 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         .with_context(|| format!("cannot read the state {}", path.display()))?;
     let state = StateFile::read(&mut f).map_err(bad)?;
     let m = &state.meta;
-    let params = dispatch(job.system, &job.params, ParamsText).map_err(UsageError)?;
+    let params = dispatch(job.system, &job.params, ParamsOf)
+        .map_err(UsageError)?
+        .to_string();
     let mut differences = Vec::new();
     if m.system != job.system.name() {
         differences.push(format!(
@@ -909,30 +910,10 @@ fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<
 
 /// Writes a file through a temporary name in its folder and a rename.
 fn write_file_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| UsageError(format!("--save-state {}: not a file name", path.display())))?;
-    let mut staged =
-        Staged::new(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    staged
-        .write(name, |w| w.write_all(bytes))
-        .and_then(|_| staged.commit().map(|_| ()))
+    let (dir, name) =
+        output::split_path(path).map_err(|e| UsageError(format!("--save-state: {e}")))?;
+    output::write_one(&dir, &name, |w| w.write_all(bytes))
         .with_context(|| format!("cannot write the state {}", path.display()))
-}
-
-/// The parameters a system is built with, as JSON text.
-struct ParamsText;
-
-impl SystemVisitor for ParamsText {
-    type Output = String;
-    fn visit<S: RatingSystem>(self, system: &S) -> String {
-        system.params().to_string()
-    }
 }
 
 /// Players whose trajectories the report draws.

@@ -15,7 +15,10 @@
 
 use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
 use crate::ingest::truth::offset_free_rmse;
-use crate::matchmake::{P_MIN, desired_probability, group_pairs, invert};
+use crate::matchmake::{P_MIN, desired_opponent, desired_probability, group_pairs};
+
+/// The simulations find desired opponents to a millionth of a player's uncertainty.
+const PRECISION: f64 = 1e-6;
 use crate::numeric::elo_win_probability;
 use crate::replay::PlayerRecord;
 use crate::systems::{RatingSystem, SystemVisitor};
@@ -113,7 +116,10 @@ impl SystemVisitor for Population<'_> {
                             &rec.recent_results(cfg.window),
                             rec.contests as usize,
                         );
-                        (i as PlayerId, desired_opponent(system, &states[i], p))
+                        (
+                            i as PlayerId,
+                            desired_opponent(system, &states[i], p, PRECISION),
+                        )
                     })
                     .collect();
                 group_pairs(&desired, shuffle, rng.random()).0
@@ -169,24 +175,6 @@ impl SystemVisitor for Population<'_> {
     }
 }
 
-/// The opponent rating at which the system gives the player win probability `p`
-/// (equation 26 with the system's own win probability).
-pub fn desired_opponent<S: RatingSystem>(system: &S, state: &S::Player, p: f64) -> f64 {
-    let rating = system.rating(state);
-    let step = rating.uncertainty.unwrap_or(100.0).max(1e-3);
-    let f = |x: f64| {
-        let pair = [state.clone(), system.seeded(x, None, None)];
-        system.win_probability(&pair, &[0], &[1]).unwrap_or(0.5)
-    };
-    invert(
-        f,
-        p.clamp(P_MIN, 1.0 - P_MIN),
-        rating.mean,
-        step,
-        step * 1e-6,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,7 +215,7 @@ mod tests {
         let y = Yuksel::new(YukselParams::default()).unwrap();
         let p = y.seeded(1700.0, None, None);
         // p = 1/4: r* = 1700 + 400 log10(3).
-        let r = desired_opponent(&y, &p, 0.25);
+        let r = crate::matchmake::desired_opponent(&y, &p, 0.25, PRECISION);
         assert!((r - (1700.0 + 400.0 * 3f64.log10())).abs() < 1e-3, "{r}");
     }
 }
@@ -407,8 +395,8 @@ impl SystemVisitor for Single<'_> {
                     &record.recent_results(cfg.window),
                     record.contests as usize,
                 );
-                let lo = desired_opponent(system, &me, (p + delta_p).min(1.0 - P_MIN));
-                let hi = desired_opponent(system, &me, (p - delta_p).max(P_MIN));
+                let lo = desired_opponent(system, &me, (p + delta_p).min(1.0 - P_MIN), PRECISION);
+                let hi = desired_opponent(system, &me, (p - delta_p).max(P_MIN), PRECISION);
                 if hi > lo {
                     rng.random_range(lo..=hi)
                 } else {

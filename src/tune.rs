@@ -12,7 +12,9 @@ use crate::metrics::MetricsReport;
 use crate::output::Staged;
 use crate::replay::{ReplayOptions, replay};
 use crate::run::{self, UsageError, check_replay_options};
-use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch, number};
+use crate::systems::{
+    ParamMap, ParamsOf, RatingSystem, SystemKind, SystemVisitor, dispatch, number,
+};
 use anyhow::Context as _;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -219,16 +221,6 @@ pub struct Trial {
     pub params: ParamMap,
     /// The metrics on the tuning slice.
     pub tuning: MetricsReport,
-}
-
-/// The parameters a system is built with.
-struct ParamsOf;
-
-impl SystemVisitor for ParamsOf {
-    type Output = Value;
-    fn visit<S: RatingSystem>(self, system: &S) -> Value {
-        system.params()
-    }
 }
 
 struct Score<'a> {

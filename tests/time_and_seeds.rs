@@ -238,6 +238,9 @@ fn min_rounds_and_rank_by() {
         v.windows(2).all(|w| w[0] >= w[1])
     };
     assert!(order(&by_rating, 2) && order(&by_display, 4));
+    // Here the two orders differ: d has the higher rating, a (less uncertain) the higher
+    // display rating.
+    assert_eq!((&by_rating[1][1][..], &by_display[1][1][..]), ("d", "a"));
 }
 
 /// Initial ratings: bad files are refused with file, line and field; players of the file

@@ -13,12 +13,35 @@ pub(crate) use files::csv_field;
 pub use files::{
     HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
 };
-pub use report::{ReportInput, SystemCharts, write_report};
 pub use table::{LeaderRow, LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// A file path's folder (`.` for a bare name) and name; the error says what is wrong.
+pub fn split_path(path: &Path) -> Result<(PathBuf, String), String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{} is not a file name", path.display()))?;
+    Ok((dir.to_path_buf(), name.to_string()))
+}
+
+/// Writes one file `dir/name` under a temporary name and renames it into place.
+pub fn write_one(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut staged = Staged::new(dir)?;
+    staged.write(name, write)?;
+    staged.commit().map(|_| ())
+}
 
 /// Files being written, renamed into place together by [`Staged::commit`].
 pub struct Staged {

@@ -124,8 +124,8 @@ impl RatingSystem for Glicko {
     /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)`; a deviation already above `RD_0` (seeded
     /// so) does not grow.
     fn elapse(&self, p: &mut MuSigma, periods: u32, variance: f64) {
-        let grown = (p.sigma * p.sigma + self.p.c * self.p.c * periods as f64 + variance).sqrt();
-        p.sigma = grown.min(self.p.start_rd.max(p.sigma));
+        let growth = self.p.c * self.p.c * periods as f64 + variance;
+        self.pairs.elapse(p, periods, growth);
     }
 
     fn rating(&self, p: &MuSigma) -> Rating {

@@ -157,6 +157,16 @@ pub trait SystemVisitor {
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output;
 }
 
+/// The parameters a system is built with (as in `metrics.json`).
+pub struct ParamsOf;
+
+impl SystemVisitor for ParamsOf {
+    type Output = Value;
+    fn visit<S: RatingSystem>(self, system: &S) -> Value {
+        system.params()
+    }
+}
+
 /// Builds the chosen system from named parameters and hands it to the visitor.
 pub fn dispatch<V: SystemVisitor>(
     kind: SystemKind,
