@@ -556,14 +556,8 @@ mod tests {
         // raw = trunc((need - 1500) / 2) = 116, 0, -84 (sum 32); inc = -(32/3) - 1 = -11;
         // top min(3, 4 round(sqrt 3)) = 3: sum2 = 32 - 33 = -1, inc2 = min(max(0, -10), 0) = 0.
         // Deltas 105, -11, -95. (tests/reference/cf_tc_reference.py agrees.)
-        let mut b = HistoryBuilder::new();
-        let ids: Vec<u32> = ["a", "b", "c"].iter().map(|n| b.player(n)).collect();
-        b.begin_contest(0, 1.0, None, None);
-        for (k, &id) in ids.iter().enumerate() {
-            b.add_entry(&[id], k as u32, k as u32, None);
-        }
-        b.end_contest().unwrap();
-        let h = b.finish(SourceInfo::default());
+        let h =
+            crate::systems::allpairs::test_util::contest(&[("a", 0, 0), ("b", 1, 1), ("c", 2, 2)]);
         let sys = cf(|_| {});
         let mut players = vec![sys.new_player(); 3];
         sys.update(Round::new(&h, &[0]), &mut players);

@@ -492,14 +492,8 @@ mod tests {
         // NewVolatility = sqrt(dR^2 / 1.5 + 535^2 / 2.5): 422.8250, 338.3637 (= 535/sqrt 2.5,
         // the coder who performed exactly as expected), 422.8250.
         // (Numbers from tests/reference/cf_tc_reference.py.)
-        let mut b = HistoryBuilder::new();
-        let ids: Vec<u32> = ["a", "b", "c"].iter().map(|n| b.player(n)).collect();
-        b.begin_contest(0, 1.0, None, None);
-        for (k, &id) in ids.iter().enumerate() {
-            b.add_entry(&[id], k as u32, k as u32, None);
-        }
-        b.end_contest().unwrap();
-        let h = b.finish(SourceInfo::default());
+        let h =
+            crate::systems::allpairs::test_util::contest(&[("a", 0, 0), ("b", 1, 1), ("c", 2, 2)]);
         let sys = tc();
         let mut players = vec![sys.new_player(); 3];
         assert_eq!((players[0].rating, players[0].volatility), (1200.0, 535.0));
