@@ -6,19 +6,26 @@ experiment of section 5.3, to cross-check `rate-batch simulate yuksel-population
 
     python3 experiments/yuksel_literal.py PLAYERS ROUNDS ZERO_SUM(0|1) [SEED [S [random]]]
 
-prints the RMSE (mean offset removed) after rounds 1, 10, 100, 300, 1000 and 2000.
-Measured: 1000 players, zero-sum, seed 1: 24.8 after 1,000 rounds (rate-batch: 26-30 over four
-seeds; the paper: 20); with `random` pairing, S = 1 and S = 0.95 both become unstable (507 and
-446 after 1,000 rounds), as rate-batch does, although the paper reports S = 0.95 stable.
+prints, after rounds 1, 10, 100, 300, 1000, 2000, 5000 and 10000 (those reached), the RMSE
+(mean offset removed), the scale (least-squares slope of the ratings on the true ones) and the
+RMSE left once the scale is removed too. Environment knobs for the unstated details:
+ALPHA (2), W0 (the "small value" W starts at, 1e-9; R starts at 0 as the paper says, so W0
+also sets a first-game deviation of about 1500 sqrt(W0)).
+
+Measured (README, "Matchmaking and the simulation lab"): 1000 players, zero-sum, seed 1: 24.8
+after 1,000 rounds and 10.3 after 10,000 (scale 1.010); ALPHA=1.5 / 1 / 3 give 64 / 101 / 2160
+at 1,000 rounds; W0=1e-2 gives 213.6 after 10 rounds but 40.5 after 1,000; with `random`
+pairing S = 1, 0.95 and 0.9 are unstable (507, 446, 372 after 1,000 rounds) and S = 0.7
+converges (57 after 2,000).
 """
-import math, random, sys
+import math, os, random, sys
 random.seed(int(sys.argv[4]) if len(sys.argv)>4 else 1)
 q = math.log(10)/400
 def f(ra, rb): return 1/(1+10**((rb-ra)/400))
 def g(phi): return 1/math.sqrt(1+3*q*q*phi*phi/math.pi**2)
-N=int(sys.argv[1]); ROUNDS=int(sys.argv[2]); zero=sys.argv[3]=='1'; alpha=2.0; DMAX=350; s_step=float(sys.argv[5]) if len(sys.argv)>5 else 1.0
+N=int(sys.argv[1]); ROUNDS=int(sys.argv[2]); zero=sys.argv[3]=='1'; alpha=float(os.environ.get('ALPHA', '2')); DMAX=350; s_step=float(sys.argv[5]) if len(sys.argv)>5 else 1.0
 truth=[random.gauss(1500,600) for _ in range(N)]
-r=[1500.0]*N; D=[0.0]*N; W=[1e-9]*N; R=[0.0]*N; V=[0.0]*N
+r=[1500.0]*N; D=[0.0]*N; W=[float(os.environ.get('W0', '1e-9'))]*N; R=[0.0]*N; V=[0.0]*N
 recent=[[] for _ in range(N)]; games=[0]*N
 def phi(a): return math.sqrt(V[a]/W[a])
 def stats(a, dr):
@@ -62,6 +69,9 @@ for rnd in range(ROUNDS):
             D[a]=Da; D[b]=Db
             stats(a,dra); stats(b,drb)
         recent[a].append(s); recent[b].append(1-s); games[a]+=1; games[b]+=1
-    if rnd+1 in (1,10,100,300,1000,2000):
+    if rnd+1 in (1,10,100,300,1000,2000,5000,10000):
         d=[r[i]-truth[i] for i in range(N)]; m=sum(d)/N
-        print(rnd+1, math.sqrt(sum((x-m)**2 for x in d)/N), flush=True)
+        mt=sum(truth)/N; mr=sum(r)/N
+        slope=sum((r[i]-mr)*(truth[i]-mt) for i in range(N))/sum((t-mt)**2 for t in truth)
+        rest=math.sqrt(sum(((r[i]-mr)-slope*(truth[i]-mt))**2 for i in range(N))/N)
+        print(rnd+1, 'rmse %.1f scale %.4f without-scale %.1f'%(math.sqrt(sum((x-m)**2 for x in d)/N), slope, rest), flush=True)

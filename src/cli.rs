@@ -936,6 +936,8 @@ fn experiment(
     let marks = table_rounds(rounds);
     let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
     header.extend(marks.iter().map(|r| format!("RMSE @{r}")));
+    header.push(format!("scale @{rounds}"));
+    header.push(format!("RMSE without scale @{rounds}"));
     header.push(format!("balanced win rates @{rounds}"));
     let rows: Vec<Vec<String>> = runs
         .iter()
@@ -951,6 +953,8 @@ fn experiment(
                 .to_string(),
             ];
             row.extend(marks.iter().map(|&m| format!("{:.1}", s[m - 1].rmse)));
+            row.push(format!("{:.3}", s[rounds - 1].scale));
+            row.push(format!("{:.1}", s[rounds - 1].rmse_scale_free));
             row.push(
                 s[rounds - 1]
                     .balanced_share
@@ -1099,10 +1103,17 @@ fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<(
         })?;
     }
     write_file(&args.stats, |w| {
-        writeln!(w, "round,rmse,balanced_share")?;
+        writeln!(w, "round,rmse,scale,rmse_scale_free,balanced_share")?;
         for (r, s) in stats.iter().enumerate() {
             let b = s.balanced_share.map_or(String::new(), |b| b.to_string());
-            writeln!(w, "{},{},{b}", r + 1, s.rmse)?;
+            writeln!(
+                w,
+                "{},{},{},{},{b}",
+                r + 1,
+                s.rmse,
+                s.scale,
+                s.rmse_scale_free
+            )?;
         }
         Ok(())
     })?;
@@ -1114,8 +1125,10 @@ fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<(
     let last = stats.last().expect("at least one round");
     writeln!(
         stdout,
-        "{} players, {} rounds, {} ({}): RMSE after round {}; balanced win rates (last 10 games \
-         within 0.4-0.6) after the last round: {}; {seconds:.2} s; stats in {}",
+        "{} players, {} rounds, {} ({}): RMSE after round {}; after the last round the \
+         ratings' scale is {:.4} of the truth's and the RMSE without it {:.1}; balanced win \
+         rates (last 10 games within 0.4-0.6) after the last round: {}; {seconds:.2} s; stats in \
+         {}",
         truth.len(),
         stats.len(),
         args.system.name(),
@@ -1125,6 +1138,8 @@ fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<(
             "matchmaking"
         },
         marks.join(", "),
+        last.scale,
+        last.rmse_scale_free,
         last.balanced_share
             .map_or("-".into(), |b| format!("{:.1} %", 100.0 * b)),
         args.stats.display()

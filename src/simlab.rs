@@ -14,7 +14,7 @@
 //! within 0.4-0.6 (figure 6). Deterministic for a seed.
 
 use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
-use crate::ingest::truth::offset_free_rmse;
+use crate::ingest::truth::{offset_free_rmse, scale_fit};
 use crate::matchmake::{P_MIN, desired_opponent, desired_probability, group_pairs};
 
 /// The simulations find desired opponents to a millionth of a player's uncertainty.
@@ -72,6 +72,10 @@ impl Default for PopulationConfig {
 pub struct RoundStats {
     /// RMSE of the ratings against the true ones after the round (offset removed).
     pub rmse: f64,
+    /// Least-squares slope of the ratings on the true ones (above 1: stretched).
+    pub scale: f64,
+    /// RMSE once both the offset and that scale are removed: the noise alone.
+    pub rmse_scale_free: f64,
     /// Share of players with at least 10 games whose last 10 are won at a rate in [0.4, 0.6]
     /// (None before anyone has 10 games).
     pub balanced_share: Option<f64>,
@@ -166,8 +170,12 @@ impl SystemVisitor for Population<'_> {
                     .count() as f64
                     / with_ten.len() as f64
             });
+            let ratings: Vec<f64> = d.iter().zip(&truth).map(|(e, t)| e + t).collect();
+            let (scale, rmse_scale_free) = scale_fit(&ratings, &truth);
             stats.push(RoundStats {
                 rmse: offset_free_rmse(&d),
+                scale,
+                rmse_scale_free,
                 balanced_share: balanced,
             });
         }
@@ -197,6 +205,11 @@ mod tests {
         // Everyone starts at 1500: the RMSE starts near the true spread (600) and falls.
         assert!(a[0].rmse > 400.0, "{:?}", a[0]);
         assert!(a[59].rmse < 0.5 * a[0].rmse, "{:?} -> {:?}", a[0], a[59]);
+        // Removing the scale as well never leaves more error; after one game each the ratings
+        // barely follow the truth (scale far below 1), after 60 their scale is near it.
+        assert!(a.iter().all(|r| r.rmse_scale_free <= r.rmse + 1e-9));
+        assert!(a[0].scale < 0.6, "{:?}", a[0]);
+        assert!((a[59].scale - 1.0).abs() < 0.15, "{:?}", a[59]);
         // Matchmaking keeps win rates nearer one half than random pairing does.
         let random = run(&PopulationConfig {
             random_pairing: true,
@@ -233,7 +246,8 @@ pub struct ExperimentRun {
     pub random_pairing: bool,
 }
 
-/// The paper's comparison (figures 5 and 7): Yuksel zero-sum with s = 1 and s = 0.95, Elo with
+/// The paper's comparison (figures 5 and 7): Yuksel zero-sum with s = 1 and s = 0.95 (and 0.7,
+/// where this reading of the algorithm becomes stable under random pairing), Elo with
 /// K = 24, Glicko, and TrueSkill with its default parameters scaled to ratings around 1500 (mu
 /// 1500, sigma 500, beta 250, tau 5: the usual 25 / 8.33 / 4.17 / 0.083 times 60), each with
 /// matchmaking and with random pairing.
@@ -256,6 +270,11 @@ pub fn paper_runs() -> Vec<ExperimentRun> {
             "yuksel zero-sum s=0.95",
             SystemKind::Yuksel,
             params(&["zero_sum=true", "step_scale=0.95"]),
+        ),
+        (
+            "yuksel zero-sum s=0.7",
+            SystemKind::Yuksel,
+            params(&["zero_sum=true", "step_scale=0.7"]),
         ),
         ("elo K=24", SystemKind::Elo, params(&["k=24"])),
         ("glicko", SystemKind::Glicko, params(&[])),

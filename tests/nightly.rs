@@ -334,7 +334,7 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     assert_eq!(rows.iter().filter(|r| r[1].is_empty()).count(), 1);
 }
 
-/// `experiment`: the paper's comparison in one command: a table of ten runs and two charts.
+/// `experiment`: the paper's comparison in one command: a table of twelve runs and two charts.
 #[test]
 fn experiment_writes_the_table_and_charts() {
     let dir = TempDir::new().unwrap();
@@ -350,15 +350,69 @@ fn experiment_writes_the_table_and_charts() {
     ]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let md = std::fs::read_to_string(out.join("experiment.md")).unwrap();
-    assert_eq!(md.lines().count(), 2 + 10, "{md}");
+    assert_eq!(md.lines().count(), 2 + 12, "{md}");
+    assert!(
+        md.lines()
+            .next()
+            .unwrap()
+            .contains("| scale @30 | RMSE without scale @30 |")
+    );
     assert!(md.contains("| yuksel zero-sum | matchmaking |"));
     let rmse = common::read_csv(&out.join("rmse.csv"));
-    assert_eq!((rmse.len(), rmse[0].len()), (1 + 30, 1 + 10));
+    assert_eq!((rmse.len(), rmse[0].len()), (1 + 30, 1 + 12));
     for page in ["experiment.html", "experiment-random-pairing.html"] {
         let html = std::fs::read_to_string(out.join(page)).unwrap();
         assert_eq!(html.matches("<svg").count(), 1, "{page}");
         assert!(!html.contains("<script"));
     }
+}
+
+/// `simulate yuksel-population`: the per-round statistics, the games and the true ratings.
+#[test]
+fn a_simulated_population_writes_its_statistics_games_and_truth() {
+    let dir = TempDir::new().unwrap();
+    let (stats, games, truth) = (
+        dir.path().join("stats.csv"),
+        dir.path().join("games.csv"),
+        dir.path().join("truth.csv"),
+    );
+    let o = rate_batch(&[
+        "simulate",
+        "yuksel-population",
+        "--zero-sum",
+        "--players",
+        "61",
+        "--rounds",
+        "20",
+        "--stats",
+        stats.to_str().unwrap(),
+        "--games",
+        games.to_str().unwrap(),
+        "--truth",
+        truth.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let rows = common::read_csv(&stats);
+    assert_eq!(
+        rows[0],
+        [
+            "round",
+            "rmse",
+            "scale",
+            "rmse_scale_free",
+            "balanced_share"
+        ]
+    );
+    assert_eq!(rows.len(), 1 + 20);
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    for r in &rows[1..] {
+        assert!(num(&r[3]) <= num(&r[1]) + 1e-9, "{r:?}");
+    }
+    // Nobody has 10 games before round 10; from then on the share is measured.
+    assert_eq!((rows[9][4].as_str(), rows[10][4].is_empty()), ("", false));
+    // 61 players: one is dropped, 30 games a round; the truth lists the 60 players.
+    assert_eq!(common::read_csv(&games).len(), 1 + 30 * 20);
+    assert_eq!(common::read_csv(&truth).len(), 1 + 60);
 }
 
 /// `simulate yuksel-single`: one new player, four systems side by side, game by game.

@@ -148,6 +148,38 @@ impl RmseSeries {
     }
 }
 
+/// How the ratings' spread compares with the truth's: the least-squares slope of the ratings
+/// on the true ratings (1 when the scale is right, above 1 when the ratings are stretched) and
+/// the RMSE left once both the mean offset and that scale are removed (the noise alone).
+/// `(1, 0)` for fewer than two players or a truth without spread.
+pub fn scale_fit(ratings: &[f64], truth: &[f64]) -> (f64, f64) {
+    let n = ratings.len().min(truth.len());
+    if n < 2 {
+        return (1.0, 0.0);
+    }
+    let (r, t) = (&ratings[..n], &truth[..n]);
+    let mr = r.iter().sum::<f64>() / n as f64;
+    let mt = t.iter().sum::<f64>() / n as f64;
+    let (mut cov, mut var) = (0.0, 0.0);
+    for (x, y) in r.iter().zip(t) {
+        cov += (x - mr) * (y - mt);
+        var += (y - mt) * (y - mt);
+    }
+    if var <= 0.0 {
+        return (1.0, 0.0);
+    }
+    let slope = cov / var;
+    let rss: f64 = r
+        .iter()
+        .zip(t)
+        .map(|(x, y)| {
+            let e = (x - mr) - slope * (y - mt);
+            e * e
+        })
+        .sum();
+    (slope, (rss / n as f64).sqrt())
+}
+
 /// `sqrt(mean((d - mean d)^2))`.
 pub fn offset_free_rmse(d: &[f64]) -> f64 {
     let n = d.len() as f64;
@@ -176,6 +208,24 @@ mod tests {
             vec![(0, 5, 2, 10.0)],
             "a round of one player is not measured"
         );
+    }
+
+    #[test]
+    fn scale_fit_finds_a_stretch_and_the_noise_left() {
+        // Ratings 2 * truth + 5: slope 2, nothing left.
+        let t = [1000.0, 1500.0, 2000.0];
+        let r: Vec<f64> = t.iter().map(|x| 2.0 * x + 5.0).collect();
+        let (b, e) = scale_fit(&r, &t);
+        assert!((b - 2.0).abs() < 1e-12 && e < 1e-9, "{b} {e}");
+        // By hand: truth -1, 0, 1, 2 (centred -1.5, -0.5, 0.5, 1.5, sum of squares 5) and
+        // ratings -1, 1, 1, 3 (centred -2, 0, 0, 2): covariance sum 6, slope 6 / 5 = 1.2,
+        // residuals -0.2, 0.6, -0.6, 0.2, rmse sqrt(0.8 / 4).
+        let (b, e) = scale_fit(&[-1.0, 1.0, 1.0, 3.0], &[-1.0, 0.0, 1.0, 2.0]);
+        assert!((b - 1.2).abs() < 1e-12, "{b}");
+        assert!((e - 0.2f64.sqrt()).abs() < 1e-12, "{e}");
+        // No spread in the truth, or one player: nothing to fit.
+        assert_eq!(scale_fit(&[1.0, 2.0], &[3.0, 3.0]), (1.0, 0.0));
+        assert_eq!(scale_fit(&[1.0], &[3.0]), (1.0, 0.0));
     }
 
     #[test]
