@@ -871,19 +871,19 @@ fn single(
     }
     write_file(out, |w| {
         let names: Vec<&str> = systems.iter().map(|s| s.0).collect();
-        let rates: Vec<String> = names.iter().map(|n| format!("win_rate_{n}")).collect();
-        writeln!(w, "game,true,{},{}", names.join(","), rates.join(","))?;
+        let mut header = vec!["game".to_string(), "true".to_string()];
+        header.extend(names.iter().map(|n| n.to_string()));
+        for column in ["win_rate", "opponent", "score"] {
+            header.extend(names.iter().map(|n| format!("{column}_{n}")));
+        }
+        writeln!(w, "{}", header.join(","))?;
         for g in 0..games {
-            let est: Vec<String> = runs.iter().map(|r| r[g].1.to_string()).collect();
-            let rate: Vec<String> = runs.iter().map(|r| r[g].2.to_string()).collect();
-            writeln!(
-                w,
-                "{},{},{},{}",
-                g + 1,
-                runs[0][g].0,
-                est.join(","),
-                rate.join(",")
-            )?;
+            let mut row = vec![(g + 1).to_string(), runs[0][g].truth.to_string()];
+            row.extend(runs.iter().map(|r| r[g].estimate.to_string()));
+            row.extend(runs.iter().map(|r| r[g].win_rate.to_string()));
+            row.extend(runs.iter().map(|r| r[g].opponent.to_string()));
+            row.extend(runs.iter().map(|r| r[g].score.to_string()));
+            writeln!(w, "{}", row.join(","))?;
         }
         Ok(())
     })?;
@@ -892,20 +892,50 @@ fn single(
         .iter()
         .zip(&runs)
         .map(|((name, _, _), r)| {
-            let e =
-                r[half..].iter().map(|x| (x.1 - x.0).abs()).sum::<f64>() / (games - half) as f64;
+            let e = r[half..]
+                .iter()
+                .map(|x| (x.estimate - x.truth).abs())
+                .sum::<f64>()
+                / (games - half) as f64;
             format!("{name} {e:.1}")
+        })
+        .collect();
+    // Figure 1's point about matchmaking: how long the runs of wins or losses get, and how
+    // often the last 10 games are won at a rate within 0.4-0.6 (from the 10th game on).
+    let streaks: Vec<String> = systems
+        .iter()
+        .zip(&runs)
+        .map(|((name, _, _), r)| {
+            let (mut longest, mut run) = (0, 0);
+            for (i, g) in r.iter().enumerate() {
+                run = if i > 0 && r[i - 1].score == g.score {
+                    run + 1
+                } else {
+                    1
+                };
+                longest = longest.max(run);
+            }
+            let later = &r[games.min(9)..];
+            let balanced = later
+                .iter()
+                .filter(|g| (0.4..=0.6).contains(&g.win_rate))
+                .count() as f64
+                / later.len().max(1) as f64;
+            format!("{name} {longest} / {:.0} %", 100.0 * balanced)
         })
         .collect();
     writeln!(
         stdout,
-        "{games} games ({shape:?}, {}): mean |estimate - true| over the second half: {}; per game in {}",
+        "{games} games ({shape:?}, {}): mean |estimate - true| over the second half: {}; \
+         longest run of wins or losses / share of last-10 win rates within 0.4-0.6: {}; per \
+         game in {}",
         if random_opponents {
             "random opponents within 250"
         } else {
             "matchmaking"
         },
         errors.join(", "),
+        streaks.join(", "),
         out.display()
     )?;
     Ok(())

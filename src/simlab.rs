@@ -385,16 +385,31 @@ pub struct SingleConfig {
     pub seed: u64,
 }
 
-/// One system's estimate of the new player game after game: (true rating, estimate, win
-/// rate of the last 10 games). The opponents and outcomes depend on the estimate only through
-/// the matchmaking, so with random opponents every system sees the same games.
+/// One game of the new player, as one system saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SingleGame {
+    /// The player's true rating at this game.
+    pub truth: f64,
+    /// The opponent's (true and rated) rating.
+    pub opponent: f64,
+    /// The player's score (1 won, 0 lost).
+    pub score: f64,
+    /// The system's estimate after the game.
+    pub estimate: f64,
+    /// The player's win rate over his last 10 games (fewer at the start).
+    pub win_rate: f64,
+}
+
+/// One system's run of the new player, game after game. The opponents and outcomes depend on
+/// the estimate only through the matchmaking, so with random opponents every system sees the
+/// same games.
 pub struct Single<'a> {
     /// The scenario.
     pub cfg: &'a SingleConfig,
 }
 
 impl SystemVisitor for Single<'_> {
-    type Output = Vec<(f64, f64, f64)>;
+    type Output = Vec<SingleGame>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let cfg = self.cfg;
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
@@ -435,7 +450,13 @@ impl SystemVisitor for Single<'_> {
             record.contests += 1;
             let last = record.recent_results(10);
             let rate = last.iter().sum::<f64>() / last.len() as f64;
-            out.push((truth, system.rating(&me).mean, rate));
+            out.push(SingleGame {
+                truth,
+                opponent,
+                score,
+                estimate: system.rating(&me).mean,
+                win_rate: rate,
+            });
         }
         out
     }
@@ -459,13 +480,41 @@ mod single_tests {
         let run = Single { cfg: &cfg }.visit(&y);
         assert_eq!(run.len(), 400);
         // Starts at 1500, ends near the true 2000.
-        assert_eq!(run[0].0, 2000.0);
-        let tail: f64 = run[300..].iter().map(|r| (r.1 - r.0).abs()).sum::<f64>() / 100.0;
+        assert_eq!(run[0].truth, 2000.0);
+        let tail: f64 = run[300..]
+            .iter()
+            .map(|r| (r.estimate - r.truth).abs())
+            .sum::<f64>()
+            / 100.0;
         assert!(tail < 100.0, "mean error over the last 100 games: {tail}");
         // Matchmaking keeps the recent win rate near one half.
-        let rate: f64 = run[300..].iter().map(|r| r.2).sum::<f64>() / 100.0;
+        let rate: f64 = run[300..].iter().map(|r| r.win_rate).sum::<f64>() / 100.0;
         assert!((rate - 0.5).abs() < 0.15, "{rate}");
         assert_eq!(Shape::RisingThenFlat.truth(750, 1000), 2500.0);
         assert_eq!(Shape::Rising.truth(500, 1000), 2000.0);
+    }
+
+    #[test]
+    fn random_opponents_are_the_same_games_for_every_system() {
+        let cfg = SingleConfig {
+            shape: Shape::Jump,
+            games: 100,
+            random_opponents: true,
+            window: 5,
+            seed: 9,
+        };
+        let y = Single { cfg: &cfg }.visit(&Yuksel::new(YukselParams::default()).unwrap());
+        let elo = crate::systems::elo::Elo::new(Default::default()).unwrap();
+        let e = Single { cfg: &cfg }.visit(&elo);
+        let games = |r: &[SingleGame]| -> Vec<(f64, f64)> {
+            r.iter().map(|g| (g.opponent, g.score)).collect()
+        };
+        assert_eq!(games(&y), games(&e));
+        // Within +-250 of the true rating, which jumps from 1700 to 2200 at the middle.
+        for (i, g) in y.iter().enumerate() {
+            let t = if i < 50 { 1700.0 } else { 2200.0 };
+            assert!((g.opponent - t).abs() <= 250.0, "{i} {g:?}");
+        }
+        assert_ne!(y[99].estimate, e[99].estimate);
     }
 }

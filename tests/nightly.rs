@@ -440,5 +440,19 @@ fn a_single_new_player_against_a_converged_pool() {
     // The true rating rises from 1500 to 2500 over the first half, then stays.
     assert_eq!(rows[1][1], "1500");
     assert_eq!(rows[200][1], "2500");
+    // The games themselves: each system's opponent and score, consistent with its win rate
+    // over the last 10 games.
+    let col = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (score, rate, opp) = (
+        col("score_glicko"),
+        col("win_rate_glicko"),
+        col("opponent_glicko"),
+    );
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    for g in 10..=200 {
+        let won: f64 = (g - 9..=g).map(|k| num(&rows[k][score])).sum();
+        assert!((num(&rows[g][rate]) - won / 10.0).abs() < 1e-12, "game {g}");
+        assert!(num(&rows[g][opp]) > 0.0);
+    }
     assert!(texts(&o).0.contains("mean |estimate - true|"));
 }
