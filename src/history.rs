@@ -296,6 +296,15 @@ impl HistoryBuilder {
         b
     }
 
+    /// A builder with `n` players (ids 0..n) that have no names, for histories that only a
+    /// rating system reads (the simulations build one per round for up to millions of
+    /// players): no name is stored or interned, so `player` cannot find these ids.
+    pub fn unnamed(n: usize) -> Self {
+        let mut b = Self::new();
+        b.h.names = vec![String::new(); n];
+        b
+    }
+
     /// The id of a player name, interned on first sight. The name must already be validated
     /// (non-empty, trimmed).
     pub fn player(&mut self, name: &str) -> PlayerId {

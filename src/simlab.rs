@@ -26,6 +26,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+use rayon::prelude::*;
 use std::io::Write;
 
 /// The population scenario.
@@ -111,7 +112,10 @@ impl SystemVisitor for Population<'_> {
                 order.shuffle(&mut rng);
                 order.chunks_exact(2).map(|c| (c[0], c[1])).collect()
             } else {
+                // Each player's desired opponent on its own: in parallel (the order of the
+                // results is kept, so the run stays deterministic).
                 let desired: Vec<(PlayerId, f64)> = (0..n)
+                    .into_par_iter()
                     .map(|i| {
                         let rec = &records[i];
                         let p = desired_probability(
@@ -129,7 +133,7 @@ impl SystemVisitor for Population<'_> {
                 group_pairs(&desired, shuffle, rng.random()).0
             };
             // 2. Outcomes from the true ratings.
-            let mut b = HistoryBuilder::with_players(&names);
+            let mut b = HistoryBuilder::unnamed(n);
             let time = round as i64 * 86_400;
             for &(x, y) in &pairs {
                 let p = elo_win_probability(truth[x as usize] - truth[y as usize], 400.0);

@@ -137,14 +137,21 @@ impl Yuksel {
     /// The sides of a round with the sums of their games, from pre-round states.
     fn units<'h>(&self, round: Round<'h>, players: &[YukselPlayer]) -> Vec<Unit<'h>> {
         let mut units: Vec<Unit<'h>> = Vec::new();
+        // Sides are found again by roster: a lone player by id, a team by its sorted roster.
         let mut index: FxHashMap<Vec<PlayerId>, usize> = FxHashMap::default();
+        let mut lone: FxHashMap<PlayerId, usize> = FxHashMap::default();
         let single = round.len() == 1;
+        if !single {
+            lone.reserve(2 * round.len());
+        }
         let mut unit_of = Vec::new();
         for contest in round.contests() {
             unit_of.clear();
             for e in contest.entries() {
                 let u = if single {
                     units.len()
+                } else if let [p] = e.players {
+                    *lone.entry(*p).or_insert(units.len())
                 } else {
                     let mut key = e.players.to_vec();
                     key.sort_unstable();
@@ -269,17 +276,23 @@ impl RatingSystem for Yuksel {
         if self.p.zero_sum && units.len() >= 2 {
             let d: Vec<f64> = side_d.iter().map(|&d| d.max(1e-300)).collect();
             // The sides of each group of connected games (one game, one series, one
-            // contest), in order of first appearance.
-            let mut groups: Vec<Vec<usize>> = Vec::new();
-            let mut slot: FxHashMap<usize, usize> = FxHashMap::default();
-            for (k, u) in units.iter().enumerate() {
-                let g = *slot.entry(u.group).or_insert_with(|| {
-                    groups.push(Vec::new());
-                    groups.len() - 1
-                });
-                groups[g].push(k);
-            }
-            for group in &groups {
+            // contest): groups numbered in order of first appearance, the sides listed group
+            // by group (a stable sort keeps their order within a group).
+            let mut number = vec![usize::MAX; units.len()];
+            let mut groups = 0;
+            let of: Vec<usize> = units
+                .iter()
+                .map(|u| {
+                    if number[u.group] == usize::MAX {
+                        number[u.group] = groups;
+                        groups += 1;
+                    }
+                    number[u.group]
+                })
+                .collect();
+            let mut sides: Vec<usize> = (0..units.len()).collect();
+            sides.sort_by_key(|&k| of[k]);
+            for group in sides.chunk_by(|&x, &y| of[x] == of[y]) {
                 if let [a, b] = group[..] {
                     // Equation 22, with exactly opposite changes.
                     let (ua, ub) = (&units[a], &units[b]);
@@ -323,7 +336,9 @@ impl RatingSystem for Yuksel {
         // Apply: D first (the new-game terms and the correction), then the rating and its
         // statistics, once per player. A player in two rosters of one round (a period with
         // changing team-mates) takes both changes and both D increments.
-        if units.iter().all(|u| u.members.len() == 1) && round.len() == 1 {
+        // Lone players are sides of their own, one each (found again by id), so when every
+        // side is one player each player takes exactly one side's change.
+        if units.iter().all(|u| u.members.len() == 1) {
             for (k, u) in units.iter().enumerate() {
                 let p = &mut players[u.members[0] as usize];
                 p.d = (decayed(p) + u.g) * d_factor[k];
