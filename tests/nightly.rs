@@ -332,6 +332,25 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     // Five players: two pairs and one waiting.
     assert_eq!(rows.len(), 1 + 3);
     assert_eq!(rows.iter().filter(|r| r[1].is_empty()).count(), 1);
+    // e, whom the state has never seen, waits as a newcomer: 1500, p = lambda = 0.5.
+    let re = by("e");
+    let (col_p, col_r) = if re[0] == "e" { (4, 2) } else { (5, 3) };
+    assert_eq!((num(&re[col_r]), num(&re[col_p])), (1500.0, 0.5), "{re:?}");
+    // A name waiting twice is refused, naming the line, and the previous pairs stay.
+    let before = std::fs::read(&pairs).unwrap();
+    let twice = write(dir.path(), "twice.csv", "player\na\nb\na\n");
+    let o = rate_batch(&[
+        "matchmake",
+        "--state",
+        state.to_str().unwrap(),
+        "--pool",
+        twice.to_str().unwrap(),
+        "--out",
+        pairs.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(texts(&o).1.contains("line 4"), "{}", texts(&o).1);
+    assert_eq!(std::fs::read(&pairs).unwrap(), before);
 }
 
 /// `experiment`: the paper's comparison in one command: a table of twelve runs and two charts.
