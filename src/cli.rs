@@ -921,7 +921,11 @@ fn single(
                 .filter(|g| (0.4..=0.6).contains(&g.win_rate))
                 .count() as f64
                 / later.len().max(1) as f64;
-            format!("{name} {longest} / {:.0} %", 100.0 * balanced)
+            if later.is_empty() {
+                format!("{name} {longest} / -")
+            } else {
+                format!("{name} {longest} / {:.0} %", 100.0 * balanced)
+            }
         })
         .collect();
     writeln!(
@@ -1088,6 +1092,13 @@ fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<(
         return Err(
             UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
         );
+    }
+    if !(0.0..=1.0).contains(&args.shuffle_fraction) {
+        return Err(UsageError(format!(
+            "--shuffle-fraction must be within 0 and 1 (a share of the population), not {}",
+            args.shuffle_fraction
+        ))
+        .into());
     }
     let cfg = PopulationConfig {
         players: args.players,

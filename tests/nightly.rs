@@ -432,6 +432,25 @@ fn a_simulated_population_writes_its_statistics_games_and_truth() {
     // 61 players: one is dropped, 30 games a round; the truth lists the 60 players.
     assert_eq!(common::read_csv(&games).len(), 1 + 30 * 20);
     assert_eq!(common::read_csv(&truth).len(), 1 + 60);
+    // A shuffle window outside [0, 1] of the population is refused, and the stats stay.
+    let before = std::fs::read(&stats).unwrap();
+    for bad in ["NaN", "1.5"] {
+        let o = rate_batch(&[
+            "simulate",
+            "yuksel-population",
+            "--shuffle-fraction",
+            bad,
+            "--stats",
+            stats.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(
+            texts(&o).1.contains("--shuffle-fraction"),
+            "{}",
+            texts(&o).1
+        );
+    }
+    assert_eq!(std::fs::read(&stats).unwrap(), before);
 }
 
 /// `simulate yuksel-single`: one new player, four systems side by side, game by game.
