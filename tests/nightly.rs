@@ -453,6 +453,52 @@ fn a_simulated_population_writes_its_statistics_games_and_truth() {
     assert_eq!(std::fs::read(&stats).unwrap(), before);
 }
 
+/// The simulation's history and truth, replayed with `--truth` (a day per round, so a round
+/// of the simulation is a round of the replay), give back the simulation's own RMSE series:
+/// the generated files are the whole experiment.
+#[test]
+fn a_simulated_population_replays_to_the_same_rmse() {
+    let dir = TempDir::new().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    let o = rate_batch(&[
+        "simulate",
+        "yuksel-population",
+        "--zero-sum",
+        "--players",
+        "80",
+        "--rounds",
+        "25",
+        "--stats",
+        p("stats.csv").to_str().unwrap(),
+        "--games",
+        p("games.csv").to_str().unwrap(),
+        "--truth",
+        p("truth.csv").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    replay_ok(
+        &p("games.csv"),
+        &p("out"),
+        &[
+            "--system",
+            "yuksel",
+            "--zero-sum",
+            "--period",
+            "day",
+            "--truth",
+            p("truth.csv").to_str().unwrap(),
+        ],
+    );
+    let sim = common::read_csv(&p("stats.csv"));
+    let rep = common::read_csv(&p("out").join("rmse.csv"));
+    assert_eq!((sim.len(), rep.len()), (1 + 25, 1 + 25));
+    for (a, b) in sim[1..].iter().zip(&rep[1..]) {
+        let (x, y) = (a[1].parse::<f64>().unwrap(), b[3].parse::<f64>().unwrap());
+        assert!((x - y).abs() < 1e-9 * x, "round {}: {x} vs {y}", a[0]);
+        assert_eq!(b[2], "80");
+    }
+}
+
 /// `simulate yuksel-single`: one new player, four systems side by side, game by game.
 #[test]
 fn a_single_new_player_against_a_converged_pool() {
