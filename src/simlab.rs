@@ -10,7 +10,8 @@
 //! `--random-pairing`. A game is won with Elo's probability of the true ratings (scale 400, no
 //! draws), and the system rates the round (its games are disjoint, so this is the same as
 //! rating them one by one). After every round: the RMSE of the ratings against the true ones
-//! (mean offset removed) and the share of players whose win rate over their last 10 games is
+//! (mean offset removed), the ratings' scale against the truth's and the RMSE without it, and
+//! the share of players whose win rate over their last 10 games is
 //! within 0.4-0.6 (figure 6). Deterministic for a seed.
 
 use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
