@@ -53,9 +53,10 @@ pub enum Command {
         /// Rounds.
         #[arg(long, default_value_t = 2000)]
         rounds: usize,
-        /// Random seed (the same population and draws for every system).
-        #[arg(long, default_value_t = 2024)]
-        seed: u64,
+        /// Random seed (the same population and draws for every system); several, comma
+        /// separated, repeat the experiment on each and report the mean and the range.
+        #[arg(long, value_delimiter = ',', default_value = "2024")]
+        seed: Vec<u64>,
         /// Output folder.
         #[arg(long, default_value = "output/experiment")]
         out: PathBuf,
@@ -744,7 +745,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             rounds,
             seed,
             out,
-        } => experiment(players, rounds, seed, &out, stdout),
+        } => experiment(players, rounds, &seed, &out, stdout),
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {
                 Ok(())
@@ -945,28 +946,56 @@ fn single(
     Ok(())
 }
 
+/// A table cell for one figure over the seeds: the value, or the mean and the range.
+fn over_seeds(values: &[f64], decimals: usize, unit: &str) -> String {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() == 1 {
+        return format!("{mean:.decimals$}{unit}");
+    }
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{mean:.decimals$}{unit} ({lo:.decimals$}-{hi:.decimals$})")
+}
+
 fn experiment(
     players: usize,
     rounds: usize,
-    seed: u64,
+    seeds: &[u64],
     out: &Path,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    use crate::simlab::{PopulationConfig, paper_runs, run_experiment, table_rounds};
-    if players < 2 || rounds == 0 {
-        return Err(
-            UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
-        );
+    use crate::simlab::{PopulationConfig, RoundStats, paper_runs, run_experiment, table_rounds};
+    if players < 2 || rounds == 0 || seeds.is_empty() {
+        return Err(UsageError(
+            "--players must be at least 2, --rounds at least 1, and --seed given".into(),
+        )
+        .into());
     }
     let cfg = PopulationConfig {
         players,
         rounds,
-        seed,
         ..PopulationConfig::default()
     };
     let runs = paper_runs();
     let t0 = std::time::Instant::now();
-    let stats = run_experiment(&cfg, &runs).map_err(UsageError)?;
+    // by_seed[seed][run][round]
+    let mut by_seed: Vec<Vec<Vec<RoundStats>>> = Vec::with_capacity(seeds.len());
+    for &seed in seeds {
+        let c = PopulationConfig {
+            seed,
+            ..cfg.clone()
+        };
+        by_seed.push(run_experiment(&c, &runs).map_err(UsageError)?);
+    }
+    // The RMSE series of each run, averaged over the seeds (what rmse.csv and the charts show).
+    let mean_rmse: Vec<Vec<f64>> = (0..runs.len())
+        .map(|r| {
+            (0..rounds)
+                .map(|k| by_seed.iter().map(|s| s[r][k].rmse).sum::<f64>() / seeds.len() as f64)
+                .collect()
+        })
+        .collect();
     let marks = table_rounds(rounds);
     let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
     header.extend(marks.iter().map(|r| format!("RMSE @{r}")));
@@ -975,8 +1004,11 @@ fn experiment(
     header.push(format!("balanced win rates @{rounds}"));
     let rows: Vec<Vec<String>> = runs
         .iter()
-        .zip(&stats)
-        .map(|(r, s)| {
+        .enumerate()
+        .map(|(i, r)| {
+            let at = |k: usize, f: &dyn Fn(&RoundStats) -> f64| -> Vec<f64> {
+                by_seed.iter().map(|s| f(&s[i][k])).collect()
+            };
             let mut row = vec![
                 r.label.clone(),
                 if r.random_pairing {
@@ -986,17 +1018,23 @@ fn experiment(
                 }
                 .to_string(),
             ];
-            row.extend(marks.iter().map(|&m| format!("{:.1}", s[m - 1].rmse)));
-            row.push(format!("{:.3}", s[rounds - 1].scale));
-            row.push(format!("{:.1}", s[rounds - 1].rmse_scale_free));
-            row.push(
-                s[rounds - 1]
-                    .balanced_share
-                    .map_or("-".into(), |b| format!("{:.1} %", 100.0 * b)),
+            row.extend(
+                marks
+                    .iter()
+                    .map(|&m| over_seeds(&at(m - 1, &|x| x.rmse), 1, "")),
             );
+            row.push(over_seeds(&at(rounds - 1, &|x| x.scale), 3, ""));
+            row.push(over_seeds(&at(rounds - 1, &|x| x.rmse_scale_free), 1, ""));
+            let balanced: Option<Vec<f64>> = by_seed
+                .iter()
+                .map(|s| s[i][rounds - 1].balanced_share.map(|b| 100.0 * b))
+                .collect();
+            row.push(balanced.map_or("-".into(), |b| over_seeds(&b, 1, " %")));
             row
         })
         .collect();
+    let seed_list: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
+    let seed_list = seed_list.join(",");
     let mut md = format!(
         "| {} |\n|{}\n",
         header.join(" | "),
@@ -1024,8 +1062,37 @@ fn experiment(
             .collect();
         writeln!(w, "round,{}", names.join(","))?;
         for k in 0..rounds {
-            let vals: Vec<String> = stats.iter().map(|s| s[k].rmse.to_string()).collect();
+            let vals: Vec<String> = mean_rmse.iter().map(|s| s[k].to_string()).collect();
             writeln!(w, "{},{}", k + 1, vals.join(","))?;
+        }
+        Ok(())
+    })?;
+    // Every seed's figures at the table's rounds, for whoever wants more than mean and range.
+    staged.write("seeds.csv", |w| {
+        writeln!(
+            w,
+            "seed,system,pairing,round,rmse,scale,rmse_scale_free,balanced_share"
+        )?;
+        for (seed, per_run) in seeds.iter().zip(&by_seed) {
+            for (r, s) in runs.iter().zip(per_run) {
+                for &m in &marks {
+                    let x = &s[m - 1];
+                    writeln!(
+                        w,
+                        "{seed},{},{},{m},{},{},{},{}",
+                        r.label,
+                        if r.random_pairing {
+                            "random"
+                        } else {
+                            "matchmaking"
+                        },
+                        x.rmse,
+                        x.scale,
+                        x.rmse_scale_free,
+                        x.balanced_share.map_or(String::new(), |b| b.to_string())
+                    )?;
+                }
+            }
         }
         Ok(())
     })?;
@@ -1035,14 +1102,14 @@ fn experiment(
     ] {
         let series: Vec<(String, Vec<(f64, f64)>)> = runs
             .iter()
-            .zip(&stats)
+            .zip(&mean_rmse)
             .filter(|(r, _)| r.random_pairing == random)
             .map(|(r, s)| {
                 (
                     r.label.clone(),
                     s.iter()
                         .enumerate()
-                        .map(|(k, x)| ((k + 1) as f64, x.rmse))
+                        .map(|(k, &x)| ((k + 1) as f64, x))
                         .collect(),
                 )
             })
@@ -1058,10 +1125,15 @@ fn experiment(
             }
         );
         let text = format!(
-            "True ratings N(1500, 600^2), seed {seed}; every player one game a round; \
+            "True ratings N(1500, 600^2), seed {seed_list}; every player one game a round; \
              outcomes from Elo's probability of the true ratings; RMSE after each round, mean \
-             offset removed. `rate-batch experiment --players {players} --rounds {rounds} \
-             --seed {seed}`."
+             offset removed{}. `rate-batch experiment --players {players} --rounds {rounds} \
+             --seed {seed_list}`.",
+            if seeds.len() > 1 {
+                ", averaged over the seeds (the table: mean and range)"
+            } else {
+                ""
+            }
         );
         staged.write(file, |w| {
             crate::output::report::write_lines_page(

@@ -353,7 +353,8 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     assert_eq!(std::fs::read(&pairs).unwrap(), before);
 }
 
-/// `experiment`: the paper's comparison in one command: a table of twelve runs and two charts.
+/// `experiment`: the paper's comparison in one command: a table of twelve runs and two charts,
+/// over one seed or several.
 #[test]
 fn experiment_writes_the_table_and_charts() {
     let dir = TempDir::new().unwrap();
@@ -384,6 +385,46 @@ fn experiment_writes_the_table_and_charts() {
         assert_eq!(html.matches("<svg").count(), 1, "{page}");
         assert!(!html.contains("<script"));
     }
+    // Two seeds: each seed's figures in seeds.csv, the table their mean and range, rmse.csv
+    // their mean.
+    let two = dir.path().join("two");
+    let o = rate_batch(&[
+        "experiment",
+        "--players",
+        "40",
+        "--rounds",
+        "30",
+        "--seed",
+        "2024,7",
+        "--out",
+        two.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let seeds = common::read_csv(&two.join("seeds.csv"));
+    let pick = |seed: &str, round: &str| -> f64 {
+        seeds
+            .iter()
+            .find(|r| {
+                r[0] == seed && r[1] == "yuksel zero-sum" && r[2] == "matchmaking" && r[3] == round
+            })
+            .unwrap()[4]
+            .parse()
+            .unwrap()
+    };
+    // The first seed's figures are those of the one-seed run.
+    assert_eq!(pick("2024", "30"), rmse[30][1].parse::<f64>().unwrap());
+    let (a, b) = (pick("2024", "30"), pick("7", "30"));
+    assert_ne!(a, b);
+    let mean_rmse = common::read_csv(&two.join("rmse.csv"));
+    let m: f64 = mean_rmse[30][1].parse().unwrap();
+    assert!((m - (a + b) / 2.0).abs() < 1e-9 * m, "{m} {a} {b}");
+    let md = std::fs::read_to_string(two.join("experiment.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| yuksel zero-sum | matchmaking |"))
+        .unwrap();
+    let want = format!("{:.1} ({:.1}-{:.1})", (a + b) / 2.0, a.min(b), a.max(b));
+    assert!(row.contains(&want), "{row} lacks {want}");
 }
 
 /// `simulate yuksel-population`: the per-round statistics, the games and the true ratings.
