@@ -8,9 +8,11 @@
 //! the round are combined by the system (`a` summed in contest order, `v` folded by the system's
 //! rule) into one change of `mu` and one factor of `sigma^2`.
 //!
-//! A contest in which every entry shares the first place carries no information and is skipped,
-//! as the reference implementation skips it (without it the normalised systems would still
-//! shrink every `sigma` by a whole game's information); its players get no drift from it.
+//! For BAR and pairwise Glicko, a contest in which every entry shares the first place carries
+//! no information and is skipped, as the Elo-MMR reference implementation skips it (without it
+//! the normalised systems would still shrink every `sigma` by a whole game's information); its
+//! players get no drift from it. Glicko rates it: Glickman scores a drawn game 1/2, which
+//! moves two players of different ratings towards each other.
 //!
 //! Outcomes compare the entries' best places `lo` (smaller is better, equal is a tie), as the
 //! reference implementation does; for standings whose tied entries share one place range, this
@@ -210,6 +212,12 @@ pub trait AllPairs: Sync {
 
     /// The change of `mu` and the factor of `sigma^2` from the summed `a` and folded `v`.
     fn finish(&self, a: f64, v: f64) -> (f64, f64);
+
+    /// Whether a contest whose entries all share the first place is skipped (the Elo-MMR
+    /// reference implementation's baselines) rather than rated as a draw.
+    fn skips_all_tied(&self) -> bool {
+        true
+    }
 }
 
 /// Applies a round: drift for its participants, then every contest from the drifted states,
@@ -224,7 +232,7 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
     for c in &contests {
         // The all-tied check needs only the places.
         let first = c.entry(0).lo;
-        if c.entries().all(|e| e.lo == first) {
+        if system.skips_all_tied() && c.entries().all(|e| e.lo == first) {
             continue;
         }
         informative.push(*c);

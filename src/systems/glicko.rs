@@ -104,6 +104,10 @@ impl AllPairs for Glicko {
     fn finish(&self, a: f64, v: f64) -> (f64, f64) {
         self.pairs.finish(a, v)
     }
+    /// A drawn game scores 1/2 (Glickman), so a contest of ties is rated.
+    fn skips_all_tied(&self) -> bool {
+        false
+    }
 }
 
 impl RatingSystem for Glicko {
@@ -179,6 +183,26 @@ mod tests {
         let got = after(&glicko(), &h, &start);
         assert!((got[0].mu - 1464.1).abs() < 0.05, "{}", got[0].mu);
         assert!((got[0].sigma - 151.4).abs() < 0.05, "{}", got[0].sigma);
+    }
+
+    /// A draw scores 1/2: 1700 / 300 and 1500 / 200 move towards each other and both
+    /// deviations shrink (by hand with Glickman's formulas: 1630.695056738 / 251.458997583 and
+    /// 1528.670234891 / 186.762327360). Two equal newcomers who draw keep 1500 and shrink to
+    /// 290.23, as after a decisive game.
+    #[test]
+    fn a_draw_is_half_a_point() {
+        use crate::systems::allpairs::test_util::{assert_state, contest};
+        let h = contest(&[("x", 0, 1), ("y", 0, 1)]);
+        let got = after(&glicko(), &h, &[(1700.0, 300.0), (1500.0, 200.0)]);
+        assert_state(got[0], 1630.695056738002, 251.458997582887);
+        assert_state(got[1], 1528.670234891169, 186.762327359607);
+        let got = after(&glicko(), &h, &[(1500.0, 350.0), (1500.0, 350.0)]);
+        assert_eq!((got[0].mu, got[1].mu), (1500.0, 1500.0));
+        assert!(
+            (got[0].sigma - 290.2305060910912).abs() < 1e-9,
+            "{:?}",
+            got[0]
+        );
     }
 
     #[test]
