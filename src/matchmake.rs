@@ -212,6 +212,14 @@ struct Wish {
     high: f64,
 }
 
+/// A waiting player and the opponent found (None: the odd one out waits), with the system's
+/// probability that each side wins (a draw counting half; NaN where the system has none).
+struct Planned {
+    a: Wish,
+    b: Option<Wish>,
+    p_wins: [f64; 2],
+}
+
 struct Plan<'a> {
     carry_of: &'a crate::state::StateFile,
     names: &'a [String],
@@ -219,7 +227,7 @@ struct Plan<'a> {
 }
 
 impl crate::systems::SystemVisitor for Plan<'_> {
-    type Output = Result<Vec<(Wish, Wish, f64)>, String>;
+    type Output = Result<Vec<Planned>, String>;
     fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
         let carry = self.carry_of.carry::<S::Player>()?;
         let index: std::collections::HashMap<&str, usize> = self
@@ -261,18 +269,25 @@ impl crate::systems::SystemVisitor for Plan<'_> {
             .map(|(i, w)| (i as PlayerId, w.desired))
             .collect();
         let (pairs, left) = group_pairs(&keyed, job.shuffle, job.seed);
-        let mut out: Vec<(Wish, Wish, f64)> = pairs
+        let wins = |x: PlayerId, y: PlayerId| {
+            system
+                .win_probability(&states, &[x], &[y])
+                .unwrap_or(f64::NAN)
+        };
+        let mut out: Vec<Planned> = pairs
             .iter()
-            .map(|&(a, b)| {
-                let p = system
-                    .win_probability(&states, &[a], &[b])
-                    .unwrap_or(f64::NAN);
-                (wishes[a as usize].clone(), wishes[b as usize].clone(), p)
+            .map(|&(a, b)| Planned {
+                a: wishes[a as usize].clone(),
+                b: Some(wishes[b as usize].clone()),
+                p_wins: [wins(a, b), wins(b, a)],
             })
             .collect();
         if let Some(l) = left {
-            let w = wishes[l as usize].clone();
-            out.push((w.clone(), w, f64::NAN));
+            out.push(Planned {
+                a: wishes[l as usize].clone(),
+                b: None,
+                p_wins: [f64::NAN; 2],
+            });
         }
         Ok(out)
     }
@@ -322,7 +337,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     crate::output::write_one(&dir, &name, |w| write_pairs(w, &plan))
         .with_context(|| format!("cannot write {}", job.out.display()))?;
     if !job.quiet {
-        let paired = plan.iter().filter(|p| !p.2.is_nan()).count();
+        let paired = plan.iter().filter(|p| p.b.is_some()).count();
         writeln!(
             stdout,
             "{paired} pairs of {} waiting players ({} state, window {}, target {}), written to {}",
@@ -355,34 +370,34 @@ fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::Input
     Ok(names)
 }
 
-fn write_pairs(w: &mut dyn std::io::Write, plan: &[(Wish, Wish, f64)]) -> std::io::Result<()> {
+fn write_pairs(w: &mut dyn std::io::Write, plan: &[Planned]) -> std::io::Result<()> {
     writeln!(
         w,
         "player_a,player_b,rating_a,rating_b,desired_p_a,desired_p_b,desired_opponent_a,\
-         desired_opponent_b,a_in_window_of_b,b_in_window_of_a,p_a_wins"
+         desired_opponent_b,a_in_window_of_b,b_in_window_of_a,p_a_wins,p_b_wins"
     )?;
     let q = |s: &str| {
         let mut out = String::new();
         crate::output::csv_field(s, &mut out);
         out
     };
-    for (a, b, p) in plan {
-        if p.is_nan() {
+    for Planned { a, b, p_wins } in plan {
+        let Some(b) = b else {
             // The odd one out waits.
             writeln!(
                 w,
-                "{},,{},,{},,{},,,,",
+                "{},,{},,{},,{},,,,,",
                 q(&a.name),
                 a.rating,
                 a.p,
                 a.desired
             )?;
             continue;
-        }
+        };
         let inside = |x: &Wish, r: f64| x.low <= r && r <= x.high;
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             q(&a.name),
             q(&b.name),
             a.rating,
@@ -393,7 +408,8 @@ fn write_pairs(w: &mut dyn std::io::Write, plan: &[(Wish, Wish, f64)]) -> std::i
             b.desired,
             inside(b, a.rating),
             inside(a, b.rating),
-            p
+            p_wins[0],
+            p_wins[1]
         )?;
     }
     Ok(())

@@ -332,6 +332,15 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     // Five players: two pairs and one waiting.
     assert_eq!(rows.len(), 1 + 3);
     assert_eq!(rows.iter().filter(|r| r[1].is_empty()).count(), 1);
+    // Each side's probability of winning, from the system (Elo's curve: they sum to one, and
+    // the higher rated side is the favourite).
+    assert_eq!(rows[0][10..], ["p_a_wins", "p_b_wins"]);
+    for r in rows[1..].iter().filter(|r| !r[1].is_empty()) {
+        let (pa, pb) = (num(&r[10]), num(&r[11]));
+        assert!((pa + pb - 1.0).abs() < 1e-12, "{r:?}");
+        assert_eq!(pa > 0.5, num(&r[2]) > num(&r[3]), "{r:?}");
+    }
+    assert!(rows.iter().all(|r| r.len() == 12));
     // e, whom the state has never seen, waits as a newcomer: 1500, p = lambda = 0.5.
     let re = by("e");
     let (col_p, col_r) = if re[0] == "e" { (4, 2) } else { (5, 3) };
