@@ -8,11 +8,12 @@
 //! the round are combined by the system (`a` summed in contest order, `v` folded by the system's
 //! rule) into one change of `mu` and one factor of `sigma^2`.
 //!
-//! For BAR and pairwise Glicko, a contest in which every entry shares the first place carries
-//! no information and is skipped, as the Elo-MMR reference implementation skips it (without it
-//! the normalised systems would still shrink every `sigma` by a whole game's information); its
-//! players get no drift from it. Glicko rates it: Glickman scores a drawn game 1/2, which
-//! moves two players of different ratings towards each other.
+//! For the normalised BAR and pairwise Glicko (the defaults), a contest in which every entry
+//! shares the first place carries no information and is skipped, as the Elo-MMR reference
+//! implementation skips it (without it the normalised systems would still shrink every `sigma`
+//! by a whole game's information); its players get no drift from it. The published updates
+//! (`normalise = false`, and Glicko) rate it: a drawn game scores 1/2, which moves two players
+//! of different ratings towards each other.
 //!
 //! Outcomes compare the entries' best places `lo` (smaller is better, equal is a tie), as the
 //! reference implementation does; for standings whose tied entries share one place range, this

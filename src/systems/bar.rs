@@ -167,6 +167,12 @@ impl AllPairs for Bar {
     fn finish(&self, a: f64, v: f64) -> (f64, f64) {
         (a, v.max(self.p.kappa))
     }
+
+    /// The normalised update skips a contest of ties, as the Elo-MMR reference does; Weng
+    /// and Lin's Algorithm 1 (`normalise = false`) scores each tie 1/2.
+    fn skips_all_tied(&self) -> bool {
+        self.p.normalise
+    }
 }
 
 impl RatingSystem for Bar {
@@ -249,6 +255,32 @@ mod tests {
         let got = after(&bar(|p| p.elo_mmr_logistic = true), &h, &states);
         assert_state(got[0], 1619.172440696995, 182.429743970703);
         assert_state(got[1], 1409.025334216017, 266.054783108614);
+    }
+
+    /// A draw: skipped by the normalised update (as the reference does), scored 1/2 by Weng
+    /// and Lin's Algorithm 1. By hand, no drift, beta 25: c = sqrt(300^2 + 200^2 + 2 25^2),
+    /// p = 1 / (1 + exp(-(1700 - 1500) / c)), mu += sigma^2 / c (1/2 - p), sigma^2 *=
+    /// 1 - (sigma / c) sigma^2 / c^2 p (1 - p): 1666.559290790 / 279.553132238 and
+    /// 1514.862537427 / 196.059940022.
+    #[test]
+    fn a_draw_counts_only_in_weng_and_lins_update() {
+        let h = contest(&[("x", 0, 1), ("y", 0, 1)]);
+        let states = [(1700.0, 300.0), (1500.0, 200.0)];
+        let got = after(&bar(|p| p.sig_drift = 0.0), &h, &states);
+        assert_eq!(
+            (got[0].mu, got[0].sigma, got[1].mu),
+            (1700.0, 300.0, 1500.0)
+        );
+        let got = after(
+            &bar(|p| {
+                p.normalise = false;
+                p.sig_drift = 0.0;
+            }),
+            &h,
+            &states,
+        );
+        assert_state(got[0], 1666.5592907897717, 279.5531322381599);
+        assert_state(got[1], 1514.862537426768, 196.05994002227044);
     }
 
     #[test]

@@ -151,6 +151,12 @@ impl AllPairs for PairwiseGlicko {
         let factor = 1.0 / (1.0 + v);
         (factor * a, factor)
     }
+
+    /// The normalised update skips a contest of ties, as the Elo-MMR reference does;
+    /// Glickman's own update (`normalise = false`) scores each tie 1/2.
+    fn skips_all_tied(&self) -> bool {
+        self.p.normalise
+    }
 }
 
 impl RatingSystem for PairwiseGlicko {
@@ -233,6 +239,33 @@ mod tests {
         let got = after(&glicko(|p| p.normalise = false), &h, &states);
         assert_state(got[0], 1654.064619626427, 179.171152468911);
         assert_state(got[1], 1365.190940866929, 214.505854423162);
+    }
+
+    /// A draw: skipped by the normalised update (as the reference does), scored 1/2 by
+    /// Glickman's, which with his q (beta = pi / (sqrt 3 q)) and no drift is exactly Glicko's
+    /// draw (1700/300 and 1500/200: 1630.695056738 / 251.458997583 and 1528.670234891 /
+    /// 186.762327360, by hand with Glickman's formulas).
+    #[test]
+    fn a_draw_counts_only_in_glickmans_update() {
+        let h = contest(&[("x", 0, 1), ("y", 0, 1)]);
+        let states = [(1700.0, 300.0), (1500.0, 200.0)];
+        let got = after(&glicko(|p| p.sig_drift = 0.0), &h, &states);
+        assert_eq!(
+            (got[0].mu, got[0].sigma, got[1].mu),
+            (1700.0, 300.0, 1500.0)
+        );
+        let q = std::f64::consts::LN_10 / 400.0;
+        let got = after(
+            &glicko(|p| {
+                p.normalise = false;
+                p.sig_drift = 0.0;
+                p.beta = std::f64::consts::PI / (3f64.sqrt() * q);
+            }),
+            &h,
+            &states,
+        );
+        assert_state(got[0], 1630.695056738002, 251.458997582887);
+        assert_state(got[1], 1528.670234891169, 186.762327359607);
     }
 
     #[test]
