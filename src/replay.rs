@@ -464,8 +464,7 @@ pub fn replay_from<S: RatingSystem>(
         metrics: Metrics::new(),
         rounds_done: 0,
         contests_done: 0,
-        warmup_contests: ((n_contests as f64 * opts.warmup.clamp(0.0, 1.0)) as usize)
-            .min(n_contests) as u64,
+        warmup_contests: crate::numeric::first_share(n_contests, opts.warmup) as u64,
         history_rows: 0,
     });
     let already = states.len();

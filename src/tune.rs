@@ -247,7 +247,7 @@ pub fn run_trials(
     let slice = ReplayOptions {
         warmup: 0.0,
         keep_history: false,
-        max_contests: Some(((history.len() as f64 * fraction) as usize).max(1)),
+        max_contests: Some(crate::numeric::first_share(history.len(), fraction).max(1)),
         ..base.clone()
     };
     let mut trials = sets

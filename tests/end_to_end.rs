@@ -425,3 +425,20 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
         same_on_one_and_two_threads(dir.path(), &solo, &args);
     }
 }
+
+/// The warm-up is the first `--warmup` share of the contests by integer division, also where
+/// the product falls just below a whole number in floating point (100 x 0.29).
+#[test]
+fn the_warmup_share_is_exact() {
+    let dir = TempDir::new().unwrap();
+    let mut csv = String::from("time,a,b,result\n");
+    for t in 0..100 {
+        csv.push_str(&format!("{t},p{},p{},1\n", t % 4, (t + 1) % 4));
+    }
+    let games = write(dir.path(), "g.csv", &csv);
+    for (share, want) in [("0.29", 29), ("0.57", 57), ("0.1", 10)] {
+        let out = dir.path().join(share);
+        replay_ok(&games, &out, &["--warmup", share]);
+        assert_eq!(metrics(&out)["warmup_contests"], want, "--warmup {share}");
+    }
+}

@@ -20,6 +20,20 @@ pub fn logistic_q(scale: f64) -> f64 {
     LN_10 / scale
 }
 
+/// `floor(n * fraction)`, the number of items in the first `fraction` of `n` (the warm-up, the
+/// tuning part), exact where `n * fraction` is a whole number that floating point rounds just
+/// below it (100 * 0.29 = 28.999999999999996 counts 29). `fraction` is clamped to [0, 1].
+pub fn first_share(n: usize, fraction: f64) -> usize {
+    let x = n as f64 * fraction.clamp(0.0, 1.0);
+    let nearest = x.round();
+    let k = if (x - nearest).abs() <= 1e-9 * nearest.max(1.0) {
+        nearest
+    } else {
+        x.floor()
+    };
+    (k as usize).min(n)
+}
+
 /// Glicko's attenuation `g(phi) = 1 / sqrt(1 + 3 q^2 phi^2 / pi^2)`.
 #[inline]
 pub fn glicko_g(phi: f64, q: f64) -> f64 {
@@ -201,6 +215,23 @@ fn mills_series(u: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_share_is_the_exact_floor() {
+        // 100 * 0.29 and 100 * 0.57 fall just below 29 and 57 in floating point.
+        assert_eq!((100.0 * 0.29f64).floor(), 28.0);
+        assert_eq!(first_share(100, 0.29), 29);
+        assert_eq!(first_share(100, 0.57), 57);
+        // Every fraction k / 100 of every n up to 1000 is n k / 100 by integer division.
+        for n in 0..=1000usize {
+            for k in 0..=100usize {
+                assert_eq!(first_share(n, k as f64 / 100.0), n * k / 100, "{n} {k}");
+            }
+        }
+        assert_eq!(first_share(7, 0.5), 3);
+        assert_eq!(first_share(10, 1.5), 10);
+        assert_eq!(first_share(10, -1.0), 0);
+    }
 
     #[test]
     fn both_hazards_at_once_match_each_alone() {
