@@ -364,8 +364,10 @@ pub struct ReplayResult {
     pub history: Vec<HistoryRow>,
     /// Accuracy.
     pub metrics: MetricsReport,
-    /// Number of rounds.
+    /// Number of rounds rated by this replay.
     pub rounds: usize,
+    /// Rounds rated before it (by the runs of the state resumed from).
+    pub rounds_before: usize,
     /// Contests not scored at the start.
     pub warmup_contests: usize,
     /// Time spent replaying (not reading or writing).
@@ -691,6 +693,7 @@ pub fn replay_from<S: RatingSystem>(
         history: Vec::new(),
         metrics: metrics.report(),
         rounds: rounds.len(),
+        rounds_before: rounds_done as usize,
         warmup_contests: warmup,
         elapsed: start.elapsed(),
         series,

@@ -125,19 +125,40 @@ impl SystemVisitor for RunReplay<'_> {
         let Some(snap) = snapshot else {
             return Ok((result, None));
         };
-        // The state: every digest applied before and now, the watermark, the players.
+        // The state: every digest applied before and now (as often as applied), the contests
+        // of this input left for the next run, the watermark, the players.
         let h = self.history;
         let mut applied: Vec<u64> = state
             .resume
             .map(|f| f.meta.applied.clone())
             .unwrap_or_default();
-        applied.extend(
-            snap.applied
-                .iter()
-                .map(|&c| state::contest_digest(h, &h.contest(c as usize))),
-        );
+        let mut now = vec![false; h.len()];
+        for &c in &snap.applied {
+            now[c as usize] = true;
+            applied.push(state::contest_digest(h, &h.contest(c as usize)));
+        }
         applied.sort_unstable();
-        applied.dedup();
+        let before = self.opts.skip.as_deref();
+        let mut pending: Vec<u64> = h
+            .contests()
+            .filter(|c| !now[c.index()] && !before.is_some_and(|b| b[c.index()]))
+            .map(|c| state::contest_digest(h, &c))
+            .collect();
+        pending.sort_unstable();
+        let mut closed_series: Vec<String> = Vec::new();
+        if self.opts.period == Period::Series {
+            closed_series = state
+                .resume
+                .map(|f| f.meta.closed_series.clone())
+                .unwrap_or_default();
+            closed_series.extend(snap.applied.iter().filter_map(|&c| {
+                h.contest(c as usize)
+                    .series()
+                    .map(|s| h.series_name(s).to_string())
+            }));
+            closed_series.sort_unstable();
+            closed_series.dedup();
+        }
         let last = snap.applied.last().map(|&c| h.contest(c as usize));
         let watermark = match last {
             Some(c) => Some((c.time(), c.label().map(str::to_string))),
@@ -153,6 +174,9 @@ impl SystemVisitor for RunReplay<'_> {
             watermark,
             applied,
             history_rows: snap.carry.history_rows,
+            open_from: snap.open_from.filter(|_| !pending.is_empty()),
+            pending,
+            closed_series,
         };
         let mut bytes = Vec::new();
         state::write_state(&mut bytes, &meta, &snap.carry).map_err(|e| e.to_string())?;
@@ -623,7 +647,7 @@ pub fn replay_system(
                     .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
             },
         }),
-        rounds: result.rounds,
+        rounds: result.rounds_before + result.rounds,
         warmup_contests: result.warmup_contests,
         experienced_after_contests: job.replay.experienced_after,
         metrics: &result.metrics,
@@ -783,7 +807,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             "records_skipped_invalid": src.skipped_invalid,
             "records_skipped_unfinished": src.skipped_unfinished,
             "players": rows.len(),
-            "rounds": result.rounds,
+            "rounds": result.rounds_before + result.rounds,
+            "rounds_rated_now": result.rounds,
             "metrics": result.metrics,
             "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
@@ -798,7 +823,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             src.path,
             history.len(),
             rows.len(),
-            result.rounds,
+            result.rounds_before + result.rounds,
             period_name(job.replay.period)
         )?;
         print_skipped(stdout, history)?;
@@ -874,17 +899,53 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     Ok(state)
 }
 
-/// The contests of `history` applied before (to be skipped) and how many; a contest older
-/// than the watermark that was never applied is an error naming it.
+/// How many times each digest occurs.
+fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
+    let mut counts = rustc_hash::FxHashMap::default();
+    for &d in digests {
+        *counts.entry(d).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The contests of `history` applied before (to be skipped) and how many. A digest applied k
+/// times skips its first k occurrences only (a real rematch is new). A contest older than the
+/// watermark that was never applied is an error naming it, unless the state left it for this
+/// run (the open round); and every contest the state left for this run must be in the input.
 fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<bool>, usize)> {
-    let applied = &state.meta.applied;
+    let mut applied = digest_counts(&state.meta.applied);
+    let mut pending = digest_counts(&state.meta.pending);
     let mut skip = vec![false; history.len()];
     let mut n = 0;
     for c in history.contests() {
         let d = state::contest_digest(history, &c);
-        if applied.binary_search(&d).is_ok() {
+        if let Some(k) = applied.get_mut(&d).filter(|k| **k > 0) {
+            *k -= 1;
             skip[c.index()] = true;
             n += 1;
+        } else if let Some(k) = pending.get_mut(&d).filter(|k| **k > 0) {
+            *k -= 1;
+        } else if let Some(name) = c.series().map(|s| history.series_name(s))
+            && state
+                .meta
+                .closed_series
+                .binary_search_by(|x| x.as_str().cmp(name))
+                .is_ok()
+        {
+            return Err(InputError {
+                file: history.source.path.clone(),
+                at: Location::File,
+                field: None,
+                message: format!(
+                    "contest {} of {} continues series `{name}`, which an earlier run rated \
+                     whole (another series began after it): rating the new games apart would \
+                     differ from a full replay; replay from scratch instead",
+                    c.label()
+                        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                    crate::ingest::time::format_time(c.time()),
+                ),
+            }
+            .into());
         } else if let Some((t, _)) = &state.meta.watermark
             && c.time() < *t
         {
@@ -904,6 +965,24 @@ fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<
             }
             .into());
         }
+    }
+    let missing: usize = pending.values().sum();
+    if missing > 0 {
+        let from = state.meta.open_from.map_or_else(String::new, |t| {
+            format!(" from {}", crate::ingest::time::format_time(t))
+        });
+        return Err(InputError {
+            file: history.source.path.clone(),
+            at: Location::File,
+            field: None,
+            message: format!(
+                "{missing} contests of the open {} period{from} that the state left for this \
+                 run are not in the input: give the input from that time on, or the whole \
+                 history",
+                state.meta.period
+            ),
+        }
+        .into());
     }
     Ok((skip, n))
 }

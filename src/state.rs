@@ -11,11 +11,21 @@
 //! player's name and state, record and metrics so far, the watermark (the time and name of the
 //! last contest applied) and a 64-bit digest of every contest applied (its time, weight, name,
 //! series and every entry's players, places and score), so that contests given again are
-//! recognised and skipped.
+//! recognised and skipped. The digests are a multiset: a contest that really happened twice
+//! (a rematch on the same day with the same result) is skipped only as often as it was applied.
 //!
 //! With `--period day|week|month|series` the last round of a run may still grow (the rest of
 //! the day comes tomorrow), so the state is taken before it: the next run applies that round
-//! whole. Every round is then rated exactly as in one full replay.
+//! whole. Every round is then rated exactly as in one full replay. The digests of that open
+//! round's contests are kept too (`pending`), so that a next input that lacks them (only the
+//! games after the watermark) is refused rather than silently rated without them.
+//!
+//! With `--period series` the state also names the series it rated whole: a later input that
+//! continues one of them (series interleaved in time, the last one not the one continued) is
+//! refused, since rating its new games as a round of their own would differ from a full
+//! replay.
+//!
+//! Version 1 files (without `pending`, `open_from` and `closed_series`) are still read.
 
 use crate::history::{Contest, History};
 use crate::replay::Carry;
@@ -25,7 +35,7 @@ use std::io::{Read, Write};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Everything of a state but the players' system states.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,10 +54,50 @@ pub struct StateMeta {
     pub players: Vec<String>,
     /// The last contest applied: time and name (if the input names contests).
     pub watermark: Option<(i64, Option<String>)>,
-    /// Digests of every contest applied, sorted.
+    /// Digests of every contest applied, sorted (repeated as often as applied).
     pub applied: Vec<u64>,
     /// Rows of the rating history written for the applied rounds.
     pub history_rows: u64,
+    /// Digests of the contests read but left for the next run (the open round), sorted.
+    pub pending: Vec<u64>,
+    /// Time of the first contest of the open round.
+    pub open_from: Option<i64>,
+    /// With `--period series`: the series rated whole (sorted), which a later input must not
+    /// continue.
+    pub closed_series: Vec<String>,
+}
+
+/// The meta part as version 1 wrote it.
+#[derive(Deserialize)]
+struct StateMetaV1 {
+    system: String,
+    params: String,
+    period: String,
+    decay_per_day: f64,
+    experienced_after: u32,
+    players: Vec<String>,
+    watermark: Option<(i64, Option<String>)>,
+    applied: Vec<u64>,
+    history_rows: u64,
+}
+
+impl From<StateMetaV1> for StateMeta {
+    fn from(v: StateMetaV1) -> Self {
+        StateMeta {
+            system: v.system,
+            params: v.params,
+            period: v.period,
+            decay_per_day: v.decay_per_day,
+            experienced_after: v.experienced_after,
+            players: v.players,
+            watermark: v.watermark,
+            applied: v.applied,
+            history_rows: v.history_rows,
+            pending: Vec::new(),
+            open_from: None,
+            closed_series: Vec::new(),
+        }
+    }
 }
 
 /// Writes a state.
@@ -82,17 +132,23 @@ impl StateFile {
             return Err("not a rate-batch state file".into());
         }
         let version = u32::from_le_bytes(all[8..12].try_into().expect("4 bytes"));
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(format!(
-                "state format version {version}, this build reads version {VERSION}"
+                "state format version {version}, this build reads versions 1 to {VERSION}"
             ));
         }
         let len = u64::from_le_bytes(all[12..20].try_into().expect("8 bytes")) as usize;
         let head = all
             .get(20..20usize.saturating_add(len))
             .ok_or("the state file is truncated")?;
-        let meta: StateMeta =
-            postcard::from_bytes(head).map_err(|e| format!("damaged state file: {e}"))?;
+        let damaged = |e: postcard::Error| format!("damaged state file: {e}");
+        let meta: StateMeta = if version == 1 {
+            postcard::from_bytes::<StateMetaV1>(head)
+                .map_err(damaged)?
+                .into()
+        } else {
+            postcard::from_bytes(head).map_err(damaged)?
+        };
         Ok(StateFile {
             meta,
             body: all[20 + len..].to_vec(),
@@ -171,8 +227,11 @@ mod tests {
             experienced_after: 5,
             players: vec!["a".into(), "b".into()],
             watermark: Some((86_400, Some("c1".into()))),
-            applied: vec![1, 7],
+            applied: vec![1, 7, 7],
             history_rows: 20,
+            pending: vec![3],
+            open_from: Some(90_000),
+            closed_series: vec!["s1".into()],
         };
         let carry = Carry {
             states: vec![(1500.0, f64::NAN), (1400.0, 30.0)],
@@ -195,13 +254,55 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
         assert!(
-            StateFile::read(&mut v2.as_slice())
+            StateFile::read(&mut v3.as_slice())
                 .unwrap_err()
-                .contains("version 2")
+                .contains("version 3")
         );
+        // A version 1 file (no pending contests) is still read.
+        #[derive(Serialize)]
+        struct V1<'a> {
+            system: &'a str,
+            params: &'a str,
+            period: &'a str,
+            decay_per_day: f64,
+            experienced_after: u32,
+            players: &'a [String],
+            watermark: &'a Option<(i64, Option<String>)>,
+            applied: &'a [u64],
+            history_rows: u64,
+        }
+        let head = postcard::to_stdvec(&V1 {
+            system: &meta.system,
+            params: &meta.params,
+            period: &meta.period,
+            decay_per_day: meta.decay_per_day,
+            experienced_after: meta.experienced_after,
+            players: &meta.players,
+            watermark: &meta.watermark,
+            applied: &meta.applied,
+            history_rows: meta.history_rows,
+        })
+        .unwrap();
+        let body = postcard::to_stdvec(&carry).unwrap();
+        let mut v1 = MAGIC.to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(&(head.len() as u64).to_le_bytes());
+        v1.extend_from_slice(&head);
+        v1.extend_from_slice(&body);
+        let old = StateFile::read(&mut v1.as_slice()).unwrap();
+        assert_eq!(
+            old.meta,
+            StateMeta {
+                pending: Vec::new(),
+                open_from: None,
+                closed_series: Vec::new(),
+                ..meta.clone()
+            }
+        );
+        assert_eq!(old.carry::<(f64, f64)>().unwrap().rounds_done, 9);
         let cut = &bytes[..bytes.len() - 3];
         let file = StateFile::read(&mut &cut[..]).unwrap();
         assert!(file.carry::<(f64, f64)>().is_err());

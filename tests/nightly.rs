@@ -86,6 +86,14 @@ fn chunks_give_exactly_the_full_replay_for_every_system() {
                 );
             }
             assert_eq!(metrics(&full), metrics(&out), "{system} {period}");
+            let rounds = |d: &Path| -> serde_json::Value {
+                serde_json::from_str::<serde_json::Value>(
+                    &std::fs::read_to_string(d.join("metrics.json")).unwrap(),
+                )
+                .unwrap()["rounds"]
+                    .clone()
+            };
+            assert_eq!(rounds(&full), rounds(&out), "{system} {period}: rounds");
         }
     }
 }
@@ -589,4 +597,133 @@ fn a_single_new_player_against_a_converged_pool() {
         assert!(num(&rows[g][opp]) > 0.0);
     }
     assert!(texts(&o).0.contains("mean |estimate - true|"));
+}
+
+/// Replays `input` into `out` resuming from `state` (saving it again); returns the output.
+fn resume(input: &Path, out: &Path, state: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec![
+        "replay",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+        state.to_str().unwrap(),
+        "--save-state",
+        state.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    rate_batch(&all)
+}
+
+fn same_outputs(a: &Path, b: &Path) {
+    for f in ["leaderboard.csv", "history.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// A rematch identical to a game already applied (same players, result and day) is a new
+/// game: the digests are a multiset, so the resume rates it as the full replay does.
+#[test]
+fn a_rematch_identical_to_an_applied_game_is_not_dropped() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let first = write(
+        dir.path(),
+        "p1.csv",
+        "time,a,b,result\n2024-01-01,x,y,1\n2024-01-02,x,y,1\n",
+    );
+    let all = write(
+        dir.path(),
+        "all.csv",
+        "time,a,b,result\n2024-01-01,x,y,1\n2024-01-02,x,y,1\n2024-01-02,x,y,1\n2024-01-03,x,y,0\n",
+    );
+    replay_ok(&first, &p("i"), &["--save-state", p("s").to_str().unwrap()]);
+    let o = resume(&all, &p("i"), &p("s"), &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    replay_ok(&all, &p("f"), &[]);
+    same_outputs(&p("i"), &p("f"));
+    // Given again, nothing is new.
+    let o = resume(&all, &p("i"), &p("s"), &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    same_outputs(&p("i"), &p("f"));
+}
+
+/// With `--period day` the state leaves the open day for the next run: a next input with only
+/// the games after the watermark is refused (it would lose that day's games), one starting at
+/// the open day gives the full replay.
+#[test]
+fn the_open_day_must_be_given_again() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let head = "time,a,b,result\n";
+    let day1 = "2024-01-01T10:00:00Z,a,b,1\n2024-01-01T12:00:00Z,c,d,0\n";
+    let day2a = "2024-01-02T09:00:00Z,a,c,1\n";
+    let day2b = "2024-01-02T20:00:00Z,b,d,0.5\n2024-01-03T10:00:00Z,a,d,0\n";
+    let first = write(dir.path(), "p1.csv", &format!("{head}{day1}{day2a}"));
+    let after = write(dir.path(), "after.csv", &format!("{head}{day2b}"));
+    let from_open = write(dir.path(), "open.csv", &format!("{head}{day2a}{day2b}"));
+    let all = write(
+        dir.path(),
+        "all.csv",
+        &format!("{head}{day1}{day2a}{day2b}"),
+    );
+    let args = ["--system", "glicko2", "--period", "day"];
+    let save = |state: &str| {
+        let mut a = args.to_vec();
+        a.extend(["--save-state", state]);
+        replay_ok(&first, &p("o"), &a);
+    };
+    save(p("s").to_str().unwrap());
+    let o = resume(&after, &p("o"), &p("s"), &args);
+    assert!(!o.status.success());
+    assert!(
+        texts(&o).1.contains("1 contests of the open day period"),
+        "{}",
+        texts(&o).1
+    );
+    let o = resume(&from_open, &p("o"), &p("s"), &args);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    replay_ok(&all, &p("f"), &args);
+    same_outputs(&p("o"), &p("f"));
+}
+
+/// With `--period series`, the state leaves the last series open; a file whose series
+/// interleave resumes on itself, and a later game of a series rated whole is refused.
+#[test]
+fn interleaved_series_resume_exactly_or_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let head = "time,a,b,result,series\n";
+    let s1a = "2024-01-01T10:00:00Z,a,b,1,s1\n";
+    let s2 = "2024-01-01T11:00:00Z,c,d,1,s2\n";
+    let s1b = "2024-01-01T12:00:00Z,a,b,1,s1\n";
+    let args = ["--system", "elo", "--period", "series"];
+    // s1 spans s2: the state (before the last round, s2) has applied all of s1.
+    let f = write(dir.path(), "f.csv", &format!("{head}{s1a}{s2}{s1b}"));
+    let (s, t) = (p("s"), p("t"));
+    let mut a = args.to_vec();
+    a.extend(["--save-state", s.to_str().unwrap()]);
+    replay_ok(&f, &p("o"), &a);
+    let o = resume(&f, &p("o"), &p("s"), &args);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    replay_ok(&f, &p("full"), &args);
+    same_outputs(&p("o"), &p("full"));
+    // s1 rated whole, then continued after s2 began: refused.
+    let q1 = write(dir.path(), "q1.csv", &format!("{head}{s1a}{s2}"));
+    let mut a = args.to_vec();
+    a.extend(["--save-state", t.to_str().unwrap()]);
+    replay_ok(&q1, &p("q"), &a);
+    let q = write(dir.path(), "q.csv", &format!("{head}{s1a}{s2}{s1b}"));
+    let o = resume(&q, &p("q"), &p("t"), &args);
+    assert!(!o.status.success());
+    assert!(
+        texts(&o).1.contains("continues series `s1`"),
+        "{}",
+        texts(&o).1
+    );
 }
