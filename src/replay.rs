@@ -672,7 +672,10 @@ pub fn replay_from<S: RatingSystem>(
             .max()
     });
     if let Some(end) = end {
-        let end_key = opts.period.calendar_key(end);
+        // `as_of` is an exclusive cutoff: its periods are those of the last instant it covers
+        // (`--as-of 2024-01-01` ends within that day, not at the start of the next).
+        let last_instant = if opts.as_of.is_some() { end - 1 } else { end };
+        let end_key = opts.period.calendar_key(last_instant);
         for (p, rec) in records.iter().enumerate() {
             if rec.contests == 0 {
                 continue;

@@ -629,7 +629,11 @@ pub fn replay_system(
         },
         period: job.replay.period,
         decay_per_day: job.replay.decay_per_day,
-        as_of: job.replay.as_of.map(crate::ingest::time::format_time),
+        // The last instant covered (the cutoff is exclusive).
+        as_of: job
+            .replay
+            .as_of
+            .map(|t| crate::ingest::time::format_time(t - 1)),
         initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
             file: p.display().to_string(),
             players: loaded.seeds.len(),

@@ -210,6 +210,24 @@ fn glicko_c_counts_calendar_periods() {
         (ub_week * ub_week - ub_game * ub_game - 8.0 * 900.0).abs() < 1e-6,
         "{ub_game} -> {ub_week}"
     );
+    // `--as-of` the day of the last game ends within that day: no period has begun since, so
+    // the board is the one without `--as-of`; a day later, one daily period has begun (+30^2
+    // for d, who last played on 2021-03-02).
+    let day = |extra: &[&str]| {
+        let mut args = vec!["--system", "glicko", "--c", "30", "--period", "day"];
+        args.extend_from_slice(extra);
+        replay(dir.path(), &games, &args)
+    };
+    let plain = day(&[]);
+    assert_eq!(day(&["--as-of", "2021-03-02"]), plain);
+    let (ud, ud_later) = (
+        num(&row(&plain, "d")[3]),
+        num(&row(&day(&["--as-of", "2021-03-03"]), "d")[3]),
+    );
+    assert!(
+        (ud_later * ud_later - ud * ud - 900.0).abs() < 1e-6,
+        "{ud} -> {ud_later}"
+    );
 }
 
 #[test]
