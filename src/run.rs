@@ -593,6 +593,26 @@ pub fn replay_system(
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
+    // A rating that is not a number is never published: it can only come from inputs or
+    // parameters beyond what the system's arithmetic holds.
+    let broken: Vec<usize> = (0..result.ratings.len())
+        .filter(|&p| result.records[p].contests > 0 && !result.ratings[p].mean.is_finite())
+        .collect();
+    if let Some(&first) = broken.first() {
+        return Err(InputError {
+            file: history.source.path.clone(),
+            at: Location::File,
+            field: None,
+            message: format!(
+                "{}'s ratings are not finite numbers for {} players (the first: `{}`): the \
+                 inputs or parameters are beyond what the system can compute with",
+                result.system,
+                broken.len(),
+                history.name(first as crate::history::PlayerId)
+            ),
+        }
+        .into());
+    }
 
     let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
         Some((_, _, mut series)) => {

@@ -442,3 +442,36 @@ fn the_warmup_share_is_exact() {
         assert_eq!(metrics(&out)["warmup_contests"], want, "--warmup {share}");
     }
 }
+
+/// Ratings that are not finite numbers are never published: parameters beyond the system's
+/// arithmetic (a start near the largest float and a huge K overflow Elo) end with an input
+/// error and write nothing.
+#[test]
+fn non_finite_ratings_are_an_error_not_an_output() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2021-01-01,a,b,1\n2021-01-02,b,c,1\n",
+    );
+    let out = dir.path().join("o");
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--system",
+        "elo",
+        "--start",
+        "1.7e308",
+        "--k",
+        "1e308",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("not finite numbers"),
+        "{}",
+        texts(&o).1
+    );
+    assert!(!out.join("leaderboard.csv").exists());
+}

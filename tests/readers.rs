@@ -257,7 +257,19 @@ fn games_csv_bad_inputs_name_file_line_and_field() {
         "wt.csv",
         Location::Line(2),
         Some("weight"),
-        "not a positive number",
+        "not a number within [1e-6, 1e6]",
+    );
+    // A weight no system can compute with (1e308 made Elo-MMR and Topcoder fail) is refused.
+    let e = err(
+        "wt2.csv",
+        "time,a,b,result,weight\n2021-01-01,A,B,1,1\n2021-01-02,A,B,1,1e308\n",
+    );
+    assert_error(
+        &e,
+        "wt2.csv",
+        Location::Line(3),
+        Some("weight"),
+        "not a number within [1e-6, 1e6]",
     );
 }
 

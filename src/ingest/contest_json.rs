@@ -133,15 +133,10 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
         Some(name) => format!("{id} ({name})"),
         None => id.to_string(),
     });
-    let weight = match c.weight {
+    let weight = match c.weight.map(super::check_weight) {
         None => 1.0,
-        Some(w) if w.is_finite() && w > 0.0 => w,
-        Some(w) => {
-            return ctx.reject(
-                at,
-                FieldError::new("weight", format!("weight {w} is not a positive number")),
-            );
-        }
+        Some(Ok(w)) => w,
+        Some(Err(message)) => return ctx.reject(at, FieldError::new("weight", message)),
     };
     // Validate the placings before touching the builder.
     for (k, (handle, lo, hi)) in c.standings.iter().enumerate() {

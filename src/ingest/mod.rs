@@ -325,17 +325,34 @@ pub(crate) fn player_name<'a>(raw: &'a str, field: &str) -> Result<&'a str, Fiel
     Ok(name)
 }
 
-/// Checks a contest weight: finite and positive; empty means 1.
+/// The range of a contest weight: wide enough for any real use (a weight scales a contest's
+/// information), narrow enough that no system's arithmetic overflows or underflows with it.
+pub(crate) const WEIGHT_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// Checks a contest weight's value.
+pub(crate) fn check_weight(w: f64) -> Result<f64, String> {
+    let (lo, hi) = WEIGHT_RANGE;
+    if w.is_finite() && (lo..=hi).contains(&w) {
+        Ok(w)
+    } else {
+        Err(format!(
+            "weight {w} is not a number within [{lo:e}, {hi:e}]"
+        ))
+    }
+}
+
+/// Checks a contest weight: a number within [`WEIGHT_RANGE`]; empty means 1.
 pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
     let raw = raw.trim();
     if raw.is_empty() {
         return Ok(1.0);
     }
+    let (lo, hi) = WEIGHT_RANGE;
     match raw.parse::<f64>() {
-        Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+        Ok(w) if check_weight(w).is_ok() => Ok(w),
         _ => Err(FieldError::new(
             field,
-            format!("weight `{raw}` is not a positive number"),
+            format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]"),
         )),
     }
 }

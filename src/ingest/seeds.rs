@@ -44,13 +44,15 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             if text.is_empty() {
                 return Ok(None);
             }
+            // Ratings, uncertainties and volatilities beyond 1e9 in size are no real scale's
+            // and overflow some systems' arithmetic.
             match text.parse::<f64>() {
-                Ok(v) if v.is_finite() && (!positive || v > 0.0) => Ok(Some(v)),
+                Ok(v) if v.abs() <= 1e9 && (!positive || v > 0.0) => Ok(Some(v)),
                 _ => Err(csv.error(
                     line,
                     Some(field),
                     format!(
-                        "`{text}` is not a {}number",
+                        "`{text}` is not a {}number of at most 1e9 in size",
                         if positive { "positive " } else { "" }
                     ),
                 )),
