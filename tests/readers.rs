@@ -33,6 +33,20 @@ fn read(name: &str, text: &str) -> Result<History, InputError> {
     read_with(&dir, name, text, &opts())
 }
 
+/// The error of a file given as raw bytes (not UTF-8).
+fn err_bytes(name: &str, bytes: &[u8]) -> InputError {
+    let dir = TempDir::new().unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    match ingest(&p, &opts()) {
+        Ok(_) => panic!("{name} was accepted"),
+        Err(e) => match e.downcast::<InputError>() {
+            Ok(ie) => ie,
+            Err(other) => panic!("not an input error: {other:#}"),
+        },
+    }
+}
+
 fn err(name: &str, text: &str) -> InputError {
     match read(name, text) {
         Ok(_) => panic!("{name} was accepted"),
@@ -285,6 +299,46 @@ fn quoted_newlines_keep_line_numbers_exact() {
         Location::Line(4),
         Some("result"),
         "unknown result `x`",
+    );
+    // CRLF line ends and runs of blank lines: still the physical line (the csv crate's own
+    // count is one short per CRLF and skips blank lines).
+    for (name, text) in [
+        (
+            "crlf.csv",
+            "time,a,b,result\r\n2021-01-01,A,B,1\r\n2021-01-02,A,C,x\r\n",
+        ),
+        (
+            "blank.csv",
+            "time,a,b,result\n\n2021-01-01,A,B,1\n\n\n\n2021-01-02,A,C,x\n",
+        ),
+        (
+            "both.csv",
+            "time,a,b,result\r\n\r\n2021-01-01,A,B,1\r\n\r\n2021-01-02,A,C,x\r\n",
+        ),
+    ] {
+        let line = text
+            .split_inclusive('\n')
+            .position(|l| l.contains(",x"))
+            .unwrap()
+            + 1;
+        assert_error(
+            &err(name, text),
+            name,
+            Location::Line(line as u64),
+            Some("result"),
+            "unknown result `x`",
+        );
+    }
+    // A byte that is not UTF-8 is named by its column.
+    assert_error(
+        &err_bytes(
+            "u.csv",
+            b"time,a,b,result\n2021-01-01,A,B,1\n2021-01-02,\xff,C,1\n",
+        ),
+        "u.csv",
+        Location::Line(3),
+        Some("a"),
+        "invalid UTF-8",
     );
 }
 

@@ -7,6 +7,7 @@
 
 mod contest_json;
 mod games;
+mod lines;
 mod pgn;
 pub mod seeds;
 pub mod small_csv;

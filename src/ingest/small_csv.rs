@@ -7,18 +7,21 @@ use super::{InputError, Location};
 /// An open side file.
 pub struct SmallCsv {
     file: String,
-    reader: csv::Reader<std::fs::File>,
+    reader: csv::Reader<super::lines::Counting<std::fs::File>>,
     headers: csv::StringRecord,
+    lines: super::lines::Lines,
 }
 
 impl SmallCsv {
     /// Opens a file and reads its header.
     pub fn open(path: &std::path::Path) -> Result<Self, InputError> {
         let file = path.display().to_string();
+        let f = std::fs::File::open(path)
+            .map_err(|e| error(&file, Location::File, None, format!("cannot read: {e}")))?;
+        let (counting, lines) = super::lines::counting(f);
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| error(&file, Location::File, None, format!("cannot read: {e}")))?;
+            .from_reader(counting);
         let headers = reader
             .headers()
             .map_err(|e| {
@@ -34,6 +37,7 @@ impl SmallCsv {
             file,
             reader,
             headers,
+            lines,
         })
     }
 
@@ -78,11 +82,11 @@ impl SmallCsv {
                 Ok(false) => return Ok(()),
                 Ok(true) => {}
                 Err(e) => {
-                    let line = e.position().map_or(0, |p| p.line());
+                    let line = self.lines.of(e.position());
                     return Err(self.error(line, None, format!("unreadable record: {e}")));
                 }
             }
-            let line = rec.position().map_or(0, |p| p.line());
+            let line = self.lines.of(rec.position());
             let name = rec.get(player).unwrap_or("");
             if name.is_empty() {
                 return Err(self.error(line, Some("player"), "empty player name".into()));

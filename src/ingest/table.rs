@@ -154,17 +154,23 @@ impl Rows {
 pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let line = first_line(path)?;
     let delimiter = sniff_delimiter(path, &line);
+    let mut lines;
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(BufReader::with_capacity(1 << 20, open(path)?));
+        .from_reader({
+            let (reader, counter) =
+                super::lines::counting(BufReader::with_capacity(1 << 20, open(path)?));
+            lines = counter;
+            reader
+        });
     let header: Vec<String> = match rdr.headers() {
         Ok(h) => h
             .iter()
             .map(|f| f.trim_start_matches('\u{feff}').trim().to_string())
             .collect(),
-        Err(e) => return Err(csv_error(ctx, e).into()),
+        Err(e) => return Err(csv_error(ctx, e, &mut lines, &[]).into()),
     };
     if header.iter().all(|h| h.is_empty()) {
         return Err(ctx
@@ -186,7 +192,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
                         anyhow::Error::new(e).context(format!("cannot read {}", path.display()))
                     );
                 }
-                let err = csv_error(ctx, e);
+                let err = csv_error(ctx, e, &mut lines, &header);
                 ctx.source.records += 1;
                 ctx.reject(
                     err.at.clone(),
@@ -199,7 +205,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
             }
         }
         ctx.source.records += 1;
-        let at = Location::Line(rec.position().map_or(0, |p| p.line()));
+        let at = Location::Line(lines.of(rec.position()));
         if rec.len() == 1 && rec.get(0) == Some("") {
             // A blank line: not a record.
             ctx.source.records -= 1;
@@ -224,15 +230,28 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
     Ok(())
 }
 
-fn csv_error(ctx: &Context, e: csv::Error) -> InputError {
+fn csv_error(
+    ctx: &Context,
+    e: csv::Error,
+    lines: &mut super::lines::Lines,
+    header: &[String],
+) -> InputError {
     let at = e
         .position()
-        .map_or(Location::File, |p| Location::Line(p.line()));
-    let message = match e.kind() {
-        csv::ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
-        _ => e.to_string(),
-    };
-    ctx.error(at, FieldError::whole(message))
+        .map_or(Location::File, |p| Location::Line(lines.line_of(p.byte())));
+    match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => match header.get(err.field()) {
+            Some(name) => ctx.error(
+                at,
+                FieldError::new(name, "invalid UTF-8 (the file must be UTF-8)"),
+            ),
+            None => ctx.error(
+                at,
+                FieldError::whole(format!("invalid UTF-8 in field {}", err.field() + 1)),
+            ),
+        },
+        _ => ctx.error(at, FieldError::whole(e.to_string())),
+    }
 }
 
 /// Reads a games or standings table from Parquet. Every column is read as text (numbers and

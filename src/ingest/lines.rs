@@ -1,0 +1,109 @@
+//! Physical line numbers for CSV records. The csv crate's `Position::line` is one short after
+//! every CRLF record end (BurntSushi/rust-csv#395) and does not count blank lines, and its
+//! record start byte is where the parser began: at the blank lines skipped before the record,
+//! or at the LF of the previous CRLF. So a reader wrapper notes the offsets of the line-end
+//! bytes (CR and LF) it passes on, and a record's line is one plus the LFs before its first
+//! byte that is not a line end. Only the line ends read ahead of the parser are kept, so memory
+//! stays bounded by the buffers whatever the file's size.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::Read;
+use std::rc::Rc;
+
+/// Wraps a reader and notes where its newlines are.
+pub struct Counting<R> {
+    inner: R,
+    offset: u64,
+    ahead: Rc<RefCell<VecDeque<(u64, bool)>>>,
+}
+
+/// Answers the line of a byte offset, for offsets that never decrease.
+pub struct Lines {
+    ahead: Rc<RefCell<VecDeque<(u64, bool)>>>,
+    before: u64,
+}
+
+/// A reader that counts lines, and the counter to ask.
+pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
+    let ahead = Rc::new(RefCell::new(VecDeque::new()));
+    (
+        Counting {
+            inner,
+            offset: 0,
+            ahead: Rc::clone(&ahead),
+        },
+        Lines { ahead, before: 0 },
+    )
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut ahead = self.ahead.borrow_mut();
+        for i in memchr::memchr2_iter(b'\n', b'\r', &buf[..n]) {
+            ahead.push_back((self.offset + i as u64, buf[i] == b'\n'));
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl Lines {
+    /// The 1-based line of a record whose parse began at byte `offset`: line ends from there
+    /// on (blank lines, the LF of a CRLF) come before the record itself.
+    pub fn line_of(&mut self, offset: u64) -> u64 {
+        let mut ahead = self.ahead.borrow_mut();
+        let mut at = offset;
+        while let Some(&(pos, lf)) = ahead.front() {
+            if pos < at {
+                ahead.pop_front();
+            } else if pos == at {
+                ahead.pop_front();
+                at += 1;
+            } else {
+                break;
+            }
+            self.before += lf as u64;
+        }
+        self.before + 1
+    }
+
+    /// The line of a record, from its position (0 when there is none).
+    pub fn of(&mut self, position: Option<&csv::Position>) -> u64 {
+        position.map_or(0, |p| self.line_of(p.byte()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CRLF or LF ends, runs of blank lines and a quoted newline: every record's line is its
+    /// physical line.
+    #[test]
+    fn records_get_their_physical_lines() {
+        for text in [
+            "h1,h2\r\na,1\r\n\r\nb,2\r\n\"c\nc\",3\r\n\r\n\r\nd,4\r\n",
+            "h1,h2\na,1\n\nb,2\n\"c\nc\",3\n\n\nd,4\n",
+        ] {
+            physical_lines(text);
+        }
+    }
+
+    fn physical_lines(text: &str) {
+        let (reader, mut lines) = counting(text.as_bytes());
+        let mut rdr = csv::ReaderBuilder::new().from_reader(reader);
+        let mut got = Vec::new();
+        let mut rec = csv::StringRecord::new();
+        while rdr.read_record(&mut rec).unwrap() {
+            if rec.len() == 1 && rec.get(0) == Some("") {
+                continue;
+            }
+            got.push((rec.get(0).unwrap().to_string(), lines.of(rec.position())));
+        }
+        let want = [("a", 2), ("b", 4), ("c\nc", 5), ("d", 9)];
+        let want: Vec<(String, u64)> = want.iter().map(|(s, l)| (s.to_string(), *l)).collect();
+        assert_eq!(got, want);
+    }
+}
