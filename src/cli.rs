@@ -391,9 +391,20 @@ impl SystemParams {
     /// The parameters given, by name.
     pub fn to_map(&self) -> Result<ParamMap, String> {
         let mut m = ParamMap::new();
+        let mut bad: Option<String> = None;
         let mut num = |k: &str, v: Option<f64>| {
             if let Some(v) = v {
-                m.insert(k.into(), crate::systems::number(v).unwrap_or(Value::Null));
+                match crate::systems::number(v) {
+                    Some(n) => {
+                        m.insert(k.into(), n);
+                    }
+                    None => {
+                        bad.get_or_insert(format!(
+                            "--{}: {v} is not a finite number",
+                            k.replace('_', "-")
+                        ));
+                    }
+                }
             }
         };
         num("k", self.k);
@@ -413,6 +424,9 @@ impl SystemParams {
         num("drift_per_day", self.drift_per_day);
         num("c", self.c);
         num("tau", self.tau);
+        if let Some(message) = bad {
+            return Err(message);
+        }
         if self.score_share {
             m.insert("score_share".into(), Value::Bool(true));
         }

@@ -185,6 +185,10 @@ fn exit_codes_for_usage_and_io() {
     assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
     let o = rate_batch(&["replay", g, "--bogus"]);
     assert_eq!(o.status.code(), Some(2));
+    // A parameter that is not a finite number (NaN used to mean "no floor" silently).
+    let o = rate_batch(&["replay", g, "--out", o_, "--floor", "NaN"]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("--floor: NaN is not a finite number"));
     let o = rate_batch(&["replay", "/nonexistent/games.csv", "--out", o_]);
     assert_eq!(o.status.code(), Some(3), "{}", texts(&o).1);
     // An output folder that cannot be created (a file is in the way).

@@ -329,6 +329,14 @@ fn quoted_newlines_keep_line_numbers_exact() {
             "unknown result `x`",
         );
     }
+    // A column named twice is ambiguous.
+    assert_error(
+        &err("dup.csv", "time,a,b,A,result\n2021-01-01,x,y,z,1\n"),
+        "dup.csv",
+        Location::Line(1),
+        None,
+        "column `A` appears twice",
+    );
     // A byte that is not UTF-8 is named by its column.
     assert_error(
         &err_bytes(
@@ -558,6 +566,16 @@ fn json_bad_inputs() {
     };
     let h = ingest(d, &o).unwrap();
     assert_eq!((h.len(), h.source.skipped_invalid), (1, 1));
+    // Place ranges that overlap without being the same tie are refused.
+    let e = err(
+        "overlap.json",
+        &format!("[{}]", contest_json("o", 3, r#"["x",0,1],["y",0,0]"#)),
+    );
+    assert!(
+        e.message.contains("place ranges 0..0 and 0..1 overlap"),
+        "{e}"
+    );
+    assert_eq!(e.field.as_deref(), Some("standings"));
 
     let e = err(
         "dup.json",

@@ -153,6 +153,21 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
             return ctx.reject(at, FieldError::new(&format!("standings[{k}]"), p));
         }
     }
+    // Entries share a place range only when tied; two different ranges cannot overlap
+    // (`[x, 0, 1]` with `[y, 0, 0]` would have y first and x tied for first at once).
+    let mut ranges: Vec<(i64, i64)> = c.standings.iter().map(|e| (e.1, e.2)).collect();
+    ranges.sort_unstable();
+    ranges.dedup();
+    if let Some(w) = ranges.windows(2).find(|w| w[1].0 <= w[0].1) {
+        let ((a, b), (x, y)) = (w[0], w[1]);
+        return ctx.reject(
+            at,
+            FieldError::new(
+                "standings",
+                format!("place ranges {a}..{b} and {x}..{y} overlap"),
+            ),
+        );
+    }
     let b = &mut ctx.builder;
     b.begin_contest(c.time_seconds, weight, Some(&label), None);
     for (handle, lo, hi) in &c.standings {

@@ -177,6 +177,17 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
             .error(Location::File, FieldError::whole("empty file: no header"))
             .into());
     }
+    // Columns are found by name (any case): a name given twice would be ambiguous.
+    for (i, h) in header.iter().enumerate() {
+        if !h.is_empty() && header[..i].iter().any(|g| g.eq_ignore_ascii_case(h)) {
+            return Err(ctx
+                .error(
+                    Location::Line(1),
+                    FieldError::whole(format!("column `{h}` appears twice in the header")),
+                )
+                .into());
+        }
+    }
     let mut rows =
         Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::Line(1), e))?;
     ctx.source.record_unit = rows.unit().into();

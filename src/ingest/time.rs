@@ -24,7 +24,12 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     {
         // Plain integers of 4 digits would be ambiguous with a year; treat every integer as
         // Unix seconds, as documented.
-        return s.parse::<i64>().map_err(|_| bad());
+        // Bounded to the years 0 to 9999, which every output can print as a date.
+        return s
+            .parse::<i64>()
+            .ok()
+            .filter(|t| (-62_167_219_200..=253_402_300_799).contains(t))
+            .ok_or_else(|| format!("time `{s}` is outside the years 0 to 9999 ({ACCEPTED})"));
     }
     if b.len() >= 10 && (b[4] == b'-' || b[4] == b'.') && b[7] == b[4] {
         let pgn = b[4] == b'.';
@@ -162,6 +167,19 @@ fn push_digits(out: &mut String, v: u32, width: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_times_stay_within_printable_years() {
+        assert_eq!(parse_time("253402300799"), Ok(253_402_300_799));
+        assert_eq!(format_time(253_402_300_799), "9999-12-31T23:59:59Z");
+        assert_eq!(parse_time("-62167219200"), Ok(-62_167_219_200));
+        for t in ["253402300800", "9223372036854775807", "-62167219201"] {
+            assert!(
+                parse_time(t).unwrap_err().contains("years 0 to 9999"),
+                "{t}"
+            );
+        }
+    }
 
     #[test]
     fn every_documented_form() {
