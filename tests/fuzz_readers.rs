@@ -16,7 +16,7 @@ use tempfile::TempDir;
 
 const GAMES: &str = "time,a,b,result,series\n\
 2021-10-05T11:09:00Z,DWG KIA,T1,1-0,s1\n\
-2021-10-05 12:00,\"Smith, John\",Jos\u{e9},0-1,s1\n\
+2021-10-05 12:00,\"Smith, John\",Jos\u{e9},0-1,s2\n\
 2021-10-06,A+B,C+D,1/2-1/2,\n\
 1633500000,x,y,1,\n";
 

@@ -887,3 +887,44 @@ fn unicode_forms_are_one_player_and_quoted_commas_and_long_lines_read() {
     );
     assert_eq!(read("p.pgn", &pgn).unwrap().player_count(), 2);
 }
+
+/// A series id names one best-of-N: two series of other teams may interleave with it, but not
+/// another game of its own players (it would be rated with results from its future under
+/// `--period series`), and every game shares a player with its earlier games.
+#[test]
+fn series_ids_name_one_best_of_n() {
+    let head = "time,a,b,result,series\n";
+    // Valid: S1 and S2 interleave, but share no player.
+    let ok = format!(
+        "{head}2021-01-01,A,B,1,S1\n2021-01-01,C,D,1,S2\n2021-01-02,A,B,0,S1\n2021-01-02,D,C,1,S2\n"
+    );
+    let h = read("ok.csv", &ok).unwrap();
+    assert_eq!(h.len(), 4);
+    // A played S2 between two games of S1 (or the id S1 was used again months later).
+    for (name, text) in [
+        (
+            "between.csv",
+            format!("{head}2021-01-01,A,B,1,S1\n2021-01-02,A,C,1,S2\n2021-01-03,A,B,1,S1\n"),
+        ),
+        (
+            "nonseries.csv",
+            format!("{head}2021-01-01,A,B,1,S1\n2021-01-02,A,C,1,\n2021-01-03,A,B,1,S1\n"),
+        ),
+    ] {
+        let e = err(name, &text);
+        assert_eq!(e.field.as_deref(), Some("series"), "{e}");
+        assert!(
+            e.message.contains("comes after A played another contest"),
+            "{e}"
+        );
+    }
+    // One id for two series: no player in common.
+    let e = err(
+        "two.csv",
+        &format!("{head}2021-01-01,A,B,1,S1\n2021-01-01,C,D,1,S1\n"),
+    );
+    assert!(
+        e.message.contains("has no player of its earlier games"),
+        "{e}"
+    );
+}

@@ -16,7 +16,7 @@ mod table;
 pub mod time;
 pub mod truth;
 
-use crate::history::{History, HistoryBuilder, SourceInfo};
+use crate::history::{History, HistoryBuilder, PlayerId, SourceInfo};
 use std::fmt;
 use std::path::Path;
 
@@ -188,7 +188,80 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
         Format::Json => contest_json::read(path, &mut ctx)?,
         Format::Pgn => pgn::read(path, &mut ctx)?,
     }
-    Ok(ctx.finish())
+    let history = ctx.finish();
+    check_series(&history)?;
+    Ok(history)
+}
+
+/// A series id names one best-of-N: in time order, its games may not be interleaved with any
+/// other contest of its players (a round of `--period series` is rated at the series' start,
+/// so such a game would be rated and scored with results from its future), and each of its
+/// games shares a player with the games before (otherwise the id was used for two series).
+fn check_series(h: &History) -> Result<(), InputError> {
+    use rustc_hash::FxHashMap;
+    // Per series: index of its first contest and its players so far; per player: the index
+    // and series of his latest contest.
+    let mut series: FxHashMap<u32, (usize, Vec<PlayerId>)> = FxHashMap::default();
+    let mut latest: FxHashMap<PlayerId, (usize, Option<u32>)> = FxHashMap::default();
+    for c in h.contests() {
+        if let Some(s) = c.series() {
+            let name = h.series_name(s);
+            let sides = || {
+                c.entries()
+                    .map(|e| {
+                        e.players
+                            .iter()
+                            .map(|&p| h.name(p))
+                            .collect::<Vec<_>>()
+                            .join("+")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" vs ")
+            };
+            let error = |message: String| InputError {
+                file: h.source.path.clone(),
+                at: Location::File,
+                field: Some("series".into()),
+                message,
+            };
+            if let Some((first, players)) = series.get(&s) {
+                if !c.players().iter().any(|p| players.contains(p)) {
+                    return Err(error(format!(
+                        "series `{name}`: its game of {} ({}) has no player of its earlier \
+                         games (one id for two series?)",
+                        time::format_time(c.time()),
+                        sides()
+                    )));
+                }
+                for &p in c.players() {
+                    if let Some(&(k, other)) = latest.get(&p)
+                        && k > *first
+                        && other != Some(s)
+                    {
+                        return Err(error(format!(
+                            "series `{name}`: its game of {} ({}) comes after {} played \
+                             another contest ({}) since the series began; a series' games \
+                             cannot be interleaved with other games of its players",
+                            time::format_time(c.time()),
+                            sides(),
+                            h.name(p),
+                            time::format_time(h.contest(k).time())
+                        )));
+                    }
+                }
+            }
+            let entry = series.entry(s).or_insert((c.index(), Vec::new()));
+            for &p in c.players() {
+                if !entry.1.contains(&p) {
+                    entry.1.push(p);
+                }
+            }
+        }
+        for &p in c.players() {
+            latest.insert(p, (c.index(), c.series()));
+        }
+    }
+    Ok(())
 }
 
 /// Decodes a Parquet file in full in this process; true when it decodes.
