@@ -49,14 +49,10 @@ impl Rounds {
         &self.order[self.bounds[r]..self.bounds[r + 1]]
     }
 
-    /// Keeps the rounds that start within the first `n` contests (in replay order).
+    /// Keeps the rounds that lie wholly within the first `n` contests (in replay order): a
+    /// round that straddles the cut is left out, so that nothing after it is rated.
     pub fn first_contests(&self, n: usize) -> Rounds {
-        let kept = self
-            .bounds
-            .iter()
-            .take_while(|&&b| b < n)
-            .count()
-            .min(self.len());
+        let kept = self.bounds.iter().skip(1).take_while(|&&b| b <= n).count();
         Rounds {
             order: self.order[..self.bounds[kept]].to_vec(),
             bounds: self.bounds[..=kept].to_vec(),
@@ -201,8 +197,8 @@ pub struct ReplayOptions {
     pub seeds: Vec<Seed>,
     /// Keep each scored contest's metrics and each scored game's prediction (for charts).
     pub series: bool,
-    /// Replay only the rounds that start within the first this many contests (`tune`'s
-    /// tuning slice).
+    /// Replay only the rounds that lie wholly within the first this many contests (`tune`'s
+    /// tuning slice: nothing after the cut is rated or scored).
     pub max_contests: Option<usize>,
     /// Contests (by index in the history) left out of the replay: a resumed replay's
     /// contests that were applied before.
@@ -851,6 +847,21 @@ mod tests {
                 .filter(|r| r.player == 0)
                 .all(|r| r.before == 1500.0 && r.after == 1532.0)
         );
+    }
+
+    /// The tuning slice keeps whole rounds within the cut: with day rounds of 3 contests, the
+    /// first 7 contests hold 2 whole rounds (6 contests); the third round would reach past.
+    #[test]
+    fn the_first_contests_are_whole_rounds_within_the_cut() {
+        let rounds = Rounds {
+            order: (0..9).collect(),
+            bounds: vec![0, 3, 6, 9],
+        };
+        assert_eq!(rounds.first_contests(7).order, (0..6).collect::<Vec<u32>>());
+        assert_eq!(rounds.first_contests(6).len(), 2);
+        assert_eq!(rounds.first_contests(9).len(), 3);
+        assert_eq!(rounds.first_contests(2).len(), 0);
+        assert_eq!(rounds.first_contests(100).len(), 3);
     }
 
     #[test]

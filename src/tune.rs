@@ -137,9 +137,11 @@ pub fn default_grid(kind: SystemKind) -> Vec<(String, Vec<f64>)> {
             g("tau", &[25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0]),
             g("draw_probability", &[0.0, 0.01, 0.1]),
         ],
+        // The defaults exactly: beta = 80 sqrt 6, gamma = 80 sqrt 0.2 (rounded values would
+        // never count as defaults when scores tie).
         SystemKind::EloMmr | SystemKind::EloMmx => vec![
-            g("beta", &[150.0, 195.96, 250.0]),
-            g("gamma", &[20.0, 35.78, 50.0]),
+            g("beta", &[150.0, 80.0 * 6f64.sqrt(), 250.0]),
+            g("gamma", &[20.0, 80.0 * 0.2f64.sqrt(), 50.0]),
         ],
         SystemKind::Bar => vec![
             g("beta", &[15.0, 25.0, 40.0]),
@@ -319,6 +321,23 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         ))
         .into());
     }
+    // Each set is a replay of the tuning slice; beyond this many the run would only exhaust
+    // time or memory.
+    const MAX_SETS: usize = 10_000;
+    let count = match job.random {
+        Some(n) => Some(n),
+        None => job
+            .grid
+            .iter()
+            .try_fold(1usize, |acc, (_, values)| acc.checked_mul(values.len())),
+    };
+    if count.is_none_or(|n| n > MAX_SETS) {
+        return Err(UsageError(format!(
+            "{} parameter sets to try: at most {MAX_SETS} (fewer --random draws or grid values)",
+            count.map_or_else(|| "too many".to_string(), |n| n.to_string())
+        ))
+        .into());
+    }
     let sets = parameter_sets(&job.grid, job.random, job.seed);
     if sets.is_empty() {
         return Err(UsageError("no parameter set to try".into()).into());
@@ -447,6 +466,27 @@ fn write_trials(
 mod tests {
     use super::*;
     use crate::history::{HistoryBuilder, SourceInfo};
+
+    /// Every default grid holds each of its parameters' default value exactly, as promised
+    /// (the tie rule prefers sets at their defaults only if the grid has them).
+    #[test]
+    fn default_grids_hold_the_defaults() {
+        use clap::ValueEnum;
+        for kind in SystemKind::value_variants() {
+            let defaults =
+                crate::systems::dispatch(*kind, &Default::default(), crate::systems::ParamsOf)
+                    .unwrap();
+            for (name, values) in default_grid(*kind) {
+                let d = defaults[&name]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{kind:?} {name}"));
+                assert!(
+                    values.contains(&d),
+                    "{kind:?}: {name} default {d} not in {values:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn grids_parse_and_expand() {

@@ -175,4 +175,68 @@ fn tune_writes_its_table_and_a_held_out_score() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
+    // More sets than any run should try: a usage error, not an allocation failure.
+    let o = rate_batch(&[
+        "tune",
+        games.to_str().unwrap(),
+        "--random",
+        "18446744073709551615",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("at most 10000"), "{}", texts(&o).1);
+}
+
+/// With rounds longer than one contest (`--period day`), the tuning slice holds only whole
+/// rounds within the first 10 %: changing the games after it cannot change the choice.
+#[test]
+fn tune_with_periods_never_sees_past_its_slice() {
+    let dir = TempDir::new().unwrap();
+    // 40 days of up to 5 games (every fifth day has none): 160 contests, a slice of 16, which
+    // cuts the fourth day (contests 15-19, games 15-19).
+    let names = ["a", "b", "c", "d", "e"];
+    let make = |flip_from: usize| {
+        let mut text = String::from("time,a,b,result\n");
+        for g in 0..200usize {
+            let (x, y) = (g % 5, (g / 5 + g + 1) % 5);
+            if x == y {
+                continue;
+            }
+            let mut win = x < y;
+            if g >= flip_from {
+                win = !win;
+            }
+            let res = if win { "1-0" } else { "0-1" };
+            let t = format!(
+                "2021-{:02}-{:02}T{:02}:00:00Z",
+                1 + g / 5 / 28,
+                1 + g / 5 % 28,
+                g % 5
+            );
+            text.push_str(&format!("{t},{},{},{res}\n", names[x], names[y]));
+        }
+        text
+    };
+    let tune = |name: &str, text: &str| {
+        let games = write(dir.path(), name, text);
+        let out = dir.path().join(format!("{name}.out"));
+        let o = rate_batch(&[
+            "tune",
+            games.to_str().unwrap(),
+            "--system",
+            "elo",
+            "--period",
+            "day",
+            "--metric",
+            "logloss",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        std::fs::read_to_string(out.join("tune.csv")).unwrap()
+    };
+    // Flipping every result from game 16 on (inside the day that straddles the cut) changes
+    // nothing: that day is not part of the slice.
+    assert_eq!(tune("a.csv", &make(usize::MAX)), tune("b.csv", &make(16)));
 }
