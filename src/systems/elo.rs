@@ -4,7 +4,9 @@
 //! - `S` is 1 / 0.5 / 0 for a win / draw / loss, or with `score_share` the share of points
 //!   `Pa/(Pa+Pb)` (0/0 counts as 0.5);
 //! - `L` (`margin`) adds the share of points whatever `S` is; `V` (`win_bonus`) rewards every
-//!   game not lost, so ratings creep upwards by about `n V / 2` over n games;
+//!   game not lost, so ratings creep upwards by about `n V / 2` over n games: it is `V` times
+//!   the outcome (1 / 0.5 / 0) even with `score_share`, since the paper multiplies V by S
+//!   precisely because S "is anyway equal to 0 in the case that the player has lost";
 //! - `floor` is the lowest rating: a player at the floor only moves up.
 //!
 //! Where no points are given, the share of points is the result itself. A contest of n > 2
@@ -180,8 +182,8 @@ impl Elo {
         let e = self.expected(ra - rb);
         let w = contest.weight();
         (
-            w * (p.k * (s - e) + p.margin * points + p.win_bonus * s),
-            w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - s)),
+            w * (p.k * (s - e) + p.margin * points + p.win_bonus * outcome),
+            w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - outcome)),
         )
     }
 
@@ -241,7 +243,7 @@ impl Elo {
             } else {
                 outcomes[i]
             };
-            w * (p.k * (s - expected[i]) + p.margin * shares[i] + p.win_bonus * s)
+            w * (p.k * (s - expected[i]) + p.margin * shares[i] + p.win_bonus * outcomes[i])
         }));
     }
 }
@@ -449,6 +451,21 @@ mod tests {
         // The win bonus counts half for a draw: ratings creep up by about n V / 2.
         let (a, b) = play(&elo(|p| p.win_bonus = 4.0), 1500.0, 1500.0, 0.5, None);
         assert_eq!((a, b), (1502.0, 1502.0));
+        // With the share of points as S, a lost game still earns no bonus: 1500 loses 2:3 to
+        // 1900 with V = 6: S = 0.4, E = 1/11, 1500 + 32 (0.4 - 1/11) = 1509.8909, no + 2.4.
+        let e = elo(|p| {
+            p.score_share = true;
+            p.win_bonus = 6.0;
+        });
+        let (a, b) = play(&e, 1500.0, 1900.0, 0.0, Some((2.0, 3.0)));
+        assert!(
+            (a - (1500.0 + 32.0 * (0.4 - 1.0 / 11.0))).abs() < 1e-9,
+            "{a}"
+        );
+        assert!(
+            (b - (1900.0 - 32.0 * (0.4 - 1.0 / 11.0) + 6.0)).abs() < 1e-9,
+            "{b}"
+        );
     }
 
     #[test]
