@@ -902,45 +902,23 @@ fn single(
         }
         Ok(())
     })?;
-    let half = games / 2;
+    let summaries: Vec<crate::simlab::SingleSummary> =
+        runs.iter().map(|r| crate::simlab::summarise(r)).collect();
     let errors: Vec<String> = systems
         .iter()
-        .zip(&runs)
-        .map(|((name, _, _), r)| {
-            let e = r[half..]
-                .iter()
-                .map(|x| (x.estimate - x.truth).abs())
-                .sum::<f64>()
-                / (games - half) as f64;
-            format!("{name} {e:.1}")
-        })
+        .zip(&summaries)
+        .map(|((name, _, _), s)| format!("{name} {:.1}", s.second_half_error))
         .collect();
     // Figure 1's point about matchmaking: how long the runs of wins or losses get, and how
     // often the last 10 games are won at a rate within 0.4-0.6 (from the 10th game on).
     let streaks: Vec<String> = systems
         .iter()
-        .zip(&runs)
-        .map(|((name, _, _), r)| {
-            let (mut longest, mut run) = (0, 0);
-            for (i, g) in r.iter().enumerate() {
-                run = if i > 0 && r[i - 1].score == g.score {
-                    run + 1
-                } else {
-                    1
-                };
-                longest = longest.max(run);
-            }
-            let later = &r[games.min(9)..];
-            let balanced = later
-                .iter()
-                .filter(|g| (0.4..=0.6).contains(&g.win_rate))
-                .count() as f64
-                / later.len().max(1) as f64;
-            if later.is_empty() {
-                format!("{name} {longest} / -")
-            } else {
-                format!("{name} {longest} / {:.0} %", 100.0 * balanced)
-            }
+        .zip(&summaries)
+        .map(|((name, _, _), s)| {
+            let share = s
+                .balanced_share
+                .map_or("-".into(), |b| format!("{:.0} %", 100.0 * b));
+            format!("{name} {} / {share}", s.longest_run)
         })
         .collect();
     writeln!(

@@ -197,6 +197,10 @@ impl History {
     pub fn series_name(&self, s: u32) -> &str {
         &self.series[s as usize]
     }
+    /// Number of distinct series ids (0 when the input has none).
+    pub fn series_count(&self) -> usize {
+        self.series.len()
+    }
 }
 
 /// A round: contests rated together from the same pre-round ratings (one contest by default;

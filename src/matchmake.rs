@@ -305,12 +305,8 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     }
     let mut f = std::fs::File::open(&job.state)
         .with_context(|| format!("cannot read the state {}", job.state.display()))?;
-    let state = crate::state::StateFile::read(&mut f).map_err(|e| crate::ingest::InputError {
-        file: job.state.display().to_string(),
-        at: crate::ingest::Location::File,
-        field: None,
-        message: e,
-    })?;
+    let state = crate::state::StateFile::read(&mut f)
+        .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
     let kind = <crate::systems::SystemKind as clap::ValueEnum>::from_str(&state.meta.system, true)
         .map_err(|_| {
             UsageError(format!(

@@ -372,6 +372,13 @@ pub struct ReplayResult {
     pub series: Series,
 }
 
+impl ReplayResult {
+    /// Rounds of the whole history: those of the runs resumed from and this replay's.
+    pub fn rounds_total(&self) -> usize {
+        self.rounds_before + self.rounds
+    }
+}
+
 /// Receives what a replay produces as it goes.
 pub trait Observer {
     /// Rows of the rating history, in replay order, a batch of whole rounds at a time.

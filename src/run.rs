@@ -3,7 +3,7 @@
 
 use crate::history::{History, PlayerId, SourceInfo};
 use crate::ingest::truth::{RmseSeries, Truth, read_truth};
-use crate::ingest::{IngestOptions, InputError, Location, ingest};
+use crate::ingest::{IngestOptions, InputError, ingest};
 use crate::metrics::MetricsReport;
 use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
 use crate::replay::Period;
@@ -319,17 +319,15 @@ pub fn load(
     };
     let src = &history.source;
     if history.is_empty() {
-        return Err(InputError {
-            file: src.path.clone(),
-            at: Location::File,
-            field: None,
-            message: format!(
+        return Err(InputError::whole_file(
+            src.path.clone(),
+            format!(
                 "no contest to rate ({} {} read, {} skipped)",
                 src.records,
                 src.record_unit,
                 src.skipped_invalid + src.skipped_unfinished
             ),
-        }
+        )
         .into());
     }
     let truth = truth.map(|p| read_truth(p, &history)).transpose()?;
@@ -389,11 +387,9 @@ fn check_memory(input: &Path) -> Result<(), InputError> {
     });
     let need = size as f64 * factor;
     match available {
-        Some(avail) if need > avail as f64 => Err(InputError {
-            file: input.display().to_string(),
-            at: Location::File,
-            field: None,
-            message: format!(
+        Some(avail) if need > avail as f64 => Err(InputError::whole_file(
+            input.display().to_string(),
+            format!(
                 "{:.1} GB of input needs about {:.1} GB of memory to replay and {:.1} GB is \
                  available; use a machine with more memory, or replay the history in parts \
                  (--save-state on the older part, then --resume with the rest)",
@@ -401,7 +397,7 @@ fn check_memory(input: &Path) -> Result<(), InputError> {
                 need / 1e9,
                 avail as f64 / 1e9
             ),
-        }),
+        )),
         _ => Ok(()),
     }
 }
@@ -599,18 +595,16 @@ pub fn replay_system(
         .filter(|&p| result.records[p].contests > 0 && !result.ratings[p].mean.is_finite())
         .collect();
     if let Some(&first) = broken.first() {
-        return Err(InputError {
-            file: history.source.path.clone(),
-            at: Location::File,
-            field: None,
-            message: format!(
+        return Err(InputError::whole_file(
+            history.source.path.clone(),
+            format!(
                 "{}'s ratings are not finite numbers for {} players (the first: `{}`): the \
                  inputs or parameters are beyond what the system can compute with",
                 result.system,
                 broken.len(),
                 history.name(first as crate::history::PlayerId)
             ),
-        }
+        )
         .into());
     }
 
@@ -671,7 +665,7 @@ pub fn replay_system(
                     .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
             },
         }),
-        rounds: result.rounds_before + result.rounds,
+        rounds: result.rounds_total(),
         warmup_contests: result.warmup_contests,
         experienced_after_contests: job.replay.experienced_after,
         metrics: &result.metrics,
@@ -831,7 +825,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             "records_skipped_invalid": src.skipped_invalid,
             "records_skipped_unfinished": src.skipped_unfinished,
             "players": rows.len(),
-            "rounds": result.rounds_before + result.rounds,
+            "rounds": result.rounds_total(),
             "rounds_rated_now": result.rounds,
             "metrics": result.metrics,
             "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -847,7 +841,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             src.path,
             history.len(),
             rows.len(),
-            result.rounds_before + result.rounds,
+            result.rounds_total(),
             period_name(job.replay.period)
         )?;
         print_skipped(stdout, history)?;
@@ -870,12 +864,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
 /// Reads a state for `--resume` and checks that it was made by the same system with the same
 /// parameters and options.
 fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
-    let bad = |message: String| InputError {
-        file: path.display().to_string(),
-        at: Location::File,
-        field: None,
-        message,
-    };
+    let bad = |message: String| InputError::whole_file(path.display().to_string(), message);
     let mut f = std::fs::File::open(path)
         .with_context(|| format!("cannot read the state {}", path.display()))?;
     let state = StateFile::read(&mut f).map_err(bad)?;
@@ -923,6 +912,12 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     Ok(state)
 }
 
+/// A contest as messages name it: its label, or its number in the input.
+fn contest_name(c: &crate::history::Contest) -> String {
+    c.label()
+        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"))
+}
+
 /// How many times each digest occurs.
 fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
     let mut counts = rustc_hash::FxHashMap::default();
@@ -956,37 +951,31 @@ fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<
                 .binary_search_by(|x| x.as_str().cmp(name))
                 .is_ok()
         {
-            return Err(InputError {
-                file: history.source.path.clone(),
-                at: Location::File,
-                field: None,
-                message: format!(
+            return Err(InputError::whole_file(
+                history.source.path.clone(),
+                format!(
                     "contest {} of {} continues series `{name}`, which an earlier run rated \
                      whole (another series began after it): rating the new games apart would \
                      differ from a full replay; replay from scratch instead",
-                    c.label()
-                        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                    contest_name(&c),
                     crate::ingest::time::format_time(c.time()),
                 ),
-            }
+            )
             .into());
         } else if let Some((t, _)) = &state.meta.watermark
             && c.time() < *t
         {
-            return Err(InputError {
-                file: history.source.path.clone(),
-                at: Location::File,
-                field: None,
-                message: format!(
+            return Err(InputError::whole_file(
+                history.source.path.clone(),
+                format!(
                     "contest {} of {} is older than the state's last contest ({}) but was \
                      never applied: history cannot be rewritten by --resume (replay from \
                      scratch instead)",
-                    c.label()
-                        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                    contest_name(&c),
                     crate::ingest::time::format_time(c.time()),
                     crate::ingest::time::format_time(*t)
                 ),
-            }
+            )
             .into());
         }
     }
@@ -995,17 +984,15 @@ fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<
         let from = state.meta.open_from.map_or_else(String::new, |t| {
             format!(" from {}", crate::ingest::time::format_time(t))
         });
-        return Err(InputError {
-            file: history.source.path.clone(),
-            at: Location::File,
-            field: None,
-            message: format!(
+        return Err(InputError::whole_file(
+            history.source.path.clone(),
+            format!(
                 "{missing} contests of the open {} period{from} that the state left for this \
                  run are not in the input: give the input from that time on, or the whole \
                  history",
                 state.meta.period
             ),
-        }
+        )
         .into());
     }
     Ok((skip, n))

@@ -101,7 +101,12 @@ impl SystemVisitor for Population<'_> {
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
         let normal = Normal::new(cfg.mean, cfg.sd).expect("a valid normal");
         let truth: Vec<f64> = (0..n).map(|_| normal.sample(&mut rng)).collect();
-        let names: Vec<String> = (0..n).map(|i| format!("p{i:07}")).collect();
+        // Names only for the games file.
+        let names: Vec<String> = if games.is_some() {
+            (0..n).map(|i| format!("p{i:07}")).collect()
+        } else {
+            Vec::new()
+        };
         let mut states: Vec<S::Player> = vec![system.new_player(); n];
         let mut records: Vec<PlayerRecord> = vec![PlayerRecord::default(); n];
         let shuffle = (cfg.shuffle_fraction.max(0.0) * n as f64).round() as usize;
@@ -160,22 +165,16 @@ impl SystemVisitor for Population<'_> {
             // 3. The system rates the round.
             system.update(Round::new(&history, &all), &mut states);
             // 4. Measures.
-            let d: Vec<f64> = (0..n)
-                .map(|i| system.rating(&states[i]).mean - truth[i])
-                .collect();
+            let ratings: Vec<f64> = states.iter().map(|s| system.rating(s).mean).collect();
+            let d: Vec<f64> = ratings.iter().zip(&truth).map(|(r, t)| r - t).collect();
             let with_ten: Vec<f64> = records
                 .iter()
                 .filter(|r| r.recent_len >= 10)
                 .map(|r| r.recent_results(10).iter().sum::<f64>() / 10.0)
                 .collect();
             let balanced = (!with_ten.is_empty()).then(|| {
-                with_ten
-                    .iter()
-                    .filter(|&&x| (0.4..=0.6).contains(&x))
-                    .count() as f64
-                    / with_ten.len() as f64
+                with_ten.iter().filter(|&&x| balanced(x)).count() as f64 / with_ten.len() as f64
             });
-            let ratings: Vec<f64> = d.iter().zip(&truth).map(|(e, t)| e + t).collect();
             let (scale, rmse_scale_free) = scale_fit(&ratings, &truth);
             stats.push(RoundStats {
                 rmse: offset_free_rmse(&d),
@@ -390,6 +389,50 @@ pub struct SingleConfig {
     pub seed: u64,
 }
 
+/// A win rate over the last 10 games that counts as balanced (figure 6: within 0.4-0.6).
+pub fn balanced(rate: f64) -> bool {
+    (0.4..=0.6).contains(&rate)
+}
+
+/// What figures 1-3 show of one system's run of the new player.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SingleSummary {
+    /// Mean |estimate - true rating| over the second half of the games.
+    pub second_half_error: f64,
+    /// The longest run of wins or of losses.
+    pub longest_run: usize,
+    /// Share of the games from the 10th on whose last-10 win rate is balanced (None before).
+    pub balanced_share: Option<f64>,
+}
+
+/// Summarises one system's run of the new player.
+pub fn summarise(run: &[SingleGame]) -> SingleSummary {
+    let half = run.len() / 2;
+    let tail = &run[half..];
+    let second_half_error = tail
+        .iter()
+        .map(|g| (g.estimate - g.truth).abs())
+        .sum::<f64>()
+        / tail.len().max(1) as f64;
+    let (mut longest_run, mut current) = (0, 0);
+    for (i, g) in run.iter().enumerate() {
+        current = if i > 0 && run[i - 1].score == g.score {
+            current + 1
+        } else {
+            1
+        };
+        longest_run = longest_run.max(current);
+    }
+    let later = &run[run.len().min(9)..];
+    let balanced_share = (!later.is_empty())
+        .then(|| later.iter().filter(|g| balanced(g.win_rate)).count() as f64 / later.len() as f64);
+    SingleSummary {
+        second_half_error,
+        longest_run,
+        balanced_share,
+    }
+}
+
 /// One game of the new player, as one system saw it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SingleGame {
@@ -418,7 +461,6 @@ impl SystemVisitor for Single<'_> {
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let cfg = self.cfg;
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-        let names = ["player".to_string(), "opponent".to_string()];
         let mut me = system.new_player();
         let mut record = PlayerRecord::default();
         let delta_p = 1.0 / (2.0 * cfg.window as f64 + 2.0);
@@ -444,7 +486,7 @@ impl SystemVisitor for Single<'_> {
             };
             let won = rng.random::<f64>() < elo_win_probability(truth - opponent, 400.0);
             let score = if won { 1.0 } else { 0.0 };
-            let mut b = HistoryBuilder::with_players(&names);
+            let mut b = HistoryBuilder::unnamed(2);
             b.add_game(g as i64, 1.0, None, (&[0], &[1]), score, None)
                 .expect("two players");
             let h = b.finish(SourceInfo::default());

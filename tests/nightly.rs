@@ -41,10 +41,26 @@ fn chunks(dir: &Path, n: usize, cuts: &[usize]) -> Vec<PathBuf> {
     files
 }
 
+/// A folder's metrics.json.
+fn metrics_doc(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+}
+
+/// Its accuracy figures.
 fn metrics(dir: &Path) -> serde_json::Value {
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap();
-    m["metrics"].clone()
+    metrics_doc(dir)["metrics"].clone()
+}
+
+/// Asserts that two output folders hold the same leaderboard and history, byte for byte.
+fn same_outputs(a: &Path, b: &Path) {
+    for f in ["leaderboard.csv", "history.csv"] {
+        assert!(
+            std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap(),
+            "{} and {} differ in {f}",
+            a.display(),
+            b.display()
+        );
+    }
 }
 
 /// Replays the chunks with --save-state / --resume into `out`.
@@ -79,21 +95,14 @@ fn chunks_give_exactly_the_full_replay_for_every_system() {
             let out = dir.path().join(format!("chunked-{system}-{period}"));
             let state = dir.path().join(format!("state-{system}-{period}.bin"));
             chunked(&parts, &out, &state, &args);
-            for f in ["leaderboard.csv", "history.csv"] {
-                assert!(
-                    std::fs::read(full.join(f)).unwrap() == std::fs::read(out.join(f)).unwrap(),
-                    "{system} {period} {f} (cuts {cuts:?})"
-                );
-            }
+            eprintln!("{system} {period}, cuts {cuts:?}");
+            same_outputs(&full, &out);
             assert_eq!(metrics(&full), metrics(&out), "{system} {period}");
-            let rounds = |d: &Path| -> serde_json::Value {
-                serde_json::from_str::<serde_json::Value>(
-                    &std::fs::read_to_string(d.join("metrics.json")).unwrap(),
-                )
-                .unwrap()["rounds"]
-                    .clone()
-            };
-            assert_eq!(rounds(&full), rounds(&out), "{system} {period}: rounds");
+            assert_eq!(
+                metrics_doc(&full)["rounds"],
+                metrics_doc(&out)["rounds"],
+                "{system} {period}: rounds"
+            );
         }
     }
 }
@@ -601,29 +610,10 @@ fn a_single_new_player_against_a_converged_pool() {
 
 /// Replays `input` into `out` resuming from `state` (saving it again); returns the output.
 fn resume(input: &Path, out: &Path, state: &Path, args: &[&str]) -> std::process::Output {
-    let mut all = vec![
-        "replay",
-        input.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-        "--resume",
-        state.to_str().unwrap(),
-        "--save-state",
-        state.to_str().unwrap(),
-    ];
+    let state = state.to_str().unwrap();
+    let mut all = vec!["--resume", state, "--save-state", state];
     all.extend_from_slice(args);
-    rate_batch(&all)
-}
-
-fn same_outputs(a: &Path, b: &Path) {
-    for f in ["leaderboard.csv", "history.csv"] {
-        assert_eq!(
-            std::fs::read(a.join(f)).unwrap(),
-            std::fs::read(b.join(f)).unwrap(),
-            "{f}"
-        );
-    }
+    common::replay(input, out, &all)
 }
 
 /// A rematch identical to a game already applied (same players, result and day) is a new

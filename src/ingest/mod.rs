@@ -95,6 +95,18 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+impl InputError {
+    /// An error about a file as a whole (no line, no field).
+    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+        InputError {
+            file: file.into(),
+            at: Location::File,
+            field: None,
+            message,
+        }
+    }
+}
+
 /// A problem with one field, before the reader adds file and place.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FieldError {
@@ -198,67 +210,62 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
 /// so such a game would be rated and scored with results from its future), and each of its
 /// games shares a player with the games before (otherwise the id was used for two series).
 fn check_series(h: &History) -> Result<(), InputError> {
-    use rustc_hash::FxHashMap;
-    // Per series: index of its first contest and its players so far; per player: the index
-    // and series of his latest contest.
-    let mut series: FxHashMap<u32, (usize, Vec<PlayerId>)> = FxHashMap::default();
-    let mut latest: FxHashMap<PlayerId, (usize, Option<u32>)> = FxHashMap::default();
+    if h.series_count() == 0 {
+        return Ok(());
+    }
+    // Per series id: index of its first contest and its players so far; per player: the
+    // index and series of his latest contest.
+    let mut series: Vec<Option<(usize, Vec<PlayerId>)>> = vec![None; h.series_count()];
+    let mut latest: Vec<Option<(usize, Option<u32>)>> = vec![None; h.player_count()];
     for c in h.contests() {
-        if let Some(s) = c.series() {
-            let name = h.series_name(s);
-            let sides = || {
-                c.entries()
+        if let Some(s) = c.series()
+            && let Some((first, players)) = &series[s as usize]
+        {
+            let problem = if !c.players().iter().any(|p| players.contains(p)) {
+                Some("has no player of its earlier games (one id for two series?)".to_string())
+            } else {
+                c.players().iter().find_map(|&p| match latest[p as usize] {
+                    Some((k, other)) if k > *first && other != Some(s) => Some(format!(
+                        "comes after {} played another contest ({}) since the series began; a \
+                         series' games cannot be interleaved with other games of its players",
+                        h.name(p),
+                        time::format_time(h.contest(k).time())
+                    )),
+                    _ => None,
+                })
+            };
+            if let Some(problem) = problem {
+                let sides: Vec<String> = c
+                    .entries()
                     .map(|e| {
-                        e.players
-                            .iter()
-                            .map(|&p| h.name(p))
-                            .collect::<Vec<_>>()
-                            .join("+")
+                        let names: Vec<&str> = e.players.iter().map(|&p| h.name(p)).collect();
+                        names.join("+")
                     })
-                    .collect::<Vec<_>>()
-                    .join(" vs ")
-            };
-            let error = |message: String| InputError {
-                file: h.source.path.clone(),
-                at: Location::File,
-                field: Some("series".into()),
-                message,
-            };
-            if let Some((first, players)) = series.get(&s) {
-                if !c.players().iter().any(|p| players.contains(p)) {
-                    return Err(error(format!(
-                        "series `{name}`: its game of {} ({}) has no player of its earlier \
-                         games (one id for two series?)",
-                        time::format_time(c.time()),
-                        sides()
-                    )));
-                }
-                for &p in c.players() {
-                    if let Some(&(k, other)) = latest.get(&p)
-                        && k > *first
-                        && other != Some(s)
-                    {
-                        return Err(error(format!(
-                            "series `{name}`: its game of {} ({}) comes after {} played \
-                             another contest ({}) since the series began; a series' games \
-                             cannot be interleaved with other games of its players",
+                    .collect();
+                return Err(InputError {
+                    field: Some("series".into()),
+                    ..InputError::whole_file(
+                        h.source.path.clone(),
+                        format!(
+                            "series `{}`: its game of {} ({}) {problem}",
+                            h.series_name(s),
                             time::format_time(c.time()),
-                            sides(),
-                            h.name(p),
-                            time::format_time(h.contest(k).time())
-                        )));
-                    }
-                }
+                            sides.join(" vs ")
+                        ),
+                    )
+                });
             }
-            let entry = series.entry(s).or_insert((c.index(), Vec::new()));
+        }
+        if let Some(s) = c.series() {
+            let (_, players) = series[s as usize].get_or_insert((c.index(), Vec::new()));
             for &p in c.players() {
-                if !entry.1.contains(&p) {
-                    entry.1.push(p);
+                if !players.contains(&p) {
+                    players.push(p);
                 }
             }
         }
         for &p in c.players() {
-            latest.insert(p, (c.index(), c.series()));
+            latest[p as usize] = Some((c.index(), c.series()));
         }
     }
     Ok(())

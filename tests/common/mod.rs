@@ -28,8 +28,8 @@ pub fn rate_batch(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
-/// Runs `replay INPUT --out OUT --quiet ARGS...` and asserts that it succeeds.
-pub fn replay_ok(input: &Path, out: &Path, args: &[&str]) {
+/// Runs `replay INPUT --out OUT --quiet ARGS...`.
+pub fn replay(input: &Path, out: &Path, args: &[&str]) -> Output {
     let mut all = vec![
         "replay",
         input.to_str().unwrap(),
@@ -38,7 +38,12 @@ pub fn replay_ok(input: &Path, out: &Path, args: &[&str]) {
         "--quiet",
     ];
     all.extend_from_slice(args);
-    let o = rate_batch(&all);
+    rate_batch(&all)
+}
+
+/// Runs `replay INPUT --out OUT --quiet ARGS...` and asserts that it succeeds.
+pub fn replay_ok(input: &Path, out: &Path, args: &[&str]) {
+    let o = replay(input, out, args);
     assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
 }
 
