@@ -2,6 +2,7 @@
 //! [`crate::simulate`].
 
 use crate::compare;
+use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy, Staged};
 use crate::replay::{Period, ReplayOptions};
@@ -110,6 +111,12 @@ pub struct InputArgs {
     /// Skip and count invalid records instead of stopping at the first.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// How the time column of a CSV or Parquet input is written: auto (text dates and
+    /// times; integers as YYYYMMDD dates or Unix seconds, as the column's first integer
+    /// reads, a mixed column refused), rfc3339, date, yyyymmdd, unix, unix-ms, or a strftime
+    /// pattern such as '%d/%m/%Y %H:%M' (UTC unless it has %z). Also reads --as-of.
+    #[arg(long, default_value = "auto", value_name = "FORMAT")]
+    pub time_format: String,
 }
 
 impl InputArgs {
@@ -119,12 +126,24 @@ impl InputArgs {
             Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
             None => ColumnMap::default(),
         };
+        let time_format: TimeFormat = self.time_format.parse().map_err(UsageError)?;
+        if time_format != TimeFormat::Auto
+            && matches!(self.format, Some(Format::Json | Format::Pgn))
+        {
+            return Err(UsageError(format!(
+                "--time-format applies to the time column of CSV and Parquet inputs; {} \
+                 inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: \
+                 Date and UTCDate, YYYY.MM.DD)",
+                self.format.expect("matched")
+            )));
+        }
         Ok(IngestOptions {
             format: self.format,
             map,
             skip_invalid: self.skip_invalid,
             team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
             known_players: Vec::new(),
+            time_format,
         })
     }
 }
@@ -184,12 +203,16 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// The replay options.
-    pub fn replay_options(&self) -> Result<ReplayOptions, UsageError> {
+    pub fn replay_options(&self, times: &TimeFormat) -> Result<ReplayOptions, UsageError> {
         Ok(ReplayOptions {
             period: self.period,
             warmup: self.warmup,
             decay_per_day: self.decay_per_day,
-            as_of: self.as_of.as_deref().map(as_of_cutoff).transpose()?,
+            as_of: self
+                .as_of
+                .as_deref()
+                .map(|t| as_of_cutoff(t, times))
+                .transpose()?,
             ..ReplayOptions::default()
         })
     }
@@ -660,12 +683,13 @@ impl SynthArgs {
 impl ReplayArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<ReplayJob, UsageError> {
+        let ingest = self.input.ingest()?;
         Ok(ReplayJob {
             input: self.input.input.clone(),
-            ingest: self.input.ingest()?,
+            replay: self.run.replay_options(&ingest.time_format)?,
+            ingest,
             system: self.system,
             params: self.params.to_map().map_err(UsageError)?,
-            replay: self.run.replay_options()?,
             initial_ratings: self.run.initial_ratings.clone(),
             leaderboard: self.run.leaderboard(),
             out: self.run.out.clone(),
@@ -687,12 +711,13 @@ impl CompareArgs {
     pub fn job(&self) -> Result<compare::CompareJob, UsageError> {
         let systems = compare::parse_systems(&self.systems).map_err(UsageError)?;
         let params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        let ingest = self.input.ingest()?;
         Ok(compare::CompareJob {
             input: self.input.input.clone(),
-            ingest: self.input.ingest()?,
+            replay: self.run.replay_options(&ingest.time_format)?,
+            ingest,
             systems,
             params,
-            replay: self.run.replay_options()?,
             initial_ratings: self.run.initial_ratings.clone(),
             leaderboard: self.run.leaderboard(),
             out: self.run.out.clone(),
@@ -706,12 +731,30 @@ impl CompareArgs {
 }
 
 /// The exclusive cutoff of `--as-of`: the end of the day for a date, the time itself (one
-/// second after it) for a time.
-fn as_of_cutoff(text: &str) -> Result<i64, UsageError> {
-    let t =
-        crate::ingest::time::parse_time(text).map_err(|e| UsageError(format!("--as-of: {e}")))?;
+/// second after it) for a time. Read in the input's `--time-format` (when one is given and
+/// it reads the value) or in any text form; in `auto` an 8-digit integer is refused as
+/// ambiguous (a date or Unix seconds).
+fn as_of_cutoff(text: &str, times: &TimeFormat) -> Result<i64, UsageError> {
+    use crate::ingest::time::{TimeParser, parse_time};
     let t_text = text.trim();
-    let date_only = t_text.len() == 10 && !t_text.bytes().all(|b| b.is_ascii_digit());
+    let explicit = match times {
+        TimeFormat::Auto => None,
+        f => TimeParser::new(f.clone()).parse(t_text).ok(),
+    };
+    let t = match explicit {
+        Some(t) => t,
+        None => parse_time(t_text).map_err(|e| UsageError(format!("--as-of: {e}")))?,
+    };
+    // A date covers its whole day: text without a clock, or an integer read as a date.
+    let integer = t_text
+        .trim_start_matches('-')
+        .bytes()
+        .all(|b| b.is_ascii_digit());
+    let date_only = match times {
+        TimeFormat::Yyyymmdd => true,
+        TimeFormat::Strftime(_) => !t_text.contains(':') && t.rem_euclid(86_400) == 0,
+        _ => !integer && !t_text.contains(':'),
+    };
     Ok(if date_only { t + 86_400 } else { t + 1 })
 }
 

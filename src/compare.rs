@@ -126,6 +126,9 @@ pub struct CompareRow {
     pub rounds_per_second: f64,
     /// The best rate over stretches of the replay (the mean when it was too short).
     pub peak_rounds_per_second: f64,
+    /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 impl CompareRow {
@@ -144,12 +147,36 @@ impl CompareRow {
             wall_seconds: outcome.replay_seconds,
             rounds_per_second: mean,
             peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
+            failed: None,
+        }
+    }
+
+    /// The row of a system that failed.
+    fn failed(system: &'static str, why: String) -> Self {
+        Self {
+            system,
+            pair_inversion_all: None,
+            pair_inversion_experienced: None,
+            rank_deviation_all: None,
+            rank_deviation_experienced: None,
+            log_loss: None,
+            brier: None,
+            accuracy: None,
+            wall_seconds: f64::NAN,
+            rounds_per_second: f64::NAN,
+            peak_rounds_per_second: f64::NAN,
+            failed: Some(why),
         }
     }
 
     /// The cells of the table, as text (empty where the metric does not apply).
     pub fn cells(&self) -> Vec<String> {
         let f = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
+        if let Some(why) = &self.failed {
+            let mut cells = vec![self.system.to_string(), format!("failed: {why}")];
+            cells.resize(HEADER.len(), String::new());
+            return cells;
+        }
         vec![
             self.system.to_string(),
             f(self.pair_inversion_all, 2),
@@ -245,8 +272,29 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             Ok(outcome)
         })
         .collect();
-    let outcomes: Vec<SystemOutcome> = outcomes.into_iter().collect::<anyhow::Result<_>>()?;
-    let rows: Vec<CompareRow> = outcomes.iter().map(CompareRow::new).collect();
+    // A system whose ratings ran away gets a `failed` row; any other error stops the run.
+    let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
+    let mut done: Vec<(SystemKind, SystemOutcome)> = Vec::with_capacity(outcomes.len());
+    for (&kind, outcome) in job.systems.iter().zip(outcomes) {
+        match outcome {
+            Ok(o) => {
+                rows.push(CompareRow::new(&o));
+                done.push((kind, o));
+            }
+            Err(e) => match e
+                .chain()
+                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
+            {
+                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
+                None => return Err(e),
+            },
+        }
+    }
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.failed.is_some())
+        .map(|r| r.system)
+        .collect();
     let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
     staged
         .write("compare.csv", |w| write_csv(w, &rows))
@@ -271,8 +319,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .write("compare.md", |w| w.write_all(table.as_bytes()))
         .with_context(|| ctx("compare.md"))?;
     if job.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> =
-            job.systems.iter().copied().zip(&outcomes).collect();
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
         let input = report_input(&loaded, &pairs);
         staged
             .write("report.html", |w| output::report::write_report(w, &input))
@@ -283,7 +330,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
     if job.json && !job.quiet {
         let doc = serde_json::json!({
-            "status": "ok",
+            "status": if failed.is_empty() { "ok" } else { "partial" },
             "input": history.source.path,
             "systems": rows,
             "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -301,6 +348,15 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             names.join(", "),
             job.out.display()
         )?;
+    }
+    if !failed.is_empty() {
+        return Err(run::PartialFailure(format!(
+            "compare: {} of {} systems failed ({}); the other rows are complete",
+            failed.len(),
+            rows.len(),
+            failed.join(", ")
+        ))
+        .into());
     }
     Ok(())
 }
@@ -330,13 +386,24 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
         w,
         "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
          rank_deviation_experienced,log_loss,brier,accuracy,wall_seconds,rounds_per_second,\
-         peak_rounds_per_second"
+         peak_rounds_per_second,failed"
     )?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let g = |v: f64| {
+        if v.is_finite() {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
     for r in rows {
+        let mut failed = String::new();
+        if let Some(why) = &r.failed {
+            output::csv_field(&format!("failed: {why}"), &mut failed);
+        }
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.system,
             f(r.pair_inversion_all),
             f(r.pair_inversion_experienced),
@@ -345,9 +412,10 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
             f(r.log_loss),
             f(r.brier),
             f(r.accuracy),
-            r.wall_seconds,
-            r.rounds_per_second,
-            r.peak_rounds_per_second
+            g(r.wall_seconds),
+            g(r.rounds_per_second),
+            g(r.peak_rounds_per_second),
+            failed
         )?;
     }
     Ok(())

@@ -51,6 +51,10 @@ pub struct SourceInfo {
     pub skipped_examples: Vec<String>,
     /// PGN games with the result `*` (unfinished), always skipped.
     pub skipped_unfinished: usize,
+    /// How the time column was read (CSV and Parquet), e.g. `auto: integers as YYYYMMDD
+    /// dates (the first: 20230102)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_format: Option<String>,
 }
 
 /// A whole contest history, contests sorted by time (stable: equal times keep input order).

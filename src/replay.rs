@@ -322,6 +322,53 @@ pub struct Carry<P> {
     pub history_rows: u64,
 }
 
+/// The largest rating or uncertainty, in the system's own units, that a replay accepts: far
+/// beyond any real scale (Elo-like ratings live within a few thousand, TrueSkill's within a
+/// hundred), so that only a runaway reaches it.
+pub const DIVERGENCE_BOUND: f64 = 1e7;
+
+/// A system's ratings ran away: a rating or uncertainty not finite or beyond
+/// [`DIVERGENCE_BOUND`], found at the round where it happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// The system.
+    pub system: &'static str,
+    /// The round (0-based, counted over the whole history when resumed).
+    pub round: u64,
+    /// The round's first contest: its label or number, and its time.
+    pub contest: String,
+    /// The player whose value ran away (the first found).
+    pub player: String,
+    /// What ran away and its value (`rating 4.93e15`).
+    pub value: String,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} diverged in round {} (contest {}): `{}`'s {} is beyond ±{:e}, where no real \
+             rating lies; the system cannot rate this history with these parameters",
+            self.system, self.round, self.contest, self.player, self.value, DIVERGENCE_BOUND
+        )
+    }
+}
+
+impl std::error::Error for Divergence {}
+
+/// What is wrong with a rating, if anything: a mean or uncertainty not finite or beyond the
+/// bound.
+pub fn runaway(r: &Rating) -> Option<String> {
+    let bad = |v: f64| !(v.is_finite() && v.abs() <= DIVERGENCE_BOUND);
+    if bad(r.mean) {
+        Some(format!("rating {:e}", r.mean))
+    } else {
+        r.uncertainty
+            .filter(|&u| bad(u))
+            .map(|u| format!("uncertainty {u:e}"))
+    }
+}
+
 /// When to take the snapshot for `--save-state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnapshotAt {
@@ -405,15 +452,15 @@ pub fn replay<S: RatingSystem>(
     history: &History,
     system: &S,
     opts: &ReplayOptions,
-) -> ReplayResult {
+) -> Result<ReplayResult, Divergence> {
     let mut rows = Collect(Vec::with_capacity(if opts.keep_history {
         history.placings()
     } else {
         0
     }));
-    let mut result = replay_observed(history, system, opts, &mut rows);
+    let mut result = replay_observed(history, system, opts, &mut rows)?;
     result.history = rows.0;
-    result
+    Ok(result)
 }
 
 /// Replays, streaming history rows (when `opts.keep_history`) and progress to `observer`;
@@ -423,9 +470,12 @@ pub fn replay_observed<S: RatingSystem>(
     system: &S,
     opts: &ReplayOptions,
     observer: &mut dyn Observer,
-) -> ReplayResult {
-    replay_from(history, system, opts, observer, None, SnapshotAt::Never).0
+) -> Result<ReplayResult, Divergence> {
+    Ok(replay_from(history, system, opts, observer, None, SnapshotAt::Never)?.0)
 }
+
+/// A replay's result and the snapshot taken for `--save-state`, if any.
+pub type ResultAndSnapshot<P> = (ReplayResult, Option<Snapshot<P>>);
 
 /// Replays, starting from `from` (a resumed replay: the players of `history` with the ids of
 /// `from.states` come first) or from scratch, and takes a snapshot for `--save-state` where
@@ -437,7 +487,7 @@ pub fn replay_from<S: RatingSystem>(
     observer: &mut dyn Observer,
     from: Option<Carry<S::Player>>,
     snapshot_at: SnapshotAt,
-) -> (ReplayResult, Option<Snapshot<S::Player>>) {
+) -> Result<ResultAndSnapshot<S::Player>, Divergence> {
     let start = Instant::now();
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
@@ -473,6 +523,24 @@ pub fn replay_from<S: RatingSystem>(
         history_rows: 0,
     });
     let already = states.len();
+    let diverged =
+        |p: usize, round: u64, what: String, at: Option<&crate::history::Contest>| Divergence {
+            system: system.name(),
+            round,
+            contest: at.map_or_else(
+                || "at the end of the history".to_string(),
+                |c| {
+                    format!(
+                        "{} of {}",
+                        c.label()
+                            .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                        crate::ingest::time::format_time(c.time())
+                    )
+                },
+            ),
+            player: history.name(p as PlayerId).to_string(),
+            value: what,
+        };
     // Players new to this replay (all of them without `from`).
     states.resize(n_players, system.new_player());
     records.resize(n_players, PlayerRecord::default());
@@ -598,8 +666,18 @@ pub fn replay_from<S: RatingSystem>(
                 }
             }
         }
-        // 2. Update.
+        // 2. Update, and stop at once if a rating ran away.
         system.update(round, &mut states);
+        for &p in &participants {
+            if let Some(what) = runaway(&system.rating(&states[p as usize])) {
+                return Err(diverged(
+                    p as usize,
+                    rounds_done + r as u64,
+                    what,
+                    round.contests().next().as_ref(),
+                ));
+            }
+        }
         // 3. Records and history.
         for c in round.contests() {
             for e in c.entries() {
@@ -688,6 +766,9 @@ pub fn replay_from<S: RatingSystem>(
             let variance = opts.decay_per_day * days;
             if periods > 0 || variance > 0.0 {
                 system.elapse(&mut states[p], periods, variance);
+                if let Some(what) = runaway(&system.rating(&states[p])) {
+                    return Err(diverged(p, rounds_done + rounds.len() as u64, what, None));
+                }
             }
         }
     }
@@ -704,7 +785,7 @@ pub fn replay_from<S: RatingSystem>(
         elapsed: start.elapsed(),
         series,
     };
-    (result, snapshot)
+    Ok((result, snapshot))
 }
 
 /// Calendar periods begun from period `from` to period `to`.
@@ -838,12 +919,13 @@ mod tests {
                 period: Period::Day,
                 ..ReplayOptions::default()
             },
-        );
+        )
+        .unwrap();
         assert_eq!(by_day.ratings[0].mean, 1532.0);
         assert_eq!(by_day.rounds, 1);
         assert_eq!(by_day.records[0].rounds, 1);
         assert_eq!(by_day.records[0].contests, 2);
-        let by_game = replay(&h, &elo, &ReplayOptions::default());
+        let by_game = replay(&h, &elo, &ReplayOptions::default()).unwrap();
         assert!(by_game.ratings[0].mean < 1532.0);
         // History rows: one per player per contest, before and after the whole round.
         assert_eq!(by_day.history.len(), 4);
@@ -890,7 +972,7 @@ mod tests {
             .collect();
         let h = games(&refs);
         let elo = Elo::new(EloParams::default()).unwrap();
-        let r = replay(&h, &elo, &ReplayOptions::default());
+        let r = replay(&h, &elo, &ReplayOptions::default()).unwrap();
         // 20 contests, warm-up 2; every later contest has two players with a prior.
         assert_eq!(r.warmup_contests, 2);
         assert_eq!(r.metrics.two_player.games_scored, 18);
@@ -904,7 +986,7 @@ mod tests {
             warmup: 0.0,
             ..ReplayOptions::default()
         };
-        let r = replay(&h, &elo, &w);
+        let r = replay(&h, &elo, &w).unwrap();
         assert_eq!(
             r.metrics.two_player.games_scored, 18,
             "the first games have no prior"

@@ -8,7 +8,7 @@ use crate::metrics::MetricsReport;
 use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
 use crate::replay::Period;
 use crate::replay::{
-    HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, SnapshotAt, replay_from,
+    Divergence, HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, SnapshotAt, replay_from,
     replay_observed,
 };
 use crate::state::{self, StateFile, StateMeta};
@@ -33,10 +33,28 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O.
+/// Some parts of a job failed (a `compare` system or `tune` set); the others completed.
+#[derive(Debug)]
+pub struct PartialFailure(pub String);
+
+impl std::fmt::Display for PartialFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PartialFailure {}
+
+/// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O, 4 a rating system failed (its ratings ran
+/// away; with `compare` and `tune`, the other rows are complete).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     if e.chain().any(|c| c.is::<UsageError>()) {
         2
+    } else if e
+        .chain()
+        .any(|c| c.is::<Divergence>() || c.is::<PartialFailure>())
+    {
+        4
     } else if e.chain().any(|c| c.is::<InputError>()) {
         1
     } else if e.chain().any(|c| c.is::<std::io::Error>()) {
@@ -102,26 +120,41 @@ pub struct StateJob<'a> {
     pub resume_path: Option<&'a Path>,
 }
 
+/// Why a replay stopped.
+enum ReplayFailure {
+    /// The state resumed from cannot be used (a message).
+    State(String),
+    /// The system's ratings ran away.
+    Diverged(Divergence),
+}
+
+impl From<Divergence> for ReplayFailure {
+    fn from(d: Divergence) -> Self {
+        ReplayFailure::Diverged(d)
+    }
+}
+
 impl SystemVisitor for RunReplay<'_> {
-    type Output = Result<(ReplayResult, Option<Vec<u8>>), String>;
+    type Output = Result<(ReplayResult, Option<Vec<u8>>), ReplayFailure>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let Some(state) = self.state else {
             return Ok((
-                replay_observed(self.history, system, self.opts, self.observer),
+                replay_observed(self.history, system, self.opts, self.observer)?,
                 None,
             ));
         };
         let from = state
             .resume
             .map(StateFile::carry::<S::Player>)
-            .transpose()?;
+            .transpose()
+            .map_err(ReplayFailure::State)?;
         let at = match (state.save, self.opts.period) {
             (false, _) => SnapshotAt::Never,
             (true, Period::Game) => SnapshotAt::End,
             (true, _) => SnapshotAt::BeforeLastRound,
         };
         let (result, snapshot) =
-            replay_from(self.history, system, self.opts, self.observer, from, at);
+            replay_from(self.history, system, self.opts, self.observer, from, at)?;
         let Some(snap) = snapshot else {
             return Ok((result, None));
         };
@@ -179,7 +212,8 @@ impl SystemVisitor for RunReplay<'_> {
             closed_series,
         };
         let mut bytes = Vec::new();
-        state::write_state(&mut bytes, &meta, &snap.carry).map_err(|e| e.to_string())?;
+        state::write_state(&mut bytes, &meta, &snap.carry)
+            .map_err(|e| ReplayFailure::State(e.to_string()))?;
         Ok((result, Some(bytes)))
     }
 }
@@ -509,13 +543,18 @@ pub fn replay_system(
         };
         let (result, bytes) = dispatch(job.system, job.params, visitor)
             .map_err(UsageError)?
-            .map_err(|e| {
-                let file = job
-                    .state
-                    .as_ref()
-                    .and_then(|s| s.resume_path)
-                    .map_or(String::new(), |p| format!("{}: ", p.display()));
-                UsageError(format!("{file}{e}"))
+            .map_err(|e| -> anyhow::Error {
+                match e {
+                    ReplayFailure::Diverged(d) => d.into(),
+                    ReplayFailure::State(e) => {
+                        let file = job
+                            .state
+                            .as_ref()
+                            .and_then(|s| s.resume_path)
+                            .map_or(String::new(), |p| format!("{}: ", p.display()));
+                        UsageError(format!("{file}{e}")).into()
+                    }
+                }
             })?;
         state_bytes = bytes;
         Ok(result)
@@ -589,25 +628,6 @@ pub fn replay_system(
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
-    // A rating that is not a number is never published: it can only come from inputs or
-    // parameters beyond what the system's arithmetic holds.
-    let broken: Vec<usize> = (0..result.ratings.len())
-        .filter(|&p| result.records[p].contests > 0 && !result.ratings[p].mean.is_finite())
-        .collect();
-    if let Some(&first) = broken.first() {
-        return Err(InputError::whole_file(
-            history.source.path.clone(),
-            format!(
-                "{}'s ratings are not finite numbers for {} players (the first: `{}`): the \
-                 inputs or parameters are beyond what the system can compute with",
-                result.system,
-                broken.len(),
-                history.name(first as crate::history::PlayerId)
-            ),
-        )
-        .into());
-    }
-
     let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
         Some((_, _, mut series)) => {
             series.close();
@@ -1011,6 +1031,9 @@ pub const REPORT_PLAYERS: usize = 10;
 
 fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
     let s = &h.source;
+    if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
+        writeln!(out, "times: {reading}")?;
+    }
     if s.skipped_unfinished > 0 {
         writeln!(
             out,

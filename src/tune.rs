@@ -221,8 +221,10 @@ pub fn parameter_sets(
 pub struct Trial {
     /// The parameters.
     pub params: ParamMap,
-    /// The metrics on the tuning slice.
+    /// The metrics on the tuning slice (empty when the set failed).
     pub tuning: MetricsReport,
+    /// Why the set failed (its ratings ran away), if it did.
+    pub failed: Option<String>,
 }
 
 struct Score<'a> {
@@ -231,9 +233,9 @@ struct Score<'a> {
 }
 
 impl SystemVisitor for Score<'_> {
-    type Output = MetricsReport;
-    fn visit<S: RatingSystem>(self, system: &S) -> MetricsReport {
-        replay(self.history, system, self.opts).metrics
+    type Output = Result<MetricsReport, crate::replay::Divergence>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        Ok(replay(self.history, system, self.opts)?.metrics)
     }
 }
 
@@ -255,7 +257,7 @@ pub fn run_trials(
     let mut trials = sets
         .into_par_iter()
         .map(|params| {
-            let tuning = dispatch(
+            let outcome = dispatch(
                 kind,
                 &params,
                 Score {
@@ -263,7 +265,18 @@ pub fn run_trials(
                     opts: &slice,
                 },
             )?;
-            Ok(Trial { params, tuning })
+            Ok(match outcome {
+                Ok(tuning) => Trial {
+                    params,
+                    tuning,
+                    failed: None,
+                },
+                Err(d) => Trial {
+                    params,
+                    tuning: crate::metrics::Metrics::new().report(),
+                    failed: Some(d.to_string()),
+                },
+            })
         })
         .collect::<Result<Vec<Trial>, String>>()?;
     // Best first; unmeasured last; among equals the sets with more parameters at their
@@ -277,7 +290,16 @@ pub fn run_trials(
     };
     trials.sort_by(|a, b| {
         use std::cmp::Ordering::{Greater, Less};
-        match (metric.value(&a.tuning), metric.value(&b.tuning)) {
+        let value = |t: &Trial| {
+            t.failed
+                .is_none()
+                .then(|| metric.value(&t.tuning))
+                .flatten()
+        };
+        match (value(a), value(b)) {
+            _ if a.failed.is_some() != b.failed.is_some() => {
+                a.failed.is_some().cmp(&b.failed.is_some())
+            }
             (Some(x), Some(y)) if metric.better(x, y) => Less,
             (Some(x), Some(y)) if metric.better(y, x) => Greater,
             (Some(_), None) => Less,
@@ -288,14 +310,15 @@ pub fn run_trials(
     Ok(trials)
 }
 
-/// Metrics of a whole replay scored on everything after the first `fraction` of contests.
+/// Metrics of a whole replay scored on everything after the first `fraction` of contests
+/// (the inner error: the replay diverged).
 pub fn held_out(
     history: &History,
     kind: SystemKind,
     params: &ParamMap,
     fraction: f64,
     base: &ReplayOptions,
-) -> Result<MetricsReport, String> {
+) -> Result<Result<MetricsReport, crate::replay::Divergence>, String> {
     let opts = ReplayOptions {
         warmup: fraction,
         keep_history: false,
@@ -351,8 +374,12 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let metric = job.metric;
     let trials = run_trials(history, job.system, sets, metric, job.fraction, &job.replay)
         .map_err(UsageError)?;
-    let best = &trials[0];
-    let best_held = held_out(history, job.system, &best.params, job.fraction, &job.replay)
+    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
+    // The best set that did not fail (failed sets sort last).
+    let best = trials.iter().find(|t| t.failed.is_none());
+    let best_held = best
+        .map(|b| held_out(history, job.system, &b.params, job.fraction, &job.replay))
+        .transpose()
         .map_err(UsageError)?;
     let default_held = held_out(
         history,
@@ -385,11 +412,26 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(stdout)?;
         writeln!(stdout, "  {:>12}  parameters", name)?;
         for t in trials.iter().take(job.top) {
+            match &t.failed {
+                None => writeln!(
+                    stdout,
+                    "  {:>12}  {}",
+                    fmt(metric.value(&t.tuning)),
+                    describe(&t.params)
+                )?,
+                Some(why) => writeln!(
+                    stdout,
+                    "  {:>12}  {}   failed: {why}",
+                    "-",
+                    describe(&t.params)
+                )?,
+            }
+        }
+        if failed > 0 {
             writeln!(
                 stdout,
-                "  {:>12}  {}",
-                fmt(metric.value(&t.tuning)),
-                describe(&t.params)
+                "{failed} of {} sets failed (listed last, with the reason, in tune.csv)",
+                trials.len()
             )?;
         }
         writeln!(stdout)?;
@@ -398,20 +440,47 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
             "Held out (the remaining {:.0} %):",
             100.0 * (1.0 - job.fraction)
         )?;
-        for (label, m) in [("tuned", &best_held), ("defaults", &default_held)] {
-            writeln!(
-                stdout,
-                "  {label:<9} {}: {}   pair inversion {} %, rank deviation {} %, log-loss {}",
-                name,
-                fmt(metric.value(m)),
-                fmt(m.all.pair_inversion),
-                fmt(m.all.rank_deviation),
-                fmt(m.two_player.log_loss)
-            )?;
+        for (label, m) in [
+            ("tuned", best_held.as_ref()),
+            ("defaults", Some(&default_held)),
+        ] {
+            match m {
+                Some(Ok(m)) => writeln!(
+                    stdout,
+                    "  {label:<9} {}: {}   pair inversion {} %, rank deviation {} %, log-loss {}",
+                    name,
+                    fmt(metric.value(m)),
+                    fmt(m.all.pair_inversion),
+                    fmt(m.all.rank_deviation),
+                    fmt(m.two_player.log_loss)
+                )?,
+                Some(Err(d)) => writeln!(stdout, "  {label:<9} failed: {d}")?,
+                None => writeln!(stdout, "  {label:<9} failed: every set failed")?,
+            }
         }
-        writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
+        if let Some(best) = best {
+            writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
+        }
         let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
         writeln!(stdout, "Wrote {}", names.join(", "))?;
+    }
+    let held_failed = [best_held.as_ref(), Some(&default_held)]
+        .iter()
+        .flatten()
+        .filter(|m| m.is_err())
+        .count();
+    if failed > 0 || held_failed > 0 || best.is_none() {
+        return Err(run::PartialFailure(format!(
+            "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
+             complete in tune.csv",
+            trials.len(),
+            if held_failed > 0 {
+                format!(", and {held_failed} held-out replays failed")
+            } else {
+                String::new()
+            }
+        ))
+        .into());
     }
     Ok(())
 }
@@ -437,7 +506,7 @@ fn write_trials(
     let names: Vec<&str> = grid.iter().map(|(n, _)| n.as_str()).collect();
     writeln!(
         w,
-        "rank,{},pair_inversion,rank_deviation,log_loss,brier,accuracy",
+        "rank,{},pair_inversion,rank_deviation,log_loss,brier,accuracy,failed",
         names.join(",")
     )?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
@@ -447,16 +516,21 @@ fn write_trials(
             .map(|n| t.params.get(*n).map_or(String::new(), |v| v.to_string()))
             .collect();
         let m = &t.tuning;
+        let mut failed = String::new();
+        if let Some(why) = &t.failed {
+            crate::output::csv_field(&format!("failed: {why}"), &mut failed);
+        }
         writeln!(
             w,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             i + 1,
             values.join(","),
             f(m.all.pair_inversion),
             f(m.all.rank_deviation),
             f(m.two_player.log_loss),
             f(m.two_player.brier),
-            f(m.two_player.accuracy)
+            f(m.two_player.accuracy),
+            failed
         )?;
     }
     Ok(())

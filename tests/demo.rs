@@ -50,7 +50,7 @@ fn spearman(a: &[f64], b: &[f64]) -> f64 {
 
 fn recovered<S: RatingSystem>(system: &S) -> f64 {
     let h = ingest(&dataset("chess-league.csv"), &IngestOptions::default()).unwrap();
-    let r = replay(&h, system, &ReplayOptions::default());
+    let r = replay(&h, system, &ReplayOptions::default()).expect("no divergence");
     let truth: HashMap<String, f64> = std::fs::read_to_string(dataset("chess-league-truth.csv"))
         .unwrap()
         .lines()

@@ -448,8 +448,8 @@ fn the_warmup_share_is_exact() {
 }
 
 /// Ratings that are not finite numbers are never published: parameters beyond the system's
-/// arithmetic (a start near the largest float and a huge K overflow Elo) end with an input
-/// error and write nothing.
+/// arithmetic (a start near the largest float and a huge K overflow Elo) stop the replay as a
+/// divergence (exit 4) and write nothing.
 #[test]
 fn non_finite_ratings_are_an_error_not_an_output() {
     let dir = TempDir::new().unwrap();
@@ -471,9 +471,9 @@ fn non_finite_ratings_are_an_error_not_an_output() {
         "--k",
         "1e308",
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", texts(&o).1);
+    assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
     assert!(
-        texts(&o).1.contains("not finite numbers"),
+        texts(&o).1.contains("elo diverged in round 0"),
         "{}",
         texts(&o).1
     );

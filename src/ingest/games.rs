@@ -110,16 +110,23 @@ pub(crate) struct GamesReader {
     side_a: Vec<PlayerId>,
     side_b: Vec<PlayerId>,
     last_time: (String, i64),
+    times: super::time::TimeParser,
 }
 
 impl GamesReader {
-    pub fn new(schema: GamesSchema) -> Self {
+    pub fn new(schema: GamesSchema, time_format: super::time::TimeFormat) -> Self {
         Self {
             schema,
             side_a: Vec::new(),
             side_b: Vec::new(),
             last_time: (String::new(), 0),
+            times: super::time::TimeParser::new(time_format),
         }
+    }
+
+    /// How the time column was read.
+    pub fn time_reading(&self) -> String {
+        self.times.reading()
     }
 
     pub fn schema(&self) -> &GamesSchema {
@@ -138,8 +145,10 @@ impl GamesReader {
         let time = if time_raw == self.last_time.0 && !time_raw.is_empty() {
             self.last_time.1
         } else {
-            let t =
-                super::time::parse_time(time_raw).map_err(|m| FieldError::new(name(s.time), m))?;
+            let t = self
+                .times
+                .parse(time_raw)
+                .map_err(|m| FieldError::new(name(s.time), m))?;
             self.last_time = (time_raw.to_string(), t);
             t
         };

@@ -184,6 +184,8 @@ pub struct IngestOptions {
     pub team_separator: TeamSeparator,
     /// Players interned first, in this order (a resumed replay's known players).
     pub known_players: Vec<String>,
+    /// How the time column of a CSV or Parquet input is written (`--time-format`).
+    pub time_format: time::TimeFormat,
 }
 
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and

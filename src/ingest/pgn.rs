@@ -198,7 +198,7 @@ fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
             None => return Err((game.line, "Date", "game has no Date or UTCDate tag".into())),
         },
     };
-    let day = super::time::parse_time(date).map_err(|m| (line, tag, m))?;
+    let day = super::time::parse_text(date).map_err(|m| (line, tag, m))?;
     if tag == "UTCDate"
         && let Some((clock, cl)) = game.tag("UTCTime")
     {

@@ -77,14 +77,16 @@ pub(crate) struct StandingsReader {
     schema: StandingsSchema,
     pending: Vec<Pending>,
     index: FxHashMap<String, usize>,
+    times: super::time::TimeParser,
 }
 
 impl StandingsReader {
-    pub fn new(schema: StandingsSchema) -> Self {
+    pub fn new(schema: StandingsSchema, time_format: super::time::TimeFormat) -> Self {
         Self {
             schema,
             pending: Vec::new(),
             index: FxHashMap::default(),
+            times: super::time::TimeParser::new(time_format),
         }
     }
 
@@ -105,8 +107,10 @@ impl StandingsReader {
         if label.is_empty() {
             return Err(FieldError::new(name(s.contest), "empty contest id"));
         }
-        let time =
-            super::time::parse_time(get(s.time)).map_err(|m| FieldError::new(name(s.time), m))?;
+        let time = self
+            .times
+            .parse(get(s.time))
+            .map_err(|m| FieldError::new(name(s.time), m))?;
         let weight = match s.weight {
             Some(i) => super::weight(get(i), name(i))?,
             None => 1.0,
@@ -197,6 +201,7 @@ impl StandingsReader {
 
     /// Builds the contests, in order of first appearance (the history sorts them by time).
     pub fn finish(self, ctx: &mut Context) -> Result<(), super::InputError> {
+        ctx.source.time_format = Some(self.times.reading());
         let mut members: Vec<PlayerId> = Vec::new();
         for p in self.pending {
             // Entries: each team once (at its first member), each teamless player alone.

@@ -4,7 +4,7 @@
 
 use super::games::{GamesReader, GamesSchema};
 use super::standings::{StandingsReader, StandingsSchema};
-use super::{ColumnMap, Context, FieldError, Format, InputError, Location};
+use super::{ColumnMap, Context, FieldError, Format, IngestOptions, InputError, Location};
 use anyhow::Context as _;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -110,12 +110,14 @@ enum Rows {
 }
 
 impl Rows {
-    fn new(format: Format, header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
+    fn new(format: Format, header: &[String], opts: &IngestOptions) -> Result<Self, FieldError> {
+        let (map, times) = (&opts.map, opts.time_format.clone());
         Ok(match format {
-            Format::Standings => {
-                Rows::Standings(StandingsReader::new(StandingsSchema::resolve(header, map)?))
-            }
-            _ => Rows::Games(GamesReader::new(GamesSchema::resolve(header, map)?)),
+            Format::Standings => Rows::Standings(StandingsReader::new(
+                StandingsSchema::resolve(header, map)?,
+                times,
+            )),
+            _ => Rows::Games(GamesReader::new(GamesSchema::resolve(header, map)?, times)),
         })
     }
 
@@ -140,7 +142,10 @@ impl Rows {
 
     fn finish(self, ctx: &mut Context) -> Result<(), InputError> {
         match self {
-            Rows::Games(_) => Ok(()),
+            Rows::Games(g) => {
+                ctx.source.time_format = Some(g.time_reading());
+                Ok(())
+            }
             Rows::Standings(s) => s.finish(ctx),
         }
     }
@@ -189,7 +194,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         }
     }
     let mut rows =
-        Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::Line(1), e))?;
+        Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::Line(1), e))?;
     ctx.source.record_unit = rows.unit().into();
     let width = rows.width();
     let mut rec = csv::StringRecord::new();
@@ -309,7 +314,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     };
     ctx.source.format = format!("parquet ({format})");
     let mut rows =
-        Rows::new(format, &header, &ctx.opts.map).map_err(|e| ctx.error(Location::File, e))?;
+        Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::File, e))?;
     ctx.source.record_unit = rows.unit().into();
     let texts: Vec<Column> = header
         .iter()

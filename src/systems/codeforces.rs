@@ -81,6 +81,15 @@ const TOP_ADJUSTMENT_LIMIT: i64 = 10;
 /// How many times the search range may double when a needed rating lies outside it.
 const MAX_WIDENINGS: u32 = 40;
 
+/// An entry whose seed lies within this of its bounds (1 for a runaway winner, n for a
+/// hopeless last) is computed in the stable form ([`Codeforces::stable_need`]): `1 + sum P`
+/// cannot resolve what lies beyond it in floating point.
+const SATURATED: f64 = 1e-9;
+
+/// How far beyond the field's ratings, in units of the scale, a stable search looks: the
+/// logistic terms are zero in floating point beyond about 324.
+const STABLE_REACH: f64 = 330.0;
+
 /// Work lists at least this long are computed in parallel.
 const PARALLEL_FROM: usize = 128;
 
@@ -215,6 +224,36 @@ impl Field {
         }
     }
 
+    /// Over the entrants (less one of group `skip`, if given), in logarithms: the log of the
+    /// sum of the probabilities that they beat a player rated x, and the log of the sum of
+    /// the probabilities that he beats them. Each is summed from its own terms, in logs, so
+    /// that neither is lost however far apart the ratings are (`1 - p` rounds to 0 beyond a
+    /// gap of about 6,400 points, `p` itself underflows beyond about 120,000).
+    fn log_tails(&self, x: f64, skip: Option<usize>) -> (f64, f64) {
+        let terms = |sign: f64| {
+            let lw = |k: usize| {
+                let c = if skip == Some(k) {
+                    self.count[k] - 1.0
+                } else {
+                    self.count[k]
+                };
+                (c > 0.0).then(|| c.ln() + ln_logistic(sign * (self.r[k] - x) * self.k))
+            };
+            let top = (0..self.r.len())
+                .filter_map(lw)
+                .fold(f64::NEG_INFINITY, f64::max);
+            if top == f64::NEG_INFINITY {
+                return top;
+            }
+            let sum: f64 = (0..self.r.len())
+                .filter_map(lw)
+                .map(|v| (v - top).exp())
+                .sum();
+            top + sum.ln()
+        };
+        (terms(1.0), terms(-1.0))
+    }
+
     /// The probability that the entry of group g beats a player rated x.
     fn own(&self, g: usize, x: f64) -> f64 {
         let (qg, qx) = (self.q[g], self.q_of(x));
@@ -232,6 +271,15 @@ impl Field {
 #[inline]
 fn logistic(diff: f64, k: f64) -> f64 {
     1.0 / (1.0 + (-diff * k).clamp(-745.0, 709.0).exp())
+}
+
+/// `ln(1 / (1 + e^-y))` for any y, without overflow or loss.
+fn ln_logistic(y: f64) -> f64 {
+    if y >= 0.0 {
+        -(-y).exp().ln_1p()
+    } else {
+        y - y.exp().ln_1p()
+    }
 }
 
 /// `sum_k c_k q_k / (q_k + qx)` in four independent lanes (so that it vectorises), in a fixed
@@ -297,18 +345,27 @@ impl Codeforces {
 
         // Seeds: 1 + S(r_i) - P(i beats i), the last exactly 1/2.
         let group_seed = map_range(field.r.len(), |g| 0.5 + field.s(field.r[g]));
-        let seed: Vec<f64> = groups.iter().map(|&g| group_seed[g]).collect();
+        let saturated: Vec<bool> = group_seed
+            .iter()
+            .map(|&s| s - 1.0 < SATURATED || n as f64 - s < SATURATED)
+            .collect();
+        let mut seed: Vec<f64> = groups.iter().map(|&g| group_seed[g]).collect();
         let rank: Vec<f64> = ranges.iter().map(|&(_, hi)| (hi + 1) as f64).collect();
         let mid: Vec<f64> = (0..n).map(|i| (rank[i] * seed[i]).sqrt()).collect();
+        let skip: Vec<bool> = groups.iter().map(|&g| saturated[g]).collect();
 
-        let need = self.needed_ratings(&field, &groups, &mid);
+        let mut need = self.needed_ratings(&field, &groups, &mid, &skip);
+        for i in (0..n).filter(|&i| skip[i]) {
+            (seed[i], need[i]) = self.stable_need(&field, groups[i], rank[i]);
+        }
         let raw: Vec<i64> = (0..n)
             .map(|i| (step * (need[i] - ratings[i])).trunc() as i64)
             .collect();
 
-        // "Total sum should not be more than zero."
-        let sum: i64 = raw.iter().sum();
-        let inc = -sum / n as i64 - 1;
+        // "Total sum should not be more than zero." (Summed wide: no overflow, whatever the
+        // ratings.)
+        let sum: i128 = raw.iter().map(|&d| d as i128).sum();
+        let inc = (-sum / n as i128 - 1).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         // "Sum of top-4*sqrt should be adjusted to zero": best rating first; equal ratings in
         // standings order, as the published code's stable sort leaves them.
         let mut by_rating: Vec<usize> = (0..n).collect();
@@ -318,9 +375,15 @@ impl Codeforces {
                 .then(ranges[a].0.cmp(&ranges[b].0))
         });
         let top_count = n.min(4 * (n as f64).sqrt().round() as usize);
-        let sum2: i64 = by_rating[..top_count].iter().map(|&i| raw[i] + inc).sum();
-        let inc2 = (-sum2 / top_count as i64).clamp(-TOP_ADJUSTMENT_LIMIT, 0);
-        let delta = raw.iter().map(|&d| (d + inc + inc2) as f64).collect();
+        let sum2: i128 = by_rating[..top_count]
+            .iter()
+            .map(|&i| raw[i] as i128 + inc as i128)
+            .sum();
+        let inc2 = (-sum2 / top_count as i128).clamp(-TOP_ADJUSTMENT_LIMIT as i128, 0) as i64;
+        let delta = raw
+            .iter()
+            .map(|&d| (d as i128 + inc as i128 + inc2 as i128) as f64)
+            .collect();
         ContestChanges {
             rank,
             seed,
@@ -333,13 +396,70 @@ impl Codeforces {
         }
     }
 
-    /// The needed rating of every entry: the published search over [1, 8000) (widened when a
-    /// result would be cut off), reading a table of `S` over the integers any result can take.
-    fn needed_ratings(&self, field: &Field, groups: &[usize], mid: &[f64]) -> Vec<f64> {
+    /// The seed and needed rating of an entry of group `g` whose seed is saturated (within
+    /// [`SATURATED`] of 1 or of n): the same definitions as the published code's, evaluated in
+    /// a form that floating point can resolve. With `B` the sum of the others' probabilities
+    /// of beating the entry (`seed = 1 + B`), `A` that of the entry beating them (`B = n - 1 -
+    /// A`), `m = sqrt(rank seed)` and N the terms of the candidate's seed (n - 1, or n when it
+    /// counts the player himself), the published test `1 + up(R) >= m` is `up(R) >= m - 1 =
+    /// (rank - 1 + rank B) / (m + 1)`, and equally `down(R) <= N + 1 - m =
+    /// ((N + 1)^2 - rank n + rank A) / (N + 1 + m)`, with `up + down = N`. Both sums and both targets are taken in
+    /// logarithms from their own terms, and the form whose target is the smaller half is
+    /// searched. Without this a winner far above the field has `seed == 1` exactly and its
+    /// needed rating is unbounded: the search widened until it reached some 10^15 (the
+    /// runaway on two-player histories).
+    fn stable_need(&self, field: &Field, g: usize, rank: f64) -> (f64, f64) {
+        let n: f64 = field.count.iter().sum();
+        let (log_b, log_a) = field.log_tails(field.r[g], Some(g));
+        let b = log_b.exp();
+        let seed = 1.0 + b;
+        let m = (rank * seed).sqrt();
+        let skip = (!self.p.seed_counts_self).then_some(g);
+        let terms = if skip.is_some() { n - 1.0 } else { n };
+        let log_up = if rank > 1.0 {
+            (rank - 1.0 + rank * b).ln() - (m + 1.0).ln()
+        } else {
+            log_b - (m + 1.0).ln()
+        };
+        let exact_part = (terms + 1.0).powi(2) - rank * n;
+        let log_down = if exact_part > 0.0 {
+            (exact_part + rank * log_a.exp()).ln() - (terms + 1.0 + m).ln()
+        } else {
+            rank.ln() + log_a - (terms + 1.0 + m).ln()
+        };
+        // The result lies within the field's span plus the reach of a logistic term beyond
+        // it (a target of e^-745 at the most).
+        let span = field.top - field.r[0];
+        let reach = span + STABLE_REACH * LN_10 / field.k;
+        let lo = (field.r[0] - reach).floor() as i64;
+        let hi = (field.top + reach).ceil() as i64;
+        let need = if log_up <= (terms / 2.0).ln() {
+            search(lo, hi, |r| field.log_tails(r as f64, skip).0 >= log_up)
+        } else {
+            search(lo, hi, |r| field.log_tails(r as f64, skip).1 <= log_down)
+        };
+        (seed, need as f64)
+    }
+
+    /// The needed rating of every entry not `skip`ped (NaN for those): the published search
+    /// over [1, 8000) (widened when a result would be cut off), reading a table of `S` over the
+    /// integers any result can take.
+    fn needed_ratings(
+        &self,
+        field: &Field,
+        groups: &[usize],
+        mid: &[f64],
+        skip: &[bool],
+    ) -> Vec<f64> {
         let exclude = !self.p.seed_counts_self;
+        if skip.iter().all(|&s| s) {
+            return vec![f64::NAN; mid.len()];
+        }
         let (m_min, m_max) = mid
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
+            .zip(skip)
+            .filter(|(_, s)| !**s)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&m, _)| {
                 (a.min(m), b.max(m))
             });
         // Bounds of every entry's seed function f_i(R): without the own term S < f_i < 1 + S;
@@ -374,6 +494,9 @@ impl Codeforces {
             None => field.s(r as f64),
         };
         map_range(mid.len(), |i| {
+            if skip[i] {
+                return f64::NAN;
+            }
             let m = mid[i];
             let g = groups[i];
             let seed_at = |r: i64, s: f64| {
@@ -641,6 +764,53 @@ mod tests {
         assert_eq!((ch.need[0], ch.delta[0]), (5629.0, 787.0));
         let ch = cf(|_| {}).contest_changes(&ratings, &places(&order), 1.0);
         assert_eq!((ch.need[0], ch.delta[0]), (4120.0, 36.0));
+    }
+
+    #[test]
+    fn far_apart_ratings_are_rated_as_the_formulas_say_not_run_away() {
+        // Two players 10,000 points apart, the favourite wins. By the published definitions,
+        // with B = P(loser beats winner) = 1 / (1 + 10^25): seed 1 + B, midRank sqrt(1 + B), and
+        // the needed rating is the largest R with P(loser beats R) >= sqrt(1 + B) - 1 ~ B / 2,
+        // i.e. R <= winner + 400 log10(2) = winner + 120.4: 11120. For the loser (rank 2, A
+        // = B): P(R beats winner) <= A / 2, R <= loser - 120.4: 879. raw 60 and -60 (sum 0),
+        // inc -1, inc2 0: +59 / -61. In floating point 1 + B == 1, and the published search
+        // (widened here beyond its [1, 8000)) ran away to some 10^15.
+        for counts_self in [false, true] {
+            let sys = cf(|p| p.seed_counts_self = counts_self);
+            let ch = sys.contest_changes(&[11_000.0, 1000.0], &places(&[0, 1]), 1.0);
+            if counts_self {
+                // The 2015 code's own term (above): the winner needs 400 log10(2 / B) more,
+                // 10,120 here, and the loser about the middle; large, but the formulas' own.
+                assert_eq!(ch.need, [21_120.0, 5999.0]);
+            } else {
+                assert_eq!(ch.need, [11_120.0, 879.0]);
+                assert_eq!(ch.delta, [59.0, -61.0]);
+            }
+        }
+        // Beyond where the probabilities themselves underflow (300,000 points apart): the
+        // same changes, computed in logarithms.
+        let ch = cf(|_| {}).contest_changes(&[301_000.0, 1000.0], &places(&[0, 1]), 1.0);
+        assert_eq!(ch.need, [301_120.0, 879.0]);
+        assert_eq!(ch.delta, [59.0, -61.0]);
+        // An upset across 10,000 points: the formulas' large swing, but a finite one.
+        let ch = cf(|_| {}).contest_changes(&[11_000.0, 1000.0], &places(&[1, 0]), 1.0);
+        assert!(
+            ch.delta[1] > 4000.0 && ch.delta[1] < 10_000.0,
+            "{:?}",
+            ch.delta
+        );
+        // A field: a runaway top and a hopeless last among ordinary players stay within reach.
+        let mut ratings = vec![1500.0; 50];
+        ratings[0] = 90_000.0;
+        ratings[49] = -90_000.0;
+        let order: Vec<u32> = (0..50).collect();
+        let ch = cf(|_| {}).contest_changes(&ratings, &places(&order), 1.0);
+        assert!((90_000.0..90_300.0).contains(&ch.need[0]), "{}", ch.need[0]);
+        assert!(
+            (-90_300.0..-90_000.0).contains(&ch.need[49]),
+            "{}",
+            ch.need[49]
+        );
     }
 
     #[test]
