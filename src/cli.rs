@@ -117,6 +117,10 @@ pub struct InputArgs {
     /// pattern such as '%d/%m/%Y %H:%M' (UTC unless it has %z). Also reads --as-of.
     #[arg(long, default_value = "auto", value_name = "FORMAT")]
     pub time_format: String,
+    /// Remove the whitespace around player names (by default names are kept exactly as
+    /// given: `Foo` and `Foo ` are two players, and a name of spaces is a name).
+    #[arg(long)]
+    pub trim_names: bool,
 }
 
 impl InputArgs {
@@ -144,6 +148,7 @@ impl InputArgs {
             team_separator: self.team_sep.parse::<TeamSeparator>().map_err(UsageError)?,
             known_players: Vec::new(),
             time_format,
+            trim_names: self.trim_names,
         })
     }
 }

@@ -49,12 +49,27 @@ pub struct SourceInfo {
     pub skipped_invalid: usize,
     /// The first invalid records skipped, as their error messages (at most a few).
     pub skipped_examples: Vec<String>,
-    /// PGN games with the result `*` (unfinished), always skipped.
+    /// Unplayed games, always skipped: PGN's result `*`, and games CSV rows whose result or
+    /// scores are `NA` or empty (fixtures not yet played).
     pub skipped_unfinished: usize,
+    /// Distinct player names with whitespace at their start or end (kept as given).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub names_padded: usize,
+    /// Of those, names equal to another player's name once the whitespace is removed (two
+    /// players whose names differ only by padding), and the first such pair.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub names_equal_when_trimmed: usize,
+    /// The first pair of names equal once trimmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub names_equal_example: Option<(String, String)>,
     /// How the time column was read (CSV and Parquet), e.g. `auto: integers as YYYYMMDD
     /// dates (the first: 20230102)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_format: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A whole contest history, contests sorted by time (stable: equal times keep input order).
@@ -272,6 +287,40 @@ pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(name)
     } else {
         std::borrow::Cow::Owned(name.nfc().collect())
+    }
+}
+
+/// Finds players by name in a side file (`--initial-ratings`, `--truth`, a matchmaking pool):
+/// the name exactly as the history keeps it (after NFC), else, when no player has that
+/// exact name, the name without its surrounding whitespace. So a side file typed with padding
+/// finds its players, and a player whose name has padding (`Foo\t` beside `Foo`) is still
+/// found exactly.
+pub struct NameIndex<'n> {
+    ids: FxHashMap<&'n str, PlayerId>,
+}
+
+impl<'n> NameIndex<'n> {
+    /// Indexes names by id.
+    pub fn new(names: &'n [String]) -> Self {
+        Self {
+            ids: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), i as PlayerId))
+                .collect(),
+        }
+    }
+
+    /// The player of a name as a side file gives it.
+    pub fn find(&self, name: &str) -> Option<PlayerId> {
+        let exact = canonical_name(name);
+        if let Some(&id) = self.ids.get(&*exact) {
+            return Some(id);
+        }
+        let trimmed = name.trim();
+        (trimmed.len() != name.len() && !trimmed.is_empty())
+            .then(|| self.ids.get(&*canonical_name(trimmed)).copied())
+            .flatten()
     }
 }
 
@@ -546,6 +595,22 @@ mod tests {
     fn game(b: &mut HistoryBuilder, t: i64, x: &str, y: &str) -> Result<(), ContestError> {
         let (x, y) = (b.player(x), b.player(y));
         b.add_game(t, 1.0, None, (&[x], &[y]), 1.0, None)
+    }
+
+    #[test]
+    fn side_files_find_names_exactly_else_trimmed() {
+        let names: Vec<String> = ["Foo", "Foo\t", "\u{a0}", "Zoë"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let idx = NameIndex::new(&names);
+        assert_eq!(idx.find("Foo"), Some(0));
+        assert_eq!(idx.find("Foo\t"), Some(1), "exact beats trimmed");
+        assert_eq!(idx.find(" Foo "), Some(0), "padding typed in the side file");
+        assert_eq!(idx.find("\u{a0}"), Some(2));
+        assert_eq!(idx.find("Zoe\u{308}"), Some(3), "NFC");
+        assert_eq!(idx.find(" "), None);
+        assert_eq!(idx.find("Bar"), None);
     }
 
     #[test]

@@ -230,21 +230,14 @@ impl crate::systems::SystemVisitor for Plan<'_> {
     type Output = Result<Vec<Planned>, String>;
     fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
         let carry = self.carry_of.carry::<S::Player>()?;
-        let index: std::collections::HashMap<&str, usize> = self
-            .carry_of
-            .meta
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.as_str(), i))
-            .collect();
+        let index = crate::history::NameIndex::new(&self.carry_of.meta.players);
         let job = self.job;
         let mut states = Vec::new();
         let mut wishes = Vec::new();
         for name in self.names {
             let canon = crate::history::canonical_name(name);
-            let (state, recent, played) = match index.get(&*canon) {
-                Some(&i) => (
+            let (state, recent, played) = match index.find(name).map(|i| i as usize) {
+                Some(i) => (
                     carry.states[i].clone(),
                     carry.records[i].recent_results(job.window),
                     carry.records[i].contests as usize,

@@ -1034,6 +1034,21 @@ fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
     if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
         writeln!(out, "times: {reading}")?;
     }
+    if s.names_padded > 0 {
+        write!(
+            out,
+            "names: {} begin or end with whitespace, kept as given (--trim-names removes it)",
+            s.names_padded
+        )?;
+        match &s.names_equal_example {
+            Some((a, b)) => writeln!(
+                out,
+                "; {} equal another name once trimmed, rated as different players (e.g. {a:?} and {b:?})",
+                s.names_equal_when_trimmed
+            )?,
+            None => writeln!(out)?,
+        }
+    }
     if s.skipped_unfinished > 0 {
         writeln!(
             out,

@@ -441,7 +441,7 @@ fn standings_bad_inputs() {
         Some("time"),
         "another time on its first row (line 2)",
     );
-    let e = err("p.csv", &format!("{head}c1,2021-01-01, ,2\n"));
+    let e = err("p.csv", &format!("{head}c1,2021-01-01,,2\n"));
     assert_error(
         &e,
         "p.csv",
@@ -585,8 +585,8 @@ fn json_bad_inputs() {
         &e,
         "dup.json",
         Location::Contest("#0 (d)".into()),
-        Some("standings"),
-        "player `a` appears more than once",
+        Some("standings[1]"),
+        "player `a` appears twice in the contest",
     );
     let e = err(
         "rng.json",
@@ -618,6 +618,125 @@ fn json_bad_inputs() {
         .downcast::<InputError>()
         .unwrap();
     assert!(e.message.contains("no contest files"), "{e}");
+}
+
+// ---------------------------------------------------------------- names
+
+/// Names are kept exactly as given in every reader: a name made of one U+00A0, and names
+/// that differ only by a trailing tab or space, are distinct players and no contest is refused
+/// (CTF standings in the Elo-MMR format have both); `--trim-names` removes the padding, but a
+/// name of spaces stays a name. The summary counts the padded names.
+#[test]
+fn names_with_unicode_spaces_tabs_and_padding_in_every_reader() {
+    let nbsp = "\u{a0}";
+    let expect = |h: &History| {
+        let mut n: Vec<String> = h.names().to_vec();
+        n.sort();
+        assert_eq!(n, names(&["Foo", "Foo\t", "bar ", nbsp]), "{:?}", h.names());
+        assert_eq!(h.len(), 2);
+        assert_eq!(h.source.names_padded, 3, "Foo\\t, bar and the NBSP");
+        assert_eq!(h.source.names_equal_when_trimmed, 1);
+        assert_eq!(
+            h.source.names_equal_example,
+            Some(("Foo".to_string(), "Foo\t".to_string()))
+        );
+    };
+    // Contest JSON: one contest with all four.
+    let json = format!(
+        "[{}, {}]",
+        contest_json(
+            "ctf",
+            1,
+            &format!(r#"["{nbsp}",0,0],["Foo",1,1],["Foo\t",2,2],["bar ",3,3]"#)
+        ),
+        contest_json("ctf2", 2, r#"["Foo\t",0,0],["Foo",1,1]"#)
+    );
+    let h = read("ctf.json", &json).unwrap();
+    expect(&h);
+    assert_eq!(h.contest(0).len(), 4);
+    // Standings CSV (quoted and unquoted padding).
+    let h = read(
+        "s.csv",
+        &format!(
+            "contest,time,player,rank\nc,2021-01-01,{nbsp},1\nc,2021-01-01,Foo,2\n\
+             c,2021-01-01,\"Foo\t\",3\nc,2021-01-01,bar ,4\nd,2021-01-02,Foo\t,1\nd,2021-01-02,Foo,2\n"
+        ),
+    )
+    .unwrap();
+    expect(&h);
+    // Games CSV, PGN.
+    let h = read(
+        "g.csv",
+        &format!("time,a,b,result\n2021-01-01,{nbsp},Foo,1\n2021-01-02,Foo\t,bar ,0\n"),
+    )
+    .unwrap();
+    expect(&h);
+    let pgn = format!(
+        "[White \"{nbsp}\"]\n[Black \"Foo\"]\n[Date \"2021.01.01\"]\n[Result \"1-0\"]\n\n\
+         [White \"Foo\t\"]\n[Black \"bar \"]\n[Date \"2021.01.02\"]\n[Result \"0-1\"]\n"
+    );
+    let h = read("g.pgn", &pgn).unwrap();
+    expect(&h);
+    // --trim-names: the padding goes, the NBSP name stays, Foo and Foo\t are one player (in
+    // one contest they are then refused as a duplicate, which is why it is not the default).
+    let dir = TempDir::new().unwrap();
+    let trim = IngestOptions {
+        trim_names: true,
+        ..opts()
+    };
+    let h = read_with(
+        &dir,
+        "g.csv",
+        &format!("time,a,b,result\n2021-01-01,{nbsp},Foo,1\n2021-01-02,Foo\t,bar ,0\n"),
+        &trim,
+    )
+    .unwrap();
+    let mut n = h.names().to_vec();
+    n.sort();
+    assert_eq!(n, names(&["Foo", "bar", nbsp]));
+    assert_eq!(h.source.names_padded, 1, "the NBSP name, which stays");
+    let e = read_with(&dir, "c.json", &json, &trim).unwrap_err();
+    assert!(e.message.contains("`Foo` appears twice"), "{e}");
+}
+
+/// Under --skip-invalid a bad placing of a contest JSON is skipped, not the contest: the rest
+/// keep their order, renumbered.
+#[test]
+fn skip_invalid_drops_a_placing_not_the_contest() {
+    let dir = TempDir::new().unwrap();
+    let o = IngestOptions {
+        skip_invalid: true,
+        ..opts()
+    };
+    let json = format!(
+        "[{}]",
+        contest_json(
+            "c",
+            1,
+            r#"["a",0,0],["",1,1],["b",2,3],["c",2,3],["a",4,4],["d",5,5]"#
+        )
+    );
+    let h = read_with(&dir, "c.json", &json, &o).unwrap();
+    assert_eq!(
+        h.source.skipped_invalid, 2,
+        "the empty name and the second `a`"
+    );
+    assert_eq!(
+        contests(&h)[0],
+        vec![
+            (names(&["a"]), 0, 0),
+            (names(&["b"]), 1, 2),
+            (names(&["c"]), 1, 2),
+            (names(&["d"]), 3, 3)
+        ]
+    );
+    // Overlapping ranges leave the contest ill-defined: it is skipped whole.
+    let json = format!(
+        "[{}]",
+        contest_json("o", 1, r#"["x",0,1],["y",0,0],["z",2,2]"#)
+    );
+    let h = read_with(&dir, "o.json", &json, &o);
+    assert!(h.is_err() || h.unwrap().is_empty());
 }
 
 // ---------------------------------------------------------------- PGN

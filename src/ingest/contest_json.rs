@@ -8,6 +8,7 @@
 //! do not depend on the number of threads.
 
 use super::{Context, FieldError, InputError, Location};
+use crate::history::PlayerId;
 use anyhow::Context as _;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -138,24 +139,38 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
         Some(Ok(w)) => w,
         Some(Err(message)) => return ctx.reject(at, FieldError::new("weight", message)),
     };
-    // Validate the placings before touching the builder.
+    // Each placing is checked on its own: under --skip-invalid a bad one (an empty name, an
+    // impossible place range, a player listed twice) is skipped and the rest of the contest
+    // kept, its places renumbered among the entries that remain.
+    let trim = ctx.opts.trim_names;
+    let mut kept: Vec<(Cow<str>, i64, i64)> = Vec::with_capacity(c.standings.len());
+    let mut seen: rustc_hash::FxHashSet<Cow<str>> = rustc_hash::FxHashSet::default();
+    let mut dropped = false;
     for (k, (handle, lo, hi)) in c.standings.iter().enumerate() {
-        let problem = if handle.trim().is_empty() {
-            Some("empty player name".to_string())
-        } else if *lo < 0 || *hi < 0 || lo > hi || *hi > u32::MAX as i64 {
-            Some(format!(
+        let problem = match super::player_name(handle, "", trim) {
+            Err(_) => Some("empty player name".to_string()),
+            Ok(_) if *lo < 0 || *hi < 0 || lo > hi || *hi > u32::MAX as i64 => Some(format!(
                 "place range {lo}..{hi} is not a valid 0-based range"
-            ))
-        } else {
-            None
+            )),
+            Ok(name) => {
+                let name = crate::history::canonical_name(name);
+                if seen.insert(name.clone()) {
+                    kept.push((name, *lo, *hi));
+                    None
+                } else {
+                    Some(format!("player `{name}` appears twice in the contest"))
+                }
+            }
         };
         if let Some(p) = problem {
-            return ctx.reject(at, FieldError::new(&format!("standings[{k}]"), p));
+            ctx.reject(at.clone(), FieldError::new(&format!("standings[{k}]"), p))?;
+            dropped = true;
         }
     }
     // Entries share a place range only when tied; two different ranges cannot overlap
-    // (`[x, 0, 1]` with `[y, 0, 0]` would have y first and x tied for first at once).
-    let mut ranges: Vec<(i64, i64)> = c.standings.iter().map(|e| (e.1, e.2)).collect();
+    // (`[x, 0, 1]` with `[y, 0, 0]` would have y first and x tied for first at once): the
+    // contest itself is ill-defined then.
+    let mut ranges: Vec<(i64, i64)> = kept.iter().map(|e| (e.1, e.2)).collect();
     ranges.sort_unstable();
     ranges.dedup();
     if let Some(w) = ranges.windows(2).find(|w| w[1].0 <= w[0].1) {
@@ -168,11 +183,26 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
             ),
         );
     }
+    if dropped && kept.len() < 2 {
+        return ctx.reject(
+            at,
+            FieldError::new("standings", "fewer than two valid placings"),
+        );
+    }
+    let ids: Vec<PlayerId> = kept.iter().map(|e| ctx.builder.player(&e.0)).collect();
     let b = &mut ctx.builder;
     b.begin_contest(c.time_seconds, weight, Some(&label), None);
-    for (handle, lo, hi) in &c.standings {
-        let id = b.player(handle.trim());
-        b.add_entry(&[id], *lo as u32, *hi as u32, None);
+    if dropped {
+        // Places renumbered among the entries kept (a skipped entry leaves no gap).
+        let ranks: Vec<u64> = kept.iter().map(|e| e.1 as u64 + 1).collect();
+        let new = crate::history::ranks_to_ranges(&ranks);
+        for (&id, &(lo, hi)) in ids.iter().zip(&new) {
+            b.add_entry(&[id], lo, hi, None);
+        }
+    } else {
+        for (&id, e) in ids.iter().zip(&kept) {
+            b.add_entry(&[id], e.1 as u32, e.2 as u32, None);
+        }
     }
     if let Err(e) = b.end_contest() {
         return ctx.reject(at, FieldError::new("standings", e.to_string()));

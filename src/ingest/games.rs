@@ -152,7 +152,7 @@ impl GamesReader {
             self.last_time = (time_raw.to_string(), t);
             t
         };
-        let (raw_a, raw_b) = (get(s.a).trim(), get(s.b).trim());
+        let (raw_a, raw_b) = (get(s.a), get(s.b));
         let opts = ctx.opts;
         let sep = &opts.team_separator;
         side(ctx, raw_a, name(s.a), sep, &mut self.side_a)?;
@@ -189,12 +189,19 @@ impl GamesReader {
                 (v, (v, 1.0 - v))
             }
             OutcomeColumns::Winner(w) => {
-                let v = get(w).trim();
+                // The winner names a side exactly, else once the whitespace around both is
+                // removed.
+                let v = get(w);
+                let (vt, at, bt) = (v.trim(), raw_a.trim(), raw_b.trim());
                 let sa = if v == raw_a {
                     1.0
                 } else if v == raw_b {
                     0.0
-                } else if v.is_empty() || v.eq_ignore_ascii_case("draw") {
+                } else if !vt.is_empty() && vt == at && vt != bt {
+                    1.0
+                } else if !vt.is_empty() && vt == bt && vt != at {
+                    0.0
+                } else if vt.is_empty() || vt.eq_ignore_ascii_case("draw") {
                     0.5
                 } else {
                     return Err(FieldError::new(
@@ -225,7 +232,9 @@ impl GamesReader {
     }
 }
 
-/// Splits a side into players (a team when the separator occurs) and interns them.
+/// Splits a side into players (a team when the separator occurs) and interns them. Names are
+/// kept as given (see [`super::player_name`]); in a team the spaces around each separator
+/// belong to the separator (`a + b` is `a` and `b`).
 fn side(
     ctx: &mut Context,
     raw: &str,
@@ -234,8 +243,9 @@ fn side(
     out: &mut Vec<PlayerId>,
 ) -> Result<(), FieldError> {
     out.clear();
+    let trim = ctx.opts.trim_names;
     let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
-        let n = super::player_name(n, field)?;
+        let n = super::player_name(n, field, trim)?;
         let id = ctx.builder.player(n);
         if out.contains(&id) {
             return Err(FieldError::new(
@@ -248,9 +258,17 @@ fn side(
     };
     match sep {
         TeamSeparator::Sep(sep) if raw.contains(sep.as_str()) => {
-            for part in raw.split(sep.as_str()) {
-                add(ctx, part).map_err(|e| {
-                    if part.trim().is_empty() {
+            let parts = raw.split(sep.as_str()).count();
+            for (k, part) in raw.split(sep.as_str()).enumerate() {
+                let mut member = part;
+                if k > 0 {
+                    member = member.trim_start_matches(' ');
+                }
+                if k + 1 < parts {
+                    member = member.trim_end_matches(' ');
+                }
+                add(ctx, member).map_err(|e| {
+                    if member.trim().is_empty() {
                         FieldError::new(field, format!("empty player name in team `{raw}`"))
                     } else {
                         e

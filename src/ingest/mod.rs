@@ -186,6 +186,8 @@ pub struct IngestOptions {
     pub known_players: Vec<String>,
     /// How the time column of a CSV or Parquet input is written (`--time-format`).
     pub time_format: time::TimeFormat,
+    /// Remove the whitespace around player names (`--trim-names`).
+    pub trim_names: bool,
 }
 
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
@@ -202,8 +204,9 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
         Format::Json => contest_json::read(path, &mut ctx)?,
         Format::Pgn => pgn::read(path, &mut ctx)?,
     }
-    let history = ctx.finish();
+    let mut history = ctx.finish();
     check_series(&history)?;
+    note_padded_names(&mut history);
     Ok(history)
 }
 
@@ -399,13 +402,53 @@ impl<'o> Context<'o> {
     }
 }
 
-/// Checks a player name: trimmed, not empty.
-pub(crate) fn player_name<'a>(raw: &'a str, field: &str) -> Result<&'a str, FieldError> {
-    let name = raw.trim();
-    if name.is_empty() {
+/// A player name as the history keeps it: exactly as given (NFC is applied when interned).
+/// With `--trim-names` the whitespace around it is removed, unless nothing would remain (a
+/// name of spaces, such as one U+00A0, stays as it is). Only an empty name is refused.
+pub(crate) fn player_name<'a>(
+    raw: &'a str,
+    field: &str,
+    trim: bool,
+) -> Result<&'a str, FieldError> {
+    if trim {
+        let t = raw.trim();
+        if !t.is_empty() {
+            return Ok(t);
+        }
+    }
+    if raw.is_empty() {
         return Err(FieldError::new(field, "empty player name"));
     }
-    Ok(name)
+    Ok(raw)
+}
+
+/// Counts the names with surrounding whitespace, and those equal to another name once it is
+/// removed, into the source summary (so that two players told apart only by padding are never
+/// a silent surprise).
+fn note_padded_names(h: &mut History) {
+    let padded = |n: &str| n.trim().len() != n.len();
+    let count = h.names().iter().filter(|n| padded(n)).count();
+    if count == 0 {
+        return;
+    }
+    let mut by_trimmed: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
+    let mut equal = 0;
+    let mut example = None;
+    // Unpadded names first, so that each padded one is compared with them.
+    let names = h.names();
+    for n in names
+        .iter()
+        .filter(|n| !padded(n))
+        .chain(names.iter().filter(|n| padded(n)))
+    {
+        if let Some(other) = by_trimmed.insert(n.trim(), n) {
+            equal += 1;
+            example.get_or_insert_with(|| (other.to_string(), n.to_string()));
+        }
+    }
+    h.source.names_padded = count;
+    h.source.names_equal_when_trimmed = equal;
+    h.source.names_equal_example = example;
 }
 
 /// The range of a contest weight: wide enough for any real use (a weight scales a contest's

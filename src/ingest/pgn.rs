@@ -162,10 +162,12 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
                 FieldError::new(tag, format!("game has no {tag} tag")),
             )
         })?;
-        let v = v.trim();
+        // `?` and an empty value mean unknown (the PGN standard); any other value is a name,
+        // kept as given (see the readers' rule on names).
         if v.is_empty() || v == "?" {
             return Err((l, FieldError::new(tag, format!("unknown player `{v}`"))));
         }
+        let v = super::player_name(v, tag, ctx.opts.trim_names).map_err(|e| (l, e))?;
         Ok(v.to_string())
     };
     let (white, black) = (player("White")?, player("Black")?);

@@ -8,7 +8,7 @@
 
 use super::InputError;
 use super::small_csv::SmallCsv;
-use crate::history::{History, canonical_name};
+use crate::history::{History, NameIndex, canonical_name};
 use crate::replay::Seed;
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,18 +21,19 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
     let player_col = csv.require("player", EXPECTED)?;
     let rating_col = csv.require("rating", EXPECTED)?;
     let (unc_col, vol_col) = (csv.column("uncertainty"), csv.column("volatility"));
-    let ids: HashMap<&str, u32> = history
-        .names()
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as u32))
-        .collect();
+    let ids = NameIndex::new(history.names());
     let mut seeds = Vec::new();
-    let mut listed: HashMap<String, u64> = HashMap::new();
+    // The line each player (found in the history, or not) was listed on.
+    let mut listed: HashMap<u32, u64> = HashMap::new();
+    let mut listed_absent: HashMap<String, u64> = HashMap::new();
     let mut absent = 0;
     csv.for_each(player_col, |csv, line, name, rec| {
-        let name = canonical_name(name);
-        if let Some(first) = listed.insert(name.clone().into_owned(), line) {
+        let player = ids.find(name);
+        let first = match player {
+            Some(p) => listed.insert(p, line),
+            None => listed_absent.insert(canonical_name(name).into_owned(), line),
+        };
+        if let Some(first) = first {
             return Err(csv.error(
                 line,
                 Some("player"),
@@ -40,19 +41,19 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             ));
         }
         let number = |c: usize, field: &str, positive: bool| -> Result<Option<f64>, InputError> {
-            let text = rec.get(c).unwrap_or("");
+            let text = rec.get(c).unwrap_or("").trim();
             if text.is_empty() {
                 return Ok(None);
             }
-            // Ratings, uncertainties and volatilities beyond 1e9 in size are no real scale's
+            // Ratings, uncertainties and volatilities beyond 1e6 in size are no real scale's
             // and overflow some systems' arithmetic.
             match text.parse::<f64>() {
-                Ok(v) if v.abs() <= 1e9 && (!positive || v > 0.0) => Ok(Some(v)),
+                Ok(v) if v.abs() <= 1e6 && (!positive || v > 0.0) => Ok(Some(v)),
                 _ => Err(csv.error(
                     line,
                     Some(field),
                     format!(
-                        "`{text}` is not a {}number of at most 1e9 in size",
+                        "`{text}` is not a {}number of at most 1e6 in size",
                         if positive { "positive " } else { "" }
                     ),
                 )),
@@ -68,8 +69,8 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
             .map(|c| number(c, "volatility", true))
             .transpose()?
             .flatten();
-        match ids.get(&*name) {
-            Some(&player) => seeds.push(Seed {
+        match player {
+            Some(player) => seeds.push(Seed {
                 player,
                 rating,
                 uncertainty,

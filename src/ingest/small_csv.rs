@@ -1,6 +1,8 @@
 //! What the small side files share (`--initial-ratings`, `--truth`, the matchmaking pool): a
 //! CSV with a header, columns found by name (any case, any order), every record with its line
-//! number, a non-empty `player`, and errors that name the file, line and field.
+//! number, a non-empty `player`, and errors that name the file, line and field. Fields are
+//! given as they are (a name keeps its whitespace; numbers are trimmed by their readers), and
+//! names are matched to the history's with [`crate::history::NameIndex`].
 
 use super::{InputError, Location};
 
@@ -20,7 +22,7 @@ impl SmallCsv {
             .map_err(|e| error(&file, Location::File, None, format!("cannot read: {e}")))?;
         let (counting, lines) = super::lines::counting(f);
         let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
+            .trim(csv::Trim::Headers)
             .from_reader(counting);
         let headers = reader
             .headers()

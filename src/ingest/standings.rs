@@ -115,7 +115,7 @@ impl StandingsReader {
             Some(i) => super::weight(get(i), name(i))?,
             None => 1.0,
         };
-        let player_raw = super::player_name(get(s.player), name(s.player))?;
+        let player_raw = super::player_name(get(s.player), name(s.player), ctx.opts.trim_names)?;
         let rank_raw = get(s.rank).trim();
         let rank = match rank_raw.parse::<u64>() {
             Ok(r) if r >= 1 => r,

@@ -163,7 +163,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
-        .trim(csv::Trim::All)
+        .trim(csv::Trim::Headers)
         .from_reader({
             let (reader, counter) =
                 super::lines::counting(BufReader::with_capacity(1 << 20, open(path)?));
@@ -222,7 +222,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         }
         ctx.source.records += 1;
         let at = Location::Line(lines.of(rec.position()));
-        if rec.len() == 1 && rec.get(0) == Some("") {
+        if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim().is_empty()) {
             // A blank line: not a record.
             ctx.source.records -= 1;
             continue;

@@ -8,7 +8,7 @@
 
 use super::InputError;
 use super::small_csv::SmallCsv;
-use crate::history::{History, PlayerId, canonical_name};
+use crate::history::{History, PlayerId};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -55,12 +55,7 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
             )
         })?;
     let contest_col = csv.column("contest");
-    let players: HashMap<&str, PlayerId> = history
-        .names()
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as PlayerId))
-        .collect();
+    let players = crate::history::NameIndex::new(history.names());
     let mut contests_of: HashMap<&str, Vec<u32>> = HashMap::new();
     for c in history.contests() {
         if let Some(l) = c.label() {
@@ -71,7 +66,7 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
     let mut per_contest: HashMap<(u32, PlayerId), f64> = HashMap::new();
     let mut constant: HashMap<PlayerId, f64> = HashMap::new();
     csv.for_each(player_col, |csv, line, name, rec| {
-        let text = rec.get(value_col).unwrap_or("");
+        let text = rec.get(value_col).unwrap_or("").trim();
         let value = text
             .parse::<f64>()
             .ok()
@@ -79,12 +74,12 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
             .ok_or_else(|| {
                 csv.error(line, Some(value_name), format!("`{text}` is not a number"))
             })?;
-        let Some(&player) = players.get(&*canonical_name(name)) else {
+        let Some(player) = players.find(name) else {
             return Ok(());
         };
         match contest_col {
             Some(c) => {
-                let label = rec.get(c).unwrap_or("");
+                let label = rec.get(c).unwrap_or("").trim();
                 for &k in contests_of.get(label).map_or(&[][..], Vec::as_slice) {
                     per_contest.insert((k, player), value);
                 }

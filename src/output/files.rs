@@ -24,7 +24,12 @@ pub enum HistoryFormat {
 }
 
 pub(crate) fn csv_field(s: &str, out: &mut String) {
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+    // Quoted when a reader could split or trim it: separators, quotes, line breaks, and
+    // whitespace at either end (names are kept exactly as given).
+    if s.contains([',', '"', '\n', '\r'])
+        || s.starts_with(char::is_whitespace)
+        || s.ends_with(char::is_whitespace)
+    {
         out.push('"');
         out.push_str(&s.replace('"', "\"\""));
         out.push('"');

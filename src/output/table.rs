@@ -83,7 +83,21 @@ pub fn leaderboard_rows(
     rows
 }
 
+/// A name as the terminal shows it: as it is, or quoted with escapes when it has control
+/// characters or whitespace at either end (which would be invisible or break the table).
+fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    let odd = name.chars().any(char::is_control)
+        || name.starts_with(char::is_whitespace)
+        || name.ends_with(char::is_whitespace);
+    if odd {
+        format!("{name:?}").into()
+    } else {
+        name.into()
+    }
+}
+
 fn shorten(name: &str, width: usize) -> String {
+    let name = &*shown(name);
     if name.chars().count() <= width {
         name.to_string()
     } else {
@@ -108,7 +122,7 @@ pub fn print_summary(
     let width = rows
         .iter()
         .take(top)
-        .map(|r| history.name(r.player).chars().count())
+        .map(|r| shown(history.name(r.player)).chars().count())
         .max()
         .unwrap_or(6)
         .clamp(6, 32);
