@@ -4,7 +4,7 @@
 use crate::compare;
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
-use crate::output::{HistoryFormat, LeaderboardOptions, RankBy, Staged};
+use crate::output::{FileSet, HistoryFormat, LeaderboardOptions, RankBy};
 use crate::replay::{Period, ReplayOptions};
 use crate::run::{ReplayJob, UsageError, run_replay};
 use crate::simulate;
@@ -776,17 +776,11 @@ fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The folder and file name of an output path.
-fn split_path(path: &Path) -> Result<(PathBuf, String), UsageError> {
-    crate::output::split_path(path).map_err(UsageError)
-}
-
 fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let (dir, name) = split_path(path)?;
-    crate::output::write_one(&dir, &name, write)?;
+    crate::output::write_one(path, write)?;
     Ok(())
 }
 
@@ -1083,7 +1077,17 @@ fn experiment(
     for row in &rows {
         md.push_str(&format!("| {} |\n", row.join(" | ")));
     }
-    let mut staged = Staged::new(out)?;
+    let publication = crate::output::Publication::begin(
+        out,
+        &[
+            "experiment.md",
+            "rmse.csv",
+            "seeds.csv",
+            "experiment.html",
+            "experiment-random-pairing.html",
+        ],
+    )?;
+    let staged = publication.root();
     staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
     staged.write("rmse.csv", |w| {
         let names: Vec<String> = runs
@@ -1186,7 +1190,7 @@ fn experiment(
             )
         })?;
     }
-    let written = staged.commit()?;
+    let written = publication.commit()?;
     write!(stdout, "{md}")?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(
@@ -1224,9 +1228,8 @@ fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<(
     let t0 = std::time::Instant::now();
     let mut games_staged = match &args.games {
         Some(path) => {
-            let (dir, name) = split_path(path)?;
-            let mut s = Staged::new(&dir)?;
-            let mut f = s.open(&name)?;
+            let mut s = FileSet::new();
+            let mut f = s.open(path)?;
             f.write_all(b"time,a,b,result\n")?;
             Some((s, f))
         }
@@ -1312,18 +1315,14 @@ fn synth(
     if out == truth {
         return Err(UsageError("--out and --truth must be different files".into()).into());
     }
-    let (out_dir, out_name) = split_path(&out)?;
-    let (truth_dir, truth_name) = split_path(&truth)?;
     // Both files come from one pass of the generator: stage both, then publish both.
-    let mut s_out = Staged::new(&out_dir)?;
-    let mut s_truth = Staged::new(&truth_dir)?;
-    let mut w_out = s_out.open(&out_name)?;
-    let mut w_truth = s_truth.open(&truth_name)?;
+    let mut set = FileSet::new();
+    let mut w_out = set.open(&out)?;
+    let mut w_truth = set.open(&truth)?;
     let rounds = simulate::write_synth(&mut w_out, &mut w_truth, &cfg)?;
     w_out.finish()?;
     w_truth.finish()?;
-    s_out.commit()?;
-    s_truth.commit()?;
+    set.commit()?;
     writeln!(
         stdout,
         "wrote {rounds} rounds of {} players ({} a round, {} sessions) to {} and the true skills to {}",

@@ -8,7 +8,7 @@
 
 use crate::history::History;
 use crate::ingest::IngestOptions;
-use crate::output::{self, HistoryFormat, LeaderboardOptions, Staged};
+use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
 use crate::replay::ReplayOptions;
 use crate::run::{self, Loaded, SystemJob, SystemOutcome, UsageError, check_replay_options};
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
@@ -214,6 +214,18 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     for (kind, params) in job.systems.iter().zip(&job.params) {
         dispatch(*kind, params, run::Noop).map_err(UsageError)?;
     }
+    if job.input.is_dir() && job.input.canonicalize().ok() == job.out.canonicalize().ok() {
+        return Err(UsageError(format!(
+            "--out {} is the input folder: the outputs replace the folder's content",
+            job.out.display()
+        ))
+        .into());
+    }
+    // Every system's folder is the comparison's: one generation, swapped in at once.
+    let mut owned: Vec<&str> = vec!["compare.csv", "compare.json", "compare.md", "report.html"];
+    owned.extend(SystemKind::value_variants().iter().map(|k| k.name()));
+    let staged = Publication::begin(&job.out, &owned)
+        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     let loaded = run::load(
         &job.input,
         &job.ingest,
@@ -221,8 +233,6 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         job.truth.as_deref(),
     )?;
     let history = &loaded.history;
-    let mut staged =
-        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
     // A bar per system on a terminal.
     let multi = (!job.quiet && std::io::stderr().is_terminal())
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
@@ -251,8 +261,9 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .zip(bars)
         .map(|((&kind, params), bar)| {
             let dir = job.out.join(kind.name());
-            let mut sys_staged =
-                Staged::new(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let folder = staged
+                .folder(kind.name())
+                .with_context(|| format!("cannot create {}", dir.display()))?;
             let sys_job = SystemJob {
                 system: kind,
                 params,
@@ -264,12 +275,12 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
                 state: None,
                 continue_history: None,
             };
-            let outcome = run::replay_system(&loaded, &sys_job, &mut sys_staged)
-                .with_context(|| format!("{} in {}", kind.name(), dir.display()))?;
-            sys_staged
-                .commit()
-                .with_context(|| format!("cannot move the outputs into {}", dir.display()))?;
-            Ok(outcome)
+            let outcome = run::replay_system(&loaded, &sys_job, &folder);
+            if outcome.is_err() {
+                // A failed system leaves no folder (nor an old one) behind.
+                let _ = folder.discard();
+            }
+            outcome
         })
         .collect();
     // A system whose ratings ran away gets a `failed` row; any other error stops the run.
@@ -296,38 +307,38 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .map(|r| r.system)
         .collect();
     let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
-    staged
-        .write("compare.csv", |w| write_csv(w, &rows))
+    let root = staged.root();
+    root.write("compare.csv", |w| write_csv(w, &rows))
         .with_context(|| ctx("compare.csv"))?;
-    staged
-        .write("compare.json", |w| {
-            output::write_metrics(
-                w,
-                &CompareDocument {
-                    input: &history.source,
-                    contests: history.len(),
-                    players: history.player_count(),
-                    placings: history.placings(),
-                    ingest_seconds: loaded.ingest_time.as_secs_f64(),
-                    systems: &rows,
-                },
-            )
-        })
-        .with_context(|| ctx("compare.json"))?;
+    root.write("compare.json", |w| {
+        output::write_metrics(
+            w,
+            &CompareDocument {
+                input: &history.source,
+                contests: history.len(),
+                players: history.player_count(),
+                placings: history.placings(),
+                ingest_seconds: loaded.ingest_time.as_secs_f64(),
+                systems: &rows,
+            },
+        )
+    })
+    .with_context(|| ctx("compare.json"))?;
     let table = markdown(&rows);
-    staged
-        .write("compare.md", |w| w.write_all(table.as_bytes()))
+    root.write("compare.md", |w| w.write_all(table.as_bytes()))
         .with_context(|| ctx("compare.md"))?;
     if job.report {
         let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
         let input = report_input(&loaded, &pairs);
-        staged
-            .write("report.html", |w| output::report::write_report(w, &input))
+        root.write("report.html", |w| output::report::write_report(w, &input))
             .with_context(|| ctx("report.html"))?;
     }
-    let written = staged
+    let written: Vec<std::path::PathBuf> = staged
         .commit()
-        .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?
+        .into_iter()
+        .filter(|p| p.parent() == Some(job.out.as_path()))
+        .collect();
     if job.json && !job.quiet {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },

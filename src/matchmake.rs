@@ -321,9 +321,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     )
     .map_err(UsageError)?
     .map_err(UsageError)?;
-    let (dir, name) =
-        crate::output::split_path(&job.out).map_err(|e| UsageError(format!("--out: {e}")))?;
-    crate::output::write_one(&dir, &name, |w| write_pairs(w, &plan))
+    crate::output::write_one(&job.out, |w| write_pairs(w, &plan))
         .with_context(|| format!("cannot write {}", job.out.display()))?;
     if !job.quiet {
         let paired = plan.iter().filter(|p| p.b.is_some()).count();

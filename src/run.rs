@@ -5,7 +5,7 @@ use crate::history::{History, PlayerId, SourceInfo};
 use crate::ingest::truth::{RmseSeries, Truth, read_truth};
 use crate::ingest::{IngestOptions, InputError, ingest};
 use crate::metrics::MetricsReport;
-use crate::output::{self, HistoryCsv, HistoryFormat, Staged, StagedFile};
+use crate::output::{self, Folder, HistoryCsv, HistoryFormat, Publication, StagedFile};
 use crate::replay::Period;
 use crate::replay::{
     Divergence, HistoryRow, Observer, ReplayOptions, ReplayResult, Seed, SnapshotAt, replay_from,
@@ -46,7 +46,8 @@ impl std::fmt::Display for PartialFailure {
 impl std::error::Error for PartialFailure {}
 
 /// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O, 4 a rating system failed (its ratings ran
-/// away; with `compare` and `tune`, the other rows are complete).
+/// away; with `compare` and `tune`, the other rows are complete), 5 another run holds the
+/// output folder or the state (nothing was written).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     if e.chain().any(|c| c.is::<UsageError>()) {
         2
@@ -55,6 +56,13 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
         .any(|c| c.is::<Divergence>() || c.is::<PartialFailure>())
     {
         4
+    } else if e.chain().any(|c| {
+        c.is::<output::Busy>()
+            || c.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(|inner| inner.is::<output::Busy>())
+    }) {
+        5
     } else if e.chain().any(|c| c.is::<InputError>()) {
         1
     } else if e.chain().any(|c| c.is::<std::io::Error>()) {
@@ -504,15 +512,15 @@ impl SystemOutcome {
 }
 
 /// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
-/// `staged` (not committed).
+/// `staged`, a folder of an output generation (published by the caller).
 pub fn replay_system(
     loaded: &Loaded,
     job: &SystemJob,
-    staged: &mut Staged,
+    staged: &Folder,
 ) -> anyhow::Result<SystemOutcome> {
     let history = &loaded.history;
     let src = &history.source;
-    let ctx = |name: &str| format!("cannot write {name}");
+    let ctx = |name: &str| format!("cannot write {}", staged.final_path(name).display());
     let t1 = Instant::now();
     let mut sink = Sink {
         rows: Rows::Drop,
@@ -745,6 +753,23 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     check_replay_options(&job.replay)?;
     // Check the system's parameters before reading anything.
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
+    check_paths(job)?;
+    // Hold the state's and the output folder's locks from before anything is read: a second
+    // run on the same files fails here, at once.
+    let _state_lock = job
+        .save_state
+        .as_deref()
+        .map(output::FileLock::take)
+        .transpose()
+        .with_context(|| "cannot lock the state".to_string())?;
+    let staged = if job.dry_run {
+        None
+    } else {
+        Some(
+            Publication::begin(&job.out, REPLAY_OUTPUTS)
+                .with_context(|| format!("cannot prepare {}", job.out.display()))?,
+        )
+    };
     let resume = match &job.resume {
         Some(path) => Some(read_state_for(path, job)?),
         None => None,
@@ -793,8 +818,6 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let bar = (history.placings() > 200_000)
         .then(|| progress_bar(history.len() as u64, job.quiet))
         .flatten();
-    let mut staged =
-        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
     let system_job = SystemJob {
         system: job.system,
         params: &job.params,
@@ -815,21 +838,23 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         chart_players: if job.report { REPORT_PLAYERS } else { 0 },
         bar,
     };
-    let outcome = replay_system(&loaded, &system_job, &mut staged)
-        .with_context(|| format!("in {}", job.out.display()))?;
+    let staged = staged.expect("a publication unless --dry-run");
+    let outcome = replay_system(&loaded, &system_job, &staged.root())?;
     if job.report {
         let input = crate::compare::report_input(&loaded, &[(job.system, &outcome)]);
         staged
+            .root()
             .write("report.html", |w| output::report::write_report(w, &input))
             .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
     }
     let written = staged
         .commit()
-        .with_context(|| format!("cannot move the outputs into {}", job.out.display()))?;
+        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
     // The state last: if this fails, the next run resumes from the previous state and
     // recomputes the same outputs.
     if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
-        write_file_atomically(path, bytes)?;
+        output::replace_file(path, bytes)
+            .with_context(|| format!("cannot write the state {}", path.display()))?;
     }
     let result = &outcome.result;
     let rows = &outcome.rows;
@@ -1018,12 +1043,48 @@ fn already_applied(history: &History, state: &StateFile) -> anyhow::Result<(Vec<
     Ok((skip, n))
 }
 
-/// Writes a file through a temporary name in its folder and a rename.
-fn write_file_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let (dir, name) =
-        output::split_path(path).map_err(|e| UsageError(format!("--save-state: {e}")))?;
-    output::write_one(&dir, &name, |w| w.write_all(bytes))
-        .with_context(|| format!("cannot write the state {}", path.display()))
+/// The files `replay` writes in its output folder (a previous run's files of these names are
+/// replaced, or removed when this run does not write them).
+pub const REPLAY_OUTPUTS: &[&str] = &[
+    "leaderboard.csv",
+    "history.csv",
+    "history.parquet",
+    "metrics.json",
+    "report.html",
+    "rmse.csv",
+];
+
+/// Refuses a state file that is one of the inputs (the input would be overwritten), and an
+/// output folder that is the input folder.
+fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let inputs = [
+        Some(("the input", job.input.as_path())),
+        job.initial_ratings
+            .as_deref()
+            .map(|p| ("--initial-ratings", p)),
+        job.truth.as_deref().map(|p| ("--truth", p)),
+    ];
+    if let Some(state) = &job.save_state
+        && let Some(state_id) = id(state)
+    {
+        for (what, p) in inputs.iter().flatten() {
+            if id(p) == Some(state_id) {
+                return Err(UsageError(format!(
+                    "--save-state {} is {what}: the state would overwrite it",
+                    state.display()
+                )));
+            }
+        }
+    }
+    if job.input.is_dir() && id(&job.input).is_some() && id(&job.input) == id(&job.out) {
+        return Err(UsageError(format!(
+            "--out {} is the input folder: the outputs replace the folder's content",
+            job.out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Players whose trajectories the report draws.

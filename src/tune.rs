@@ -9,7 +9,7 @@
 use crate::history::History;
 use crate::ingest::IngestOptions;
 use crate::metrics::MetricsReport;
-use crate::output::Staged;
+use crate::output::Publication;
 use crate::replay::{ReplayOptions, replay};
 use crate::run::{self, UsageError, check_replay_options};
 use crate::systems::{
@@ -390,9 +390,10 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     )
     .map_err(UsageError)?;
 
-    let mut staged =
-        Staged::new(&job.out).with_context(|| format!("cannot create {}", job.out.display()))?;
+    let staged = Publication::begin(&job.out, &["tune.csv"])
+        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     staged
+        .root()
         .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
         .with_context(|| format!("cannot write {}", job.out.join("tune.csv").display()))?;
     let written = staged.commit()?;

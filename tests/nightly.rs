@@ -265,10 +265,24 @@ fn a_killed_replay_leaves_the_previous_outputs() {
         ])
         .spawn()
         .unwrap();
-    let tmp = out.join(format!(".history.csv.tmp-{}", child.id()));
+    // The run writes its files into a new generation beside the output folder.
+    let generation = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(".o.rate-batch-")
+            })
+    };
     let start = std::time::Instant::now();
-    // Kill it once it is writing history.csv under its temporary name.
-    while !tmp.exists() {
+    // Kill it once it is writing history.csv.
+    let tmp = loop {
+        if let Some(g) = generation().filter(|g| g.join("history.csv").exists()) {
+            break g;
+        }
         assert!(
             child.try_wait().unwrap().is_none(),
             "the replay ended before it was killed"
@@ -278,7 +292,7 @@ fn a_killed_replay_leaves_the_previous_outputs() {
             "no temporary file appeared"
         );
         std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    };
     child.kill().unwrap();
     child.wait().unwrap();
     for (f, bytes) in &before {

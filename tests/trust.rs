@@ -202,7 +202,7 @@ fn compare_and_tune_keep_going_past_a_failed_system() {
         assert!(row[1].parse::<f64>().unwrap() > 50.0, "{row:?}");
         assert!(out.join(&row[0]).join("leaderboard.csv").exists());
     }
-    assert!(!out.join("elo").join("leaderboard.csv").exists());
+    assert!(!out.join("elo").exists());
 
     let tuned = dir.path().join("tune");
     let o = rate_batch(&[
@@ -351,10 +351,260 @@ fn yyyymmdd_dates_are_read_as_dates_and_an_ambiguous_column_is_refused() {
     assert!(texts(&o).1.contains("ambiguous time `20230630`"));
 }
 
-/// Paths of a folder's entries, for listings in messages.
-#[allow(dead_code)]
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|r| r.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default()
+// ---------------------------------------------------------------- outputs
+
+/// The three outputs of a replay, as text.
+fn outputs(out: &Path) -> Vec<String> {
+    ["leaderboard.csv", "history.csv", "metrics.json"]
+        .iter()
+        .map(|f| std::fs::read_to_string(out.join(f)).unwrap())
+        .collect()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn league(dir: &Path, name: &str, games: usize) -> PathBuf {
+    let mut text = String::from("time,a,b,result\n");
+    let mut rng = Rng(games as u64 + 7);
+    for g in 0..games {
+        let a = rng.below(30);
+        let b = (a + 1 + rng.below(29)) % 30;
+        let _ = writeln!(
+            text,
+            "{},p{a},p{b},{}",
+            1_600_000_000 + 60 * g,
+            rng.below(3) as f64 / 2.0
+        );
+    }
+    write(dir, name, &text)
+}
+
+fn replay_into(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["replay", s(input), "--out", s(out), "--quiet"];
+    args.extend_from_slice(extra);
+    rate_batch(&args)
+}
+
+/// Symbolic links planted where a run writes are never followed: not at an output's name, not
+/// at any name the old temporary scheme (`.NAME.tmp-PID`) could use, not at the previous
+/// history a resumed run copies. The temporary names are random (64 bits), so none can be
+/// planted in advance; a foreign `.x.tmp-123` file and a user's own file survive the run.
+#[test]
+fn planted_links_are_never_followed_and_foreign_files_survive() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), "g.csv", 200);
+    let out = dir.path().join("site");
+    std::fs::create_dir(&out).unwrap();
+    let victim = write(dir.path(), "victim.txt", "precious");
+    std::os::unix::fs::symlink(&victim, out.join("leaderboard.csv")).unwrap();
+    // Every name the old scheme could pick for the next few thousand processes.
+    let next = std::process::id();
+    for pid in next..next + 3000 {
+        for f in ["leaderboard.csv", "history.csv", "metrics.json"] {
+            std::os::unix::fs::symlink(&victim, out.join(format!(".{f}.tmp-{pid}"))).unwrap();
+        }
+    }
+    write(&out, ".x.tmp-123", "not ours");
+    write(&out, "index.html", "the league's own page");
+    let o = replay_into(&input, &out, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let meta = std::fs::symlink_metadata(out.join("leaderboard.csv")).unwrap();
+    assert!(
+        meta.is_file(),
+        "the planted link was replaced by the output"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join(".x.tmp-123")).unwrap(),
+        "not ours"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("index.html")).unwrap(),
+        "the league's own page"
+    );
+    // The planted links are still links (carried over, not followed, not removed).
+    assert!(
+        std::fs::symlink_metadata(out.join(format!(".history.csv.tmp-{next}")))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // Nothing of the run is left beside the folder.
+    assert_eq!(entries(dir.path()), ["g.csv", "site", "victim.txt"]);
+
+    // A resumed run copies the previous history.csv: a link planted there is refused.
+    let state = dir.path().join("s.state");
+    let o = replay_into(&input, &out, &["--save-state", s(&state)]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    std::fs::remove_file(out.join("history.csv")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join("history.csv")).unwrap();
+    let o = replay_into(&input, &out, &["--resume", s(&state)]);
+    assert!(!o.status.success());
+    assert!(
+        texts(&o)
+            .1
+            .contains("is a symbolic link, which is not followed"),
+        "{}",
+        texts(&o).1
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+    // The output folder itself may not be a link (it is replaced as a whole).
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    let o = replay_into(&input, &link, &[]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        texts(&o).1.contains("is a symbolic link"),
+        "{}",
+        texts(&o).1
+    );
+}
+
+/// A failure at the swap, at any rename of the fallback without a swap, or a kill just before
+/// the swap leaves the previous set whole (and no temporary files once the next run is done).
+#[test]
+fn a_failure_while_publishing_leaves_the_previous_set_whole() {
+    let dir = TempDir::new().unwrap();
+    let first = league(dir.path(), "a.csv", 100);
+    let second = league(dir.path(), "b.csv", 150);
+    let out = dir.path().join("o");
+    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    let before = outputs(&out);
+    let run_with = |fault: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+            .args(["replay", s(&second), "--out", s(&out), "--quiet"])
+            .env("RATE_BATCH_FAULT", fault)
+            .output()
+            .unwrap()
+    };
+    for fault in [
+        "exchange",
+        "kill-before-swap",
+        "no-exchange,rename:0",
+        "no-exchange,rename:1",
+        "no-exchange,rename:3",
+        "no-exchange,rename:7",
+    ] {
+        let o = run_with(fault);
+        assert!(!o.status.success(), "{fault}");
+        assert!(outputs(&out) == before, "{fault}: the previous set changed");
+        assert_eq!(
+            entries(&out),
+            [
+                "history.csv",
+                "leaderboard.csv",
+                "metrics.json",
+                "report.html"
+            ],
+            "{fault}"
+        );
+    }
+    // The fallback itself publishes the whole new set (and drops the old report).
+    let o = run_with("no-exchange");
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("cannot swap folders atomically"));
+    assert_eq!(
+        entries(&out),
+        ["history.csv", "leaderboard.csv", "metrics.json"]
+    );
+    let fallback = outputs(&out);
+    assert!(replay_into(&second, &out, &[]).status.success());
+    // The same files as with the swap (metrics.json differs only in its wall times).
+    assert!(
+        outputs(&out)[..2] == fallback[..2],
+        "the same files as with the swap"
+    );
+    assert_eq!(
+        entries(dir.path()),
+        ["a.csv", "b.csv", "o"],
+        "leftovers removed"
+    );
+}
+
+/// Two runs on one folder at once: the one that comes second finds the lock held and stops
+/// (exit 5, nothing written); the folder holds one complete set, the other run's.
+#[test]
+fn two_concurrent_runs_end_with_one_complete_set() {
+    let dir = TempDir::new().unwrap();
+    let input = dir.path().join("big.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "pool",
+        "--players",
+        "2000",
+        "--games",
+        "150000",
+        "--out",
+        s(&input),
+    ]);
+    assert!(o.status.success());
+    let out = dir.path().join("o");
+    let spawn = |system: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+            .args([
+                "replay",
+                s(&input),
+                "--out",
+                s(&out),
+                "--quiet",
+                "--system",
+                system,
+            ])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let runs = [spawn("elo"), spawn("glicko2")].map(|c| c.wait_with_output().unwrap());
+    let codes: Vec<Option<i32>> = runs.iter().map(|o| o.status.code()).collect();
+    assert!(
+        codes.iter().all(|c| *c == Some(0) || *c == Some(5)) && codes.contains(&Some(0)),
+        "{codes:?}"
+    );
+    for o in runs.iter().filter(|o| o.status.code() == Some(5)) {
+        assert!(texts(o).1.contains("another rate-batch run is writing"));
+    }
+    // One complete set, equal to what its system writes alone.
+    let m = metrics(&out.join("metrics.json"));
+    let system = m["system"].as_str().unwrap();
+    assert_eq!(
+        entries(&out),
+        ["history.csv", "leaderboard.csv", "metrics.json"]
+    );
+    let alone = dir.path().join("alone");
+    assert!(
+        replay_into(&input, &alone, &["--system", system])
+            .status
+            .success()
+    );
+    for f in ["leaderboard.csv", "history.csv"] {
+        assert!(
+            std::fs::read(out.join(f)).unwrap() == std::fs::read(alone.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    assert_eq!(entries(dir.path()), ["alone", "big.csv", "o"]);
+}
+
+/// `--save-state` naming an input is refused before anything is read or written.
+#[test]
+fn a_state_may_not_overwrite_an_input() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), "g.csv", 20);
+    let text = std::fs::read(&input).unwrap();
+    let o = replay_into(&input, &dir.path().join("o"), &["--save-state", s(&input)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o)
+            .1
+            .contains("is the input: the state would overwrite it")
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), text);
 }

@@ -6,7 +6,7 @@ use crate::history::History;
 use crate::ingest::time::{format_time, push_time};
 use crate::replay::HistoryRow;
 use std::fmt::Write as _;
-use std::fs::File;
+
 use std::io::{self, BufRead, Write};
 use std::path::Path;
 
@@ -123,7 +123,7 @@ impl<'h> HistoryCsv<'h> {
         previous: &Path,
         rows: u64,
     ) -> io::Result<Self> {
-        let mut r = io::BufReader::new(File::open(previous)?);
+        let mut r = io::BufReader::new(super::publish::open_no_follow(previous)?);
         let mut header = Vec::new();
         r.read_until(b'\n', &mut header)?;
         if header != HISTORY_HEADER {

@@ -1,0 +1,768 @@
+//! Outputs that appear whole or not at all, and that nobody else can redirect.
+//!
+//! **An output folder** (`--out DIR`) is published as one generation. Every file of a run is
+//! written into a fresh folder beside DIR (`.DIR.rate-batch-<random>`, created by this run with
+//! `mkdir`, mode 0700, so nobody can plant anything in it), synced to disk; entries of DIR that
+//! the run does not replace (a user's own files, another subcommand's outputs) are carried
+//! into it as hard links; then the new folder and DIR are swapped in one atomic
+//! `renameat2(RENAME_EXCHANGE)` (Linux), the parent folder is synced, and the previous
+//! generation, now under the temporary name, is deleted. A reader that opens
+//! `DIR/leaderboard.csv` (a web server, say) gets the previous run's file or the new one, and the
+//! files it opens one after the other belong to one run as long as no swap happens between
+//! them. A run that fails or is killed before the swap leaves DIR untouched; one killed after it
+//! leaves only the previous generation behind, which the next run deletes.
+//!
+//! Where the exchange is not available (another system, or a file system without it) each file
+//! is renamed into DIR on its own, the replaced ones kept aside until every rename succeeded
+//! and put back if one fails: the set is then whole again after a failure, but a reader may
+//! see a mix while the renames run (a warning says so).
+//!
+//! **Locks.** A run holds an advisory lock (`flock`) on DIR from before it reads its inputs to
+//! after the swap (and on the new generation, which becomes DIR), so that a second run on the
+//! same DIR fails at once with a clear message instead of mixing its files with the first's.
+//! A state file (`--save-state`) is locked the same way through `.NAME.lock` beside it.
+//!
+//! **Names.** Temporary names carry 64 random bits and a 16-bit check of them
+//! (`.NAME.rate-batch-<16 hex digits>`); every temporary file or folder is created
+//! exclusively (`O_EXCL`, `mkdir`) and no path this module opens follows a symbolic link at its
+//! last component. The clean-up of a killed run's leftovers removes only entries whose name
+//! carries a valid check, that are older than the current run and that no live run holds.
+
+use std::ffi::OsStr;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// Another run holds the lock of an output folder or a state file (exit code 5).
+#[derive(Debug)]
+pub struct Busy(pub String);
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Busy {}
+
+const MARK: &str = ".rate-batch-";
+
+/// A temporary name for `base` in its folder: `.BASE.rate-batch-<12 random hex><4 hex check>`.
+pub fn temporary_name(base: &str) -> String {
+    let random: u64 = rand::random::<u64>() >> 16;
+    format!(".{base}{MARK}{random:012x}{:04x}", check(random))
+}
+
+/// The 16-bit check of a temporary name's random part.
+fn check(random: u64) -> u16 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in b"rate-batch".iter().chain(&random.to_le_bytes()) {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h >> 48) as u16
+}
+
+/// True when `name` is a temporary name this program made for `base`.
+pub fn is_temporary_name(name: &str, base: &str) -> bool {
+    let Some(tag) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_prefix(base))
+        .and_then(|n| n.strip_prefix(MARK))
+    else {
+        return false;
+    };
+    if tag.len() != 16 || !tag.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return false;
+    }
+    let (random, sum) = tag.split_at(12);
+    match (
+        u64::from_str_radix(random, 16),
+        u16::from_str_radix(sum, 16),
+    ) {
+        (Ok(r), Ok(c)) => check(r) == c,
+        _ => false,
+    }
+}
+
+/// Opens a file for reading without following a symbolic link at its last component.
+pub fn open_no_follow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::other(format!(
+                    "{} is a symbolic link, which is not followed",
+                    path.display()
+                ))
+            } else {
+                e
+            }
+        })
+}
+
+/// Creates a file that did not exist, never through a symbolic link.
+fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens a folder (not through a symbolic link) and takes its lock, checking afterwards that
+/// the path still names the folder locked (a run that swapped it in between is waited out by
+/// trying again).
+fn lock_folder(path: &Path, what: &str) -> io::Result<File> {
+    for _ in 0..20 {
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)?;
+        match dir.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => return Err(busy(what)),
+            Err(fs::TryLockError::Error(e)) => return Err(e),
+        }
+        let (held, now) = (dir.metadata()?, fs::symlink_metadata(path)?);
+        if (held.dev(), held.ino()) == (now.dev(), now.ino()) {
+            return Ok(dir);
+        }
+    }
+    Err(busy(what))
+}
+
+fn busy(what: &str) -> io::Error {
+    io::Error::other(Busy(format!(
+        "another rate-batch run is writing {what} (it holds its lock); nothing was written: \
+         try again when it has finished"
+    )))
+}
+
+/// Syncs a folder's entries to disk.
+fn sync_folder(path: &Path) -> io::Result<()> {
+    File::open(path)?.sync_all()
+}
+
+/// The folder and the last component of a path.
+fn split(path: &Path) -> io::Result<(PathBuf, String)> {
+    let name = path
+        .file_name()
+        .and_then(OsStr::to_str)
+        .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+        .ok_or_else(|| {
+            io::Error::other(format!(
+                "{} does not end in a file or folder name",
+                path.display()
+            ))
+        })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name.to_string()))
+}
+
+/// Test hooks (debug builds only): `RATE_BATCH_FAULT` names a step that fails, so that the
+/// tests can show what a failure there leaves behind.
+fn fault(step: &str) -> bool {
+    cfg!(debug_assertions)
+        && std::env::var("RATE_BATCH_FAULT").is_ok_and(|v| v.split(',').any(|s| s == step))
+}
+
+fn injected(step: &str) -> io::Error {
+    io::Error::other(format!("injected failure at {step} (RATE_BATCH_FAULT)"))
+}
+
+/// Removes what killed runs left beside `target` (`.NAME.rate-batch-*` with a valid check,
+/// older than `start`, not held by a live run). Errors are ignored: a leftover that cannot be
+/// removed now is tried again next time.
+fn remove_leftovers(parent: &Path, base: &str, start: SystemTime) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !is_temporary_name(name, base) {
+            continue;
+        }
+        let path = e.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.modified().is_ok_and(|m| m >= start) {
+            continue;
+        }
+        if meta.is_dir() {
+            // A live run holds its generation's lock.
+            if let Ok(d) = File::open(&path)
+                && d.try_lock().is_ok()
+            {
+                let _ = fs::remove_dir_all(&path);
+            }
+        } else {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// An output folder being written as one new generation; see the module documentation.
+pub struct Publication {
+    target: PathBuf,
+    parent: PathBuf,
+    generation: PathBuf,
+    /// Top-level names this kind of run writes: the previous run's files of these names are
+    /// replaced (or dropped when this run does not write them), everything else carried over.
+    owned: Vec<String>,
+    written: Mutex<Vec<PathBuf>>,
+    _locks: (File, File),
+    committed: bool,
+    /// The folder did not exist before this run (removed again, if still empty, on failure).
+    created: bool,
+}
+
+impl Publication {
+    /// Starts a generation for the folder `target` (created if missing), holding its lock.
+    /// `owned` lists the top-level names (files or folders) this kind of run writes.
+    pub fn begin(target: &Path, owned: &[&str]) -> io::Result<Self> {
+        let start = SystemTime::now();
+        let (parent, base) = split(target)?;
+        fs::create_dir_all(&parent)?;
+        let mut created = false;
+        match fs::symlink_metadata(target) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(io::Error::other(format!(
+                    "{} is a symbolic link: the output folder is replaced as a whole, so give \
+                     the folder itself (not followed, so that nobody can redirect the outputs)",
+                    target.display()
+                )));
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(io::Error::other(format!(
+                    "{} exists and is not a folder",
+                    target.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(target) {
+                Ok(()) => created = true,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+        let lock = lock_folder(target, &target.display().to_string())?;
+        remove_leftovers(&parent, &base, start);
+        let generation = parent.join(temporary_name(&base));
+        fs::DirBuilder::new().mode(0o700).create(&generation)?;
+        let gen_lock = lock_folder(&generation, &target.display().to_string())?;
+        Ok(Self {
+            target: target.to_path_buf(),
+            parent,
+            generation,
+            owned: owned.iter().map(|s| s.to_string()).collect(),
+            written: Mutex::new(Vec::new()),
+            _locks: (lock, gen_lock),
+            committed: false,
+            created,
+        })
+    }
+
+    /// The folder as a whole.
+    pub fn root(&self) -> Folder<'_> {
+        Folder {
+            publication: self,
+            rel: PathBuf::new(),
+        }
+    }
+
+    /// A subfolder (created in the new generation).
+    pub fn folder(&self, name: &str) -> io::Result<Folder<'_>> {
+        fs::create_dir_all(self.generation.join(name))?;
+        Ok(Folder {
+            publication: self,
+            rel: PathBuf::from(name),
+        })
+    }
+
+    /// The final paths of the files written, in the order written.
+    pub fn targets(&self) -> Vec<PathBuf> {
+        let written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        written.iter().map(|r| self.target.join(r)).collect()
+    }
+
+    /// Makes the new generation the folder's content, at once; returns the files' paths.
+    pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
+        self.carry_over()?;
+        let written = self.targets();
+        // Every folder of the generation to disk (the files were synced as they finished).
+        let mut folders = vec![self.generation.clone()];
+        let mut k = 0;
+        while k < folders.len() {
+            for e in fs::read_dir(&folders[k])?.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    folders.push(e.path());
+                }
+            }
+            sync_folder(&folders[k])?;
+            k += 1;
+        }
+        // The folder keeps its permissions (and, for root, its owner).
+        let old = fs::symlink_metadata(&self.target)?;
+        fs::set_permissions(
+            &self.generation,
+            fs::Permissions::from_mode(old.mode() & 0o7777),
+        )?;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let _ = std::os::unix::fs::chown(&self.generation, Some(old.uid()), Some(old.gid()));
+        }
+        if fault("kill-before-swap") {
+            std::process::abort();
+        }
+        match exchange(&self.generation, &self.target) {
+            Ok(()) => {
+                self.committed = true;
+                sync_folder(&self.parent)?;
+                // The previous generation now has the temporary name.
+                let _ = fs::remove_dir_all(&self.generation);
+            }
+            Err(e) if unsupported(&e) => {
+                eprintln!(
+                    "warning: this file system cannot swap folders atomically; the files of {} \
+                     are renamed one by one (a reader may see a mix of two runs meanwhile)",
+                    self.target.display()
+                );
+                self.rename_each()?;
+                self.committed = true;
+                sync_folder(&self.target)?;
+                let _ = fs::remove_dir_all(&self.generation);
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(written)
+    }
+
+    /// Links the entries of the current folder that this run neither writes nor owns into
+    /// the new generation.
+    fn carry_over(&self) -> io::Result<()> {
+        for e in fs::read_dir(&self.target)? {
+            let e = e?;
+            let name = e.file_name();
+            let owned = name
+                .to_str()
+                .is_some_and(|n| self.owned.iter().any(|o| o == n));
+            let dst = self.generation.join(&name);
+            if owned || fs::symlink_metadata(&dst).is_ok() {
+                continue;
+            }
+            link_tree(&e.path(), &dst)?;
+        }
+        Ok(())
+    }
+
+    /// The fallback without an atomic swap: each file renamed into place, the replaced ones
+    /// kept aside and put back if any rename fails.
+    fn rename_each(&self) -> io::Result<()> {
+        let aside = self.generation.join(temporary_name("previous"));
+        fs::create_dir(&aside)?;
+        let mut moves: Vec<(PathBuf, PathBuf)> = Vec::new();
+        // The previous content of the owned names goes aside, the new content comes in.
+        let mut plan: Vec<(PathBuf, PathBuf, PathBuf)> = Vec::new();
+        for n in &self.owned {
+            let new = self.generation.join(n);
+            plan.push((new, self.target.join(n), aside.join(n)));
+        }
+        let result = (|| -> io::Result<()> {
+            for (k, (new, live, old)) in plan.iter().enumerate() {
+                if fs::symlink_metadata(live).is_ok() {
+                    if fault(&format!("rename:{}", 2 * k)) {
+                        return Err(injected("a rename"));
+                    }
+                    fs::rename(live, old)?;
+                    moves.push((old.clone(), live.clone()));
+                }
+                if fs::symlink_metadata(new).is_ok() {
+                    if fault(&format!("rename:{}", 2 * k + 1)) {
+                        return Err(injected("a rename"));
+                    }
+                    fs::rename(new, live)?;
+                    moves.push((live.clone(), new.clone()));
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            // Undo in reverse order: the previous set is whole again.
+            for (from, to) in moves.iter().rev() {
+                let _ = fs::rename(from, to);
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Publication {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.generation);
+            if self.created {
+                let _ = fs::remove_dir(&self.target);
+            }
+        }
+    }
+}
+
+/// Recreates `src` at `dst` with hard links (folders recreated, files and symbolic links
+/// linked, never followed); a file that cannot be linked is copied.
+fn link_tree(src: &Path, dst: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(src)?;
+    if meta.is_dir() {
+        fs::DirBuilder::new()
+            .mode(meta.mode() & 0o7777)
+            .create(dst)?;
+        for e in fs::read_dir(src)? {
+            let e = e?;
+            link_tree(&e.path(), &dst.join(e.file_name()))?;
+        }
+        return Ok(());
+    }
+    match fs::hard_link(src, dst) {
+        Ok(()) => Ok(()),
+        Err(_) if meta.file_type().is_symlink() => {
+            std::os::unix::fs::symlink(fs::read_link(src)?, dst)
+        }
+        Err(_) if meta.is_file() => {
+            let mut from = open_no_follow(src)?;
+            let mut to = create_new(dst, meta.mode() & 0o7777)?;
+            io::copy(&mut from, &mut to)?;
+            to.sync_all()
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP)
+    ) || e.kind() == io::ErrorKind::Unsupported
+}
+
+/// Swaps two paths atomically.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    if fault("no-exchange") {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    if fault("exchange") {
+        return Err(injected("the swap"));
+    }
+    let ca = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let cb = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two valid NUL-terminated paths; renameat2 only reads them.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// A folder of a [`Publication`] to write files into.
+#[derive(Clone)]
+pub struct Folder<'p> {
+    publication: &'p Publication,
+    rel: PathBuf,
+}
+
+impl Folder<'_> {
+    /// Opens `name` for writing; [`StagedFile::finish`] completes it.
+    pub fn open(&self, name: &str) -> io::Result<StagedFile> {
+        let rel = self.rel.join(name);
+        let file = create_new(&self.publication.generation.join(&rel), 0o666)?;
+        self.publication
+            .written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(rel);
+        Ok(StagedFile(BufWriter::with_capacity(1 << 20, file)))
+    }
+
+    /// Writes `name` through `write`.
+    pub fn write(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut file = self.open(name)?;
+        write(&mut file)?;
+        file.finish()
+    }
+
+    /// Where `name` will be once published (for messages).
+    pub fn final_path(&self, name: &str) -> PathBuf {
+        self.publication.target.join(&self.rel).join(name)
+    }
+
+    /// Drops a subfolder and what was written in it from the new generation (a system of
+    /// `compare` that failed leaves no folder).
+    pub fn discard(self) -> io::Result<()> {
+        if self.rel.as_os_str().is_empty() {
+            return Ok(());
+        }
+        self.publication
+            .written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|r| !r.starts_with(&self.rel));
+        fs::remove_dir_all(self.publication.generation.join(&self.rel))
+    }
+}
+
+/// A file being written.
+pub struct StagedFile(BufWriter<File>);
+
+impl StagedFile {
+    /// Flushes and syncs the file to disk.
+    pub fn finish(self) -> io::Result<()> {
+        let file = self.0.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
+    }
+}
+
+impl Write for StagedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// The lock of a single file (a state): `.NAME.lock` beside it, created if missing and kept.
+pub struct FileLock(#[allow(dead_code)] File);
+
+impl FileLock {
+    /// Takes the lock of `path`, or fails at once if another run holds it.
+    pub fn take(path: &Path) -> io::Result<Self> {
+        let (dir, base) = split(path)?;
+        let lock_path = dir.join(format!(".{base}.lock"));
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&lock_path)
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot open the lock {}: {e}", lock_path.display()),
+                )
+            })?;
+        match f.try_lock() {
+            Ok(()) => Ok(Self(f)),
+            Err(fs::TryLockError::WouldBlock) => Err(busy(&path.display().to_string())),
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+}
+
+/// Replaces one file atomically: written under an exclusive temporary name in its folder,
+/// synced, renamed over `path` (a symbolic link there is replaced, never followed), and the
+/// folder synced. A killed run's temporary files for `path` are removed first.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let start = SystemTime::now();
+    let (dir, base) = split(path)?;
+    fs::create_dir_all(&dir)?;
+    remove_leftovers(&dir, &base, start);
+    let tmp = dir.join(temporary_name(&base));
+    let result = (|| {
+        let mut f = create_new(&tmp, 0o666)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        if fault("replace-file") {
+            return Err(injected("the rename"));
+        }
+        fs::rename(&tmp, path)?;
+        sync_folder(&dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Files in any folders, each written under an exclusive temporary name and renamed into
+/// place by [`FileSet::commit`] (for single-file outputs: simulations, matchmaking pairs).
+#[derive(Default)]
+pub struct FileSet {
+    files: Vec<(PathBuf, PathBuf)>,
+    committed: bool,
+}
+
+impl FileSet {
+    /// A new, empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Opens `path` for writing under its temporary name; [`StagedFile::finish`] completes
+    /// it.
+    pub fn open(&mut self, path: &Path) -> io::Result<StagedFile> {
+        let (dir, base) = split(path)?;
+        fs::create_dir_all(&dir)?;
+        remove_leftovers(&dir, &base, SystemTime::now());
+        let tmp = dir.join(temporary_name(&base));
+        let file = create_new(&tmp, 0o666)?;
+        self.files.push((tmp, path.to_path_buf()));
+        Ok(StagedFile(BufWriter::with_capacity(1 << 20, file)))
+    }
+
+    /// Writes `path` under its temporary name through `write`.
+    pub fn write(
+        &mut self,
+        path: &Path,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut w = self.open(path)?;
+        write(&mut w)?;
+        w.finish()
+    }
+
+    /// Renames every file into place.
+    pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
+        for (tmp, target) in &self.files {
+            fs::rename(tmp, target)?;
+            let (dir, _) = split(target)?;
+            sync_folder(&dir)?;
+        }
+        self.committed = true;
+        Ok(self.files.iter().map(|(_, t)| t.clone()).collect())
+    }
+}
+
+impl Drop for FileSet {
+    fn drop(&mut self) {
+        if !self.committed {
+            for (tmp, _) in &self.files {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_random_and_recognised() {
+        let names: std::collections::HashSet<String> =
+            (0..2000).map(|_| temporary_name("out")).collect();
+        assert_eq!(names.len(), 2000, "64 random bits: no repeats");
+        for n in &names {
+            assert!(is_temporary_name(n, "out"), "{n}");
+            assert!(!is_temporary_name(n, "ou"), "{n}");
+        }
+        // Foreign names that only look alike are not ours.
+        for n in [
+            ".out.rate-batch-000000000000ffff",
+            ".out.rate-batch-abc",
+            ".out.tmp-123",
+            ".x.tmp-123",
+            "out.rate-batch-0123456789abcdef",
+        ] {
+            assert!(!is_temporary_name(n, "out"), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_publication_replaces_its_names_and_keeps_the_rest() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let out = dir.path().join("out");
+        let p = Publication::begin(&out, &["a.txt", "b.txt", "sub"]).unwrap();
+        p.root().write("a.txt", |w| w.write_all(b"1a")).unwrap();
+        p.root().write("b.txt", |w| w.write_all(b"1b")).unwrap();
+        p.folder("sub")
+            .unwrap()
+            .write("c.txt", |w| w.write_all(b"1c"))
+            .unwrap();
+        let written = p.commit().unwrap();
+        assert_eq!(written.len(), 3);
+        fs::write(out.join("mine.txt"), "user").unwrap();
+        // Second run: writes a.txt only; b.txt and sub (owned) go, mine.txt stays.
+        let p = Publication::begin(&out, &["a.txt", "b.txt", "sub"]).unwrap();
+        p.root().write("a.txt", |w| w.write_all(b"2a")).unwrap();
+        p.commit().unwrap();
+        let mut names: Vec<String> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.txt", "mine.txt"]);
+        assert_eq!(fs::read_to_string(out.join("a.txt")).unwrap(), "2a");
+        assert_eq!(fs::read_to_string(out.join("mine.txt")).unwrap(), "user");
+        // Nothing left beside it.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A run that is dropped leaves the folder as it was and nothing beside it.
+        let p = Publication::begin(&out, &["a.txt"]).unwrap();
+        p.root().write("a.txt", |w| w.write_all(b"3a")).unwrap();
+        // A second run meanwhile is refused.
+        let e = Publication::begin(&out, &["a.txt"]).err().unwrap();
+        assert!(
+            e.to_string().contains("another rate-batch run is writing"),
+            "{e}"
+        );
+        drop(p);
+        assert_eq!(fs::read_to_string(out.join("a.txt")).unwrap(), "2a");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_replaced_file_is_whole_and_a_planted_link_is_replaced_not_followed() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        let state = dir.path().join("s.state");
+        std::os::unix::fs::symlink(&victim, &state).unwrap();
+        replace_file(&state, b"state").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(fs::read_to_string(&state).unwrap(), "state");
+        assert!(
+            !fs::symlink_metadata(&state)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let _lock = FileLock::take(&state).unwrap();
+        assert!(FileLock::take(&state).is_err(), "held");
+    }
+}
