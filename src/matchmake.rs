@@ -230,6 +230,7 @@ impl crate::systems::SystemVisitor for Plan<'_> {
     type Output = Result<Vec<Planned>, String>;
     fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
         let carry = self.carry_of.carry::<S::Player>()?;
+        crate::state::check_values(system, &self.carry_of.meta, &carry)?;
         let index = crate::history::NameIndex::new(&self.carry_of.meta.players);
         let job = self.job;
         let mut states = Vec::new();
@@ -320,7 +321,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         },
     )
     .map_err(UsageError)?
-    .map_err(UsageError)?;
+    .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
     crate::output::write_one(&job.out, |w| write_pairs(w, &plan))
         .with_context(|| format!("cannot write {}", job.out.display()))?;
     if !job.quiet {

@@ -280,6 +280,28 @@ impl Metrics {
         Self::default()
     }
 
+    /// Checks sums read back from a state file: finite, non-negative and within what their
+    /// counts allow (each participant's score is a percentage; each game's Brier score and
+    /// accuracy at most 1, its log-loss at most -ln 1e-15).
+    pub fn check(&self) -> Result<(), String> {
+        let ok =
+            |v: f64, count: u64, per: f64| v.is_finite() && v >= 0.0 && v <= count as f64 * per;
+        for (what, r) in [("all", &self.all), ("experienced", &self.experienced)] {
+            if !(ok(r.pair_sum, r.participants, 100.0) && ok(r.rank_sum, r.participants, 100.0)) {
+                return Err(format!("its {what} ranking metrics are out of range"));
+            }
+        }
+        let t = &self.two;
+        let max_loss = -P_CLIP.ln() + 1e-9;
+        if !(ok(t.log_loss, t.games, max_loss)
+            && ok(t.brier, t.games, 1.0)
+            && ok(t.accuracy, t.games, 1.0))
+        {
+            return Err("its two-player metrics are out of range".into());
+        }
+        Ok(())
+    }
+
     /// Scores a contest for all scored participants (`experienced = false`) or for the
     /// experienced subset (`true`).
     /// Returns the contest's score, `None` when it does not count.

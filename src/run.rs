@@ -559,8 +559,8 @@ pub fn replay_system(
                             .state
                             .as_ref()
                             .and_then(|s| s.resume_path)
-                            .map_or(String::new(), |p| format!("{}: ", p.display()));
-                        UsageError(format!("{file}{e}")).into()
+                            .map_or_else(String::new, |p| p.display().to_string());
+                        InputError::whole_file(file, e).into()
                     }
                 }
             })?;
@@ -954,7 +954,22 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         ))
         .into());
     }
+    // Every value, before anything else is read.
+    dispatch(job.system, &job.params, CheckState(&state))
+        .map_err(UsageError)?
+        .map_err(bad)?;
     Ok(state)
+}
+
+/// Reads a state's players for the system and checks every value.
+struct CheckState<'a>(&'a StateFile);
+
+impl SystemVisitor for CheckState<'_> {
+    type Output = Result<(), String>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let carry = self.0.carry::<S::Player>()?;
+        state::check_values(system, &self.0.meta, &carry)
+    }
 }
 
 /// A contest as messages name it: its label, or its number in the input.

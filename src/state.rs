@@ -2,9 +2,12 @@
 //! applies only what is new.
 //!
 //! The file: the 8 bytes `RBSTATE\0`, a little-endian `u32` format version, a little-endian
-//! `u64` length, the [`StateMeta`] (postcard), then the [`Carry`] of the system's player
-//! type (postcard). The meta part can be read without knowing the system, so that a state of
-//! another system or with other parameters is refused before anything else.
+//! `u64` length, the [`StateMeta`] (postcard), the [`Carry`] of the system's player type
+//! (postcard), and (version 3) the 64-bit XXH3 hash of everything before it, little-endian.
+//! The meta part can be read without knowing the system, so that a state of another system or
+//! with other parameters is refused before anything else. A file whose hash does not match its
+//! content (a byte changed, a value edited, the file cut short) is refused; so is one whose
+//! values are not finite or out of range ([`check_values`]), whatever its version.
 //!
 //! What a state holds: the system and its parameters, the replay options that change the
 //! result (period, decay, experience threshold, the fixed number of warm-up contests), every
@@ -25,7 +28,8 @@
 //! refused, since rating its new games as a round of their own would differ from a full
 //! replay.
 //!
-//! Version 1 files (without `pending`, `open_from` and `closed_series`) are still read.
+//! Version 1 files (without `pending`, `open_from` and `closed_series`) and version 2 files
+//! (without the hash) are still read.
 
 use crate::history::{Contest, History};
 use crate::replay::Carry;
@@ -34,8 +38,13 @@ use std::io::{Read, Write};
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 2;
+/// The format version this build writes (it reads 1 to this).
+pub const VERSION: u32 = 3;
+
+/// The hash that closes a version 3 file.
+fn hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
 
 /// Everything of a state but the players' system states.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,11 +117,15 @@ pub fn write_state<P: Serialize>(
 ) -> std::io::Result<()> {
     let head = postcard::to_stdvec(meta).map_err(std::io::Error::other)?;
     let body = postcard::to_stdvec(carry).map_err(std::io::Error::other)?;
-    w.write_all(MAGIC)?;
-    w.write_all(&VERSION.to_le_bytes())?;
-    w.write_all(&(head.len() as u64).to_le_bytes())?;
-    w.write_all(&head)?;
-    w.write_all(&body)
+    let mut all = Vec::with_capacity(28 + head.len() + body.len());
+    all.extend_from_slice(MAGIC);
+    all.extend_from_slice(&VERSION.to_le_bytes());
+    all.extend_from_slice(&(head.len() as u64).to_le_bytes());
+    all.extend_from_slice(&head);
+    all.extend_from_slice(&body);
+    let sum = hash(&all);
+    all.extend_from_slice(&sum.to_le_bytes());
+    w.write_all(&all)
 }
 
 /// A state file read up to its players' system states.
@@ -132,10 +145,25 @@ impl StateFile {
             return Err("not a rate-batch state file".into());
         }
         let version = u32::from_le_bytes(all[8..12].try_into().expect("4 bytes"));
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(format!(
                 "state format version {version}, this build reads versions 1 to {VERSION}"
             ));
+        }
+        if version >= 3 {
+            let Some(cut) = all.len().checked_sub(8).filter(|&c| c >= 20) else {
+                return Err("the state file is truncated".into());
+            };
+            let stored = u64::from_le_bytes(all[cut..].try_into().expect("8 bytes"));
+            if hash(&all[..cut]) != stored {
+                return Err(
+                    "damaged state file: its checksum does not match its content \
+                     (changed, cut short or corrupted since it was written); replay from \
+                     scratch or restore it"
+                        .into(),
+                );
+            }
+            all.truncate(cut);
         }
         let len = u64::from_le_bytes(all[12..20].try_into().expect("8 bytes")) as usize;
         let head = all
@@ -169,6 +197,51 @@ impl StateFile {
         }
         Ok(carry)
     }
+}
+
+/// Checks every value of a state read back: each player's rating and uncertainty finite and
+/// within the replay's divergence bound, times within the years 0 to 9999, the counts
+/// consistent, the metrics in range. A state that was written by a replay passes; one edited
+/// or damaged in a way the hash cannot see (versions 1 and 2) is refused here.
+pub fn check_values<S: crate::systems::RatingSystem>(
+    system: &S,
+    meta: &StateMeta,
+    carry: &Carry<S::Player>,
+) -> Result<(), String> {
+    let (lo, hi) = crate::ingest::time::TIME_RANGE;
+    let time_ok = |t: i64| (lo..=hi).contains(&t);
+    for (p, state) in carry.states.iter().enumerate() {
+        let name = meta.players.get(p).map_or("?", String::as_str);
+        if let Some(what) = crate::replay::runaway(&system.rating(state)) {
+            return Err(format!(
+                "damaged state file: player `{name}`'s {what} is not a finite number within \
+                 ±{:e}",
+                crate::replay::DIVERGENCE_BOUND
+            ));
+        }
+        let r = &carry.records[p];
+        if r.rounds > r.contests
+            || r.wins as u64 + r.draws as u64 + r.losses as u64 != r.contests as u64
+            || (r.contests > 0 && !time_ok(r.last_time))
+        {
+            return Err(format!(
+                "damaged state file: player `{name}`'s record is inconsistent"
+            ));
+        }
+    }
+    carry
+        .metrics
+        .check()
+        .map_err(|e| format!("damaged state file: {e}"))?;
+    let watermark_ok = meta.watermark.as_ref().is_none_or(|(t, _)| time_ok(*t));
+    if !watermark_ok
+        || !meta.open_from.is_none_or(time_ok)
+        || !meta.decay_per_day.is_finite()
+        || carry.history_rows != meta.history_rows
+    {
+        return Err("damaged state file: its bookkeeping is inconsistent".into());
+    }
+    Ok(())
 }
 
 /// A stable 64-bit digest of a contest's content (FNV-1a over its fields), independent of
@@ -254,13 +327,24 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v3 = bytes.clone();
-        v3[8] = 3;
+        let mut v4 = bytes.clone();
+        v4[8] = 4;
         assert!(
-            StateFile::read(&mut v3.as_slice())
+            StateFile::read(&mut v4.as_slice())
                 .unwrap_err()
-                .contains("version 3")
+                .contains("version 4")
         );
+        // Any byte changed, or the file cut short: the checksum refuses it.
+        for k in [12, 20, bytes.len() / 2, bytes.len() - 9, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[k] ^= 0x10;
+            assert!(
+                StateFile::read(&mut bad.as_slice())
+                    .unwrap_err()
+                    .contains("checksum does not match"),
+                "byte {k}"
+            );
+        }
         // A version 1 file (no pending contests) is still read.
         #[derive(Serialize)]
         struct V1<'a> {
@@ -304,6 +388,12 @@ mod tests {
         );
         assert_eq!(old.carry::<(f64, f64)>().unwrap().rounds_done, 9);
         let cut = &bytes[..bytes.len() - 3];
+        assert!(StateFile::read(&mut &cut[..]).is_err());
+        // A version 2 file (no checksum) cut short fails when its players are read.
+        let mut v2 = bytes[..bytes.len() - 8].to_vec();
+        v2[8] = 2;
+        assert!(StateFile::read(&mut v2.as_slice()).is_ok());
+        let cut = &v2[..v2.len() - 3];
         let file = StateFile::read(&mut &cut[..]).unwrap();
         assert!(file.carry::<(f64, f64)>().is_err());
     }

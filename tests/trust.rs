@@ -608,3 +608,95 @@ fn a_state_may_not_overwrite_an_input() {
     );
     assert_eq!(std::fs::read(&input).unwrap(), text);
 }
+
+// ---------------------------------------------------------------- state integrity
+
+/// A state with one byte changed, a rating edited in place, cut short, or holding NaN (with
+/// its checksum recomputed, or in the older format without one) is refused: exit 1, the state
+/// file named, nothing written.
+#[test]
+fn a_damaged_state_is_refused_naming_the_file() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), "g.csv", 120);
+    let state = dir.path().join("elo.state");
+    let out = dir.path().join("o");
+    let o = replay_into(&input, &out, &["--save-state", s(&state)]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let good = std::fs::read(&state).unwrap();
+    let resume = |bytes: &[u8]| {
+        let p = dir.path().join("damaged.state");
+        std::fs::write(&p, bytes).unwrap();
+        let o = replay_into(
+            &input,
+            &dir.path().join("o2"),
+            &["--resume", s(&p), "--history-format", "none"],
+        );
+        let written = dir.path().join("o2").exists();
+        let _ = std::fs::remove_dir_all(dir.path().join("o2"));
+        (o.status.code(), texts(&o).1, written)
+    };
+    assert_eq!(resume(&good).0, Some(0), "the state itself is fine");
+    // The top player's rating, as the f64 the file holds.
+    let board = read_csv(&out.join("leaderboard.csv"));
+    let top: f64 = board[1][2].parse().unwrap();
+    let at = good
+        .windows(8)
+        .position(|w| w == top.to_le_bytes())
+        .expect("the rating is in the file");
+    let with = |k: usize, v: &[u8]| {
+        let mut b = good.clone();
+        b[k..k + v.len()].copy_from_slice(v);
+        b
+    };
+    let rehash = |mut b: Vec<u8>| {
+        let n = b.len() - 8;
+        let sum = xxhash_rust::xxh3::xxh3_64(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "a byte changed",
+            with(good.len() / 2, &[good[good.len() / 2] ^ 1]),
+            "checksum",
+        ),
+        (
+            "a rating edited",
+            with(at, &(top + 100.0).to_le_bytes()),
+            "checksum",
+        ),
+        ("cut short", good[..good.len() - 20].to_vec(), "checksum"),
+        (
+            "cut to nothing",
+            good[..10].to_vec(),
+            "not a rate-batch state file",
+        ),
+        (
+            "NaN, checksum recomputed",
+            rehash(with(at, &f64::NAN.to_le_bytes())),
+            "rating NaN is not a finite number",
+        ),
+        (
+            "1e300, checksum recomputed",
+            rehash(with(at, &1e300f64.to_le_bytes())),
+            "is not a finite number within",
+        ),
+        (
+            "NaN in a version 2 file",
+            {
+                let mut b = with(at, &f64::NAN.to_le_bytes());
+                b.truncate(b.len() - 8);
+                b[8] = 2;
+                b
+            },
+            "rating NaN",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        let (code, err, written) = resume(&bytes);
+        assert_eq!(code, Some(1), "{what}: {err}");
+        assert!(!written, "{what}: nothing written");
+        assert!(err.contains("damaged.state"), "{what}: {err}");
+        assert!(err.contains(says), "{what}: {err}");
+    }
+}
