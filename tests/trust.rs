@@ -700,3 +700,96 @@ fn a_damaged_state_is_refused_naming_the_file() {
         assert!(err.contains(says), "{what}: {err}");
     }
 }
+
+// ---------------------------------------------------------------- bounded work
+
+/// Runs the binary and kills it after `limit` (a hang fails the test instead of CI).
+fn run_bounded(args: &[&str], limit: std::time::Duration) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("{args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Inputs that used to hang or take quadratic time: contests at the extreme i64 times with
+/// --report, a PGN game with a million tag pairs, a CSV with 100,000 columns, a line of 17 MiB.
+/// Each ends at once with an answer (each takes well under a second here; the limit only
+/// catches a hang).
+#[test]
+fn hostile_inputs_end_quickly_with_a_clear_answer() {
+    let dir = TempDir::new().unwrap();
+    let limit = std::time::Duration::from_secs(60);
+    let json = write(
+        dir.path(),
+        "extreme.json",
+        &format!(
+            r#"[{{"name":"a","time_seconds":{},"standings":[["x",0,0],["y",1,1]]}},
+               {{"name":"b","time_seconds":{},"standings":[["y",0,0],["x",1,1]]}}]"#,
+            i64::MIN,
+            i64::MAX
+        ),
+    );
+    let out = dir.path().join("o");
+    let o = run_bounded(&["replay", s(&json), "--report", "--out", s(&out)], limit);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        texts(&o).1.contains("outside the years 0 to 9999"),
+        "{}",
+        texts(&o).1
+    );
+
+    let mut pgn = String::with_capacity(30_000_000);
+    for k in 0..1_000_000 {
+        let _ = writeln!(pgn, "[Tag{k} \"v\"]");
+    }
+    pgn.push_str("[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[Date \"2021.01.01\"]\n");
+    let pgn = write(dir.path(), "tags.pgn", &pgn);
+    let o = run_bounded(&["replay", s(&pgn), "--out", s(&out)], limit);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        texts(&o)
+            .1
+            .contains("tags.pgn, line 1: the game has more than 10000 tag pairs"),
+        "{}",
+        texts(&o).1
+    );
+
+    let columns: Vec<String> = (0..100_000).map(|k| format!("c{k}")).collect();
+    let csv = write(
+        dir.path(),
+        "wide.csv",
+        &format!(
+            "time,a,b,result,{}\n2021-01-01,x,y,1,{}\n",
+            columns.join(","),
+            vec!["0"; 100_000].join(",")
+        ),
+    );
+    let o = run_bounded(&["replay", s(&csv), "--out", s(&out), "--quiet"], limit);
+    assert!(o.status.success(), "{}", texts(&o).1);
+
+    let long = write(
+        dir.path(),
+        "long.csv",
+        &format!("time,a,b,result\n2021-01-01,x,{},1\n", "y".repeat(17 << 20)),
+    );
+    let o = run_bounded(&["replay", s(&long), "--out", s(&out)], limit);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        texts(&o)
+            .1
+            .contains("long.csv, line 2: line 2 is longer than 16 MiB"),
+        "{}",
+        texts(&o).1
+    );
+}

@@ -134,6 +134,19 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
         Some(name) => format!("{id} ({name})"),
         None => id.to_string(),
     });
+    let (lo_t, hi_t) = super::time::TIME_RANGE;
+    if !(lo_t..=hi_t).contains(&c.time_seconds) {
+        return ctx.reject(
+            at,
+            FieldError::new(
+                "time_seconds",
+                format!(
+                    "{} is outside the years 0 to 9999 as Unix seconds",
+                    c.time_seconds
+                ),
+            ),
+        );
+    }
     let weight = match c.weight.map(super::check_weight) {
         None => 1.0,
         Some(Ok(w)) => w,

@@ -11,11 +11,43 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::rc::Rc;
 
+/// The longest line a text input may have (CSV and PGN): far beyond any record of a history,
+/// small enough that no single line can exhaust memory.
+pub const MAX_LINE: u64 = 16 << 20;
+
+/// The error a line longer than [`MAX_LINE`] raises (inside an `io::Error`).
+#[derive(Debug)]
+pub struct LineTooLong {
+    /// The 1-based line.
+    pub line: u64,
+}
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} is longer than {} MiB, the most a line may hold",
+            self.line,
+            MAX_LINE >> 20
+        )
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
+/// The line of a [`LineTooLong`] inside an I/O error, if that is what it is.
+pub fn too_long(e: &std::io::Error) -> Option<u64> {
+    e.get_ref()?.downcast_ref::<LineTooLong>().map(|l| l.line)
+}
+
 /// Wraps a reader and notes where its newlines are.
 pub struct Counting<R> {
     inner: R,
     offset: u64,
     ahead: Rc<RefCell<VecDeque<(u64, bool)>>>,
+    /// Line feeds passed, and the offset just after the last one.
+    lfs: u64,
+    line_start: u64,
 }
 
 /// Answers the line of a byte offset, for offsets that never decrease.
@@ -32,6 +64,8 @@ pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
             inner,
             offset: 0,
             ahead: Rc::clone(&ahead),
+            lfs: 0,
+            line_start: 0,
         },
         Lines { ahead, before: 0 },
     )
@@ -42,9 +76,20 @@ impl<R: Read> Read for Counting<R> {
         let n = self.inner.read(buf)?;
         let mut ahead = self.ahead.borrow_mut();
         for i in memchr::memchr2_iter(b'\n', b'\r', &buf[..n]) {
-            ahead.push_back((self.offset + i as u64, buf[i] == b'\n'));
+            let lf = buf[i] == b'\n';
+            ahead.push_back((self.offset + i as u64, lf));
+            if lf {
+                self.lfs += 1;
+                self.line_start = self.offset + i as u64 + 1;
+            }
         }
         self.offset += n as u64;
+        if self.offset - self.line_start > MAX_LINE {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                LineTooLong { line: self.lfs + 1 },
+            ));
+        }
         Ok(n)
     }
 }

@@ -9,24 +9,41 @@
 
 use super::{Context, FieldError, Location};
 use anyhow::Context as _;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+
+/// The tags the reader uses; the others are only counted and checked for repeats.
+const USED_TAGS: [&str; 6] = ["White", "Black", "Result", "Date", "UTCDate", "UTCTime"];
+
+/// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
+/// hostile file cannot make one game cost without bound.
+pub(crate) const MAX_TAGS: usize = 10_000;
 
 #[derive(Default)]
 struct Game {
     line: u64,
-    tags: Vec<(String, String, u64)>,
+    /// The used tags: value and line.
+    tags: [Option<(String, u64)>; USED_TAGS.len()],
+    /// Every tag name seen (a repeated one starts the next game in files without move text).
+    seen: rustc_hash::FxHashSet<String>,
 }
 
 impl Game {
     fn tag(&self, name: &str) -> Option<(&str, u64)> {
-        self.tags
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, v, l)| (v.as_str(), *l))
+        let k = USED_TAGS.iter().position(|t| *t == name)?;
+        self.tags[k].as_ref().map(|(v, l)| (v.as_str(), *l))
+    }
+    fn has(&self, name: &str) -> bool {
+        self.seen.contains(name)
+    }
+    fn add(&mut self, name: String, value: String, line: u64) {
+        if let Some(k) = USED_TAGS.iter().position(|t| *t == name) {
+            self.tags[k] = Some((value, line));
+        }
+        self.seen.insert(name);
     }
     fn is_empty(&self) -> bool {
-        self.tags.is_empty()
+        self.seen.is_empty()
     }
 }
 
@@ -42,26 +59,44 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     let mut comment_depth = 0usize;
     loop {
         buf.clear();
-        let n = r
+        let n = (&mut r)
+            .take(super::lines::MAX_LINE + 1)
             .read_until(b'\n', &mut buf)
             .with_context(|| format!("cannot read {}", path.display()))?;
         if n == 0 {
             break;
         }
         line_no += 1;
+        if n as u64 > super::lines::MAX_LINE {
+            let e = super::lines::LineTooLong { line: line_no };
+            return Err(ctx
+                .error(Location::Line(line_no), FieldError::whole(e.to_string()))
+                .into());
+        }
         let text = decode(&buf);
         let line = text.trim_start_matches('\u{feff}').trim();
         if comment_depth == 0 && line.starts_with('[') {
             let (name, value) = parse_tag(line)
                 .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
-            if in_moves || game.tag(&name).is_some() {
+            if in_moves || game.has(&name) {
                 finish_game(ctx, std::mem::take(&mut game))?;
                 in_moves = false;
             }
             if game.is_empty() {
                 game.line = line_no;
             }
-            game.tags.push((name, value, line_no));
+            if game.seen.len() >= MAX_TAGS {
+                return Err(ctx
+                    .error(
+                        Location::Line(game.line),
+                        FieldError::whole(format!(
+                            "the game has more than {MAX_TAGS} tag pairs (line {line_no}): not \
+                             a chess game's header"
+                        )),
+                    )
+                    .into());
+            }
+            game.add(name, value, line_no);
             continue;
         }
         if line.is_empty() || line.starts_with('%') {

@@ -7,7 +7,7 @@ use super::standings::{StandingsReader, StandingsSchema};
 use super::{ColumnMap, Context, FieldError, Format, IngestOptions, InputError, Location};
 use anyhow::Context as _;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// Index of the column named `name` (case-insensitive, surrounding spaces and a BOM ignored).
@@ -45,7 +45,7 @@ fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
 
 fn first_line(path: &Path) -> anyhow::Result<String> {
     let mut line = String::new();
-    let mut r = BufReader::new(open(path)?);
+    let mut r = BufReader::new(open(path)?).take(super::lines::MAX_LINE);
     let mut buf = Vec::new();
     r.read_until(b'\n', &mut buf)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -183,8 +183,9 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
             .into());
     }
     // Columns are found by name (any case): a name given twice would be ambiguous.
-    for (i, h) in header.iter().enumerate() {
-        if !h.is_empty() && header[..i].iter().any(|g| g.eq_ignore_ascii_case(h)) {
+    let mut names = rustc_hash::FxHashSet::default();
+    for h in &header {
+        if !h.is_empty() && !names.insert(h.to_ascii_lowercase()) {
             return Err(ctx
                 .error(
                     Location::Line(1),
@@ -203,6 +204,13 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
+                if let csv::ErrorKind::Io(io) = e.kind()
+                    && let Some(line) = super::lines::too_long(io)
+                {
+                    return Err(ctx
+                        .error(Location::Line(line), FieldError::whole(io.to_string()))
+                        .into());
+                }
                 if e.is_io_error() {
                     return Err(
                         anyhow::Error::new(e).context(format!("cannot read {}", path.display()))

@@ -292,11 +292,17 @@ fn time_ticks(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
         7 * DAY,
         14 * DAY,
     ] {
-        if (t1 - t0) / step < max as i64 {
-            let first =
-                t0.div_euclid(step) * step + if t0.rem_euclid(step) == 0 { 0 } else { step };
-            let ticks: Vec<i64> = (0..)
-                .map(|i| first + i * step)
+        // Wide arithmetic and a bounded count: any pair of times ends (extreme ones included).
+        if (t1 as i128 - t0 as i128) / (step as i128) < max as i128 {
+            let Some(first) = t0
+                .div_euclid(step)
+                .checked_mul(step)
+                .and_then(|t| t.checked_add(if t0.rem_euclid(step) == 0 { 0 } else { step }))
+            else {
+                return (Vec::new(), false);
+            };
+            let ticks: Vec<i64> = (0..=max as i64)
+                .map_while(|i| first.checked_add(i * step))
                 .take_while(|&t| t <= t1)
                 .collect();
             return (ticks, step < DAY);
@@ -314,8 +320,10 @@ fn time_ticks(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
     for step in [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1_200, 6_000] {
         // The first month boundary at or after t0 whose index is a multiple of the step.
         let mut m = m0.div_euclid(step) * step;
-        while month_start(m).is_some_and(|t| t < t0) {
-            m += step;
+        for _ in 0..2 {
+            if month_start(m).is_some_and(|t| t < t0) {
+                m += step;
+            }
         }
         let ticks: Vec<i64> = (0..=max)
             .map_while(|i| month_start(m + i as i64 * step))
@@ -332,7 +340,7 @@ fn time_ticks(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
 fn time_axis(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
     let (ticks, with_time) = time_ticks(t0, t1, max);
     if ticks.is_empty() {
-        (vec![t0, t1], t1 - t0 < 3 * 86_400)
+        (vec![t0, t1], (t1 as i128 - t0 as i128) < 3 * 86_400)
     } else {
         (ticks, with_time)
     }
@@ -1110,6 +1118,20 @@ mod tests {
             let w: u64 = win.iter().map(|x| x.1 as u64).sum();
             let s: f64 = win.iter().map(|x| x.0 * x.1 as f64).sum();
             assert!((v.unwrap() - s / w as f64).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn time_axes_end_for_any_times() {
+        for (t0, t1) in [
+            (i64::MIN, i64::MAX),
+            (i64::MAX, i64::MAX),
+            (i64::MIN, i64::MIN),
+            (i64::MAX - 1, i64::MAX),
+            (0, i64::MAX),
+        ] {
+            let (ticks, _) = time_axis(t0, t1, 8);
+            assert!(!ticks.is_empty() && ticks.len() <= 9, "{t0} {t1}");
         }
     }
 
