@@ -1,4 +1,82 @@
 use clap::Parser;
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The system allocator, except that running out of memory ends the run with a message and
+/// exit code 3 instead of an abort (exit 134): the outputs are written all at once or not at
+/// all, so nothing is lost but the run itself. Reached when the memory check before reading
+/// (`ingest::budget`) underestimated, or when a limit changed during the run.
+struct ExitOnOom;
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only a failed
+// allocation is turned into an exit instead of a null pointer.
+unsafe impl GlobalAlloc for ExitOnOom {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded with the caller's pointer, layout and size.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            out_of_memory(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: ExitOnOom = ExitOnOom;
+
+/// Prints the error without allocating and exits with code 3 at once.
+fn out_of_memory(size: usize) -> ! {
+    let mut msg = [0u8; 320];
+    let mut n = 0;
+    let mut put = |b: &[u8]| {
+        let k = b.len().min(msg.len() - n);
+        msg[n..n + k].copy_from_slice(&b[..k]);
+        n += k;
+    };
+    put(b"error: out of memory: an allocation of ");
+    let mut digits = [0u8; 20];
+    let mut d = digits.len();
+    let mut v = size;
+    loop {
+        d -= 1;
+        digits[d] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    put(&digits[d..]);
+    put(
+        b" bytes failed (the machine's memory, the cgroup's limit or ulimit -v); nothing was \
+          written: use a machine with more memory, or replay the history in parts \
+          (--save-state, then --resume)\n",
+    );
+    // SAFETY: writes a valid buffer to stderr, then ends the process without unwinding or
+    // running anything that could allocate.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), n);
+        libc::_exit(3);
+    }
+}
 use rate_batch::cli::{Cli, run};
 use rate_batch::run::exit_code;
 

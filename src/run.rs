@@ -353,7 +353,11 @@ pub fn load(
     truth: Option<&Path>,
 ) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
-    check_memory(input)?;
+    let format = match ingest_opts.format {
+        Some(f) => f,
+        None => crate::ingest::detect(input)?,
+    };
+    crate::ingest::budget::check(input, format, &ingest_opts.map)?;
     let history = ingest(input, ingest_opts)?;
     let (seeds, seeds_absent) = match initial_ratings {
         Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
@@ -381,67 +385,6 @@ pub fn load(
         ingest_time: t0.elapsed(),
         truth,
     })
-}
-
-/// Bytes of memory a replay needs per byte of input, measured with `/usr/bin/time -v`: a games
-/// CSV 2.1 (3.9 GiB, 4.19 GB, for the 1.97 GB file of 40 million games, Elo; 2.8 for a 49 MB
-/// file, where fixed costs weigh more), the Codeforces JSON folder 4.4 (440 MiB for 101 MiB).
-/// Text formats
-/// get the first, contest JSON the second, with a margin; Parquet is compressed by an unknown
-/// factor and is not checked.
-const MEMORY_PER_TEXT_BYTE: f64 = 2.5;
-const MEMORY_PER_JSON_BYTE: f64 = 4.5;
-
-/// Refuses, before reading, an input whose replay would need more memory than the machine
-/// has available (only for inputs of more than 256 MB, and only where the available memory can
-/// be read: Linux's /proc/meminfo), instead of running out of memory half-way.
-fn check_memory(input: &Path) -> Result<(), InputError> {
-    let ext = input
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    let (size, factor): (u64, f64) = match std::fs::metadata(input) {
-        Ok(m) if m.is_dir() => (
-            std::fs::read_dir(input)
-                .map(|d| {
-                    d.flatten()
-                        .filter_map(|e| e.metadata().ok())
-                        .map(|m| m.len())
-                        .sum()
-                })
-                .unwrap_or(0),
-            MEMORY_PER_JSON_BYTE,
-        ),
-        Ok(_) if ext == "parquet" || ext == "pq" => return Ok(()),
-        Ok(m) if ext == "json" => (m.len(), MEMORY_PER_JSON_BYTE),
-        Ok(m) => (m.len(), MEMORY_PER_TEXT_BYTE),
-        Err(_) => return Ok(()),
-    };
-    if size < 256 << 20 {
-        return Ok(());
-    }
-    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
-        t.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
-    let need = size as f64 * factor;
-    match available {
-        Some(avail) if need > avail as f64 => Err(InputError::whole_file(
-            input.display().to_string(),
-            format!(
-                "{:.1} GB of input needs about {:.1} GB of memory to replay and {:.1} GB is \
-                 available; use a machine with more memory, or replay the history in parts \
-                 (--save-state on the older part, then --resume with the rest)",
-                size as f64 / 1e9,
-                need / 1e9,
-                avail as f64 / 1e9
-            ),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// Checks the options shared by `replay` and `compare`.

@@ -793,3 +793,70 @@ fn hostile_inputs_end_quickly_with_a_clear_answer() {
         texts(&o).1
     );
 }
+
+/// Runs the binary under `ulimit -v` (KiB).
+fn under_ulimit(kib: u64, args: &[&str]) -> std::process::Output {
+    let mut line = format!(
+        "ulimit -v {kib} && exec '{}'",
+        env!("CARGO_BIN_EXE_rate-batch")
+    );
+    for a in args {
+        line.push_str(&format!(" '{a}'"));
+    }
+    std::process::Command::new("sh")
+        .args(["-c", &line])
+        .output()
+        .unwrap()
+}
+
+/// A history of only new players (each game two new names) under `ulimit -v`: one large
+/// enough to be checked is refused before reading with the estimate and the limit named; one
+/// small enough to pass the check runs out of memory and ends with a message and exit 3, not
+/// an abort (134).
+#[test]
+fn a_run_that_cannot_fit_ends_with_a_clear_error_not_an_abort() {
+    let dir = TempDir::new().unwrap();
+    let distinct = |games: usize, name: &str| {
+        let mut text = String::with_capacity(games * 40);
+        text.push_str("time,a,b,result\n");
+        for k in 0..games {
+            let _ = writeln!(text, "2021-01-01T00:00:00Z,a{k},b{k},1");
+        }
+        write(dir.path(), name, &text)
+    };
+    let out = dir.path().join("o");
+    let big = distinct(1_000_000, "big.csv");
+    let o = under_ulimit(
+        400_000,
+        &[
+            "replay",
+            s(&big),
+            "--out",
+            s(&out),
+            "--history-format",
+            "none",
+        ],
+    );
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("needs about") && err.contains("ulimit -v"),
+        "{err}"
+    );
+    let small = distinct(500_000, "small.csv");
+    let o = under_ulimit(
+        200_000,
+        &[
+            "replay",
+            s(&small),
+            "--out",
+            s(&out),
+            "--history-format",
+            "none",
+        ],
+    );
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.starts_with("error: out of memory"), "{err}");
+    assert!(!out.join("leaderboard.csv").exists());
+}
