@@ -168,7 +168,8 @@ pub struct RunArgs {
     /// Fraction of the contests, from the start, that update ratings but are not scored.
     #[arg(long, default_value_t = 0.1)]
     pub warmup: f64,
-    /// Print nothing on success (errors still go to stderr).
+    /// Print nothing on success but the JSON log with --log-format json (errors still go to
+    /// stderr).
     #[arg(long)]
     pub quiet: bool,
     /// `json`: on success one JSON object on stdout (what was read, applied and written, and

@@ -339,7 +339,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .into_iter()
         .filter(|p| p.parent() == Some(job.out.as_path()))
         .collect();
-    if job.json && !job.quiet {
+    if job.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
             "input": history.source.path,

@@ -802,7 +802,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let result = &outcome.result;
     let rows = &outcome.rows;
 
-    if job.json && !job.quiet {
+    if job.json {
         let doc = serde_json::json!({
             "status": "ok",
             "system": result.system,
@@ -1071,7 +1071,7 @@ fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
     if s.skipped_unfinished > 0 {
         writeln!(
             out,
-            "skipped {} unfinished games (result `*`)",
+            "skipped {} unplayed games (no result: `*`, `NA` or empty)",
             s.skipped_unfinished
         )?;
     }

@@ -731,3 +731,81 @@ fn interleaved_series_resume_exactly_or_are_refused() {
         texts(&o).1
     );
 }
+
+/// The README's nightly recipe as printed: its first-night command, then its crontab line
+/// (run by `sh`, with `rate-batch` on the PATH) on a history that grew, with `--quiet
+/// --log-format json`: the log holds one JSON object per night, and the outputs equal a full
+/// replay's.
+#[test]
+fn the_readme_cron_line_works_as_printed() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let first_at = lines
+        .iter()
+        .position(|l| l.trim() == "# first night: replay everything, keep the state")
+        .expect("the README's first-night command");
+    let first_night = format!(
+        "{} {}",
+        lines[first_at + 1].trim().trim_end_matches('\\'),
+        lines[first_at + 2].trim()
+    );
+    let cron = lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("30 3 * * *"))
+        .expect("the README's crontab line")
+        .trim()
+        .to_string();
+    let dir = TempDir::new().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_rate-batch"), bin.join("rate-batch")).unwrap();
+    let league = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/chess-league.csv"),
+    )
+    .unwrap();
+    let rows: Vec<&str> = league.lines().collect();
+    let home = dir.path().join("league");
+    std::fs::create_dir_all(home.join("logs")).unwrap();
+    let sh = |command: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&home)
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .output()
+            .unwrap()
+    };
+    std::fs::write(home.join("league.csv"), rows[..1000].join("\n") + "\n").unwrap();
+    let o = sh(&first_night);
+    assert!(o.status.success(), "{first_night}: {}", texts(&o).1);
+    for upto in [1800, rows.len()] {
+        std::fs::write(home.join("league.csv"), rows[..upto].join("\n") + "\n").unwrap();
+        let command = cron.replace("cd /srv/league", &format!("cd '{}'", home.display()));
+        let o = sh(&command);
+        assert!(o.status.success(), "{command}");
+    }
+    let log = std::fs::read_to_string(home.join("logs/ratings.jsonl")).unwrap();
+    let nights: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    assert_eq!(nights.len(), 2, "{log}");
+    for n in &nights {
+        assert_eq!(n["status"], "ok");
+        assert!(n["contests_applied"].as_u64().unwrap() > 0);
+    }
+    // The same leaderboard as one replay of the whole history.
+    let full = dir.path().join("full");
+    replay_ok(
+        &home.join("league.csv"),
+        &full,
+        &["--system", "glicko2", "--period", "day"],
+    );
+    assert_eq!(
+        std::fs::read(full.join("leaderboard.csv")).unwrap(),
+        std::fs::read(home.join("site/ratings/leaderboard.csv")).unwrap()
+    );
+}

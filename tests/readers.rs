@@ -946,6 +946,61 @@ fn parquet_games_and_standings_with_typed_columns() {
         "rank `0` is not a positive integer",
     );
 
+    // A column that is not one value per row, and bytes that are not text: named with the
+    // file, the column and (for the bytes) the row.
+    let lists = dir.path().join("lists.parquet");
+    let df = DataFrame::new(
+        2,
+        vec![
+            Column::new("time".into(), vec!["2021-01-01", "2021-01-02"]),
+            Column::new("a".into(), vec!["p", "q"]),
+            Column::new("b".into(), vec!["q", "p"]),
+            Column::new(
+                "result".into(),
+                vec![
+                    Series::new("".into(), [1.0f64]),
+                    Series::new("".into(), [0.0f64]),
+                ],
+            ),
+        ],
+    )
+    .unwrap();
+    parquet(&lists, df);
+    let e = ingest(&lists, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert_error(
+        &e,
+        "lists.parquet",
+        Location::File,
+        Some("result"),
+        "a list per row, not one value",
+    );
+    let bytes = dir.path().join("bytes.parquet");
+    let df = DataFrame::new(
+        2,
+        vec![
+            Column::new("time".into(), vec!["2021-01-01", "2021-01-02"]),
+            Column::new("a".into(), vec![&b"p"[..], &[0xff, 0xfe][..]]),
+            Column::new("b".into(), vec!["q", "r"]),
+            Column::new("result".into(), vec![1.0f64, 0.0]),
+        ],
+    )
+    .unwrap();
+    parquet(&bytes, df);
+    let e = ingest(&bytes, &opts())
+        .unwrap_err()
+        .downcast::<InputError>()
+        .unwrap();
+    assert_error(
+        &e,
+        "bytes.parquet",
+        Location::Row(2),
+        Some("a"),
+        "not UTF-8",
+    );
+
     let nores = dir.path().join("nores.parquet");
     let df = DataFrame::new(
         1,
@@ -1046,4 +1101,69 @@ fn series_ids_name_one_best_of_n() {
         e.message.contains("has no player of its earlier games"),
         "{e}"
     );
+}
+
+/// A byte-order mark before contest JSON is read, as it is before CSV and PGN.
+#[test]
+fn json_with_a_byte_order_mark() {
+    let text = format!(
+        "\u{feff}[{}]",
+        contest_json("c", 1, r#"["a",0,0],["b",1,1]"#)
+    );
+    let h = read("bom.json", &text).unwrap();
+    assert_eq!(h.len(), 1);
+    let dir = TempDir::new().unwrap();
+    write(
+        dir.path(),
+        "0.json",
+        &format!("\u{feff}{}", contest_json("c", 1, r#"["a",0,0],["b",1,1]"#)),
+    );
+    assert_eq!(ingest(dir.path(), &opts()).unwrap().len(), 1);
+}
+
+/// Fixtures not played yet (`NA` or empty scores, as football files publish them; `NA`, `*`
+/// or empty results) are skipped and counted as unplayed, like PGN's `*`; for `winner` an
+/// empty cell stays a draw.
+#[test]
+fn unplayed_fixtures_are_skipped_and_counted() {
+    let h = read(
+        "f.csv",
+        "date,home,away,hs,as\n2026-06-01,X,Y,2,1\n2026-07-01,X,Z,NA,NA\n2026-07-02,Y,Z,,\n",
+    );
+    assert!(
+        h.is_err(),
+        "the default column names are needed without --map"
+    );
+    let dir = TempDir::new().unwrap();
+    let o = IngestOptions {
+        map: rate_batch::ingest::ColumnMap::parse("time=date,a=home,b=away,score_a=hs,score_b=as")
+            .unwrap(),
+        format: Some(rate_batch::ingest::Format::Games),
+        ..opts()
+    };
+    let h = read_with(
+        &dir,
+        "f.csv",
+        "date,home,away,hs,as\n2026-06-01,X,Y,2,1\n2026-07-01,X,Z,NA,NA\n2026-07-02,Y,Z,,\n",
+        &o,
+    )
+    .unwrap();
+    assert_eq!(h.len(), 1);
+    assert_eq!(h.source.skipped_unfinished, 2);
+    assert_eq!(h.source.skipped_invalid, 0);
+    assert_eq!(h.player_count(), 2, "Z played nothing yet");
+    let h = read(
+        "r.csv",
+        "time,a,b,result\n2021-01-01,a,b,1\n2021-01-02,a,b,NA\n2021-01-03,a,b,*\n2021-01-04,a,b,\n",
+    )
+    .unwrap();
+    assert_eq!((h.len(), h.source.skipped_unfinished), (1, 3));
+    let h = read(
+        "w.csv",
+        "time,a,b,winner\n2021-01-01,a,b,\n2021-01-02,a,b,NA\n",
+    )
+    .unwrap();
+    assert_eq!((h.len(), h.source.skipped_unfinished), (1, 1));
+    assert_eq!(contests(&h)[0][0].1, 0, "empty winner: a draw");
+    assert_eq!(contests(&h)[0][0].2, 1);
 }

@@ -54,6 +54,12 @@ fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     Ok(files)
 }
 
+/// The bytes after a UTF-8 byte-order mark, which some editors write (JSON forbids it, but CSV
+/// and PGN files with one are read too).
+fn without_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b)
+}
+
 fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
     let message = match e.classify() {
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
@@ -89,7 +95,7 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         .collect::<anyhow::Result<_>>()?;
     let parsed: Vec<Result<RawContest, serde_json::Error>> = bytes
         .par_iter()
-        .map(|b| serde_json::from_slice(b))
+        .map(|b| serde_json::from_slice(without_bom(b)))
         .collect();
     let mut good: Vec<(i64, u64, usize, RawContest)> = Vec::with_capacity(parsed.len());
     for (i, (res, (n, p))) in parsed.into_iter().zip(&files).enumerate() {
@@ -116,7 +122,7 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
 fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let contests: Vec<RawContest> =
-        serde_json::from_slice(&bytes).map_err(|e| json_error(path, &e))?;
+        serde_json::from_slice(without_bom(&bytes)).map_err(|e| json_error(path, &e))?;
     let mut order: Vec<usize> = (0..contests.len()).collect();
     order.sort_by_key(|&i| contests[i].time_seconds);
     let mut slots: Vec<Option<RawContest>> = contests.into_iter().map(Some).collect();

@@ -152,6 +152,23 @@ impl GamesReader {
             self.last_time = (time_raw.to_string(), t);
             t
         };
+        // A fixture not played yet (or abandoned): no result, skipped and counted like PGN's
+        // `*`. For `winner`, empty means a draw, so only `NA` and `*` mean unplayed there.
+        let unplayed = |v: &str| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("na") || v.eq_ignore_ascii_case("n/a") || v == "*"
+        };
+        let no_result = match s.outcome {
+            OutcomeColumns::Scores(x, y) => [x, y]
+                .iter()
+                .any(|&i| unplayed(get(i)) || get(i).trim().is_empty()),
+            OutcomeColumns::Result(r) => unplayed(get(r)) || get(r).trim().is_empty(),
+            OutcomeColumns::Winner(w) => unplayed(get(w)),
+        };
+        if no_result {
+            ctx.source.skipped_unfinished += 1;
+            return Ok(());
+        }
         let (raw_a, raw_b) = (get(s.a), get(s.b));
         let opts = ctx.opts;
         let sep = &opts.team_separator;

@@ -324,15 +324,59 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     let mut rows =
         Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::File, e))?;
     ctx.source.record_unit = rows.unit().into();
-    let texts: Vec<Column> = header
-        .iter()
-        .map(|name| df.column(name)?.cast(&DataType::String))
-        .collect::<PolarsResult<_>>()?;
+    // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
+    // named, with its type, and its first bad row where one can be found.
+    let mut texts: Vec<Column> = Vec::with_capacity(header.len());
+    for name in &header {
+        let col = df
+            .column(name)
+            .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?;
+        let dtype = col.dtype().clone();
+        let text = match &dtype {
+            DataType::List(_) => Err(format!(
+                "column of type {dtype}: a list per row, not one value; rate-batch reads \
+                 one value per cell"
+            )),
+            DataType::Binary => {
+                let bin = col.binary().map_err(|e| e.to_string());
+                match bin.map(|b| {
+                    b.iter()
+                        .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
+                }) {
+                    Ok(Some(row)) => {
+                        return Err(ctx
+                            .error(
+                                Location::Row(row as u64 + 1),
+                                FieldError::new(name, "bytes that are not UTF-8 text"),
+                            )
+                            .into());
+                    }
+                    _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
+                }
+            }
+            _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
+        };
+        match text {
+            Ok(t) => texts.push(t),
+            Err(m) => {
+                return Err(ctx
+                    .error(
+                        Location::File,
+                        FieldError::new(name, format!("cannot be read as text ({dtype}): {m}")),
+                    )
+                    .into());
+            }
+        }
+    }
     // Walk the columns in step, a row at a time, without copying the cells.
-    let mut cells = texts
-        .iter()
-        .map(|c| c.str().map(|s| s.iter()))
-        .collect::<PolarsResult<Vec<_>>>()?;
+    let mut cells = Vec::with_capacity(texts.len());
+    for (c, name) in texts.iter().zip(&header) {
+        cells.push(
+            c.str()
+                .map(|s| s.iter())
+                .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?,
+        );
+    }
     let mut row: Vec<&str> = vec![""; cells.len()];
     for r in 0..df.height() {
         for (slot, it) in row.iter_mut().zip(cells.iter_mut()) {

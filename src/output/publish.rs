@@ -572,6 +572,7 @@ impl FileLock {
     /// Takes the lock of `path`, or fails at once if another run holds it.
     pub fn take(path: &Path) -> io::Result<Self> {
         let (dir, base) = split(path)?;
+        fs::create_dir_all(&dir)?;
         let lock_path = dir.join(format!(".{base}.lock"));
         let f = OpenOptions::new()
             .read(true)

@@ -4,20 +4,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The project's `../shared` folder, or `None` (with a notice) when it is absent.
-pub fn shared(rel: &str) -> Option<PathBuf> {
+/// A file of the project's `../shared` folder. The tests that read it are `#[ignore]`d (run
+/// with `-- --ignored`), so when one runs the folder must be there: its absence fails loudly.
+pub fn shared(rel: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
         .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "NOTICE: {} is absent; skipping this test (CI has ../shared)",
-            p.display()
-        );
-        None
-    }
+    assert!(
+        p.exists(),
+        "{} is absent: this test reads ../shared/datasets (run it where that folder is)",
+        p.display()
+    );
+    p
 }
 
 /// Runs the binary with arguments.
