@@ -339,7 +339,8 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     Ok(())
 }
 
-fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::InputError> {
+/// Reads a matchmaking pool: a CSV with a `player` column, no name twice.
+pub fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::InputError> {
     let csv = crate::ingest::small_csv::SmallCsv::open(path)?;
     let col = csv.require("player", "a column player")?;
     let mut names: Vec<String> = Vec::new();
