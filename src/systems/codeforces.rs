@@ -36,6 +36,11 @@
 //! - the search range [1, 8000) is widened (downwards or upwards, doubling) only when a
 //!   needed rating would otherwise be cut off at its ends, which the published code would
 //!   silently clamp: with ratings of the usual range nothing changes;
+//! - an entry whose seed lies within 10^-9 of 1 (far above everyone) or of n (far below) is
+//!   solved in a stable form of the same definitions (`stable_need`): in floating
+//!   point `1 + P` is exactly 1 there, the needed rating had no solution and the widened search
+//!   ran to some 10^15 (on two-player histories, where the geometric mean gives every expected
+//!   win about +60 and gaps keep widening);
 //! - ratings are real numbers (a team plays at its members' mean, which need not be an
 //!   integer, as may `start`); deltas stay integers (truncated as Java does) so that
 //!   individual ratings from an integer start stay integers, as on the site;
