@@ -121,6 +121,10 @@ pub struct InputArgs {
     /// given: `Foo` and `Foo ` are two players, and a name of spaces is a name).
     #[arg(long)]
     pub trim_names: bool,
+    /// Do not compare an estimate of the memory a large input needs with what is available
+    /// before reading it (a run that runs out still ends with exit 3, not an abort).
+    #[arg(long)]
+    pub no_memory_check: bool,
 }
 
 impl InputArgs {
@@ -131,16 +135,6 @@ impl InputArgs {
             None => ColumnMap::default(),
         };
         let time_format: TimeFormat = self.time_format.parse().map_err(UsageError)?;
-        if time_format != TimeFormat::Auto
-            && matches!(self.format, Some(Format::Json | Format::Pgn))
-        {
-            return Err(UsageError(format!(
-                "--time-format applies to the time column of CSV and Parquet inputs; {} \
-                 inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: \
-                 Date and UTCDate, YYYY.MM.DD)",
-                self.format.expect("matched")
-            )));
-        }
         Ok(IngestOptions {
             format: self.format,
             map,
@@ -149,6 +143,7 @@ impl InputArgs {
             known_players: Vec::new(),
             time_format,
             trim_names: self.trim_names,
+            no_memory_check: self.no_memory_check,
         })
     }
 }
@@ -743,25 +738,51 @@ impl CompareArgs {
 fn as_of_cutoff(text: &str, times: &TimeFormat) -> Result<i64, UsageError> {
     use crate::ingest::time::{TimeParser, parse_time};
     let t_text = text.trim();
+    // Whether the value is a date (it covers its whole day) follows from the form that read
+    // it: the flag's, when it reads the value, else the text forms.
     let explicit = match times {
         TimeFormat::Auto => None,
-        f => TimeParser::new(f.clone()).parse(t_text).ok(),
+        f => TimeParser::new(f.clone()).parse(t_text).ok().map(|t| {
+            let date = match f {
+                TimeFormat::Yyyymmdd | TimeFormat::Date => true,
+                TimeFormat::Strftime(p) => !strftime_has_clock(p),
+                _ => false,
+            };
+            (t, date)
+        }),
     };
-    let t = match explicit {
-        Some(t) => t,
-        None => parse_time(t_text).map_err(|e| UsageError(format!("--as-of: {e}")))?,
-    };
-    // A date covers its whole day: text without a clock, or an integer read as a date.
-    let integer = t_text
-        .trim_start_matches('-')
-        .bytes()
-        .all(|b| b.is_ascii_digit());
-    let date_only = match times {
-        TimeFormat::Yyyymmdd => true,
-        TimeFormat::Strftime(_) => !t_text.contains(':') && t.rem_euclid(86_400) == 0,
-        _ => !integer && !t_text.contains(':'),
+    let (t, date_only) = match explicit {
+        Some(read) => read,
+        None => {
+            let t = parse_time(t_text).map_err(|e| UsageError(format!("--as-of: {e}")))?;
+            // The text forms without a clock are `YYYY-MM-DD` and `YYYY.MM.DD`; an integer is
+            // Unix seconds.
+            let date = t_text.len() == 10 && !t_text.bytes().all(|b| b.is_ascii_digit());
+            (t, date)
+        }
     };
     Ok(if date_only { t + 86_400 } else { t + 1 })
+}
+
+/// True when a strftime pattern reads a time of day (or an instant), not only a date.
+fn strftime_has_clock(pattern: &str) -> bool {
+    use chrono::format::{Fixed, Item, Numeric, StrftimeItems};
+    StrftimeItems::new(pattern).any(|i| match i {
+        Item::Numeric(n, _) => matches!(
+            n,
+            Numeric::Hour
+                | Numeric::Hour12
+                | Numeric::Minute
+                | Numeric::Second
+                | Numeric::Nanosecond
+                | Numeric::Timestamp
+        ),
+        Item::Fixed(f) => matches!(
+            f,
+            Fixed::RFC3339 | Fixed::RFC2822 | Fixed::UpperAmPm | Fixed::LowerAmPm
+        ),
+        _ => false,
+    })
 }
 
 fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
@@ -1007,6 +1028,17 @@ fn experiment(
         )
         .into());
     }
+    // The output folder's lock from the start (a second experiment on it stops at once).
+    let publication = crate::output::Publication::begin(
+        out,
+        &[
+            "experiment.md",
+            "rmse.csv",
+            "seeds.csv",
+            "experiment.html",
+            "experiment-random-pairing.html",
+        ],
+    )?;
     let cfg = PopulationConfig {
         players,
         rounds,
@@ -1078,16 +1110,6 @@ fn experiment(
     for row in &rows {
         md.push_str(&format!("| {} |\n", row.join(" | ")));
     }
-    let publication = crate::output::Publication::begin(
-        out,
-        &[
-            "experiment.md",
-            "rmse.csv",
-            "seeds.csv",
-            "experiment.html",
-            "experiment-random-pairing.html",
-        ],
-    )?;
     let staged = publication.root();
     staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
     staged.write("rmse.csv", |w| {
@@ -1334,4 +1356,28 @@ fn synth(
         truth.display()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_of_covers_a_whole_day_only_for_a_date() {
+        let day = |t: &str, f: &str| as_of_cutoff(t, &f.parse().unwrap()).unwrap();
+        const JAN1: i64 = 1_704_067_200; // 2024-01-01T00:00:00Z
+        assert_eq!(day("2024-01-01", "auto"), JAN1 + 86_400);
+        assert_eq!(day("2024-01-01T12:00:00Z", "auto"), JAN1 + 43_200 + 1);
+        assert_eq!(day("1704067200", "auto"), JAN1 + 1, "seconds, not a day");
+        assert_eq!(day("20240101", "yyyymmdd"), JAN1 + 86_400);
+        // A value the flag does not read falls back to the text forms, which decide.
+        assert_eq!(day("2024-01-01T12:00:00Z", "yyyymmdd"), JAN1 + 43_200 + 1);
+        assert_eq!(day("1704067200", "unix"), JAN1 + 1);
+        assert_eq!(day("01/01/2024", "%d/%m/%Y"), JAN1 + 86_400);
+        assert_eq!(day("202401010000", "%Y%m%d%H%M"), JAN1 + 1);
+        assert!(
+            as_of_cutoff("20240101", &TimeFormat::Auto).is_err(),
+            "ambiguous"
+        );
+    }
 }

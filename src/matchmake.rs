@@ -297,7 +297,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         )
         .into());
     }
-    let mut f = std::fs::File::open(&job.state)
+    let mut f = crate::output::open_no_follow(&job.state)
         .with_context(|| format!("cannot read the state {}", job.state.display()))?;
     let state = crate::state::StateFile::read(&mut f)
         .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
@@ -311,6 +311,23 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     let params: crate::systems::ParamMap = serde_json::from_str(&state.meta.params)
         .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
     let names = read_pool(&job.pool)?;
+    // Two waiting names that find one player (` Foo ` and `Foo`) would pair him with himself.
+    let index = crate::history::NameIndex::new(&state.meta.players);
+    let mut found: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
+    for n in &names {
+        if let Some(id) = index.find(n)
+            && let Some(first) = found.insert(id, n)
+        {
+            return Err(crate::ingest::InputError::whole_file(
+                job.pool.display().to_string(),
+                format!(
+                    "`{first}` and `{n}` are the same player of the state (`{}`): waiting twice",
+                    state.meta.players[id as usize]
+                ),
+            )
+            .into());
+        }
+    }
     let plan = crate::systems::dispatch(
         kind,
         &params,

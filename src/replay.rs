@@ -790,7 +790,7 @@ pub fn replay_from<S: RatingSystem>(
 
 /// Calendar periods begun from period `from` to period `to`.
 fn periods_between(from: i64, to: i64) -> u32 {
-    (to - from).clamp(0, u32::MAX as i64) as u32
+    to.saturating_sub(from).clamp(0, u32::MAX as i64) as u32
 }
 
 /// Scores one contest: entries whose players all have a prior (a rated earlier round), and

@@ -3,7 +3,7 @@
 
 use crate::history::{History, PlayerId, SourceInfo};
 use crate::ingest::truth::{RmseSeries, Truth, read_truth};
-use crate::ingest::{IngestOptions, InputError, ingest};
+use crate::ingest::{Format, IngestOptions, InputError, ingest};
 use crate::metrics::MetricsReport;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, Publication, StagedFile};
 use crate::replay::Period;
@@ -357,7 +357,19 @@ pub fn load(
         Some(f) => f,
         None => crate::ingest::detect(input)?,
     };
-    crate::ingest::budget::check(input, format, &ingest_opts.map)?;
+    if ingest_opts.time_format != crate::ingest::time::TimeFormat::Auto
+        && matches!(format, Format::Json | Format::Pgn)
+    {
+        return Err(UsageError(format!(
+            "--time-format applies to the time column of CSV and Parquet inputs; {format} \
+             inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \
+             UTCDate, YYYY.MM.DD)"
+        ))
+        .into());
+    }
+    if !ingest_opts.no_memory_check {
+        crate::ingest::budget::check(input, format, &ingest_opts.map)?;
+    }
     let history = ingest(input, ingest_opts)?;
     let (seeds, seeds_absent) = match initial_ratings {
         Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
@@ -853,7 +865,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
 /// parameters and options.
 fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     let bad = |message: String| InputError::whole_file(path.display().to_string(), message);
-    let mut f = std::fs::File::open(path)
+    let mut f = output::open_no_follow(path)
         .with_context(|| format!("cannot read the state {}", path.display()))?;
     let state = StateFile::read(&mut f).map_err(bad)?;
     let m = &state.meta;

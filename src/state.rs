@@ -220,6 +220,12 @@ pub fn check_values<S: crate::systems::RatingSystem>(
             ));
         }
         let r = &carry.records[p];
+        // Calendar keys are days, weeks or months since 1970: within the years 0 to 9999.
+        if !(-4_000_000..=4_000_000).contains(&carry.last_key[p]) {
+            return Err(format!(
+                "damaged state file: player `{name}`'s last period is out of range"
+            ));
+        }
         if r.rounds > r.contests
             || r.wins as u64 + r.draws as u64 + r.losses as u64 != r.contests as u64
             || (r.contests > 0 && !time_ok(r.last_time))
@@ -234,7 +240,13 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         .check()
         .map_err(|e| format!("damaged state file: {e}"))?;
     let watermark_ok = meta.watermark.as_ref().is_none_or(|(t, _)| time_ok(*t));
+    // Counts far beyond any history (2^40 rounds or contests) are damage.
+    let counts_ok = carry.rounds_done < 1 << 40
+        && carry.contests_done < 1 << 40
+        && carry.warmup_contests < 1 << 40
+        && carry.history_rows < 1 << 50;
     if !watermark_ok
+        || !counts_ok
         || !meta.open_from.is_none_or(time_ok)
         || !meta.decay_per_day.is_finite()
         || carry.history_rows != meta.history_rows
@@ -396,6 +408,56 @@ mod tests {
         let cut = &v2[..v2.len() - 3];
         let file = StateFile::read(&mut &cut[..]).unwrap();
         assert!(file.carry::<(f64, f64)>().is_err());
+    }
+
+    #[test]
+    fn values_a_replay_cannot_produce_are_refused() {
+        use crate::systems::RatingSystem;
+        use crate::systems::elo::{Elo, EloParams};
+        let elo = Elo::new(EloParams::default()).unwrap();
+        let meta = StateMeta {
+            system: "elo".into(),
+            params: "{}".into(),
+            period: "day".into(),
+            decay_per_day: 0.0,
+            experienced_after: 5,
+            players: vec!["a".into()],
+            watermark: Some((86_400, None)),
+            applied: vec![],
+            history_rows: 2,
+            pending: vec![],
+            open_from: None,
+            closed_series: vec![],
+        };
+        let record = PlayerRecord {
+            rounds: 1,
+            contests: 1,
+            wins: 1,
+            last_time: 86_400,
+            ..PlayerRecord::default()
+        };
+        let good = Carry {
+            states: vec![elo.new_player()],
+            records: vec![record],
+            known: vec![true],
+            last_key: vec![1],
+            metrics: Metrics::new(),
+            rounds_done: 1,
+            contests_done: 1,
+            warmup_contests: 0,
+            history_rows: 2,
+        };
+        assert_eq!(check_values(&elo, &meta, &good), Ok(()));
+        let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {
+            let mut c = good.clone();
+            f(&mut c);
+            check_values(&elo, &meta, &c).unwrap_err()
+        };
+        assert!(bad(&|c| c.last_key[0] = i64::MIN).contains("last period"));
+        assert!(bad(&|c| c.rounds_done = u64::MAX).contains("bookkeeping"));
+        assert!(bad(&|c| c.records[0].wins = 2).contains("record"));
+        assert!(bad(&|c| c.records[0].last_time = i64::MAX).contains("record"));
+        assert!(bad(&|c| c.history_rows = 3).contains("bookkeeping"));
     }
 
     #[test]

@@ -369,6 +369,9 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     for set in &sets {
         dispatch(job.system, set, run::Noop).map_err(UsageError)?;
     }
+    // The output folder's lock from the start: a second tune on it stops before its trials.
+    let staged = Publication::begin(&job.out, &["tune.csv"])
+        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     let loaded = run::load(&job.input, &job.ingest, None, None)?;
     let history = &loaded.history;
     let metric = job.metric;
@@ -390,8 +393,6 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     )
     .map_err(UsageError)?;
 
-    let staged = Publication::begin(&job.out, &["tune.csv"])
-        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     staged
         .root()
         .write("tune.csv", |w| write_trials(w, &job.grid, &trials))

@@ -809,3 +809,42 @@ fn the_readme_cron_line_works_as_printed() {
         std::fs::read(home.join("site/ratings/leaderboard.csv")).unwrap()
     );
 }
+
+/// Two waiting names that find the same player of the state (`Foo` and ` Foo `, padding
+/// typed in the pool) are refused, naming the pool: they would pair a player with himself.
+#[test]
+fn a_pool_naming_one_player_twice_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2021-01-01,Foo,Bar,1\n2021-01-02,Bar,Baz,0\n",
+    );
+    let state = dir.path().join("s.state");
+    replay_ok(
+        &games,
+        &dir.path().join("o"),
+        &[
+            "--system",
+            "yuksel",
+            "--save-state",
+            state.to_str().unwrap(),
+        ],
+    );
+    let pool = write(dir.path(), "pool.csv", "player\nFoo\n Foo \nBaz\n");
+    let o = rate_batch(&[
+        "matchmake",
+        "--state",
+        state.to_str().unwrap(),
+        "--pool",
+        pool.to_str().unwrap(),
+        "--out",
+        dir.path().join("pairs.csv").to_str().unwrap(),
+    ]);
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pool.csv") && err.contains("waiting twice"),
+        "{err}"
+    );
+}

@@ -1166,4 +1166,14 @@ fn unplayed_fixtures_are_skipped_and_counted() {
     assert_eq!((h.len(), h.source.skipped_unfinished), (1, 1));
     assert_eq!(contests(&h)[0][0].1, 0, "empty winner: a draw");
     assert_eq!(contests(&h)[0][0].2, 1);
+    // A side named `NA` that won is a result, not an unplayed game.
+    let h = read(
+        "na.csv",
+        "time,a,b,winner
+2021-01-01,NA,EU,NA
+",
+    )
+    .unwrap();
+    assert_eq!((h.len(), h.source.skipped_unfinished), (1, 0));
+    assert_eq!(contests(&h)[0][0], (names(&["NA"]), 0, 0));
 }

@@ -507,10 +507,29 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
             "{fault}"
         );
     }
-    // The fallback itself publishes the whole new set (and drops the old report).
+    // The fallback itself publishes the whole new set (and drops the old report), whether the
+    // swap is refused or an entry cannot be carried over; a user's file stays.
+    write(&out, "mine.txt", "user");
+    let o = run_with("carry");
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("renamed into it one by one"),
+        "{}",
+        texts(&o).1
+    );
+    assert_eq!(
+        entries(&out),
+        ["history.csv", "leaderboard.csv", "metrics.json", "mine.txt"]
+    );
+    std::fs::remove_file(out.join("mine.txt")).unwrap();
+    assert!(replay_into(&first, &out, &["--report"]).status.success());
     let o = run_with("no-exchange");
     assert!(o.status.success(), "{}", texts(&o).1);
-    assert!(texts(&o).1.contains("cannot swap folders atomically"));
+    assert!(
+        texts(&o).1.contains("cannot swap folders"),
+        "{}",
+        texts(&o).1
+    );
     assert_eq!(
         entries(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]
@@ -860,3 +879,86 @@ fn a_run_that_cannot_fit_ends_with_a_clear_error_not_an_abort() {
     assert!(err.starts_with("error: out of memory"), "{err}");
     assert!(!out.join("leaderboard.csv").exists());
 }
+
+/// What the folder holds besides the outputs is carried into each new generation as it is:
+/// the same inodes (hard links, never copies), a FIFO that would block a reader, a subfolder
+/// with its mode, and the folder's own owner, group and mode (as root: another user's folder
+/// keeps its owner). A FIFO planted at `history.csv` is refused by a resumed run, not waited on.
+#[test]
+fn the_folder_keeps_its_owner_mode_and_foreign_entries() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), "g.csv", 60);
+    let out = dir.path().join("site");
+    assert!(replay_into(&input, &out, &[]).status.success());
+    std::fs::create_dir(out.join("assets")).unwrap();
+    let css = write(&out.join("assets"), "site.css", "body {}");
+    std::fs::set_permissions(out.join("assets"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    std::os::unix::fs::symlink("site.css", out.join("assets/link.css")).unwrap();
+    let fifo = out.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: makes a FIFO at a valid path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o751)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&out, Some(4242), Some(4343)).unwrap();
+    }
+    let ino = std::fs::metadata(&css).unwrap().ino();
+    let o = replay_into(&input, &out, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.is_empty(),
+        "swapped, no warning: {}",
+        texts(&o).1
+    );
+    let m = std::fs::metadata(&out).unwrap();
+    assert_eq!(m.mode() & 0o7777, 0o751);
+    if root {
+        assert_eq!((m.uid(), m.gid()), (4242, 4343));
+    }
+    assert_eq!(
+        std::fs::metadata(out.join("assets/site.css"))
+            .unwrap()
+            .ino(),
+        ino
+    );
+    assert_eq!(
+        std::fs::metadata(out.join("assets")).unwrap().mode() & 0o7777,
+        0o750
+    );
+    assert_eq!(
+        std::fs::read_link(out.join("assets/link.css")).unwrap(),
+        Path::new("site.css")
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+
+    let state = dir.path().join("s.state");
+    assert!(
+        replay_into(&input, &out, &["--save-state", s(&state)])
+            .status
+            .success()
+    );
+    std::fs::remove_file(out.join("history.csv")).unwrap();
+    let c = std::ffi::CString::new(out.join("history.csv").to_str().unwrap()).unwrap();
+    // SAFETY: makes a FIFO at a valid path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let o = run_bounded(
+        &["replay", s(&input), "--out", s(&out), "--resume", s(&state)],
+        std::time::Duration::from_secs(60),
+    );
+    assert!(!o.status.success());
+    assert!(
+        texts(&o).1.contains("is not a regular file"),
+        "{}",
+        texts(&o).1
+    );
+}
+
+use std::os::unix::fs::FileTypeExt;

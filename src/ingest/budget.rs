@@ -64,7 +64,21 @@ fn read_u64(path: &Path) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-/// What the process's cgroup still allows (v2, else v1).
+/// A field of a cgroup's `memory.stat` (0 when absent).
+fn stat_field(path: &Path, name: &str) -> u64 {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                let (k, v) = l.split_once(' ')?;
+                (k == name).then(|| v.trim().parse().ok()).flatten()
+            })
+        })
+        .unwrap_or(0)
+}
+
+/// What the process's cgroup still allows (v2, else v1), not counting the page cache it
+/// could reclaim.
 fn cgroup_room() -> Option<u64> {
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     for line in cgroups.lines() {
@@ -80,7 +94,9 @@ fn cgroup_room() -> Option<u64> {
                     read_u64(&dir.join("memory.max")),
                     read_u64(&dir.join("memory.current")),
                 ) {
-                    let r = max.saturating_sub(cur);
+                    // The page cache the kernel can drop (a file read before) is not in use.
+                    let free = stat_field(&dir.join("memory.stat"), "inactive_file");
+                    let r = max.saturating_sub(cur.saturating_sub(free));
                     room = Some(room.map_or(r, |x| x.min(r)));
                 }
                 if !dir.pop() || !dir.starts_with("/sys/fs/cgroup") {
@@ -93,7 +109,9 @@ fn cgroup_room() -> Option<u64> {
         } else if controllers.split(',').any(|c| c == "memory") {
             let dir = Path::new("/sys/fs/cgroup/memory").join(rel);
             let max = read_u64(&dir.join("memory.limit_in_bytes"))?;
-            let used = read_u64(&dir.join("memory.usage_in_bytes")).unwrap_or(0);
+            let used = read_u64(&dir.join("memory.usage_in_bytes"))
+                .unwrap_or(0)
+                .saturating_sub(stat_field(&dir.join("memory.stat"), "total_inactive_file"));
             // v1 reports "no limit" as a huge number.
             return (max < 1 << 60).then(|| max.saturating_sub(used));
         }
@@ -362,7 +380,8 @@ pub fn estimate(path: &Path, format: Format, map: &super::ColumnMap) -> Option<E
 }
 
 /// Refuses an input whose replay would not fit in the memory available (see the module
-/// documentation); inputs under 32 MiB pass without a look.
+/// documentation); inputs under 32 MiB pass without a look. `--no-memory-check` skips it
+/// (the allocator still ends a run that runs out with exit 3).
 pub fn check(path: &Path, format: Format, map: &super::ColumnMap) -> std::io::Result<()> {
     let size = if path.is_dir() {
         std::fs::read_dir(path)
@@ -397,8 +416,9 @@ pub fn check(path: &Path, format: Format, map: &super::ColumnMap) -> std::io::Re
     Err(std::io::Error::other(format!(
         "{}: {:.2} GB of input{counts} needs about {:.1} GB of memory to replay, and {:.1} GB \
          is available (the least of free memory, the cgroup's limit and ulimit -v); use a \
-         machine with more memory, or replay the history in parts (--save-state on the older \
-         part, then --resume with the rest)",
+         machine with more memory, replay the history in parts (--save-state on the older \
+         part, then --resume with the rest), or pass --no-memory-check if the estimate is \
+         wrong for this input",
         path.display(),
         size as f64 / 1e9,
         need.bytes / 1e9,

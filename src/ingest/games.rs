@@ -163,7 +163,10 @@ impl GamesReader {
                 .iter()
                 .any(|&i| unplayed(get(i)) || get(i).trim().is_empty()),
             OutcomeColumns::Result(r) => unplayed(get(r)) || get(r).trim().is_empty(),
-            OutcomeColumns::Winner(w) => unplayed(get(w)),
+            // A side may be named `NA` (an esports team of North America): then it won.
+            OutcomeColumns::Winner(w) => {
+                unplayed(get(w)) && get(w) != get(s.a) && get(w) != get(s.b)
+            }
         };
         if no_result {
             ctx.source.skipped_unfinished += 1;

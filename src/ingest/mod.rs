@@ -189,6 +189,8 @@ pub struct IngestOptions {
     pub time_format: time::TimeFormat,
     /// Remove the whitespace around player names (`--trim-names`).
     pub trim_names: bool,
+    /// Skip the memory check before reading (`--no-memory-check`).
+    pub no_memory_check: bool,
 }
 
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and

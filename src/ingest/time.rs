@@ -300,7 +300,11 @@ fn strftime(s: &str, pattern: &str) -> Result<i64, String> {
         .or_else(|_| NaiveDateTime::parse_from_str(s, pattern).map(|t| t.and_utc().timestamp()))
         .or_else(|_| NaiveDate::parse_from_str(s, pattern).map(|d| days_since_epoch(d) * 86_400))
         .map_err(|e| format!("`{s}` does not match --time-format '{pattern}' ({e})"))?;
-    seconds(s, t)
+    if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!("time `{s}` is outside the years 0 to 9999 in UTC"))
+    }
 }
 
 /// Parses one time stamp the way `auto` does, without a column: integers are Unix seconds,
@@ -323,8 +327,20 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     }
 }
 
-/// Parses the text forms (no integers).
+/// Parses the text forms (no integers), within the years 0 to 9999 (UTC).
 pub fn parse_text(s: &str) -> Result<i64, String> {
+    let t = parse_text_any(s)?;
+    if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!(
+            "time `{}` is outside the years 0 to 9999 in UTC",
+            s.trim()
+        ))
+    }
+}
+
+fn parse_text_any(s: &str) -> Result<i64, String> {
     let s = s.trim();
     let bad = || format!("malformed time `{s}` ({ACCEPTED})");
     if s.is_empty() {
@@ -608,6 +624,10 @@ mod tests {
         assert!(p.parse("2016-12-31T12:00:60Z").is_err());
         assert!(p.parse("2017-01-01T00:30:60+01:00").is_err());
         assert!(p.parse("2016-12-31T23:59:61Z").is_err());
+        // Offsets cannot carry a time out of the years 0 to 9999.
+        assert!(p.parse("0000-01-01T00:00:00+01:00").is_err());
+        assert!(p.parse("9999-12-31T23:59:59-01:00").is_err());
+        assert_eq!(p.parse("0000-01-01T00:00:00Z"), Ok(TIME_RANGE.0));
     }
 
     #[test]

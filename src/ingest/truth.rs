@@ -81,11 +81,23 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
             Some(c) => {
                 let label = rec.get(c).unwrap_or("").trim();
                 for &k in contests_of.get(label).map_or(&[][..], Vec::as_slice) {
-                    per_contest.insert((k, player), value);
+                    if per_contest.insert((k, player), value).is_some() {
+                        return Err(csv.error(
+                            line,
+                            Some("player"),
+                            format!("`{name}` has a second true value for contest `{label}`"),
+                        ));
+                    }
                 }
             }
             None => {
-                constant.insert(player, value);
+                if constant.insert(player, value).is_some() {
+                    return Err(csv.error(
+                        line,
+                        Some("player"),
+                        format!("`{name}` has a second true value"),
+                    ));
+                }
             }
         }
         Ok(())
@@ -243,6 +255,14 @@ mod tests {
         std::fs::write(&p, "player,true_rating\nx,1650\nnobody,3\n").unwrap();
         let t = read_truth(&p, &h).unwrap();
         assert_eq!((t.get(0, x), t.get(0, y)), (Some(1650.0), None));
+        // A player given twice (here once with padding, found by the trimmed name) is an
+        // error, not a silent override.
+        std::fs::write(&p, "player,skill\nx,1650\n x ,1700\n").unwrap();
+        let e = read_truth(&p, &h).unwrap_err().to_string();
+        assert!(
+            e.contains("line 3") && e.contains("second true value"),
+            "{e}"
+        );
         std::fs::write(&p, "player,skill\nx,high\n").unwrap();
         let e = read_truth(&p, &h).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("skill"), "{e}");

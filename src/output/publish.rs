@@ -31,6 +31,7 @@
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -88,11 +89,12 @@ pub fn is_temporary_name(name: &str, base: &str) -> bool {
     }
 }
 
-/// Opens a file for reading without following a symbolic link at its last component.
+/// Opens a regular file for reading without following a symbolic link at its last component
+/// (and without blocking on a planted FIFO: anything but a regular file is refused).
 pub fn open_no_follow(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
+    let f = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
@@ -103,7 +105,14 @@ pub fn open_no_follow(path: &Path) -> io::Result<File> {
             } else {
                 e
             }
-        })
+        })?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    Ok(f)
 }
 
 /// Creates a file that did not exist, never through a symbolic link.
@@ -226,6 +235,9 @@ pub struct Publication {
     committed: bool,
     /// The folder did not exist before this run (removed again, if still empty, on failure).
     created: bool,
+    /// Why the new generation cannot replace the folder itself (its files are then renamed
+    /// into it).
+    why_not_swap: Option<String>,
 }
 
 impl Publication {
@@ -263,6 +275,24 @@ impl Publication {
         let generation = parent.join(temporary_name(&base));
         fs::DirBuilder::new().mode(0o700).create(&generation)?;
         let gen_lock = lock_folder(&generation, &target.display().to_string())?;
+        // The new folder must be able to take the old one's place exactly: its group now (so
+        // that files inherit it as they would in the folder, when it is set-group-id), its
+        // owner at the swap (root only; another user's folder is kept and written into).
+        let old = fs::symlink_metadata(target)?;
+        let euid = unsafe_geteuid();
+        let mut why_not_swap = None;
+        if euid != 0 && old.uid() != euid {
+            why_not_swap = Some("the folder belongs to another user".to_string());
+        } else if gen_lock.metadata()?.gid() != old.gid()
+            && std::os::unix::fs::chown(&generation, None, Some(old.gid())).is_err()
+        {
+            why_not_swap = Some("a new folder cannot be given the folder's group".to_string());
+        } else if has_default_acl(target) {
+            why_not_swap =
+                Some("the folder has a default ACL, which a new folder would lack".to_string());
+        } else if old.mode() & 0o2000 != 0 {
+            fs::set_permissions(&generation, fs::Permissions::from_mode(0o2700))?;
+        }
         Ok(Self {
             target: target.to_path_buf(),
             parent,
@@ -272,6 +302,7 @@ impl Publication {
             _locks: (lock, gen_lock),
             committed: false,
             created,
+            why_not_swap,
         })
     }
 
@@ -300,7 +331,15 @@ impl Publication {
 
     /// Makes the new generation the folder's content, at once; returns the files' paths.
     pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
-        self.carry_over()?;
+        // The swap replaces the folder itself: only when the new one can be the old one
+        // exactly (owner, group, default ACL, every entry carried over); else the files are
+        // renamed into the folder, which keeps it.
+        let mut why_not = self.why_not_swap.take();
+        if why_not.is_none()
+            && let Err(why) = self.carry_over()
+        {
+            why_not = Some(why);
+        }
         let written = self.targets();
         // Every folder of the generation to disk (the files were synced as they finished).
         let mut folders = vec![self.generation.clone()];
@@ -314,30 +353,41 @@ impl Publication {
             sync_folder(&folders[k])?;
             k += 1;
         }
-        // The folder keeps its permissions (and, for root, its owner).
-        let old = fs::symlink_metadata(&self.target)?;
-        fs::set_permissions(
-            &self.generation,
-            fs::Permissions::from_mode(old.mode() & 0o7777),
-        )?;
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
-            let _ = std::os::unix::fs::chown(&self.generation, Some(old.uid()), Some(old.gid()));
-        }
         if fault("kill-before-swap") {
             std::process::abort();
         }
-        match exchange(&self.generation, &self.target) {
+        let swapped = match why_not {
+            Some(why) => Err(why),
+            None => {
+                // The folder keeps its permissions, group and (for root) owner.
+                let old = fs::symlink_metadata(&self.target)?;
+                fs::set_permissions(
+                    &self.generation,
+                    fs::Permissions::from_mode(old.mode() & 0o7777),
+                )?;
+                if unsafe_geteuid() == 0 {
+                    std::os::unix::fs::chown(&self.generation, Some(old.uid()), Some(old.gid()))?;
+                }
+                match exchange(&self.generation, &self.target) {
+                    Ok(()) => Ok(()),
+                    Err(e) if unsupported(&e) => {
+                        Err(format!("this file system cannot swap folders ({e})"))
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        match swapped {
             Ok(()) => {
                 self.committed = true;
                 sync_folder(&self.parent)?;
                 // The previous generation now has the temporary name.
                 let _ = fs::remove_dir_all(&self.generation);
             }
-            Err(e) if unsupported(&e) => {
+            Err(why) => {
                 eprintln!(
-                    "warning: this file system cannot swap folders atomically; the files of {} \
-                     are renamed one by one (a reader may see a mix of two runs meanwhile)",
+                    "warning: {}: {why}; its files are renamed into it one by one instead of \
+                     swapped in at once (a reader may see a mix of two runs meanwhile)",
                     self.target.display()
                 );
                 self.rename_each()?;
@@ -345,27 +395,34 @@ impl Publication {
                 sync_folder(&self.target)?;
                 let _ = fs::remove_dir_all(&self.generation);
             }
-            Err(e) => return Err(e),
         }
         Ok(written)
     }
 
     /// Links the entries of the current folder that this run neither writes nor owns into
-    /// the new generation.
-    fn carry_over(&self) -> io::Result<()> {
-        for e in fs::read_dir(&self.target)? {
-            let e = e?;
-            let name = e.file_name();
-            let owned = name
-                .to_str()
-                .is_some_and(|n| self.owned.iter().any(|o| o == n));
-            let dst = self.generation.join(&name);
-            if owned || fs::symlink_metadata(&dst).is_ok() {
-                continue;
-            }
-            link_tree(&e.path(), &dst)?;
+    /// the new generation, walking both by folder descriptors (an entry swapped for a
+    /// symbolic link meanwhile is never followed). Only what can be carried exactly is: a
+    /// file or link as a hard link to the same inode (never a copy, which would change its
+    /// owner, or keep a set-user-id bit on a copy made by root), a folder recreated with its
+    /// owner and mode. Anything else (another user's file that cannot be linked, another
+    /// user's folder when the run is not root, a mount point) is the reason returned, and
+    /// the run then publishes by renaming its own files into the folder instead.
+    fn carry_over(&self) -> Result<(), String> {
+        if fault("carry") {
+            return Err("injected failure while carrying entries over (RATE_BATCH_FAULT)".into());
         }
-        Ok(())
+        let root = self._locks.0.metadata().map_err(|e| e.to_string())?;
+        let walk = Walk {
+            dev: root.dev(),
+            euid: unsafe_geteuid(),
+        };
+        let names: Vec<String> = self.owned.clone();
+        walk.carry(
+            self._locks.0.as_raw_fd(),
+            self._locks.1.as_raw_fd(),
+            &|name: &[u8]| names.iter().any(|o| o.as_bytes() == name),
+            Path::new(""),
+        )
     }
 
     /// The fallback without an atomic swap: each file renamed into place, the replaced ones
@@ -421,40 +478,202 @@ impl Drop for Publication {
     }
 }
 
-/// Recreates `src` at `dst` with hard links (folders recreated, files and symbolic links
-/// linked, never followed); a file that cannot be linked is copied.
-fn link_tree(src: &Path, dst: &Path) -> io::Result<()> {
-    let meta = fs::symlink_metadata(src)?;
-    if meta.is_dir() {
-        fs::DirBuilder::new()
-            .mode(meta.mode() & 0o7777)
-            .create(dst)?;
-        for e in fs::read_dir(src)? {
-            let e = e?;
-            link_tree(&e.path(), &dst.join(e.file_name()))?;
+fn unsafe_geteuid() -> u32 {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}
+
+/// The walk of [`Publication::carry_over`].
+struct Walk {
+    /// The output folder's device: an entry on another is a mount point.
+    dev: u64,
+    euid: u32,
+}
+
+/// An owned directory stream over a duplicate of a folder descriptor.
+struct DirStream(*mut libc::DIR);
+
+impl DirStream {
+    fn open(fd: RawFd) -> io::Result<Self> {
+        // SAFETY: dup of a descriptor this process holds; fdopendir takes the duplicate over.
+        unsafe {
+            let d = libc::dup(fd);
+            if d < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let dir = libc::fdopendir(d);
+            if dir.is_null() {
+                let e = io::Error::last_os_error();
+                libc::close(d);
+                return Err(e);
+            }
+            libc::rewinddir(dir);
+            Ok(Self(dir))
         }
-        return Ok(());
     }
-    match fs::hard_link(src, dst) {
-        Ok(()) => Ok(()),
-        Err(_) if meta.file_type().is_symlink() => {
-            std::os::unix::fs::symlink(fs::read_link(src)?, dst)
+
+    /// The next entry's name (without `.` and `..`).
+    fn next_name(&mut self) -> Option<Vec<u8>> {
+        loop {
+            // SAFETY: the stream is open; readdir's entry is valid until the next call, and
+            // its name is copied out before that.
+            let name = unsafe {
+                let ent = libc::readdir(self.0);
+                if ent.is_null() {
+                    return None;
+                }
+                std::ffi::CStr::from_ptr((*ent).d_name.as_ptr())
+                    .to_bytes()
+                    .to_vec()
+            };
+            if name != b"." && name != b".." {
+                return Some(name);
+            }
         }
-        Err(_) if meta.is_file() => {
-            let mut from = open_no_follow(src)?;
-            let mut to = create_new(dst, meta.mode() & 0o7777)?;
-            io::copy(&mut from, &mut to)?;
-            to.sync_all()
-        }
-        Err(e) => Err(e),
     }
 }
 
+impl Drop for DirStream {
+    fn drop(&mut self) {
+        // SAFETY: closes the stream opened in `open`, once.
+        unsafe { libc::closedir(self.0) };
+    }
+}
+
+fn cstr(name: &[u8]) -> io::Result<std::ffi::CString> {
+    std::ffi::CString::new(name).map_err(|e| io::Error::other(e.to_string()))
+}
+
+impl Walk {
+    /// Carries the entries of folder `src` into folder `dst` (descriptors), skipping the
+    /// names `skip` owns (top level only). `rel` names the folder in messages.
+    fn carry(
+        &self,
+        src: RawFd,
+        dst: RawFd,
+        skip: &dyn Fn(&[u8]) -> bool,
+        rel: &Path,
+    ) -> Result<(), String> {
+        let mut stream = DirStream::open(src).map_err(|e| e.to_string())?;
+        while let Some(name) = stream.next_name() {
+            if skip(&name) {
+                continue;
+            }
+            let shown = rel.join(String::from_utf8_lossy(&name).as_ref());
+            let why = |what: String| format!("`{}` {what}", shown.display());
+            let c = cstr(&name).map_err(|e| why(e.to_string()))?;
+            // SAFETY: fstatat fills the zeroed struct for a name relative to an open folder,
+            // without following a link.
+            let st = unsafe {
+                let mut st: libc::stat = std::mem::zeroed();
+                if libc::fstatat(src, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
+                    return Err(why(io::Error::last_os_error().to_string()));
+                }
+                st
+            };
+            if st.st_dev != self.dev {
+                return Err(why("is a mount point".into()));
+            }
+            if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+                if self.euid != 0 && st.st_uid != self.euid {
+                    return Err(why("is another user's folder".into()));
+                }
+                self.carry_folder(src, dst, &c, &st, &shown)
+                    .map_err(|e| why(e.to_string()))?;
+            } else {
+                // SAFETY: links a name relative to one open folder into another; flags 0: a
+                // symbolic link is linked itself, never followed.
+                if unsafe { libc::linkat(src, c.as_ptr(), dst, c.as_ptr(), 0) } != 0 {
+                    return Err(why(format!(
+                        "cannot be linked into the new folder ({})",
+                        io::Error::last_os_error()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn carry_folder(
+        &self,
+        src: RawFd,
+        dst: RawFd,
+        name: &std::ffi::CStr,
+        st: &libc::stat,
+        shown: &Path,
+    ) -> Result<(), String> {
+        let open = |at: RawFd| -> io::Result<File> {
+            // SAFETY: openat a name relative to an open folder; the descriptor is owned by
+            // the File returned.
+            let fd = unsafe {
+                libc::openat(
+                    at,
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: a descriptor just opened and owned by nobody else.
+            Ok(unsafe { File::from_raw_fd(fd) })
+        };
+        let from = open(src).map_err(|e| e.to_string())?;
+        // SAFETY: mkdirat of a name relative to the new generation's folder.
+        if unsafe { libc::mkdirat(dst, name.as_ptr(), 0o700) } != 0 {
+            return Err(io::Error::last_os_error().to_string());
+        }
+        let to = open(dst).map_err(|e| e.to_string())?;
+        self.carry(from.as_raw_fd(), to.as_raw_fd(), &|_| false, shown)?;
+        // SAFETY: owner (root only) and mode of the folder just made, through its descriptor.
+        unsafe {
+            if self.euid == 0 && libc::fchown(to.as_raw_fd(), st.st_uid, st.st_gid) != 0 {
+                return Err(io::Error::last_os_error().to_string());
+            }
+            if libc::fchmod(to.as_raw_fd(), st.st_mode & 0o7777) != 0 {
+                return Err(io::Error::last_os_error().to_string());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Errors of `renameat2(RENAME_EXCHANGE)` that mean the file system (or the layering, as
+/// overlayfs's lower layers) cannot swap these folders, rather than a failure to write.
 fn unsupported(e: &io::Error) -> bool {
     matches!(
         e.raw_os_error(),
-        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP)
+        Some(libc::EINVAL)
+            | Some(libc::ENOSYS)
+            | Some(libc::EOPNOTSUPP)
+            | Some(libc::EXDEV)
+            | Some(libc::EPERM)
     ) || e.kind() == io::ErrorKind::Unsupported
+}
+
+/// True when a folder has a default ACL (which files created in it inherit, and a new folder
+/// would not have).
+fn has_default_acl(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(p) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: asks the size of an attribute of a valid path; no buffer is written.
+    #[cfg(target_os = "linux")]
+    let n = unsafe {
+        libc::lgetxattr(
+            p.as_ptr(),
+            c"system.posix_acl_default".as_ptr(),
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    #[cfg(not(target_os = "linux"))]
+    let n = {
+        let _ = p;
+        -1
+    };
+    n > 0
 }
 
 /// Swaps two paths atomically.
