@@ -321,28 +321,10 @@ fn matchmake_pairs_by_desired_opponent_rating() {
         "g.csv",
         "time,a,b,result\n1,a,b,1-0\n2,a,b,1-0\n3,a,b,1-0\n4,c,d,1/2-1/2\n",
     );
-    let state = dir.path().join("s.bin");
-    replay_ok(
-        &games,
-        &dir.path().join("o"),
-        &[
-            "--system",
-            "yuksel",
-            "--save-state",
-            state.to_str().unwrap(),
-        ],
-    );
+    let state = yuksel_state(dir.path(), &games);
     let pool = write(dir.path(), "pool.csv", "player\na\nb\nc\nd\ne\n");
     let pairs = dir.path().join("pairs.csv");
-    let o = rate_batch(&[
-        "matchmake",
-        "--state",
-        state.to_str().unwrap(),
-        "--pool",
-        pool.to_str().unwrap(),
-        "--out",
-        pairs.to_str().unwrap(),
-    ]);
+    let o = matchmake(&state, &pool, &pairs);
     assert!(o.status.success(), "{}", texts(&o).1);
     let rows = common::read_csv(&pairs);
     let by = |name: &str| {
@@ -820,10 +802,23 @@ fn a_pool_naming_one_player_twice_is_refused() {
         "g.csv",
         "time,a,b,result\n2021-01-01,Foo,Bar,1\n2021-01-02,Bar,Baz,0\n",
     );
-    let state = dir.path().join("s.state");
+    let state = yuksel_state(dir.path(), &games);
+    let pool = write(dir.path(), "pool.csv", "player\nFoo\n Foo \nBaz\n");
+    let o = matchmake(&state, &pool, &dir.path().join("pairs.csv"));
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pool.csv") && err.contains("waiting twice"),
+        "{err}"
+    );
+}
+
+/// A Yuksel state of `games` (in `dir/s.bin`).
+fn yuksel_state(dir: &Path, games: &Path) -> PathBuf {
+    let state = dir.join("s.bin");
     replay_ok(
-        &games,
-        &dir.path().join("o"),
+        games,
+        &dir.join("o"),
         &[
             "--system",
             "yuksel",
@@ -831,20 +826,18 @@ fn a_pool_naming_one_player_twice_is_refused() {
             state.to_str().unwrap(),
         ],
     );
-    let pool = write(dir.path(), "pool.csv", "player\nFoo\n Foo \nBaz\n");
-    let o = rate_batch(&[
+    state
+}
+
+/// Runs `matchmake --state STATE --pool POOL --out PAIRS`.
+fn matchmake(state: &Path, pool: &Path, pairs: &Path) -> std::process::Output {
+    rate_batch(&[
         "matchmake",
         "--state",
         state.to_str().unwrap(),
         "--pool",
         pool.to_str().unwrap(),
         "--out",
-        dir.path().join("pairs.csv").to_str().unwrap(),
-    ]);
-    let err = texts(&o).1;
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("pool.csv") && err.contains("waiting twice"),
-        "{err}"
-    );
+        pairs.to_str().unwrap(),
+    ])
 }

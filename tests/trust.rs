@@ -96,6 +96,29 @@ fn football_like(path: &Path, games: usize) {
 const FOOTBALL_MAP: &str =
     "a=home_team,b=away_team,score_a=home_score,score_b=away_score,time=date";
 
+/// `compare INPUT --systems SYSTEMS --out OUT` on a football-like file, and more arguments.
+fn compare_football(
+    input: &Path,
+    out: &Path,
+    systems: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "compare",
+        s(input),
+        "--format",
+        "games",
+        "--map",
+        FOOTBALL_MAP,
+        "--systems",
+        systems,
+        "--out",
+        s(out),
+    ];
+    args.extend_from_slice(extra);
+    rate_batch(&args)
+}
+
 /// Every system, in the test build (debug: integer overflow would panic), through a sparse,
 /// disconnected, lopsided history: no panic, no failure, and every rating within an
 /// ordinary range (Codeforces ran away to 4.9e15 on the real football results).
@@ -105,19 +128,7 @@ fn a_football_like_history_through_every_system_stays_finite_and_sane() {
     let input = dir.path().join("results.csv");
     football_like(&input, 6000);
     let out = dir.path().join("cmp");
-    let o = rate_batch(&[
-        "compare",
-        s(&input),
-        "--format",
-        "games",
-        "--map",
-        FOOTBALL_MAP,
-        "--systems",
-        "all",
-        "--out",
-        s(&out),
-        "--quiet",
-    ]);
+    let o = compare_football(&input, &out, "all", &["--quiet"]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let table = read_csv(&out.join("compare.csv"));
     assert_eq!(table.len(), 13);
@@ -173,20 +184,12 @@ fn compare_and_tune_keep_going_past_a_failed_system() {
     let input = dir.path().join("results.csv");
     football_like(&input, 600);
     let out = dir.path().join("cmp");
-    let o = rate_batch(&[
-        "compare",
-        s(&input),
-        "--format",
-        "games",
-        "--map",
-        FOOTBALL_MAP,
-        "--systems",
+    let o = compare_football(
+        &input,
+        &out,
         "elo,glicko2,trueskill",
-        "--param",
-        "elo:k=1e12",
-        "--out",
-        s(&out),
-    ]);
+        &["--param", "elo:k=1e12"],
+    );
     let (stdout, stderr) = texts(&o);
     assert_eq!(o.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("1 of 3 systems failed (elo)"), "{stderr}");
@@ -509,27 +512,20 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
     }
     // The fallback itself publishes the whole new set (and drops the old report), whether the
     // swap is refused or an entry cannot be carried over; a user's file stays.
+    let fallback_run = |fault: &str, says: &str| {
+        let o = run_with(fault);
+        let err = texts(&o).1;
+        assert!(o.status.success() && err.contains(says), "{fault}: {err}");
+    };
     write(&out, "mine.txt", "user");
-    let o = run_with("carry");
-    assert!(o.status.success(), "{}", texts(&o).1);
-    assert!(
-        texts(&o).1.contains("renamed into it one by one"),
-        "{}",
-        texts(&o).1
-    );
+    fallback_run("carry", "renamed into it one by one");
     assert_eq!(
         entries(&out),
         ["history.csv", "leaderboard.csv", "metrics.json", "mine.txt"]
     );
     std::fs::remove_file(out.join("mine.txt")).unwrap();
     assert!(replay_into(&first, &out, &["--report"]).status.success());
-    let o = run_with("no-exchange");
-    assert!(o.status.success(), "{}", texts(&o).1);
-    assert!(
-        texts(&o).1.contains("cannot swap folders"),
-        "{}",
-        texts(&o).1
-    );
+    fallback_run("no-exchange", "cannot swap folders");
     assert_eq!(
         entries(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]
@@ -760,13 +756,13 @@ fn hostile_inputs_end_quickly_with_a_clear_answer() {
         ),
     );
     let out = dir.path().join("o");
-    let o = run_bounded(&["replay", s(&json), "--report", "--out", s(&out)], limit);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        texts(&o).1.contains("outside the years 0 to 9999"),
-        "{}",
-        texts(&o).1
-    );
+    // Refused at once (exit 1) with this message.
+    let refused = |input: &Path, says: &str| {
+        let o = run_bounded(&["replay", s(input), "--report", "--out", s(&out)], limit);
+        let err = texts(&o).1;
+        assert!(o.status.code() == Some(1) && err.contains(says), "{err}");
+    };
+    refused(&json, "outside the years 0 to 9999");
 
     let mut pgn = String::with_capacity(30_000_000);
     for k in 0..1_000_000 {
@@ -774,14 +770,9 @@ fn hostile_inputs_end_quickly_with_a_clear_answer() {
     }
     pgn.push_str("[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[Date \"2021.01.01\"]\n");
     let pgn = write(dir.path(), "tags.pgn", &pgn);
-    let o = run_bounded(&["replay", s(&pgn), "--out", s(&out)], limit);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        texts(&o)
-            .1
-            .contains("tags.pgn, line 1: the game has more than 10000 tag pairs"),
-        "{}",
-        texts(&o).1
+    refused(
+        &pgn,
+        "tags.pgn, line 1: the game has more than 10000 tag pairs",
     );
 
     let columns: Vec<String> = (0..100_000).map(|k| format!("c{k}")).collect();
@@ -802,15 +793,7 @@ fn hostile_inputs_end_quickly_with_a_clear_answer() {
         "long.csv",
         &format!("time,a,b,result\n2021-01-01,x,{},1\n", "y".repeat(17 << 20)),
     );
-    let o = run_bounded(&["replay", s(&long), "--out", s(&out)], limit);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        texts(&o)
-            .1
-            .contains("long.csv, line 2: line 2 is longer than 16 MiB"),
-        "{}",
-        texts(&o).1
-    );
+    refused(&long, "long.csv, line 2: line 2 is longer than 16 MiB");
 }
 
 /// Runs the binary under `ulimit -v` (KiB).
@@ -844,38 +827,27 @@ fn a_run_that_cannot_fit_ends_with_a_clear_error_not_an_abort() {
         write(dir.path(), name, &text)
     };
     let out = dir.path().join("o");
-    let big = distinct(1_000_000, "big.csv");
-    let o = under_ulimit(
-        400_000,
-        &[
-            "replay",
-            s(&big),
-            "--out",
-            s(&out),
-            "--history-format",
-            "none",
-        ],
-    );
-    let err = texts(&o).1;
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let run = |kib: u64, input: &Path| {
+        let o = under_ulimit(
+            kib,
+            &[
+                "replay",
+                s(input),
+                "--out",
+                s(&out),
+                "--history-format",
+                "none",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(3), "{}", texts(&o).1);
+        texts(&o).1
+    };
+    let err = run(400_000, &distinct(1_000_000, "big.csv"));
     assert!(
         err.contains("needs about") && err.contains("ulimit -v"),
         "{err}"
     );
-    let small = distinct(500_000, "small.csv");
-    let o = under_ulimit(
-        200_000,
-        &[
-            "replay",
-            s(&small),
-            "--out",
-            s(&out),
-            "--history-format",
-            "none",
-        ],
-    );
-    let err = texts(&o).1;
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let err = run(200_000, &distinct(500_000, "small.csv"));
     assert!(err.starts_with("error: out of memory"), "{err}");
     assert!(!out.join("leaderboard.csv").exists());
 }
