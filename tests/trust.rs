@@ -526,6 +526,14 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
     std::fs::remove_file(out.join("mine.txt")).unwrap();
     assert!(replay_into(&first, &out, &["--report"]).status.success());
     fallback_run("no-exchange", "cannot swap folders");
+    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    fallback_run("no-sibling", "its parent folder is not writable");
+    assert_eq!(
+        entries(&out),
+        ["history.csv", "leaderboard.csv", "metrics.json"]
+    );
+    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    fallback_run("no-exchange", "cannot swap folders");
     assert_eq!(
         entries(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]

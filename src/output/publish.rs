@@ -51,6 +51,9 @@ impl std::error::Error for Busy {}
 
 const MARK: &str = ".rate-batch-";
 
+/// The base of a generation's name when it has to be made inside the output folder.
+const INNER: &str = "generation";
+
 /// A temporary name for `base` in its folder: `.BASE.rate-batch-<12 random hex><4 hex check>`.
 pub fn temporary_name(base: &str) -> String {
     let random: u64 = rand::random::<u64>() >> 16;
@@ -272,27 +275,51 @@ impl Publication {
         }
         let lock = lock_folder(target, &target.display().to_string())?;
         remove_leftovers(&parent, &base, start);
-        let generation = parent.join(temporary_name(&base));
-        fs::DirBuilder::new().mode(0o700).create(&generation)?;
+        remove_leftovers(target, INNER, start);
+        // Beside the folder; where its parent is not writable (a folder the run may write in
+        // a folder it may not), inside it, and then written into by renames.
+        let mut inside = None;
+        let mut generation = parent.join(temporary_name(&base));
+        let beside = if fault("no-sibling") {
+            Err(io::Error::from_raw_os_error(libc::EACCES))
+        } else {
+            fs::DirBuilder::new().mode(0o700).create(&generation)
+        };
+        if let Err(e) = beside {
+            if !matches!(
+                e.raw_os_error(),
+                Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
+            ) {
+                return Err(e);
+            }
+            generation = target.join(temporary_name(INNER));
+            fs::DirBuilder::new().mode(0o700).create(&generation)?;
+            inside = Some(format!(
+                "its parent folder is not writable ({e}), so a new folder cannot be made beside it"
+            ));
+        }
         let gen_lock = lock_folder(&generation, &target.display().to_string())?;
         // The new folder must be able to take the old one's place exactly: its group now (so
         // that files inherit it as they would in the folder, when it is set-group-id), its
         // owner at the swap (root only; another user's folder is kept and written into).
         let old = fs::symlink_metadata(target)?;
         let euid = unsafe_geteuid();
-        let mut why_not_swap = None;
-        if euid != 0 && old.uid() != euid {
-            why_not_swap = Some("the folder belongs to another user".to_string());
+        let why_not_swap = if inside.is_some() {
+            inside
+        } else if euid != 0 && old.uid() != euid {
+            Some("the folder belongs to another user".to_string())
         } else if gen_lock.metadata()?.gid() != old.gid()
             && std::os::unix::fs::chown(&generation, None, Some(old.gid())).is_err()
         {
-            why_not_swap = Some("a new folder cannot be given the folder's group".to_string());
+            Some("a new folder cannot be given the folder's group".to_string())
         } else if has_default_acl(target) {
-            why_not_swap =
-                Some("the folder has a default ACL, which a new folder would lack".to_string());
-        } else if old.mode() & 0o2000 != 0 {
-            fs::set_permissions(&generation, fs::Permissions::from_mode(0o2700))?;
-        }
+            Some("the folder has a default ACL, which a new folder would lack".to_string())
+        } else {
+            if old.mode() & 0o2000 != 0 {
+                fs::set_permissions(&generation, fs::Permissions::from_mode(0o2700))?;
+            }
+            None
+        };
         Ok(Self {
             target: target.to_path_buf(),
             parent,
