@@ -6,18 +6,14 @@
 //! -> leaderboard, rating history and `metrics` -> `output` writers. `cli` only parses
 //! arguments; `run` holds the jobs behind the subcommands.
 
+pub use rate_batch_core::{history, metrics, numeric, replay, state, systems, time};
+
 pub mod cli;
 pub mod compare;
-pub mod history;
 pub mod ingest;
 pub mod matchmake;
-pub mod metrics;
-pub mod numeric;
 pub mod output;
-pub mod replay;
 pub mod run;
 pub mod simlab;
 pub mod simulate;
-pub mod state;
-pub mod systems;
 pub mod tune;

@@ -10,7 +10,8 @@ use serde::Serialize;
 use std::time::{Duration, Instant};
 
 /// How contests are grouped into rounds (rated together from the same pre-round ratings).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Period {
     /// Every contest is its own round.
@@ -534,7 +535,7 @@ pub fn replay_from<S: RatingSystem>(
                         "{} of {}",
                         c.label()
                             .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
-                        crate::ingest::time::format_time(c.time())
+                        crate::time::format_time(c.time())
                     )
                 },
             ),
@@ -851,8 +852,20 @@ fn score<S: RatingSystem>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::time::parse_time;
     use crate::systems::elo::{Elo, EloParams};
+
+    /// `YYYY-MM-DD` or RFC 3339 with `Z`, as Unix seconds (the tests' times).
+    fn parse_time(t: &str) -> Result<i64, chrono::ParseError> {
+        match t.len() {
+            10 => chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| {
+                d.and_hms_opt(0, 0, 0)
+                    .expect("midnight")
+                    .and_utc()
+                    .timestamp()
+            }),
+            _ => chrono::DateTime::parse_from_rfc3339(t).map(|d| d.timestamp()),
+        }
+    }
 
     /// Games (time, a, b, a's score, series).
     fn games(list: &[(&str, &str, &str, f64, Option<&str>)]) -> History {

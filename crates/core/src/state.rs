@@ -208,7 +208,7 @@ pub fn check_values<S: crate::systems::RatingSystem>(
     meta: &StateMeta,
     carry: &Carry<S::Player>,
 ) -> Result<(), String> {
-    let (lo, hi) = crate::ingest::time::TIME_RANGE;
+    let (lo, hi) = crate::time::TIME_RANGE;
     let time_ok = |t: i64| (lo..=hi).contains(&t);
     for (p, state) in carry.states.iter().enumerate() {
         let name = meta.players.get(p).map_or("?", String::as_str);

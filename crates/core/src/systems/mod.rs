@@ -94,7 +94,8 @@ pub trait RatingSystem: Sync {
 }
 
 /// The systems `--system` chooses from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SystemKind {
     /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
@@ -121,7 +122,7 @@ pub enum SystemKind {
     /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
     Glicko2,
     /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
-    #[value(name = "trueskill")]
+    #[cfg_attr(feature = "clap", value(name = "trueskill"))]
     #[serde(rename = "trueskill")]
     TrueSkill,
 }

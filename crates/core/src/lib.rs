@@ -1,0 +1,17 @@
+//! rate-batch's engine: contest histories, rating systems, the replay in time order, the
+//! accuracy metrics and the resume state. It knows nothing of files, formats or command lines
+//! (those are the `rate-batch` crate's), so it can be used on its own.
+//!
+//! The shape: a [`history::History`] (contests of entries, players interned to ids) is replayed
+//! by [`replay`] round by round through one of the [`systems`] (each behind the
+//! [`systems::RatingSystem`] trait): every contest is scored from the ratings before it
+//! ([`metrics`]), then the round is rated. [`state`] saves and checks what a replay carries
+//! from one run to the next.
+
+pub mod history;
+pub mod metrics;
+pub mod numeric;
+pub mod replay;
+pub mod state;
+pub mod systems;
+pub mod time;
