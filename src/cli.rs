@@ -302,7 +302,7 @@ impl TuneArgs {
     pub fn job(&self) -> Result<tune::TuneJob, UsageError> {
         let grid = match &self.grid {
             Some(g) => tune::parse_grid(g).map_err(UsageError)?,
-            None => tune::default_grid(self.system),
+            None => self.system.default_grid(),
         };
         Ok(tune::TuneJob {
             input: self.input.input.clone(),

@@ -13,7 +13,6 @@ use crate::replay::ReplayOptions;
 use crate::run::{self, Loaded, SystemJob, SystemOutcome, UsageError, check_replay_options};
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
 use anyhow::Context as _;
-use clap::ValueEnum;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -54,15 +53,12 @@ pub struct CompareJob {
 /// `all` or a comma-separated list of system names.
 pub fn parse_systems(text: &str) -> Result<Vec<SystemKind>, String> {
     if text.trim() == "all" {
-        return Ok(SystemKind::value_variants().to_vec());
+        return Ok(SystemKind::ALL.to_vec());
     }
     let mut systems = Vec::new();
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let kind = SystemKind::from_str(name, true).map_err(|_| {
-            let known: Vec<&str> = SystemKind::value_variants()
-                .iter()
-                .map(|k| k.name())
-                .collect();
+        let kind = SystemKind::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = SystemKind::ALL.iter().map(|k| k.name()).collect();
             format!(
                 "--systems: unknown system `{name}` (known: {}, or all)",
                 known.join(", ")
@@ -90,8 +86,8 @@ pub fn parse_system_params(
         let (system, rest) = spec
             .split_once(':')
             .ok_or_else(|| format!("--param `{spec}` is not of the form SYSTEM:NAME=VALUE"))?;
-        let kind = SystemKind::from_str(system.trim(), true)
-            .map_err(|_| format!("--param `{spec}`: unknown system `{system}`"))?;
+        let kind = SystemKind::from_name(system)
+            .ok_or_else(|| format!("--param `{spec}`: unknown system `{system}`"))?;
         let k = systems
             .iter()
             .position(|&s| s == kind)
@@ -223,7 +219,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     // Every system's folder is the comparison's: one generation, swapped in at once.
     let mut owned: Vec<&str> = vec!["compare.csv", "compare.json", "compare.md", "report.html"];
-    owned.extend(SystemKind::value_variants().iter().map(|k| k.name()));
+    owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     let loaded = run::load(

@@ -301,13 +301,12 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         .with_context(|| format!("cannot read the state {}", job.state.display()))?;
     let state = crate::state::StateFile::read(&mut f)
         .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
-    let kind = <crate::systems::SystemKind as clap::ValueEnum>::from_str(&state.meta.system, true)
-        .map_err(|_| {
-            UsageError(format!(
-                "unknown system `{}` in the state",
-                state.meta.system
-            ))
-        })?;
+    let kind = crate::systems::SystemKind::from_name(&state.meta.system).ok_or_else(|| {
+        UsageError(format!(
+            "unknown system `{}` in the state",
+            state.meta.system
+        ))
+    })?;
     let params: crate::systems::ParamMap = serde_json::from_str(&state.meta.params)
         .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
     let names = read_pool(&job.pool)?;

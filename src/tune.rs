@@ -113,50 +113,6 @@ pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
     Ok(grid)
 }
 
-/// The grid used when `--grid` is not given: the parameters that matter most, around the
-/// published defaults (which are always among the values).
-pub fn default_grid(kind: SystemKind) -> Vec<(String, Vec<f64>)> {
-    let g = |name: &str, v: &[f64]| (name.to_string(), v.to_vec());
-    match kind {
-        SystemKind::Elo | SystemKind::EloGaussian => {
-            vec![g(
-                "k",
-                &[8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0],
-            )]
-        }
-        SystemKind::Yuksel => vec![
-            g("alpha", &[1.0, 1.5, 2.0, 3.0]),
-            g("step_scale", &[0.25, 0.5, 0.75, 1.0]),
-        ],
-        SystemKind::Glicko => vec![g("c", &[0.0, 5.0, 10.0, 20.0, 35.0, 50.0])],
-        SystemKind::Glicko2 => vec![
-            g("tau", &[0.2, 0.3, 0.5, 0.75, 1.0, 1.2]),
-            g("start_volatility", &[0.03, 0.06, 0.09]),
-        ],
-        SystemKind::TrueSkill => vec![
-            g("tau", &[25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0]),
-            g("draw_probability", &[0.0, 0.01, 0.1]),
-        ],
-        // The defaults exactly: beta = 80 sqrt 6, gamma = 80 sqrt 0.2 (rounded values would
-        // never count as defaults when scores tie).
-        SystemKind::EloMmr | SystemKind::EloMmx => vec![
-            g("beta", &[150.0, 80.0 * 6f64.sqrt(), 250.0]),
-            g("gamma", &[20.0, 80.0 * 0.2f64.sqrt(), 50.0]),
-        ],
-        SystemKind::Bar => vec![
-            g("beta", &[15.0, 25.0, 40.0]),
-            g("sig_drift", &[35.0, 63.0, 90.0]),
-        ],
-        SystemKind::PairwiseGlicko => vec![
-            g("beta", &[80.0, 125.0, 200.0]),
-            g("sig_drift", &[15.0, 25.0, 40.0]),
-        ],
-        SystemKind::Codeforces | SystemKind::Topcoder => {
-            vec![g("weight_multiplier", &[0.5, 0.75, 1.0, 1.25, 1.5])]
-        }
-    }
-}
-
 /// The parameter sets: every combination of the grid, or `random` draws uniform within each
 /// parameter's [min, max] (rounded to integers when all its values are integers).
 pub fn parameter_sets(
@@ -547,12 +503,11 @@ mod tests {
     /// (the tie rule prefers sets at their defaults only if the grid has them).
     #[test]
     fn default_grids_hold_the_defaults() {
-        use clap::ValueEnum;
-        for kind in SystemKind::value_variants() {
+        for kind in SystemKind::ALL {
             let defaults =
                 crate::systems::dispatch(*kind, &Default::default(), crate::systems::ParamsOf)
                     .unwrap();
-            for (name, values) in default_grid(*kind) {
+            for (name, values) in kind.default_grid() {
                 let d = defaults[&name]
                     .as_f64()
                     .unwrap_or_else(|| panic!("{kind:?} {name}"));
@@ -583,8 +538,8 @@ mod tests {
         }
         assert_eq!(random, parameter_sets(&g, Some(50), 7), "seeded");
         // Every default grid is valid for its system and holds the defaults.
-        for &kind in <SystemKind as clap::ValueEnum>::value_variants() {
-            for set in parameter_sets(&default_grid(kind), None, 0) {
+        for &kind in SystemKind::ALL {
+            for set in parameter_sets(&kind.default_grid(), None, 0) {
                 dispatch(kind, &set, run::Noop).unwrap();
             }
         }

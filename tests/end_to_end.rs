@@ -299,20 +299,10 @@ fn standings_and_json_inputs_replay_with_every_system() {
          1,2021-01-01,a,1\n1,2021-01-01,b,2\n1,2021-01-01,c,2\n1,2021-01-01,d,4\n\
          2,2021-01-08,a,2\n2,2021-01-08,b,1\n2,2021-01-08,c,3\n2,2021-01-08,e,4\n",
     );
-    for system in [
-        "elo",
-        "yuksel",
-        "bar",
-        "pairwise-glicko",
-        "codeforces",
-        "topcoder",
-        "elo-mmr",
-        "elo-mmx",
-        "elo-gaussian",
-        "glicko",
-        "glicko2",
-        "trueskill",
-    ] {
+    for system in rate_batch::systems::SystemKind::ALL
+        .iter()
+        .map(|k| k.name())
+    {
         let out = dir.path().join(system);
         let o = rate_batch(&[
             "replay",

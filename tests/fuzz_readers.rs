@@ -255,11 +255,10 @@ impl rate_batch::systems::SystemVisitor for ReadState<'_> {
 }
 
 fn read_state(bytes: &[u8]) -> bool {
-    use clap::ValueEnum;
     let Ok(f) = rate_batch::state::StateFile::read(&mut &bytes[..]) else {
         return false;
     };
-    let Ok(kind) = rate_batch::systems::SystemKind::from_str(&f.meta.system, true) else {
+    let Some(kind) = rate_batch::systems::SystemKind::from_name(&f.meta.system) else {
         return false;
     };
     let Ok(params) = serde_json::from_str::<rate_batch::systems::ParamMap>(&f.meta.params) else {

@@ -10,21 +10,6 @@ use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
-const SYSTEMS: [&str; 12] = [
-    "elo",
-    "elo-gaussian",
-    "glicko",
-    "glicko2",
-    "trueskill",
-    "yuksel",
-    "elo-mmr",
-    "elo-mmx",
-    "bar",
-    "pairwise-glicko",
-    "codeforces",
-    "topcoder",
-];
-
 /// The first `n` games of the demo league (several games a day), as cumulative chunk files
 /// cut after the given numbers of games.
 fn chunks(dir: &Path, n: usize, cuts: &[usize]) -> Vec<PathBuf> {
@@ -80,7 +65,10 @@ fn chunks_give_exactly_the_full_replay_for_every_system() {
     let dir = TempDir::new().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let n = 400;
-    for system in SYSTEMS {
+    for system in rate_batch::systems::SystemKind::ALL
+        .iter()
+        .map(|k| k.name())
+    {
         for period in ["game", "day"] {
             // Random cuts (2 or 3), often inside a day: the league plays several games a day.
             let mut cuts: Vec<usize> = (0..rng.random_range(2..4))

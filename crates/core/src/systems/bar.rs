@@ -39,7 +39,7 @@
 //! change and variance factor (Weng and Lin's own team rule, with sums and shares, is not used).
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::{Rating, RatingSystem, check_range};
+use super::{Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
@@ -176,10 +176,11 @@ impl AllPairs for Bar {
 }
 
 impl RatingSystem for Bar {
+    type Params = BarParams;
     type Player = MuSigma;
 
-    fn name(&self) -> &'static str {
-        "bar"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Bar
     }
 
     fn new_player(&self) -> MuSigma {
@@ -216,8 +217,8 @@ impl RatingSystem for Bar {
         Some(self.p(mu_a - mu_b, c))
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &BarParams {
+        &self.p
     }
 }
 

@@ -71,7 +71,7 @@
 //! receives the team's delta. The performance reported is the needed rating (the mean over
 //! the round's contests).
 
-use super::{Rating, RatingSystem, check_range, map_indices, side_mean};
+use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::elo_win_probability;
 use serde::{Deserialize, Serialize};
@@ -534,10 +534,11 @@ impl Codeforces {
 }
 
 impl RatingSystem for Codeforces {
+    type Params = CodeforcesParams;
     type Player = CodeforcesPlayer;
 
-    fn name(&self) -> &'static str {
-        "codeforces"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Codeforces
     }
 
     fn new_player(&self) -> CodeforcesPlayer {
@@ -606,8 +607,8 @@ impl RatingSystem for Codeforces {
         p.performance.is_finite().then_some(p.performance)
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &CodeforcesParams {
+        &self.p
     }
 }
 

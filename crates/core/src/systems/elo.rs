@@ -27,7 +27,7 @@
 //! variant above (floor, score share, margin, win bonus, teams, n entries) applies unchanged.
 
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{Rating, RatingSystem, check_range, map_indices, side_mean};
+use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{elo_win_probability, normal_cdf};
 use serde::{Deserialize, Serialize};
@@ -256,12 +256,17 @@ pub fn share(pa: f64, pb: f64) -> f64 {
 
 impl RatingSystem for Elo {
     type Player = f64;
+    type Params = serde_json::Value;
 
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> SystemKind {
         match self.curve {
-            Curve::Logistic => "elo",
-            Curve::Normal(_) => "elo-gaussian",
+            Curve::Logistic => SystemKind::Elo,
+            Curve::Normal(_) => SystemKind::EloGaussian,
         }
+    }
+
+    fn parameters(&self) -> &serde_json::Value {
+        &self.shown
     }
 
     fn new_player(&self) -> f64 {
@@ -330,10 +335,6 @@ impl RatingSystem for Elo {
         let ra = side_mean(players, a, |r| *r);
         let rb = side_mean(players, b, |r| *r);
         Some(self.expected(ra - rb))
-    }
-
-    fn params(&self) -> serde_json::Value {
-        self.shown.clone()
     }
 }
 

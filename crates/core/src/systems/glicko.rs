@@ -28,7 +28,7 @@
 
 use super::allpairs::{self, AllPairs, Field, MuSigma};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
-use super::{Rating, RatingSystem, check_range};
+use super::{Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
 use serde::{Deserialize, Serialize};
@@ -111,10 +111,11 @@ impl AllPairs for Glicko {
 }
 
 impl RatingSystem for Glicko {
+    type Params = GlickoParams;
     type Player = MuSigma;
 
-    fn name(&self) -> &'static str {
-        "glicko"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Glicko
     }
 
     fn new_player(&self) -> MuSigma {
@@ -144,8 +145,8 @@ impl RatingSystem for Glicko {
         self.pairs.win_probability(players, a, b)
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &GlickoParams {
+        &self.p
     }
 }
 

@@ -27,7 +27,7 @@
 //! the team's games at the team's expected scores). The win probability of the metrics is
 //! `1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`.
 
-use super::{Rating, RatingSystem, check_range, map_indices};
+use super::{Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::roots::illinois;
 use serde::{Deserialize, Serialize};
@@ -188,10 +188,11 @@ impl Glicko2 {
 }
 
 impl RatingSystem for Glicko2 {
+    type Params = Glicko2Params;
     type Player = Glicko2Player;
 
-    fn name(&self) -> &'static str {
-        "glicko2"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Glicko2
     }
 
     fn new_player(&self) -> Glicko2Player {
@@ -276,8 +277,8 @@ impl RatingSystem for Glicko2 {
         Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a - mu_b)).exp()))
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &Glicko2Params {
+        &self.p
     }
 }
 

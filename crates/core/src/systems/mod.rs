@@ -41,8 +41,19 @@ pub trait RatingSystem: Sync {
     /// Everything the system keeps per player.
     type Player: Clone + Send + Sync + Serialize + DeserializeOwned;
 
+    /// The parameter struct (named values with the papers' defaults).
+    type Params: Serialize;
+
+    /// Which registered system this is.
+    fn kind(&self) -> SystemKind;
+
+    /// The parameters in effect.
+    fn parameters(&self) -> &Self::Params;
+
     /// The name used on the command line and in the outputs.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
 
     /// The state of a player before the first contest.
     fn new_player(&self) -> Self::Player;
@@ -69,7 +80,9 @@ pub trait RatingSystem: Sync {
     }
 
     /// The parameters in effect, for `metrics.json`.
-    fn params(&self) -> Value;
+    fn params(&self) -> Value {
+        serde_json::to_value(self.parameters()).unwrap_or_default()
+    }
 
     /// The state of a player who arrives with a rating from elsewhere (`--initial-ratings`):
     /// `rating` in the system's units; the uncertainty (a standard deviation) and the
@@ -93,58 +106,110 @@ pub trait RatingSystem: Sync {
     fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
 }
 
-/// The systems `--system` chooses from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "kebab-case")]
-pub enum SystemKind {
-    /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
-    Elo,
-    /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
-    Yuksel,
-    /// Elo-MMR(rho): logistic performances, pseudodiffusion (Ebtekar and Liu 2021).
-    EloMmr,
-    /// Elo-MMchi: Elo-MMR with Gaussian performances.
-    EloMmx,
-    /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
-    Bar,
-    /// Glicko on every pair of a contest, normalised as in Elo-MMR.
-    PairwiseGlicko,
-    /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
-    /// the expected and the actual place, with two sum adjustments.
-    Codeforces,
-    /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
-    Topcoder,
-    /// Elo with the normal distribution function as its curve (Elo's original design).
-    EloGaussian,
-    /// Glicko (Glickman 1999): rating and rating deviation, rating periods.
-    Glicko,
-    /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
-    Glicko2,
-    /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
-    #[cfg_attr(feature = "clap", value(name = "trueskill"))]
-    #[serde(rename = "trueskill")]
-    TrueSkill,
+/// Generates, from the one table below, everything that lists the systems: the
+/// [`SystemKind`] enum (its command-line and output names), [`SystemKind::ALL`],
+/// [`dispatch`] (building a system from named parameters) and each system's default tuning
+/// grid.
+macro_rules! registry {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $name:literal => $build:path, grid [$($param:literal: [$($value:expr),* $(,)?]),* $(,)?];
+    )*) => {
+        /// The registered rating systems.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+        pub enum SystemKind {
+            $(
+                $(#[$doc])*
+                #[serde(rename = $name)]
+                #[cfg_attr(feature = "clap", value(name = $name))]
+                $variant,
+            )*
+        }
+
+        impl SystemKind {
+            /// Every system, in the registry's order (the order of `compare --systems all`).
+            pub const ALL: &'static [SystemKind] = &[$(SystemKind::$variant),*];
+
+            /// The name on the command line and in the outputs.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(SystemKind::$variant => $name,)*
+                }
+            }
+
+            /// The system of a name (any case).
+            pub fn from_name(name: &str) -> Option<SystemKind> {
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
+            }
+
+            /// The parameter values `tune` tries by default: a grid around the published
+            /// defaults, which are among the values exactly.
+            pub fn default_grid(self) -> Vec<(String, Vec<f64>)> {
+                match self {
+                    $(SystemKind::$variant => vec![$(($param.to_string(), vec![$($value),*])),*],)*
+                }
+            }
+        }
+
+        /// Builds the chosen system from named parameters (a name the system does not have is
+        /// refused) and hands it to the visitor.
+        pub fn dispatch<V: SystemVisitor>(
+            kind: SystemKind,
+            params: &ParamMap,
+            v: V,
+        ) -> Result<V::Output, String> {
+            Ok(match kind {
+                $(SystemKind::$variant => v.visit(&$build(build_params(kind, params)?)?),)*
+            })
+        }
+    };
 }
 
-impl SystemKind {
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SystemKind::Elo => "elo",
-            SystemKind::Yuksel => "yuksel",
-            SystemKind::EloMmr => "elo-mmr",
-            SystemKind::EloMmx => "elo-mmx",
-            SystemKind::Bar => "bar",
-            SystemKind::PairwiseGlicko => "pairwise-glicko",
-            SystemKind::Codeforces => "codeforces",
-            SystemKind::Topcoder => "topcoder",
-            SystemKind::EloGaussian => "elo-gaussian",
-            SystemKind::Glicko => "glicko",
-            SystemKind::Glicko2 => "glicko2",
-            SystemKind::TrueSkill => "trueskill",
-        }
-    }
+// The registry: one line a system (name, constructor, default tuning grid). Adding a system is
+// a module of its own and a line here; see CONTRIBUTING.md.
+registry! {
+    /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
+    Elo = "elo" => elo::Elo::new,
+        grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
+    /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
+    Yuksel = "yuksel" => yuksel::Yuksel::new,
+        grid ["alpha": [1.0, 1.5, 2.0, 3.0], "step_scale": [0.25, 0.5, 0.75, 1.0]];
+    /// Elo-MMR(rho): logistic performances, pseudodiffusion (Ebtekar and Liu 2021). The grid
+    /// holds the defaults exactly: beta = 80 sqrt 6, gamma = 80 sqrt 0.2.
+    EloMmr = "elo-mmr" => elo_mmr::EloMmr::new,
+        grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
+    /// Elo-MMchi: Elo-MMR with Gaussian performances.
+    EloMmx = "elo-mmx" => elo_mmr::EloMmr::gaussian,
+        grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
+    /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
+    Bar = "bar" => bar::Bar::new,
+        grid ["beta": [15.0, 25.0, 40.0], "sig_drift": [35.0, 63.0, 90.0]];
+    /// Glicko on every pair of a contest, normalised as in Elo-MMR.
+    PairwiseGlicko = "pairwise-glicko" => pairwise_glicko::PairwiseGlicko::new,
+        grid ["beta": [80.0, 125.0, 200.0], "sig_drift": [15.0, 25.0, 40.0]];
+    /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
+    /// the expected and the actual place, with two sum adjustments.
+    Codeforces = "codeforces" => codeforces::Codeforces::new,
+        grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
+    /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
+    Topcoder = "topcoder" => topcoder::Topcoder::new,
+        grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
+    /// Elo with the normal distribution function as its curve (Elo's original design).
+    EloGaussian = "elo-gaussian" => elo::Elo::gaussian,
+        grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
+    /// Glicko (Glickman 1999): rating and rating deviation, rating periods.
+    Glicko = "glicko" => glicko::Glicko::new,
+        grid ["c": [0.0, 5.0, 10.0, 20.0, 35.0, 50.0]];
+    /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
+    Glicko2 = "glicko2" => glicko2::Glicko2::new,
+        grid ["tau": [0.2, 0.3, 0.5, 0.75, 1.0, 1.2], "start_volatility": [0.03, 0.06, 0.09]];
+    /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
+    TrueSkill = "trueskill" => trueskill::TrueSkill::new,
+        grid ["tau": [25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0], "draw_probability": [0.0, 0.01, 0.1]];
 }
 
 /// Parameter values by name, as given by the user.
@@ -166,32 +231,6 @@ impl SystemVisitor for ParamsOf {
     fn visit<S: RatingSystem>(self, system: &S) -> Value {
         system.params()
     }
-}
-
-/// Builds the chosen system from named parameters and hands it to the visitor.
-pub fn dispatch<V: SystemVisitor>(
-    kind: SystemKind,
-    params: &ParamMap,
-    v: V,
-) -> Result<V::Output, String> {
-    Ok(match kind {
-        SystemKind::Elo => v.visit(&elo::Elo::new(build_params(kind, params)?)?),
-        SystemKind::Yuksel => v.visit(&yuksel::Yuksel::new(build_params(kind, params)?)?),
-        SystemKind::EloMmr => v.visit(&elo_mmr::EloMmr::new(build_params(kind, params)?)?),
-        SystemKind::EloMmx => v.visit(&elo_mmr::EloMmr::gaussian(build_params(kind, params)?)?),
-        SystemKind::Bar => v.visit(&bar::Bar::new(build_params(kind, params)?)?),
-        SystemKind::PairwiseGlicko => v.visit(&pairwise_glicko::PairwiseGlicko::new(
-            build_params(kind, params)?,
-        )?),
-        SystemKind::Codeforces => {
-            v.visit(&codeforces::Codeforces::new(build_params(kind, params)?)?)
-        }
-        SystemKind::Topcoder => v.visit(&topcoder::Topcoder::new(build_params(kind, params)?)?),
-        SystemKind::EloGaussian => v.visit(&elo::Elo::gaussian(build_params(kind, params)?)?),
-        SystemKind::Glicko => v.visit(&glicko::Glicko::new(build_params(kind, params)?)?),
-        SystemKind::Glicko2 => v.visit(&glicko2::Glicko2::new(build_params(kind, params)?)?),
-        SystemKind::TrueSkill => v.visit(&trueskill::TrueSkill::new(build_params(kind, params)?)?),
-    })
 }
 
 /// Reads a parameter struct from named values, refusing names the system does not have.

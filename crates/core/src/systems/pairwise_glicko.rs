@@ -42,7 +42,7 @@
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
-use super::{Rating, RatingSystem, check_range};
+use super::{Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
@@ -160,10 +160,11 @@ impl AllPairs for PairwiseGlicko {
 }
 
 impl RatingSystem for PairwiseGlicko {
+    type Params = PairwiseGlickoParams;
     type Player = MuSigma;
 
-    fn name(&self) -> &'static str {
-        "pairwise-glicko"
+    fn kind(&self) -> SystemKind {
+        SystemKind::PairwiseGlicko
     }
 
     fn new_player(&self) -> MuSigma {
@@ -205,8 +206,8 @@ impl RatingSystem for PairwiseGlicko {
         Some(1.0 / (1.0 + (-qg * (mu_a - mu_b)).exp()))
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &PairwiseGlickoParams {
+        &self.p
     }
 }
 

@@ -55,7 +55,7 @@
 //! and its volatility ratio (new/old), and counts the contest as played. The performance
 //! reported is PerfAs (the mean over the round's contests).
 
-use super::{Rating, RatingSystem, check_range, map_indices, side_mean};
+use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
@@ -340,10 +340,11 @@ fn losses(r: &[f64], v2: &[f64], n: &[f64], c: f64) -> Vec<f64> {
 }
 
 impl RatingSystem for Topcoder {
+    type Params = TopcoderParams;
     type Player = TopcoderPlayer;
 
-    fn name(&self) -> &'static str {
-        "topcoder"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Topcoder
     }
 
     fn new_player(&self) -> TopcoderPlayer {
@@ -445,8 +446,8 @@ impl RatingSystem for Topcoder {
         p.performance.is_finite().then_some(p.performance)
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &TopcoderParams {
+        &self.p
     }
 }
 

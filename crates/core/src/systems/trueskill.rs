@@ -118,7 +118,7 @@
 //! passing: `tolerance = 1e-6` (of beta), `max_iterations = 200` (a 20,000-entrant contest
 //! converges in 4 or 5 sweeps).
 
-use super::{Rating, RatingSystem, check_range, map_indices};
+use super::{Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
@@ -719,10 +719,11 @@ fn quadrature_moments(l: f64, u: f64) -> (f64, f64) {
 }
 
 impl RatingSystem for TrueSkill {
+    type Params = TrueSkillParams;
     type Player = TrueSkillPlayer;
 
-    fn name(&self) -> &'static str {
-        "trueskill"
+    fn kind(&self) -> SystemKind {
+        SystemKind::TrueSkill
     }
 
     fn new_player(&self) -> TrueSkillPlayer {
@@ -796,8 +797,8 @@ impl RatingSystem for TrueSkill {
         Some(0.5 * (normal_cdf((d - eps) / c) + normal_cdf((d + eps) / c)))
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &TrueSkillParams {
+        &self.p
     }
 
     fn seeded(

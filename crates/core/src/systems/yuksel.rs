@@ -27,7 +27,7 @@
 //! starting ratings shifts every output by the same amount; `W` starts at a tiny positive value.
 
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{Rating, RatingSystem, check_range, side_mean};
+use super::{Rating, RatingSystem, SystemKind, check_range, side_mean};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
 use rustc_hash::FxHashMap;
@@ -219,10 +219,11 @@ fn find(units: &mut [Unit<'_>], mut u: usize) -> usize {
 }
 
 impl RatingSystem for Yuksel {
+    type Params = YukselParams;
     type Player = YukselPlayer;
 
-    fn name(&self) -> &'static str {
-        "yuksel"
+    fn kind(&self) -> SystemKind {
+        SystemKind::Yuksel
     }
 
     fn new_player(&self) -> YukselPlayer {
@@ -381,8 +382,8 @@ impl RatingSystem for Yuksel {
         Some(elo_win_probability(ra - rb, self.p.scale))
     }
 
-    fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.p).unwrap_or_default()
+    fn parameters(&self) -> &YukselParams {
+        &self.p
     }
 }
 

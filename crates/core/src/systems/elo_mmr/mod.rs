@@ -36,7 +36,7 @@
 
 pub mod performance;
 
-use super::{Rating, RatingSystem, check_range, update_each};
+use super::{Rating, RatingSystem, SystemKind, check_range, update_each};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::newton_in;
@@ -233,6 +233,8 @@ impl MmrPlayer {
 #[derive(Clone, Debug)]
 pub struct EloMmr {
     p: EloMmrParams,
+    /// The parameters as given (Elo-MMchi's have no rho and history).
+    shown: serde_json::Value,
     model: Model,
     /// The sigma limit recovered from beta and gamma, squared.
     sl2: f64,
@@ -273,7 +275,17 @@ impl EloMmr {
         }
         let (b2, g2) = (p.beta * p.beta, p.gamma * p.gamma);
         let sl2 = 0.5 * (-g2 + (g2 * g2 + 4.0 * g2 * b2).sqrt());
-        Ok(Self { p, model, sl2 })
+        let mut shown = serde_json::to_value(&p).unwrap_or_default();
+        if let (Model::Gaussian, Some(m)) = (model, shown.as_object_mut()) {
+            m.remove("rho");
+            m.remove("history");
+        }
+        Ok(Self {
+            p,
+            shown,
+            model,
+            sl2,
+        })
     }
 
     /// Performance variance beta_w^2 and drift gamma_w^2 of a contest of weight w.
@@ -372,12 +384,17 @@ impl EloMmr {
 
 impl RatingSystem for EloMmr {
     type Player = MmrPlayer;
+    type Params = serde_json::Value;
 
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> SystemKind {
         match self.model {
-            Model::Logistic => "elo-mmr",
-            Model::Gaussian => "elo-mmx",
+            Model::Logistic => SystemKind::EloMmr,
+            Model::Gaussian => SystemKind::EloMmx,
         }
+    }
+
+    fn parameters(&self) -> &serde_json::Value {
+        &self.shown
     }
 
     fn new_player(&self) -> MmrPlayer {
@@ -514,20 +531,6 @@ impl RatingSystem for EloMmr {
 
     fn performance(&self, p: &MmrPlayer) -> Option<f64> {
         p.last_perf.is_finite().then_some(p.last_perf)
-    }
-
-    fn params(&self) -> serde_json::Value {
-        match self.model {
-            Model::Logistic => serde_json::to_value(&self.p).unwrap_or_default(),
-            Model::Gaussian => {
-                let mut v = serde_json::to_value(&self.p).unwrap_or_default();
-                if let Some(m) = v.as_object_mut() {
-                    m.remove("rho");
-                    m.remove("history");
-                }
-                v
-            }
-        }
     }
 }
 
