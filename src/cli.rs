@@ -344,71 +344,134 @@ pub struct CompareArgs {
 #[derive(Debug, Args, Default)]
 #[command(next_help_heading = "System parameters (defaults from the papers)")]
 pub struct SystemParams {
-    /// Elo: K-factor [default: 32].
+    /// K-factor: the largest change of one game (Elo).
     #[arg(long)]
     pub k: Option<f64>,
-    /// Elo, Yuksel, Codeforces: rating difference for 10:1 odds [default: 400].
+    /// Rating difference for 10:1 odds.
     #[arg(long)]
     pub scale: Option<f64>,
-    /// All systems: a new player's rating [default: 1500; Topcoder 1200].
+    /// A new player's rating.
     #[arg(long)]
     pub start: Option<f64>,
-    /// Elo: lowest possible rating [default: none].
+    /// Lowest possible rating (Elo; none by default).
     #[arg(long)]
     pub floor: Option<f64>,
     /// Elo: the outcome is the share of points Pa/(Pa+Pb).
     #[arg(long)]
     pub score_share: bool,
-    /// Elo: L, weight of the margin term L*Pa/(Pa+Pb) [default: 0].
+    /// L, weight of the margin term L*Pa/(Pa+Pb) (Elo).
     #[arg(long)]
     pub margin: Option<f64>,
-    /// Elo: V, the win bonus V*S [default: 0].
+    /// V, the win bonus V*S (Elo).
     #[arg(long)]
     pub win_bonus: Option<f64>,
-    /// Yuksel: alpha >= 1, fading of past games as the deviation grows [default: 2].
+    /// Alpha >= 1, fading of past games as the deviation grows (Yuksel).
     #[arg(long)]
     pub alpha: Option<f64>,
-    /// Yuksel: largest change of one update [default: 350].
+    /// Largest change of one update (Yuksel).
     #[arg(long)]
     pub max_delta: Option<f64>,
-    /// Yuksel: the scale factor s <= 1 of the step [default: 1].
+    /// The scale factor s <= 1 of the step (Yuksel).
     #[arg(long)]
     pub step_scale: Option<f64>,
     /// Yuksel: zero-sum updates (Algorithm 2).
     #[arg(long)]
     pub zero_sum: bool,
-    /// Elo-MMR/MMchi, BAR, pairwise Glicko: performance spread for a contest of weight 1
-    /// [defaults: 195.96, 25, 125].
+    /// Performance spread for a contest of weight 1.
     #[arg(long)]
     pub beta: Option<f64>,
-    /// Elo-MMR/MMchi: skill drift per contest [default: 35.78].
+    /// Skill drift per contest (Elo-MMR/MMchi).
     #[arg(long)]
     pub gamma: Option<f64>,
-    /// Elo-MMR: transfer rate of the pseudodiffusion [default: 1].
+    /// Transfer rate of the pseudodiffusion (Elo-MMR).
     #[arg(long)]
     pub rho: Option<f64>,
-    /// Elo-MMR/MMchi: opponents nearest in rating per performance, 0 = all [default: 500].
+    /// Opponents nearest in rating per performance, 0 = all (Elo-MMR/MMchi).
     #[arg(long)]
     pub subsample: Option<usize>,
-    /// Elo-MMR: logistic factors kept per player before compression [default: 500].
+    /// Logistic factors kept per player before compression (Elo-MMR).
     #[arg(long)]
     pub history: Option<usize>,
-    /// Elo-MMR/MMchi: drift variance added per day since a player's last round [default: 0].
+    /// Drift variance added per day since a player's last round (Elo-MMR/MMchi).
     #[arg(long)]
     pub drift_per_day: Option<f64>,
     /// Elo-MMR/MMchi: a tie is half a win and half a loss (default: a win plus a loss).
     #[arg(long)]
     pub split_ties: bool,
-    /// Glicko: growth of the rating deviation per rating period, RD^2 += c^2 [default: 0].
+    /// Growth of the rating deviation per rating period, RD^2 += c^2 (Glicko).
     #[arg(long)]
     pub c: Option<f64>,
-    /// Glicko-2: the system constant [default: 0.5]; TrueSkill: the dynamics, added to sigma
-    /// before each contest [default: 25/300].
+    /// Glicko-2: the system constant; TrueSkill: the dynamics, added to sigma before each
+    /// contest.
     #[arg(long)]
     pub tau: Option<f64>,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
+}
+
+/// The defaults of every system that has a parameter, from the registry: `elo 32,
+/// elo-gaussian 32`, or one value when all agree.
+fn defaults_of(param: &str) -> Option<String> {
+    let mut found: Vec<(&str, String)> = Vec::new();
+    for &kind in SystemKind::ALL {
+        let defaults =
+            crate::systems::dispatch(kind, &ParamMap::new(), crate::systems::ParamsOf).ok()?;
+        if let Some(v) = defaults.get(param) {
+            let text = match v {
+                Value::Number(n) => {
+                    let x = n.as_f64().unwrap_or(f64::NAN);
+                    if x.fract() == 0.0 {
+                        format!("{x:.0}")
+                    } else {
+                        format!("{}", (x * 1e4).round() / 1e4)
+                    }
+                }
+                Value::Null => "none".to_string(),
+                other => other.to_string(),
+            };
+            found.push((kind.name(), text));
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    if found.iter().all(|(_, v)| *v == found[0].1) {
+        let names: Vec<&str> = found.iter().map(|(k, _)| *k).collect();
+        return Some(format!("{}: {}", names.join(", "), found[0].1));
+    }
+    let each: Vec<String> = found.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    Some(each.join(", "))
+}
+
+/// The command line with every system parameter's help ending in its systems and their
+/// defaults, read from the registry (so the help never states a default the code lacks).
+pub fn command_with_defaults() -> clap::Command {
+    use clap::CommandFactory;
+    fn annotate(cmd: clap::Command) -> clap::Command {
+        let ids: Vec<String> = cmd
+            .get_arguments()
+            .map(|a| a.get_id().as_str().to_string())
+            .collect();
+        let mut cmd = cmd;
+        for id in ids {
+            if let Some(d) = defaults_of(&id) {
+                cmd = cmd.mut_arg(id.as_str(), |a| {
+                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    a.help(format!("{help} [{d}]"))
+                });
+            }
+        }
+        let subs: Vec<String> = cmd
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        for name in subs {
+            cmd = cmd.mut_subcommand(name, annotate);
+        }
+        cmd
+    }
+    annotate(Cli::command())
 }
 
 impl SystemParams {

@@ -1,4 +1,3 @@
-use clap::Parser;
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// The system allocator, except that running out of memory ends the run with a message and
@@ -89,7 +88,11 @@ fn main() {
         default_hook(info);
         std::process::exit(101);
     }));
-    let cli = Cli::parse();
+    let matches = rate_batch::cli::command_with_defaults().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let json = cli.log_json();
