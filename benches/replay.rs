@@ -45,7 +45,7 @@ fn history() -> History {
 fn bench_ingest(c: &mut Criterion) {
     let path = pool_csv();
     c.bench_function("ingest 100k-game CSV", |b| {
-        b.iter(|| ingest(black_box(&path), &IngestOptions::default()).unwrap())
+        b.iter(|| ingest(black_box(&path), &IngestOptions::default()).unwrap());
     });
 }
 
@@ -57,15 +57,15 @@ fn bench_replay(c: &mut Criterion) {
     };
     let elo = Elo::new(EloParams::default()).unwrap();
     c.bench_function("replay 100k games, Elo", |b| {
-        b.iter(|| replay(black_box(&h), &elo, &opts))
+        b.iter(|| replay(black_box(&h), &elo, &opts));
     });
     let yuksel = Yuksel::new(YukselParams::default()).unwrap();
     c.bench_function("replay 100k games, Yuksel", |b| {
-        b.iter(|| replay(black_box(&h), &yuksel, &opts))
+        b.iter(|| replay(black_box(&h), &yuksel, &opts));
     });
     let keep = ReplayOptions::default();
     c.bench_function("replay 100k games, Elo, keeping the history", |b| {
-        b.iter(|| replay(black_box(&h), &elo, &keep))
+        b.iter(|| replay(black_box(&h), &elo, &keep));
     });
 }
 
@@ -76,7 +76,7 @@ fn bench_large_contest(c: &mut Criterion) {
         .collect();
     let w = vec![1.0; n];
     c.bench_function("pairwise logistic sums, 5000 entrants", |b| {
-        b.iter(|| logistic_sums(black_box(&r), &w, 400.0))
+        b.iter(|| logistic_sums(black_box(&r), &w, 400.0));
     });
     let parts: Vec<Participant> = (0..n)
         .map(|i| Participant {
@@ -91,7 +91,7 @@ fn bench_large_contest(c: &mut Criterion) {
             let mut p = parts.clone();
             m.add_ranking(&mut p, false);
             m.report()
-        })
+        });
     });
 }
 
@@ -115,7 +115,7 @@ fn bench_population(c: &mut Criterion) {
             }
             .visit(&y)
             .unwrap()
-        })
+        });
     });
 }
 

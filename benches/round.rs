@@ -78,7 +78,7 @@ impl SystemVisitor for TimeRound<'_, '_> {
                 || players.clone(),
                 |p| system.update(Round::new(black_box(self.history), last), p),
                 BatchSize::LargeInput,
-            )
+            );
         });
     }
 }

@@ -457,7 +457,10 @@ pub fn command_with_defaults() -> clap::Command {
         for id in ids {
             if let Some(d) = defaults_of(&id) {
                 cmd = cmd.mut_arg(id.as_str(), |a| {
-                    let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                    let help = a
+                        .get_help()
+                        .map(std::string::ToString::to_string)
+                        .unwrap_or_default();
                     a.help(format!("{help} [{d}]"))
                 });
             }
@@ -1014,7 +1017,7 @@ fn single(
     write_file(out, |w| {
         let names: Vec<&str> = systems.iter().map(|s| s.0).collect();
         let mut header = vec!["game".to_string(), "true".to_string()];
-        header.extend(names.iter().map(|n| n.to_string()));
+        header.extend(names.iter().map(std::string::ToString::to_string));
         for column in ["win_rate", "opponent", "score"] {
             header.extend(names.iter().map(|n| format!("{column}_{n}")));
         }
@@ -1163,7 +1166,7 @@ fn experiment(
             row
         })
         .collect();
-    let seed_list: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
+    let seed_list: Vec<String> = seeds.iter().map(std::string::ToString::to_string).collect();
     let seed_list = seed_list.join(",");
     let mut md = format!(
         "| {} |\n|{}\n",

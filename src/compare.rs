@@ -448,7 +448,10 @@ pub fn report_input(
     output::report::ReportInput {
         title: format!("rate-batch: {}", history.source.path),
         description: describe(history),
-        table_header: HEADER.iter().map(|h| h.to_string()).collect(),
+        table_header: HEADER
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect(),
         table_rows: rows.iter().map(CompareRow::cells).collect(),
         systems: outcomes
             .iter()

@@ -49,7 +49,9 @@ impl std::error::Error for PartialFailure {}
 /// away; with `compare` and `tune`, the other rows are complete), 5 another run holds the
 /// output folder or the state (nothing was written).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
-    if e.chain().any(|c| c.is::<UsageError>()) {
+    if e.chain()
+        .any(<dyn std::error::Error + 'static>::is::<UsageError>)
+    {
         2
     } else if e
         .chain()
@@ -60,12 +62,22 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
         c.is::<output::Busy>()
             || c.downcast_ref::<std::io::Error>()
                 .and_then(|io| io.get_ref())
-                .is_some_and(|inner| inner.is::<output::Busy>())
+                .is_some_and(
+                    <dyn std::error::Error + std::marker::Send + std::marker::Sync + 'static>::is::<
+                        output::Busy,
+                    >,
+                )
     }) {
         5
-    } else if e.chain().any(|c| c.is::<InputError>()) {
+    } else if e
+        .chain()
+        .any(<dyn std::error::Error + 'static>::is::<InputError>)
+    {
         1
-    } else if e.chain().any(|c| c.is::<std::io::Error>()) {
+    } else if e
+        .chain()
+        .any(<dyn std::error::Error + 'static>::is::<std::io::Error>)
+    {
         3
     } else {
         1

@@ -368,7 +368,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
             history.len()
         )?;
         writeln!(stdout)?;
-        writeln!(stdout, "  {:>12}  parameters", name)?;
+        writeln!(stdout, "  {name:>12}  parameters")?;
         for t in trials.iter().take(job.top) {
             match &t.failed {
                 None => writeln!(
@@ -471,7 +471,11 @@ fn write_trials(
     for (i, t) in trials.iter().enumerate() {
         let values: Vec<String> = names
             .iter()
-            .map(|n| t.params.get(*n).map_or(String::new(), |v| v.to_string()))
+            .map(|n| {
+                t.params
+                    .get(*n)
+                    .map_or(String::new(), std::string::ToString::to_string)
+            })
             .collect();
         let m = &t.tuning;
         let mut failed = String::new();

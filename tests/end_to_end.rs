@@ -251,7 +251,7 @@ fn history_as_parquet_round_trips() {
     let names: Vec<String> = df
         .get_column_names()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     assert_eq!(
         names,

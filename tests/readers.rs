@@ -72,7 +72,7 @@ fn contests(h: &History) -> Vec<Vec<(Vec<String>, u32, u32)>> {
 }
 
 fn names(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
+    list.iter().map(std::string::ToString::to_string).collect()
 }
 
 fn assert_error(

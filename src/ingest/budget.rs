@@ -512,7 +512,7 @@ mod tests {
         let path = dir.path().join("g.csv");
         let mut text = String::from("time,a,b,result\n");
         for k in 0..300_000 {
-            text.push_str(&format!("2021-01-01,p{},q{},1\n", k, k));
+            text.push_str(&format!("2021-01-01,p{k},q{k},1\n"));
         }
         std::fs::write(&path, &text).unwrap();
         let e = estimate(&path, Format::Games, &Default::default()).unwrap();

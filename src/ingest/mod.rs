@@ -446,7 +446,7 @@ fn note_padded_names(h: &mut History) {
     {
         if let Some(other) = by_trimmed.insert(n.trim(), n) {
             equal += 1;
-            example.get_or_insert_with(|| (other.to_string(), n.to_string()));
+            example.get_or_insert_with(|| (other.to_string(), n.clone()));
         }
     }
     h.source.names_padded = count;

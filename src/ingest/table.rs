@@ -77,9 +77,8 @@ fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
     let standings = has("rank") || has("player");
     match (games, standings) {
         (true, false) => Some(Format::Games),
-        (false, true) => Some(Format::Standings),
         (true, true) if has("a") && has("b") => Some(Format::Games),
-        (true, true) => Some(Format::Standings),
+        (_, true) => Some(Format::Standings),
         (false, false) => None,
     }
 }
@@ -150,9 +149,8 @@ impl Rows {
         }
     }
 
-    fn unit(&self) -> &'static str {
-        "rows"
-    }
+    /// What a record of a table is.
+    const UNIT: &'static str = "rows";
 }
 
 /// Reads a games or standings CSV, streaming.
@@ -177,7 +175,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
             .collect(),
         Err(e) => return Err(csv_error(ctx, e, &mut lines, &[]).into()),
     };
-    if header.iter().all(|h| h.is_empty()) {
+    if header.iter().all(std::string::String::is_empty) {
         return Err(ctx
             .error(Location::File, FieldError::whole("empty file: no header"))
             .into());
@@ -196,7 +194,7 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
     }
     let mut rows =
         Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::Line(1), e))?;
-    ctx.source.record_unit = rows.unit().into();
+    ctx.source.record_unit = Rows::UNIT.into();
     let width = rows.width();
     let mut rec = csv::StringRecord::new();
     loop {
@@ -305,7 +303,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     let header: Vec<String> = df
         .get_column_names()
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let format = match ctx.opts.format {
         Some(Format::Games) => Format::Games,
@@ -323,7 +321,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     ctx.source.format = format!("parquet ({format})");
     let mut rows =
         Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::File, e))?;
-    ctx.source.record_unit = rows.unit().into();
+    ctx.source.record_unit = Rows::UNIT.into();
     // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
     // named, with its type, and its first bad row where one can be found.
     let mut texts: Vec<Column> = Vec::with_capacity(header.len());
@@ -373,7 +371,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     for (c, name) in texts.iter().zip(&header) {
         cells.push(
             c.str()
-                .map(|s| s.iter())
+                .map(polars::prelude::ChunkedArray::iter)
                 .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?,
         );
     }

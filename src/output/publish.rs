@@ -324,7 +324,7 @@ impl Publication {
             target: target.to_path_buf(),
             parent,
             generation,
-            owned: owned.iter().map(|s| s.to_string()).collect(),
+            owned: owned.iter().map(std::string::ToString::to_string).collect(),
             written: Mutex::new(Vec::new()),
             _locks: (lock, gen_lock),
             committed: false,
@@ -352,7 +352,10 @@ impl Publication {
 
     /// The final paths of the files written, in the order written.
     pub fn targets(&self) -> Vec<PathBuf> {
-        let written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        let written = self
+            .written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         written.iter().map(|r| self.target.join(r)).collect()
     }
 
@@ -606,7 +609,7 @@ impl Walk {
                     return Err(why("is another user's folder".into()));
                 }
                 self.carry_folder(src, dst, &c, &st, &shown)
-                    .map_err(|e| why(e.to_string()))?;
+                    .map_err(|e| why(e.clone()))?;
             } else {
                 // SAFETY: links a name relative to one open folder into another; flags 0: a
                 // symbolic link is linked itself, never followed.
@@ -752,7 +755,7 @@ impl Folder<'_> {
         self.publication
             .written
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(rel);
         Ok(StagedFile(BufWriter::with_capacity(1 << 20, file)))
     }
@@ -782,7 +785,7 @@ impl Folder<'_> {
         self.publication
             .written
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|r| !r.starts_with(&self.rel));
         fs::remove_dir_all(self.publication.generation.join(&self.rel))
     }
@@ -794,7 +797,10 @@ pub struct StagedFile(BufWriter<File>);
 impl StagedFile {
     /// Flushes and syncs the file to disk.
     pub fn finish(self) -> io::Result<()> {
-        let file = self.0.into_inner().map_err(|e| e.into_error())?;
+        let file = self
+            .0
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()
     }
 }

@@ -258,7 +258,14 @@ pub enum ContestError {
     /// A contest needs at least two entries to say anything.
     TooFewEntries(usize),
     /// A rank range that is reversed or beyond the number of entries.
-    BadRankRange { lo: u32, hi: u32, entries: usize },
+    BadRankRange {
+        /// The best place of the range.
+        lo: u32,
+        /// The worst place of the range.
+        hi: u32,
+        /// The contest's number of entries.
+        entries: usize,
+    },
 }
 
 impl std::fmt::Display for ContestError {
@@ -601,7 +608,7 @@ mod tests {
     fn side_files_find_names_exactly_else_trimmed() {
         let names: Vec<String> = ["Foo", "Foo\t", "\u{a0}", "Zoë"]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
         let idx = NameIndex::new(&names);
         assert_eq!(idx.find("Foo"), Some(0));

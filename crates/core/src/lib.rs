@@ -8,6 +8,8 @@
 //! ([`metrics`]), then the round is rated. [`state`] saves and checks what a replay carries
 //! from one run to the next.
 
+#![warn(missing_docs)]
+
 pub mod history;
 pub mod metrics;
 pub mod numeric;

@@ -184,7 +184,7 @@ impl Field {
         for x in sorted {
             match r.last() {
                 Some(&last) if last.total_cmp(&x).is_eq() => {
-                    *count.last_mut().expect("count follows r") += 1.0
+                    *count.last_mut().expect("count follows r") += 1.0;
                 }
                 _ => {
                     r.push(x);

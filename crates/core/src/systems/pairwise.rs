@@ -69,7 +69,7 @@ pub fn logistic_sums(r: &[f64], w: &[f64], scale: f64) -> Vec<(f64, f64)> {
     if n < FAST_FROM {
         return (0..n).map(|i| direct_sums(r, w, scale, i)).collect();
     }
-    let top = r.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let top = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let q: Vec<f64> = r
         .iter()
         .map(|x| ((x - top) * LN_10 / scale).exp())

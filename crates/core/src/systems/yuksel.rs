@@ -506,7 +506,7 @@ mod tests {
             let base = yuksel(|p| p.zero_sum = zero_sum);
             let shifted = yuksel(|p| {
                 p.zero_sum = zero_sum;
-                p.start = 2500.0
+                p.start = 2500.0;
             });
             let mut x = vec![base.new_player(); 3];
             let mut y = vec![shifted.new_player(); 3];

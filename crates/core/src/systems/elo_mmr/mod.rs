@@ -501,7 +501,7 @@ impl RatingSystem for EloMmr {
             }
         }
         update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
-            self.absorb(pl, ps)
+            self.absorb(pl, ps);
         });
         for (p, st) in ids.iter().zip(states) {
             players[*p as usize] = st;

@@ -532,7 +532,7 @@ impl<'a> Contest<'a> {
         if self.blocks.len() == 1 || top.is_nan() || bottom.is_nan() || top <= bottom {
             return self.all_direct();
         }
-        let s_max = self.s.iter().cloned().fold(0.0, f64::max);
+        let s_max = self.s.iter().copied().fold(0.0, f64::max);
         let strip = PI / (2.0 * s_max);
         let typical = [0.25, 0.5, 0.75]
             .iter()
@@ -660,8 +660,8 @@ impl<'a> Contest<'a> {
         // The grid spans every window's ratings and a margin of seven performance widths of
         // its extreme entries (an entry that beats all N of its window performs about
         // ln(N)/s above them); roots beyond it are solved with exact sums.
-        let s_max = self.s.iter().cloned().fold(0.0, f64::max);
-        let s_min = self.s.iter().cloned().fold(f64::INFINITY, f64::min);
+        let s_max = self.s.iter().copied().fold(0.0, f64::max);
+        let s_min = self.s.iter().copied().fold(f64::INFINITY, f64::min);
         let edge = |range: &[u32]| {
             range
                 .iter()
