@@ -268,6 +268,8 @@ pub enum ContestError {
     },
 }
 
+impl std::error::Error for ContestError {}
+
 impl std::fmt::Display for ContestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -13,6 +13,7 @@
 pub mod history;
 pub mod metrics;
 pub mod numeric;
+pub mod rater;
 pub mod replay;
 pub mod state;
 pub mod systems;

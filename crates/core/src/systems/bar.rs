@@ -37,9 +37,28 @@
 //! `kappa`), which for one contest is the update above. Teams: an entry plays with its
 //! members' mean `mu` and root-mean-square `sigma`, and every member receives the entry's `mu`
 //! change and variance factor (Weng and Lin's own team rule, with sums and shares, is not used).
+//!
+//! # Example
+//!
+//! Weng and Lin's Algorithm 1 (not normalised, no drift, beta 25): 1700 / 300 and 1500 / 200
+//! draw; by hand 1666.559 / 279.553 and 1514.863 / 196.060:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::bar::{Bar, BarParams};
+//!
+//! let p = BarParams { normalise: false, sig_drift: 0.0, ..BarParams::default() };
+//! let mut r = Rater::new(Bar::new(p)?);
+//! r.seed("x", 1700.0, Some(300.0), None);
+//! r.seed("y", 1500.0, Some(200.0), None);
+//! r.rate_game("x", "y", 0.5)?;
+//! let x = r.rating("x").unwrap();
+//! assert!((x.mean - 1666.559).abs() < 5e-4 && (x.uncertainty.unwrap() - 279.553).abs() < 5e-4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::{Rating, RatingSystem, SystemKind, check_range};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
@@ -92,7 +111,7 @@ pub struct Bar {
 
 impl Bar {
     /// Checks the parameters.
-    pub fn new(p: BarParams) -> Result<Self, String> {
+    pub fn new(p: BarParams) -> Result<Self, ParamError> {
         check_range("beta", p.beta, f64::MIN_POSITIVE, f64::MAX)?;
         check_range("sig_drift", p.sig_drift, 0.0, f64::MAX)?;
         check_range("kappa", p.kappa, f64::MIN_POSITIVE, 1.0)?;

@@ -70,8 +70,25 @@
 //! ratings and summed per player. A team plays at its members' mean rating and every member
 //! receives the team's delta. The performance reported is the needed rating (the mean over
 //! the round's contests).
+//!
+//! # Example
+//!
+//! Three newcomers at 1500 finish first, second and third: needed ratings 1733, 1500 and
+//! 1331, raw changes 116, 0 and -84, the adjustments -11 and 0: 1605, 1489 and 1405 (worked
+//! by hand in the tests; `tests/reference/cf_tc_reference.py` agrees):
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::codeforces::{Codeforces, CodeforcesParams};
+//!
+//! let mut r = Rater::new(Codeforces::new(CodeforcesParams::default())?);
+//! r.rate_contest(&[("a", 1), ("b", 2), ("c", 3)])?;
+//! let got: Vec<f64> = ["a", "b", "c"].map(|n| r.rating(n).unwrap().mean).to_vec();
+//! assert_eq!(got, [1605.0, 1489.0, 1405.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::elo_win_probability;
 use serde::{Deserialize, Serialize};
@@ -327,7 +344,7 @@ fn map_range<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> 
 
 impl Codeforces {
     /// Checks the parameters.
-    pub fn new(p: CodeforcesParams) -> Result<Self, String> {
+    pub fn new(p: CodeforcesParams) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
         check_range("scale", p.scale, 1e-6, f64::MAX)?;
         check_range("weight_multiplier", p.weight_multiplier, 1e-12, f64::MAX)?;

@@ -25,9 +25,32 @@
 //! the surrounding text describes. It also prints `r_1 + w Delta` with `w = +-1`, which would
 //! raise a loser's rating; we apply `+Delta` / `-Delta` as the TrueSkill paper does. Every
 //! variant above (floor, score share, margin, win bonus, teams, n entries) applies unchanged.
+//!
+//! # Examples
+//!
+//! With K 32, a 1500 player who beats a 1900 player gains 29.09 (a draw 13.09, a loss -2.91);
+//! with the normal curve (`elo-gaussian`, beta 200), 29.48:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::elo::{Elo, EloGaussianParams, EloParams};
+//!
+//! let mut r = Rater::new(Elo::new(EloParams::default())?);
+//! r.seed("a", 1500.0, None, None);
+//! r.seed("b", 1900.0, None, None);
+//! r.rate_game("a", "b", 1.0)?;
+//! assert!((r.rating("a").unwrap().mean - 1529.09).abs() < 0.005);
+//!
+//! let mut g = Rater::new(Elo::gaussian(EloGaussianParams::default())?);
+//! g.seed("a", 1500.0, None, None);
+//! g.seed("b", 1900.0, None, None);
+//! g.rate_game("a", "b", 1.0)?;
+//! assert!((g.rating("a").unwrap().mean - 1529.48).abs() < 0.005);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{elo_win_probability, normal_cdf};
 use serde::{Deserialize, Serialize};
@@ -121,7 +144,7 @@ pub struct Elo {
 
 impl Elo {
     /// Checks the parameters.
-    pub fn new(p: EloParams) -> Result<Self, String> {
+    pub fn new(p: EloParams) -> Result<Self, ParamError> {
         check_range("k", p.k, 0.0, f64::MAX)?;
         check_range("scale", p.scale, f64::MIN_POSITIVE, f64::MAX)?;
         check_range("start", p.start, f64::MIN, f64::MAX)?;
@@ -139,7 +162,7 @@ impl Elo {
     }
 
     /// Elo with the normal curve.
-    pub fn gaussian(g: EloGaussianParams) -> Result<Self, String> {
+    pub fn gaussian(g: EloGaussianParams) -> Result<Self, ParamError> {
         check_range("beta", g.beta, f64::MIN_POSITIVE, f64::MAX)?;
         let mut elo = Self::new(EloParams {
             k: g.k,

@@ -25,10 +25,31 @@
 //! These are the formulas of pairwise Glicko without the Elo-MMR normalisation, with Glickman's
 //! `q`, so the sums are those of [`super::pairwise_glicko`] (`beta = pi / (sqrt 3 q)` =
 //! 315.08 there is Glickman's `g`); this module adds the rating periods and the cap.
+//!
+//! # Example
+//!
+//! Glickman's worked example ("The Glicko system", section 3): a 1500 / 200 player beats a
+//! 1400 / 30 player and loses to 1550 / 100 and 1700 / 300 in one rating period, and ends at
+//! 1464.1 / 151.4:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::glicko::{Glicko, GlickoParams};
+//!
+//! let mut r = Rater::new(Glicko::new(GlickoParams::default())?);
+//! for (name, rating, rd) in [("me", 1500.0, 200.0), ("a", 1400.0, 30.0), ("b", 1550.0, 100.0), ("c", 1700.0, 300.0)] {
+//!     r.seed(name, rating, Some(rd), None);
+//! }
+//! r.rate_period(&[("me", "a", 1.0), ("me", "b", 0.0), ("me", "c", 0.0)])?;
+//! let me = r.rating("me").unwrap();
+//! assert!((me.mean - 1464.1).abs() < 0.05);
+//! assert!((me.uncertainty.unwrap() - 151.4).abs() < 0.05);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
-use super::{Rating, RatingSystem, SystemKind, check_range};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
 use serde::{Deserialize, Serialize};
@@ -68,7 +89,7 @@ pub struct Glicko {
 
 impl Glicko {
     /// Checks the parameters.
-    pub fn new(p: GlickoParams) -> Result<Self, String> {
+    pub fn new(p: GlickoParams) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
         check_range("c", p.c, 0.0, 1e9)?;

@@ -26,8 +26,28 @@
 //! above with his own `phi` and `sigma` and the team's `v` and score sum (as if he had played
 //! the team's games at the team's expected scores). The win probability of the metrics is
 //! `1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b)))`.
+//!
+//! # Example
+//!
+//! Glickman's worked example of Glicko-2: the same player and games as Glicko's, with
+//! volatility 0.06 and tau 0.5: r' = 1464.06, RD' = 151.52:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::glicko2::{Glicko2, Glicko2Params};
+//!
+//! let mut r = Rater::new(Glicko2::new(Glicko2Params::default())?);
+//! for (name, rating, rd) in [("me", 1500.0, 200.0), ("a", 1400.0, 30.0), ("b", 1550.0, 100.0), ("c", 1700.0, 300.0)] {
+//!     r.seed(name, rating, Some(rd), Some(0.06));
+//! }
+//! r.rate_period(&[("me", "a", 1.0), ("me", "b", 0.0), ("me", "c", 0.0)])?;
+//! let me = r.rating("me").unwrap();
+//! assert!((me.mean - 1464.06).abs() < 0.01);
+//! assert!((me.uncertainty.unwrap() - 151.52).abs() < 0.01);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use super::{Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::roots::illinois;
 use serde::{Deserialize, Serialize};
@@ -98,7 +118,7 @@ pub struct Sums {
 
 impl Glicko2 {
     /// Checks the parameters.
-    pub fn new(p: Glicko2Params) -> Result<Self, String> {
+    pub fn new(p: Glicko2Params) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
         check_range("start_volatility", p.start_volatility, 1e-9, 1e3)?;

@@ -106,6 +106,53 @@ pub trait RatingSystem: Sync {
     fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
 }
 
+/// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
+/// own).
+impl<S: RatingSystem> RatingSystem for &S {
+    type Player = S::Player;
+    type Params = S::Params;
+    fn kind(&self) -> SystemKind {
+        (*self).kind()
+    }
+    fn parameters(&self) -> &Self::Params {
+        (*self).parameters()
+    }
+    fn new_player(&self) -> Self::Player {
+        (*self).new_player()
+    }
+    fn rating(&self, p: &Self::Player) -> Rating {
+        (*self).rating(p)
+    }
+    fn update(&self, round: Round<'_>, players: &mut [Self::Player]) {
+        (*self).update(round, players);
+    }
+    fn win_probability(
+        &self,
+        players: &[Self::Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+    ) -> Option<f64> {
+        (*self).win_probability(players, a, b)
+    }
+    fn performance(&self, p: &Self::Player) -> Option<f64> {
+        (*self).performance(p)
+    }
+    fn params(&self) -> Value {
+        (*self).params()
+    }
+    fn seeded(
+        &self,
+        rating: f64,
+        uncertainty: Option<f64>,
+        volatility: Option<f64>,
+    ) -> Self::Player {
+        (*self).seeded(rating, uncertainty, volatility)
+    }
+    fn elapse(&self, p: &mut Self::Player, periods: u32, variance: f64) {
+        (*self).elapse(p, periods, variance);
+    }
+}
+
 /// Generates, from the one table below, everything that lists the systems: the
 /// [`SystemKind`] enum (its command-line and output names), [`SystemKind::ALL`],
 /// [`dispatch`] (building a system from named parameters) and each system's default tuning
@@ -331,11 +378,37 @@ pub(crate) fn update_each<T: Send, U: Sync>(
 }
 
 /// Checks that a parameter is a finite number within bounds.
-pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), String> {
+pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(format!("parameter `{name}` = {v} is outside [{lo}, {hi}]"))
+        Err(ParamError(format!(
+            "parameter `{name}` = {v} is outside [{lo}, {hi}]"
+        )))
+    }
+}
+
+/// A parameter a system cannot be built with (a value out of range, a name it does not have).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError(pub String);
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+impl From<&str> for ParamError {
+    fn from(s: &str) -> Self {
+        ParamError(s.to_string())
+    }
+}
+
+impl From<ParamError> for String {
+    fn from(e: ParamError) -> String {
+        e.0
     }
 }
 

@@ -39,10 +39,35 @@
 //!
 //! Win probability of side a over side b: Glickman's expected outcome with `g` of the combined
 //! deviation, `1 / (1 + exp(-q g(sqrt(sigma_a^2 + sigma_b^2)) (mu_a - mu_b)))`.
+//!
+//! # Example
+//!
+//! With Glickman's q (beta = pi / (sqrt 3 q)), no drift and no normalisation, a draw of
+//! 1700 / 300 with 1500 / 200 is exactly Glicko's: 1630.695 / 251.459 (by hand):
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
+//!
+//! let q = std::f64::consts::LN_10 / 400.0;
+//! let p = PairwiseGlickoParams {
+//!     normalise: false,
+//!     sig_drift: 0.0,
+//!     beta: std::f64::consts::PI / (3f64.sqrt() * q),
+//!     ..PairwiseGlickoParams::default()
+//! };
+//! let mut r = Rater::new(PairwiseGlicko::new(p)?);
+//! r.seed("x", 1700.0, Some(300.0), None);
+//! r.seed("y", 1500.0, Some(200.0), None);
+//! r.rate_game("x", "y", 0.5)?;
+//! let x = r.rating("x").unwrap();
+//! assert!((x.mean - 1630.695).abs() < 5e-4 && (x.uncertainty.unwrap() - 251.459).abs() < 5e-4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
-use super::{Rating, RatingSystem, SystemKind, check_range};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};
@@ -84,7 +109,7 @@ pub struct PairwiseGlicko {
 
 impl PairwiseGlicko {
     /// Checks the parameters.
-    pub fn new(p: PairwiseGlickoParams) -> Result<Self, String> {
+    pub fn new(p: PairwiseGlickoParams) -> Result<Self, ParamError> {
         check_range("beta", p.beta, f64::MIN_POSITIVE, f64::MAX)?;
         check_range("sig_drift", p.sig_drift, 0.0, f64::MAX)?;
         check_range("mu_init", p.mu_init, f64::MIN, f64::MAX)?;

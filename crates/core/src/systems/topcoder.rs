@@ -54,8 +54,24 @@
 //! rating, mean volatility and mean TimesPlayed; every member receives the team's rating change
 //! and its volatility ratio (new/old), and counts the contest as played. The performance
 //! reported is PerfAs (the mean over the round's contests).
+//!
+//! # Example
+//!
+//! Three newcomers (1200 / 535) finish in order: performances 1717.57, 1200 and 682.43,
+//! weight 1.5, new ratings (1200 + 1.5 perf) / 2.5 = 1510.54, 1200 and 889.46:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::topcoder::{Topcoder, TopcoderParams};
+//!
+//! let mut r = Rater::new(Topcoder::new(TopcoderParams::default())?);
+//! r.rate_contest(&[("a", 1), ("b", 2), ("c", 3)])?;
+//! assert!((r.rating("a").unwrap().mean - 1510.5423).abs() < 1e-4);
+//! assert!((r.rating("c").unwrap().mean - 889.4577).abs() < 1e-4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use super::{Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
@@ -149,7 +165,7 @@ pub struct ContestChanges {
 
 impl Topcoder {
     /// Checks the parameters.
-    pub fn new(p: TopcoderParams) -> Result<Self, String> {
+    pub fn new(p: TopcoderParams) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
         check_range("start_volatility", p.start_volatility, 1e-6, 1e9)?;
         check_range("weight_multiplier", p.weight_multiplier, 1e-12, f64::MAX)?;

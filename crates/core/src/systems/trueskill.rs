@@ -117,8 +117,25 @@
 //! `sigma = 25/3`, `beta = 25/6`, `tau = 25/300`, `draw_probability = 0.10`; the message
 //! passing: `tolerance = 1e-6` (of beta), `max_iterations = 200` (a 20,000-entrant contest
 //! converges in 4 or 5 sweeps).
+//!
+//! # Example
+//!
+//! Two newcomers (25 / 8.333) and a win, with the defaults of the Python `trueskill`
+//! package: the winner 29.396 / 7.171, the loser 20.604 / 7.171:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::trueskill::{TrueSkill, TrueSkillParams};
+//!
+//! let mut r = Rater::new(TrueSkill::new(TrueSkillParams::default())?);
+//! r.rate_game("winner", "loser", 1.0)?;
+//! let (w, l) = (r.rating("winner").unwrap(), r.rating("loser").unwrap());
+//! assert!((w.mean - 29.396).abs() < 5e-4 && (l.mean - 20.604).abs() < 5e-4);
+//! assert!((w.uncertainty.unwrap() - 7.171).abs() < 5e-4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use super::{Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
@@ -253,7 +270,7 @@ impl Natural {
 
 impl TrueSkill {
     /// Checks the parameters.
-    pub fn new(p: TrueSkillParams) -> Result<Self, String> {
+    pub fn new(p: TrueSkillParams) -> Result<Self, ParamError> {
         check_range("mu", p.mu, -1e12, 1e12)?;
         check_range("sigma", p.sigma, 1e-12, 1e12)?;
         check_range("beta", p.beta, 1e-12, 1e12)?;

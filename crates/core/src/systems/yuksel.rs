@@ -25,9 +25,24 @@
 //!
 //! The starting `R` is the starting rating (the paper starts it at zero) so that shifting all
 //! starting ratings shifts every output by the same amount; `W` starts at a tiny positive value.
+//!
+//! # Example
+//!
+//! Two newcomers' first game moves each by 1/(2 d) = 347.4 with d = q/4, q = ln 10 / 400:
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::yuksel::{Yuksel, YukselParams};
+//!
+//! let mut r = Rater::new(Yuksel::new(YukselParams::default())?);
+//! r.rate_game("a", "b", 1.0)?;
+//! assert!((r.rating("a").unwrap().mean - 1847.4).abs() < 0.05);
+//! assert!((r.rating("b").unwrap().mean - 1152.6).abs() < 0.05);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
 use rustc_hash::FxHashMap;
@@ -110,7 +125,7 @@ struct Unit<'h> {
 
 impl Yuksel {
     /// Checks the parameters.
-    pub fn new(p: YukselParams) -> Result<Self, String> {
+    pub fn new(p: YukselParams) -> Result<Self, ParamError> {
         check_range("scale", p.scale, f64::MIN_POSITIVE, f64::MAX)?;
         check_range("start", p.start, f64::MIN, f64::MAX)?;
         check_range("alpha", p.alpha, 1.0, f64::MAX)?;

@@ -1,0 +1,323 @@
+//! Rating games and contests one at a time, by player name, with any system: the front door
+//! for a program that rates as results come in rather than replaying a file.
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::glicko2::{Glicko2, Glicko2Params};
+//!
+//! let mut rater = Rater::new(Glicko2::new(Glicko2Params::default())?);
+//! rater.rate_game("ann", "bob", 1.0)?; // ann beats bob
+//! rater.rate_game("bob", "cy", 0.5)?; // bob and cy draw
+//! assert!(rater.rating("ann").unwrap().mean > 1500.0);
+//! assert_eq!(rater.leaderboard()[0].0, "ann");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A rated game is exactly what `rate-batch replay --period game` does with it: a returning
+//! player's state first goes through the system's time step for one rating period, then the
+//! round is rated from the states before it. [`Rater::rate_period`] rates several games as one
+//! rating period (Glicko's and Glicko-2's periods), [`Rater::rate_contest`] a ranking of many.
+
+use crate::history::{ContestError, HistoryBuilder, PlayerId, Round, SourceInfo, ranks_to_ranges};
+use crate::replay::{DIVERGENCE_BOUND, runaway};
+use crate::systems::{Rating, RatingSystem};
+use rustc_hash::FxHashMap;
+
+/// Why a game or contest could not be rated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateError {
+    /// The game or contest is not well formed (a player twice, fewer than two entries).
+    Contest(ContestError),
+    /// A score outside [0, 1].
+    Score(f64),
+    /// The system's ratings ran away: a player's rating or uncertainty is not finite or is
+    /// beyond the replay's bound. The states are as before the round.
+    Diverged {
+        /// The player.
+        player: String,
+        /// What ran away.
+        value: String,
+    },
+}
+
+impl std::fmt::Display for RateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RateError::Contest(e) => write!(f, "{e}"),
+            RateError::Score(s) => write!(f, "score {s} is not within [0, 1]"),
+            RateError::Diverged { player, value } => write!(
+                f,
+                "`{player}`'s {value} is beyond ±{DIVERGENCE_BOUND:e}: the system diverged; \
+                 the round was not applied"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RateError {}
+
+impl From<ContestError> for RateError {
+    fn from(e: ContestError) -> Self {
+        RateError::Contest(e)
+    }
+}
+
+/// Players by name and their states under one system.
+pub struct Rater<S: RatingSystem> {
+    system: S,
+    names: Vec<String>,
+    ids: FxHashMap<String, PlayerId>,
+    states: Vec<S::Player>,
+    /// Rounds each player was rated in (a returning player's time step applies when > 0).
+    rounds: Vec<u32>,
+}
+
+impl<S: RatingSystem> Rater<S> {
+    /// A rater with no players yet.
+    pub fn new(system: S) -> Self {
+        Self {
+            system,
+            names: Vec::new(),
+            ids: FxHashMap::default(),
+            states: Vec::new(),
+            rounds: Vec::new(),
+        }
+    }
+
+    /// The system.
+    pub fn system(&self) -> &S {
+        &self.system
+    }
+
+    /// A player's id, added as a newcomer on first sight.
+    fn id(&mut self, name: &str) -> PlayerId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as PlayerId;
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), id);
+        self.states.push(self.system.new_player());
+        self.rounds.push(0);
+        id
+    }
+
+    /// Gives a player who has not played yet a rating from elsewhere (in the system's units;
+    /// the uncertainty a standard deviation, the volatility Glicko-2's), as
+    /// `--initial-ratings` does; a player with a seed counts as rated before.
+    pub fn seed(
+        &mut self,
+        name: &str,
+        rating: f64,
+        uncertainty: Option<f64>,
+        volatility: Option<f64>,
+    ) {
+        let id = self.id(name) as usize;
+        self.states[id] = self.system.seeded(rating, uncertainty, volatility);
+    }
+
+    /// Rates one game: `score_a` is a's result (1 a win, 1/2 a draw, 0 a loss).
+    pub fn rate_game(&mut self, a: &str, b: &str, score_a: f64) -> Result<(), RateError> {
+        self.rate_period(&[(a, b, score_a)])
+    }
+
+    /// Rates several games as one round (one rating period): every game from the ratings
+    /// before the round.
+    pub fn rate_period(&mut self, games: &[(&str, &str, f64)]) -> Result<(), RateError> {
+        if let Some(&(_, _, s)) = games.iter().find(|g| !(0.0..=1.0).contains(&g.2)) {
+            return Err(RateError::Score(s));
+        }
+        if let Some(&(a, _, _)) = games.iter().find(|g| g.0 == g.1) {
+            return Err(ContestError::DuplicatePlayer(a.to_string()).into());
+        }
+        let ids: Vec<(PlayerId, PlayerId, f64)> = games
+            .iter()
+            .map(|&(a, b, s)| (self.id(a), self.id(b), s))
+            .collect();
+        let players: Vec<PlayerId> = ids.iter().flat_map(|g| [g.0, g.1]).collect();
+        self.rate(&players, |local, b| {
+            for &(a, bb, s) in &ids {
+                b.add_game(0, 1.0, None, (&[local(a)], &[local(bb)]), s, None)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Rates a contest of many: each player with a rank (1 best; equal ranks tie; `1, 1, 3` and
+    /// `1, 1, 2` mean the same).
+    pub fn rate_contest(&mut self, standings: &[(&str, u64)]) -> Result<(), RateError> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        if let Some(&(n, _)) = standings.iter().find(|&&(n, _)| !seen.insert(n)) {
+            return Err(ContestError::DuplicatePlayer(n.to_string()).into());
+        }
+        let ids: Vec<PlayerId> = standings.iter().map(|&(n, _)| self.id(n)).collect();
+        let ranks: Vec<u64> = standings.iter().map(|&(_, r)| r).collect();
+        let ranges = ranks_to_ranges(&ranks);
+        self.rate(&ids, |local, b| {
+            b.begin_contest(0, 1.0, None, None);
+            for (&p, &(lo, hi)) in ids.iter().zip(&ranges) {
+                b.add_entry(&[local(p)], lo, hi, None);
+            }
+            b.end_contest()
+        })
+    }
+
+    /// Rates one round of `players` built by `add` (with their local ids): their states are
+    /// copied out, go through the time step of a returning player, are rated together and
+    /// copied back, unless the round is malformed or a rating runs away.
+    fn rate(
+        &mut self,
+        players: &[PlayerId],
+        add: impl FnOnce(&dyn Fn(PlayerId) -> PlayerId, &mut HistoryBuilder) -> Result<(), ContestError>,
+    ) -> Result<(), RateError> {
+        let mut local_of: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
+        let mut order: Vec<PlayerId> = Vec::new();
+        for &p in players {
+            local_of.entry(p).or_insert_with(|| {
+                order.push(p);
+                (order.len() - 1) as PlayerId
+            });
+        }
+        let mut b = HistoryBuilder::unnamed(order.len());
+        add(&|p| local_of[&p], &mut b)?;
+        let h = b.finish(SourceInfo::default());
+        let contests: Vec<u32> = (0..h.len() as u32).collect();
+        let mut local: Vec<S::Player> = order
+            .iter()
+            .map(|&p| {
+                let mut st = self.states[p as usize].clone();
+                if self.rounds[p as usize] > 0 {
+                    self.system.elapse(&mut st, 1, 0.0);
+                }
+                st
+            })
+            .collect();
+        self.system.update(Round::new(&h, &contests), &mut local);
+        for (k, st) in local.iter().enumerate() {
+            if let Some(value) = runaway(&self.system.rating(st)) {
+                return Err(RateError::Diverged {
+                    player: self.names[order[k] as usize].clone(),
+                    value,
+                });
+            }
+        }
+        for (&p, st) in order.iter().zip(local) {
+            self.states[p as usize] = st;
+            self.rounds[p as usize] += 1;
+        }
+        Ok(())
+    }
+
+    /// A player's rating, if he is known.
+    pub fn rating(&self, name: &str) -> Option<Rating> {
+        let &id = self.ids.get(name)?;
+        Some(self.system.rating(&self.states[id as usize]))
+    }
+
+    /// The system's probability that `a` beats `b` (a draw counting half), where it defines
+    /// one; an unknown player counts as a newcomer.
+    pub fn win_probability(&self, a: &str, b: &str) -> Option<f64> {
+        let newcomer = self.system.new_player();
+        let state = |n: &str| {
+            self.ids
+                .get(n)
+                .map_or(newcomer.clone(), |&id| self.states[id as usize].clone())
+        };
+        let pair = [state(a), state(b)];
+        self.system.win_probability(&pair, &[0], &[1])
+    }
+
+    /// Every player with his rating, best first (equal ratings by name).
+    pub fn leaderboard(&self) -> Vec<(&str, Rating)> {
+        let mut rows: Vec<(&str, Rating)> = self
+            .names
+            .iter()
+            .zip(&self.states)
+            .map(|(n, s)| (n.as_str(), self.system.rating(s)))
+            .collect();
+        rows.sort_by(|a, b| b.1.mean.total_cmp(&a.1.mean).then_with(|| a.0.cmp(b.0)));
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::HistoryBuilder;
+    use crate::replay::{ReplayOptions, replay};
+    use crate::systems::{ParamMap, SystemKind, SystemVisitor, dispatch};
+
+    /// Rates the same games and contest with a Rater and with a replay.
+    struct Both;
+
+    impl SystemVisitor for Both {
+        type Output = (Vec<f64>, Vec<f64>);
+        fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+            let names = ["a", "b", "c", "d"];
+            let games = [
+                ("a", "b", 1.0),
+                ("c", "d", 0.5),
+                ("b", "c", 0.0),
+                ("d", "a", 1.0),
+            ];
+            let mut r = Rater::new(system);
+            let mut hb = HistoryBuilder::new();
+            for n in names {
+                hb.player(n);
+            }
+            for (t, &(a, b, s)) in games.iter().enumerate() {
+                r.rate_game(a, b, s).unwrap();
+                let (x, y) = (hb.player(a), hb.player(b));
+                hb.add_game(t as i64, 1.0, None, (&[x], &[y]), s, None)
+                    .unwrap();
+            }
+            r.rate_contest(&[("c", 1), ("a", 2), ("b", 2), ("d", 4)])
+                .unwrap();
+            hb.begin_contest(10, 1.0, None, None);
+            let ids = ["c", "a", "b", "d"].map(|n| hb.player(n));
+            for (p, (lo, hi)) in ids.iter().zip([(0, 0), (1, 2), (1, 2), (3, 3)]) {
+                hb.add_entry(&[*p], lo, hi, None);
+            }
+            hb.end_contest().unwrap();
+            let h = hb.finish(SourceInfo::default());
+            let result = replay(&h, system, &ReplayOptions::default()).unwrap();
+            let by_rater = names.map(|n| r.rating(n).unwrap().mean).to_vec();
+            let by_replay = (0..4).map(|p| result.ratings[p].mean).collect();
+            (by_rater, by_replay)
+        }
+    }
+
+    /// For every system, a Rater gives exactly the ratings of `replay --period game`.
+    #[test]
+    fn a_rater_rates_as_the_replay_does() {
+        for &kind in SystemKind::ALL {
+            let (rater, replay) = dispatch(kind, &ParamMap::new(), Both).unwrap();
+            assert_eq!(rater, replay, "{}", kind.name());
+        }
+    }
+
+    #[test]
+    fn bad_games_are_refused_and_change_nothing() {
+        use crate::systems::elo::{Elo, EloParams};
+        let mut r = Rater::new(Elo::new(EloParams::default()).unwrap());
+        assert!(matches!(
+            r.rate_game("a", "a", 1.0),
+            Err(RateError::Contest(_))
+        ));
+        assert_eq!(r.rate_game("a", "b", 2.0), Err(RateError::Score(2.0)));
+        assert!(r.rate_contest(&[("a", 1), ("a", 2)]).is_err());
+        let mut k = Rater::new(
+            Elo::new(EloParams {
+                k: 1e12,
+                ..EloParams::default()
+            })
+            .unwrap(),
+        );
+        assert!(matches!(
+            k.rate_game("a", "b", 1.0),
+            Err(RateError::Diverged { .. })
+        ));
+        assert_eq!(k.rating("a").unwrap().mean, 1500.0, "not applied");
+        assert_eq!(k.win_probability("a", "b"), Some(0.5));
+    }
+}
