@@ -20,6 +20,17 @@ pub mod topcoder;
 pub mod trueskill;
 pub mod yuksel;
 
+pub use bar::{Bar, BarParams};
+pub use codeforces::{Codeforces, CodeforcesParams};
+pub use elo::{Elo, EloGaussianParams, EloParams};
+pub use elo_mmr::{EloMmr, EloMmrParams, EloMmxParams};
+pub use glicko::{Glicko, GlickoParams};
+pub use glicko2::{Glicko2, Glicko2Params};
+pub use pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
+pub use topcoder::{Topcoder, TopcoderParams};
+pub use trueskill::{TrueSkill, TrueSkillParams};
+pub use yuksel::{Yuksel, YukselParams};
+
 use crate::history::{PlayerId, Round};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
