@@ -7,10 +7,10 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use rate_batch::history::History;
 use rate_batch::ingest::{IngestOptions, ingest};
+use rate_batch::lab::simlab::{Population, PopulationConfig};
+use rate_batch::lab::simulate::{PoolConfig, write_pool_games};
 use rate_batch::metrics::{Metrics, Participant};
 use rate_batch::replay::{ReplayOptions, replay};
-use rate_batch::simlab::{Population, PopulationConfig};
-use rate_batch::simulate::{PoolConfig, write_pool_games};
 use rate_batch::systems::SystemVisitor;
 use rate_batch::systems::elo::{Elo, EloParams};
 use rate_batch::systems::pairwise::logistic_sums;

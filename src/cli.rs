@@ -1,15 +1,15 @@
-//! Argument parsing only: every subcommand becomes a job of [`crate::run`] or
-//! [`crate::simulate`].
+//! Argument parsing only: every subcommand becomes a plain job of [`crate::jobs`] or
+//! [`crate::lab::jobs`], which does the work.
 
-use crate::compare;
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
-use crate::output::{FileSet, HistoryFormat, LeaderboardOptions, RankBy};
+use crate::jobs::compare;
+use crate::jobs::tune;
+use crate::jobs::{ReplayJob, UsageError, run_replay};
+use crate::lab::{self, simulate};
+use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::replay::{Period, ReplayOptions};
-use crate::run::{ReplayJob, UsageError, run_replay};
-use crate::simulate;
 use crate::systems::{ParamMap, SystemKind, parse_param};
-use crate::tune;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use std::io::Write;
@@ -579,8 +579,8 @@ pub enum Scenario {
     /// side, opponents by matchmaking or at random within +-250 of the true rating.
     YukselSingle {
         /// How the player's true rating moves.
-        #[arg(long, value_enum, default_value_t = crate::simlab::Shape::Fixed)]
-        shape: crate::simlab::Shape,
+        #[arg(long, value_enum, default_value_t = crate::lab::simlab::Shape::Fixed)]
+        shape: crate::lab::simlab::Shape,
         /// Games.
         #[arg(long, default_value_t = 1000)]
         games: usize,
@@ -632,7 +632,7 @@ pub struct MatchArgs {
 
 impl MatchArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<crate::matchmake::MatchJob, UsageError> {
+    pub fn job(&self) -> Result<crate::jobs::matchmake::MatchJob, UsageError> {
         if self.window > crate::replay::RECENT {
             return Err(UsageError(format!(
                 "--window {}: at most {} recent results are kept per player",
@@ -640,7 +640,7 @@ impl MatchArgs {
                 crate::replay::RECENT
             )));
         }
-        Ok(crate::matchmake::MatchJob {
+        Ok(crate::jobs::matchmake::MatchJob {
             state: self.state.clone(),
             pool: self.pool.clone(),
             window: self.window,
@@ -718,6 +718,24 @@ pub struct SynthArgs {
     /// The true skills CSV to write (default: beside --out, with -truth before the extension).
     #[arg(long)]
     truth: Option<PathBuf>,
+}
+
+impl PopulationArgs {
+    /// The job these arguments describe.
+    pub fn job(&self) -> Result<lab::jobs::PopulationJob, UsageError> {
+        Ok(lab::jobs::PopulationJob {
+            system: self.system,
+            params: self.params.to_map().map_err(UsageError)?,
+            players: self.players,
+            rounds: self.rounds,
+            random_pairing: self.random_pairing,
+            shuffle_fraction: self.shuffle_fraction,
+            seed: self.seed,
+            stats: self.stats.clone(),
+            games: self.games.clone(),
+            truth: self.truth.clone(),
+        })
+    }
 }
 
 impl SynthArgs {
@@ -864,14 +882,6 @@ fn set_threads(n: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_file(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    crate::output::write_one(path, write)?;
-    Ok(())
-}
-
 /// Runs a parsed command line.
 pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
@@ -883,13 +893,13 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
         }
-        Command::Matchmake(args) => crate::matchmake::run_matchmake(&args.job()?, stdout),
+        Command::Matchmake(args) => crate::jobs::matchmake::run_matchmake(&args.job()?, stdout),
         Command::Experiment {
             players,
             rounds,
             seed,
             out,
-        } => experiment(players, rounds, &seed, &out, stdout),
+        } => lab::jobs::experiment(players, rounds, &seed, &out, stdout),
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {
                 Ok(())
@@ -917,18 +927,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 draw_nu,
                 ..simulate::LeagueConfig::default()
             };
-            let league = simulate::league(&cfg).map_err(UsageError)?;
-            write_file(&out, |w| simulate::write_league_games(w, &league))?;
-            write_file(&truth, |w| simulate::write_league_truth(w, &league))?;
-            writeln!(
-                stdout,
-                "wrote {} games of {} players to {} and their true strengths to {}",
-                league.games.len(),
-                players,
-                out.display(),
-                truth.display()
-            )?;
-            Ok(())
+            lab::jobs::league(&cfg, &out, &truth, stdout)
         }
         Command::Simulate {
             scenario:
@@ -945,20 +944,22 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 seed,
                 ..simulate::PoolConfig::default()
             };
-            write_file(&out, |w| simulate::write_pool_games(w, &cfg))?;
-            writeln!(
-                stdout,
-                "wrote {games} games of {players} players to {}",
-                out.display()
-            )?;
-            Ok(())
+            lab::jobs::pool(&cfg, &out, stdout)
         }
         Command::Simulate {
             scenario: Scenario::SynthSmall(args),
-        } => synth(&args, simulate::SynthConfig::small(), "synth-small", stdout),
+        } => {
+            let (out, truth) = args.paths("synth-small");
+            lab::jobs::synth(
+                &args.config(simulate::SynthConfig::small()),
+                &out,
+                &truth,
+                stdout,
+            )
+        }
         Command::Simulate {
             scenario: Scenario::YukselPopulation(args),
-        } => population(&args, stdout),
+        } => lab::jobs::population(&args.job()?, stdout),
         Command::Simulate {
             scenario:
                 Scenario::YukselSingle {
@@ -968,460 +969,19 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                     seed,
                     out,
                 },
-        } => single(shape, games, random_opponents, seed, &out, stdout),
+        } => lab::jobs::single(shape, games, random_opponents, seed, &out, stdout),
         Command::Simulate {
             scenario: Scenario::SynthLarge(args),
-        } => synth(&args, simulate::SynthConfig::large(), "synth-large", stdout),
-    }
-}
-
-fn single(
-    shape: crate::simlab::Shape,
-    games: usize,
-    random_opponents: bool,
-    seed: u64,
-    out: &Path,
-    stdout: &mut dyn Write,
-) -> anyhow::Result<()> {
-    use crate::simlab::{Single, SingleConfig};
-    if games == 0 {
-        return Err(UsageError("--games must be at least 1".into()).into());
-    }
-    let cfg = SingleConfig {
-        shape,
-        games,
-        random_opponents,
-        window: 5,
-        seed,
-    };
-    let systems: [(&str, SystemKind, &[&str]); 4] = [
-        ("yuksel", SystemKind::Yuksel, &[]),
-        ("elo", SystemKind::Elo, &["k=24"]),
-        ("glicko", SystemKind::Glicko, &[]),
-        (
-            "trueskill",
-            SystemKind::TrueSkill,
-            &["mu=1500", "sigma=500", "beta=250", "tau=5"],
-        ),
-    ];
-    let mut runs = Vec::new();
-    for (_, kind, specs) in &systems {
-        let mut params = ParamMap::new();
-        for spec in *specs {
-            parse_param(spec, &mut params).map_err(UsageError)?;
-        }
-        runs.push(
-            crate::systems::dispatch(*kind, &params, Single { cfg: &cfg }).map_err(UsageError)?,
-        );
-    }
-    write_file(out, |w| {
-        let names: Vec<&str> = systems.iter().map(|s| s.0).collect();
-        let mut header = vec!["game".to_string(), "true".to_string()];
-        header.extend(names.iter().map(std::string::ToString::to_string));
-        for column in ["win_rate", "opponent", "score"] {
-            header.extend(names.iter().map(|n| format!("{column}_{n}")));
-        }
-        writeln!(w, "{}", header.join(","))?;
-        for g in 0..games {
-            let mut row = vec![(g + 1).to_string(), runs[0][g].truth.to_string()];
-            row.extend(runs.iter().map(|r| r[g].estimate.to_string()));
-            row.extend(runs.iter().map(|r| r[g].win_rate.to_string()));
-            row.extend(runs.iter().map(|r| r[g].opponent.to_string()));
-            row.extend(runs.iter().map(|r| r[g].score.to_string()));
-            writeln!(w, "{}", row.join(","))?;
-        }
-        Ok(())
-    })?;
-    let summaries: Vec<crate::simlab::SingleSummary> =
-        runs.iter().map(|r| crate::simlab::summarise(r)).collect();
-    let errors: Vec<String> = systems
-        .iter()
-        .zip(&summaries)
-        .map(|((name, _, _), s)| format!("{name} {:.1}", s.second_half_error))
-        .collect();
-    // Figure 1's point about matchmaking: how long the runs of wins or losses get, and how
-    // often the last 10 games are won at a rate within 0.4-0.6 (from the 10th game on).
-    let streaks: Vec<String> = systems
-        .iter()
-        .zip(&summaries)
-        .map(|((name, _, _), s)| {
-            let share = s
-                .balanced_share
-                .map_or("-".into(), |b| format!("{:.0} %", 100.0 * b));
-            format!("{name} {} / {share}", s.longest_run)
-        })
-        .collect();
-    writeln!(
-        stdout,
-        "{games} games ({shape:?}, {}): mean |estimate - true| over the second half: {}; \
-         longest run of wins or losses / share of last-10 win rates within 0.4-0.6: {}; per \
-         game in {}",
-        if random_opponents {
-            "random opponents within 250"
-        } else {
-            "matchmaking"
-        },
-        errors.join(", "),
-        streaks.join(", "),
-        out.display()
-    )?;
-    Ok(())
-}
-
-/// A table cell for one figure over the seeds: the value, or the mean and the range.
-fn over_seeds(values: &[f64], decimals: usize, unit: &str) -> String {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    if values.len() == 1 {
-        return format!("{mean:.decimals$}{unit}");
-    }
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    format!("{mean:.decimals$}{unit} ({lo:.decimals$}-{hi:.decimals$})")
-}
-
-fn experiment(
-    players: usize,
-    rounds: usize,
-    seeds: &[u64],
-    out: &Path,
-    stdout: &mut dyn Write,
-) -> anyhow::Result<()> {
-    use crate::simlab::{PopulationConfig, RoundStats, paper_runs, run_experiment, table_rounds};
-    if players < 2 || rounds == 0 || seeds.is_empty() {
-        return Err(UsageError(
-            "--players must be at least 2, --rounds at least 1, and --seed given".into(),
-        )
-        .into());
-    }
-    // The output folder's lock from the start (a second experiment on it stops at once).
-    let publication = crate::output::Publication::begin(
-        out,
-        &[
-            "experiment.md",
-            "rmse.csv",
-            "seeds.csv",
-            "experiment.html",
-            "experiment-random-pairing.html",
-        ],
-    )?;
-    let cfg = PopulationConfig {
-        players,
-        rounds,
-        ..PopulationConfig::default()
-    };
-    let runs = paper_runs();
-    let t0 = std::time::Instant::now();
-    // by_seed[seed][run][round]
-    let mut by_seed: Vec<Vec<Vec<RoundStats>>> = Vec::with_capacity(seeds.len());
-    for &seed in seeds {
-        let c = PopulationConfig {
-            seed,
-            ..cfg.clone()
-        };
-        by_seed.push(run_experiment(&c, &runs).map_err(UsageError)?);
-    }
-    // The RMSE series of each run, averaged over the seeds (what rmse.csv and the charts show).
-    let mean_rmse: Vec<Vec<f64>> = (0..runs.len())
-        .map(|r| {
-            (0..rounds)
-                .map(|k| by_seed.iter().map(|s| s[r][k].rmse).sum::<f64>() / seeds.len() as f64)
-                .collect()
-        })
-        .collect();
-    let marks = table_rounds(rounds);
-    let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
-    header.extend(marks.iter().map(|r| format!("RMSE @{r}")));
-    header.push(format!("scale @{rounds}"));
-    header.push(format!("RMSE without scale @{rounds}"));
-    header.push(format!("balanced win rates @{rounds}"));
-    let rows: Vec<Vec<String>> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let at = |k: usize, f: &dyn Fn(&RoundStats) -> f64| -> Vec<f64> {
-                by_seed.iter().map(|s| f(&s[i][k])).collect()
-            };
-            let mut row = vec![
-                r.label.clone(),
-                if r.random_pairing {
-                    "random"
-                } else {
-                    "matchmaking"
-                }
-                .to_string(),
-            ];
-            row.extend(
-                marks
-                    .iter()
-                    .map(|&m| over_seeds(&at(m - 1, &|x| x.rmse), 1, "")),
-            );
-            row.push(over_seeds(&at(rounds - 1, &|x| x.scale), 3, ""));
-            row.push(over_seeds(&at(rounds - 1, &|x| x.rmse_scale_free), 1, ""));
-            let balanced: Option<Vec<f64>> = by_seed
-                .iter()
-                .map(|s| s[i][rounds - 1].balanced_share.map(|b| 100.0 * b))
-                .collect();
-            row.push(balanced.map_or("-".into(), |b| over_seeds(&b, 1, " %")));
-            row
-        })
-        .collect();
-    let seed_list: Vec<String> = seeds.iter().map(std::string::ToString::to_string).collect();
-    let seed_list = seed_list.join(",");
-    let mut md = format!(
-        "| {} |\n|{}\n",
-        header.join(" | "),
-        "---|".repeat(header.len())
-    );
-    for row in &rows {
-        md.push_str(&format!("| {} |\n", row.join(" | ")));
-    }
-    let staged = publication.root();
-    staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
-    staged.write("rmse.csv", |w| {
-        let names: Vec<String> = runs
-            .iter()
-            .map(|r| {
-                format!(
-                    "{} ({})",
-                    r.label,
-                    if r.random_pairing {
-                        "random"
-                    } else {
-                        "matchmaking"
-                    }
-                )
-            })
-            .collect();
-        writeln!(w, "round,{}", names.join(","))?;
-        for k in 0..rounds {
-            let vals: Vec<String> = mean_rmse.iter().map(|s| s[k].to_string()).collect();
-            writeln!(w, "{},{}", k + 1, vals.join(","))?;
-        }
-        Ok(())
-    })?;
-    // Every seed's figures at the table's rounds, for whoever wants more than mean and range.
-    staged.write("seeds.csv", |w| {
-        writeln!(
-            w,
-            "seed,system,pairing,round,rmse,scale,rmse_scale_free,balanced_share"
-        )?;
-        for (seed, per_run) in seeds.iter().zip(&by_seed) {
-            for (r, s) in runs.iter().zip(per_run) {
-                for &m in &marks {
-                    let x = &s[m - 1];
-                    writeln!(
-                        w,
-                        "{seed},{},{},{m},{},{},{},{}",
-                        r.label,
-                        if r.random_pairing {
-                            "random"
-                        } else {
-                            "matchmaking"
-                        },
-                        x.rmse,
-                        x.scale,
-                        x.rmse_scale_free,
-                        x.balanced_share.map_or(String::new(), |b| b.to_string())
-                    )?;
-                }
-            }
-        }
-        Ok(())
-    })?;
-    for (file, random) in [
-        ("experiment.html", false),
-        ("experiment-random-pairing.html", true),
-    ] {
-        let series: Vec<(String, Vec<(f64, f64)>)> = runs
-            .iter()
-            .zip(&mean_rmse)
-            .filter(|(r, _)| r.random_pairing == random)
-            .map(|(r, s)| {
-                (
-                    r.label.clone(),
-                    s.iter()
-                        .enumerate()
-                        .map(|(k, &x)| ((k + 1) as f64, x))
-                        .collect(),
-                )
-            })
-            .collect();
-        let title = format!(
-            "Yuksel 2024, figure {}: RMSE of the ratings, {} players, {}",
-            if random { 7 } else { 5 },
-            cfg.players,
-            if random {
-                "random pairing"
-            } else {
-                "with matchmaking"
-            }
-        );
-        let text = format!(
-            "True ratings N(1500, 600^2), seed {seed_list}; every player one game a round; \
-             outcomes from Elo's probability of the true ratings; RMSE after each round, mean \
-             offset removed{}. `rate-batch experiment --players {players} --rounds {rounds} \
-             --seed {seed_list}`.",
-            if seeds.len() > 1 {
-                ", averaged over the seeds (the table: mean and range)"
-            } else {
-                ""
-            }
-        );
-        staged.write(file, |w| {
-            crate::output::report::write_lines_page(
-                w,
-                &title,
-                &text,
-                (&header, &rows),
-                &series,
-                ("round", "RMSE (rating points, log scale)"),
+        } => {
+            let (out, truth) = args.paths("synth-large");
+            lab::jobs::synth(
+                &args.config(simulate::SynthConfig::large()),
+                &out,
+                &truth,
+                stdout,
             )
-        })?;
-    }
-    let written = publication.commit()?;
-    write!(stdout, "{md}")?;
-    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    writeln!(
-        stdout,
-        "\n{:.1} s; wrote {}",
-        t0.elapsed().as_secs_f64(),
-        names.join(", ")
-    )?;
-    Ok(())
-}
-
-fn population(args: &PopulationArgs, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    use crate::simlab::{Population, PopulationConfig};
-    if args.players < 2 || args.rounds == 0 {
-        return Err(
-            UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
-        );
-    }
-    if !(0.0..=1.0).contains(&args.shuffle_fraction) {
-        return Err(UsageError(format!(
-            "--shuffle-fraction must be within 0 and 1 (a share of the population), not {}",
-            args.shuffle_fraction
-        ))
-        .into());
-    }
-    let cfg = PopulationConfig {
-        players: args.players,
-        rounds: args.rounds,
-        random_pairing: args.random_pairing,
-        shuffle_fraction: args.shuffle_fraction,
-        seed: args.seed,
-        ..PopulationConfig::default()
-    };
-    let params = args.params.to_map().map_err(UsageError)?;
-    let t0 = std::time::Instant::now();
-    let mut games_staged = match &args.games {
-        Some(path) => {
-            let mut s = FileSet::new();
-            let mut f = s.open(path)?;
-            f.write_all(b"time,a,b,result\n")?;
-            Some((s, f))
         }
-        None => None,
-    };
-    let (stats, truth) = crate::systems::dispatch(
-        args.system,
-        &params,
-        Population {
-            cfg: &cfg,
-            games: games_staged.as_mut().map(|(_, f)| f as &mut dyn Write),
-        },
-    )
-    .map_err(UsageError)??;
-    let seconds = t0.elapsed().as_secs_f64();
-    if let Some((s, f)) = games_staged {
-        f.finish()?;
-        s.commit()?;
     }
-    if let Some(path) = &args.truth {
-        write_file(path, |w| {
-            writeln!(w, "player,true_rating")?;
-            for (i, t) in truth.iter().enumerate() {
-                writeln!(w, "p{i:07},{t}")?;
-            }
-            Ok(())
-        })?;
-    }
-    write_file(&args.stats, |w| {
-        writeln!(w, "round,rmse,scale,rmse_scale_free,balanced_share")?;
-        for (r, s) in stats.iter().enumerate() {
-            let b = s.balanced_share.map_or(String::new(), |b| b.to_string());
-            writeln!(
-                w,
-                "{},{},{},{},{b}",
-                r + 1,
-                s.rmse,
-                s.scale,
-                s.rmse_scale_free
-            )?;
-        }
-        Ok(())
-    })?;
-    let at = |r: usize| stats.get(r - 1).map(|s| s.rmse);
-    let marks: Vec<String> = [1, 10, 100, 1000, 2000, 10_000]
-        .iter()
-        .filter_map(|&r| at(r).map(|v| format!("{r}: {v:.1}")))
-        .collect();
-    let last = stats.last().expect("at least one round");
-    writeln!(
-        stdout,
-        "{} players, {} rounds, {} ({}): RMSE after round {}; after the last round the \
-         ratings' scale is {:.4} of the truth's and the RMSE without it {:.1}; balanced win \
-         rates (last 10 games within 0.4-0.6) after the last round: {}; {seconds:.2} s; stats in \
-         {}",
-        truth.len(),
-        stats.len(),
-        args.system.name(),
-        if args.random_pairing {
-            "random pairing"
-        } else {
-            "matchmaking"
-        },
-        marks.join(", "),
-        last.scale,
-        last.rmse_scale_free,
-        last.balanced_share
-            .map_or("-".into(), |b| format!("{:.1} %", 100.0 * b)),
-        args.stats.display()
-    )?;
-    Ok(())
-}
-
-fn synth(
-    args: &SynthArgs,
-    base: simulate::SynthConfig,
-    name: &str,
-    stdout: &mut dyn Write,
-) -> anyhow::Result<()> {
-    let cfg = args.config(base);
-    cfg.validate().map_err(UsageError)?;
-    let (out, truth) = args.paths(name);
-    if out == truth {
-        return Err(UsageError("--out and --truth must be different files".into()).into());
-    }
-    // Both files come from one pass of the generator: stage both, then publish both.
-    let mut set = FileSet::new();
-    let mut w_out = set.open(&out)?;
-    let mut w_truth = set.open(&truth)?;
-    let rounds = simulate::write_synth(&mut w_out, &mut w_truth, &cfg)?;
-    w_out.finish()?;
-    w_truth.finish()?;
-    set.commit()?;
-    writeln!(
-        stdout,
-        "wrote {rounds} rounds of {} players ({} a round, {} sessions) to {} and the true skills to {}",
-        cfg.players,
-        cfg.group.min(cfg.players),
-        cfg.sessions,
-        out.display(),
-        truth.display()
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,17 +3,17 @@
 //!
 //! The shape: `ingest` (one reader per input format) -> [`history::History`] -> `replay`
 //! (rounds in time order; per contest, predict first, then update) with one of `systems`
-//! -> leaderboard, rating history and `metrics` -> `output` writers. `cli` only parses
-//! arguments; `run` holds the jobs behind the subcommands.
+//! -> leaderboard, rating history and `metrics` -> `output` writers. The engine (history,
+//! systems, replay, metrics, the state format, matchmaking) is the `rate-batch-core` crate,
+//! re-exported here; `jobs` holds the jobs behind the subcommands, `lab` the simulation lab's,
+//! and `cli` only parses arguments.
 
-pub use rate_batch_core::{history, metrics, numeric, replay, state, systems, time};
+pub use rate_batch_core::{
+    history, matchmake, metrics, numeric, rater, replay, state, systems, time, truth,
+};
 
 pub mod cli;
-pub mod compare;
 pub mod ingest;
-pub mod matchmake;
+pub mod jobs;
+pub mod lab;
 pub mod output;
-pub mod run;
-pub mod simlab;
-pub mod simulate;
-pub mod tune;

@@ -77,7 +77,7 @@ fn out_of_memory(size: usize) -> ! {
     }
 }
 use rate_batch::cli::{Cli, run};
-use rate_batch::run::exit_code;
+use rate_batch::jobs::exit_code;
 
 fn main() {
     // A panic is a bug, but it must end the process: printed as usual, then exit 101 at once,

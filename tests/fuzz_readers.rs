@@ -237,7 +237,7 @@ fn matchmaking_pool_never_panics() {
         "pool",
         b"player\nann\n\"bob, jr\"\ncy\n",
         "csv",
-        |p: &Path, _| rate_batch::matchmake::read_pool(p).is_ok(),
+        |p: &Path, _| rate_batch::jobs::matchmake::read_pool(p).is_ok(),
     );
 }
 

@@ -6,7 +6,7 @@
 //! When several are present the first of that list is used. Optional `series` and `weight`.
 //! A side may be a team written `p1+p2+p3` (see [`TeamSeparator`]).
 
-use super::table::find_column;
+use super::columns::find_column;
 use super::{ColumnMap, Context, FieldError};
 use crate::history::PlayerId;
 use std::str::FromStr;

@@ -6,6 +6,7 @@
 //! unreadable bytes) always stop the run.
 
 pub mod budget;
+mod columns;
 mod contest_json;
 mod games;
 mod lines;

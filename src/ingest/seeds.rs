@@ -8,8 +8,8 @@
 
 use super::InputError;
 use super::small_csv::SmallCsv;
+use crate::history::Seed;
 use crate::history::{History, NameIndex, canonical_name};
-use crate::replay::Seed;
 use std::collections::HashMap;
 use std::path::Path;
 

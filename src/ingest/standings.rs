@@ -5,7 +5,7 @@
 //! ties; ranks need not be dense (`1,1,3` and `1,1,2` mean the same). The rows of a contest need
 //! not be adjacent; every row of a contest must give the same time and weight.
 
-use super::table::find_column;
+use super::columns::find_column;
 use super::{ColumnMap, Context, FieldError, Location};
 use crate::history::{PlayerId, ranks_to_ranges};
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -2,6 +2,7 @@
 //! or from Parquet (through polars). Both feed the same row validators, so a value means the
 //! same thing in either file type.
 
+use super::columns::find_column;
 use super::games::{GamesReader, GamesSchema};
 use super::standings::{StandingsReader, StandingsSchema};
 use super::{ColumnMap, Context, FieldError, Format, IngestOptions, InputError, Location};
@@ -9,15 +10,6 @@ use anyhow::Context as _;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-
-/// Index of the column named `name` (case-insensitive, surrounding spaces and a BOM ignored).
-pub(crate) fn find_column(header: &[String], name: &str) -> Option<usize> {
-    header.iter().position(|h| {
-        h.trim_start_matches('\u{feff}')
-            .trim()
-            .eq_ignore_ascii_case(name)
-    })
-}
 
 fn open(path: &Path) -> anyhow::Result<File> {
     File::open(path).with_context(|| format!("cannot open {}", path.display()))

@@ -3,7 +3,7 @@
 
 use super::table::LeaderRow;
 use crate::history::History;
-use crate::ingest::time::{format_time, push_time};
+use crate::time::{format_time, push_time};
 use crate::replay::HistoryRow;
 use std::fmt::Write as _;
 

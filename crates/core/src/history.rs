@@ -72,6 +72,19 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// A player who arrives with a rating from elsewhere (`--initial-ratings`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Seed {
+    /// The player.
+    pub player: PlayerId,
+    /// The rating, in the system's units.
+    pub rating: f64,
+    /// Its standard deviation, if known.
+    pub uncertainty: Option<f64>,
+    /// The volatility (Glicko-2, Topcoder), if known.
+    pub volatility: Option<f64>,
+}
+
 /// A whole contest history, contests sorted by time (stable: equal times keep input order).
 #[derive(Clone, Debug, Default)]
 pub struct History {

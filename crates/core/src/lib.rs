@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod history;
+pub mod matchmake;
 pub mod metrics;
 pub mod numeric;
 pub mod rater;
@@ -18,3 +19,4 @@ pub mod replay;
 pub mod state;
 pub mod systems;
 pub mod time;
+pub mod truth;

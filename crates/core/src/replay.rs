@@ -2,6 +2,7 @@
 //! prediction from the pre-round ratings, then applies the system's update to the round.
 //! This is the only place that orders rounds in time.
 
+pub use crate::history::Seed;
 use crate::history::{History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
 use crate::systems::{Rating, RatingSystem};
@@ -84,19 +85,6 @@ impl Rounds {
     pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
         self.filtered(|c| history.contest(c as usize).time() < cutoff)
     }
-}
-
-/// A player who arrives with a rating from elsewhere (`--initial-ratings`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Seed {
-    /// The player.
-    pub player: PlayerId,
-    /// The rating, in the system's units.
-    pub rating: f64,
-    /// Its standard deviation, if known.
-    pub uncertainty: Option<f64>,
-    /// The volatility (Glicko-2, Topcoder), if known.
-    pub volatility: Option<f64>,
 }
 
 impl Period {

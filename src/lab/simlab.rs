@@ -15,8 +15,8 @@
 //! within 0.4-0.6 (figure 6). Deterministic for a seed.
 
 use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
-use crate::ingest::truth::{offset_free_rmse, scale_fit};
 use crate::matchmake::{P_MIN, desired_opponent, desired_probability, group_pairs};
+use crate::truth::{offset_free_rmse, scale_fit};
 
 /// The simulations find desired opponents to a millionth of a player's uncertainty.
 const PRECISION: f64 = 1e-6;

@@ -1,16 +1,17 @@
 //! `compare`: one history, read once, replayed through several systems in parallel (the
 //! history shared read-only), with a table of accuracy and speed side by side.
 //!
-//! Every system goes through exactly the code of `replay` ([`run::replay_system`]), so its
+//! Every system goes through exactly the code of `replay` ([`jobs::replay_system`]), so its
 //! figures are the ones `replay` gives alone; its leaderboard and metrics go to
 //! `OUT/SYSTEM/`. The table goes to `compare.csv`, `compare.json` and `compare.md` in `OUT`,
 //! and with `--report` to `report.html`.
 
-use crate::history::History;
+use super::report_input::report_input;
+use super::rows::{CompareRow, HEADER, describe};
 use crate::ingest::IngestOptions;
+use crate::jobs::{self, SystemJob, SystemOutcome, UsageError, check_replay_options};
 use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
 use crate::replay::ReplayOptions;
-use crate::run::{self, Loaded, SystemJob, SystemOutcome, UsageError, check_replay_options};
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
 use anyhow::Context as _;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -97,118 +98,11 @@ pub fn parse_system_params(
     Ok(maps)
 }
 
-/// One row of the comparison.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CompareRow {
-    /// The system.
-    pub system: &'static str,
-    /// Pair inversion, all scored participants (%).
-    pub pair_inversion_all: Option<f64>,
-    /// Pair inversion, experienced participants (%).
-    pub pair_inversion_experienced: Option<f64>,
-    /// Rank deviation, all (%).
-    pub rank_deviation_all: Option<f64>,
-    /// Rank deviation, experienced (%).
-    pub rank_deviation_experienced: Option<f64>,
-    /// Two-entry contests: log-loss.
-    pub log_loss: Option<f64>,
-    /// Brier score.
-    pub brier: Option<f64>,
-    /// Accuracy of the favourite (fraction).
-    pub accuracy: Option<f64>,
-    /// Wall time of the replay (seconds).
-    pub wall_seconds: f64,
-    /// Rounds per second over the replay.
-    pub rounds_per_second: f64,
-    /// The best rate over stretches of the replay (the mean when it was too short).
-    pub peak_rounds_per_second: f64,
-    /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed: Option<String>,
-}
-
-impl CompareRow {
-    fn new(outcome: &SystemOutcome) -> Self {
-        let m = &outcome.result.metrics;
-        let mean = outcome.rounds_per_second();
-        Self {
-            system: outcome.result.system,
-            pair_inversion_all: m.all.pair_inversion,
-            pair_inversion_experienced: m.experienced.pair_inversion,
-            rank_deviation_all: m.all.rank_deviation,
-            rank_deviation_experienced: m.experienced.rank_deviation,
-            log_loss: m.two_player.log_loss,
-            brier: m.two_player.brier,
-            accuracy: m.two_player.accuracy,
-            wall_seconds: outcome.replay_seconds,
-            rounds_per_second: mean,
-            peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
-            failed: None,
-        }
-    }
-
-    /// The row of a system that failed.
-    fn failed(system: &'static str, why: String) -> Self {
-        Self {
-            system,
-            pair_inversion_all: None,
-            pair_inversion_experienced: None,
-            rank_deviation_all: None,
-            rank_deviation_experienced: None,
-            log_loss: None,
-            brier: None,
-            accuracy: None,
-            wall_seconds: f64::NAN,
-            rounds_per_second: f64::NAN,
-            peak_rounds_per_second: f64::NAN,
-            failed: Some(why),
-        }
-    }
-
-    /// The cells of the table, as text (empty where the metric does not apply).
-    pub fn cells(&self) -> Vec<String> {
-        let f = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
-        if let Some(why) = &self.failed {
-            let mut cells = vec![self.system.to_string(), format!("failed: {why}")];
-            cells.resize(HEADER.len(), String::new());
-            return cells;
-        }
-        vec![
-            self.system.to_string(),
-            f(self.pair_inversion_all, 2),
-            f(self.pair_inversion_experienced, 2),
-            f(self.rank_deviation_all, 2),
-            f(self.rank_deviation_experienced, 2),
-            f(self.log_loss, 4),
-            f(self.brier, 4),
-            f(self.accuracy.map(|a| 100.0 * a), 2),
-            format!("{:.3}", self.wall_seconds),
-            format!("{:.0}", self.rounds_per_second),
-            format!("{:.0}", self.peak_rounds_per_second),
-        ]
-    }
-}
-
-/// Column names of [`CompareRow::cells`].
-pub const HEADER: [&str; 11] = [
-    "system",
-    "pair inv. all %",
-    "pair inv. exp. %",
-    "rank dev. all %",
-    "rank dev. exp. %",
-    "log-loss",
-    "Brier",
-    "accuracy %",
-    "wall s",
-    "rounds/s",
-    "peak rounds/s",
-];
-
 /// Runs `compare`.
 pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
     for (kind, params) in job.systems.iter().zip(&job.params) {
-        dispatch(*kind, params, run::Noop).map_err(UsageError)?;
+        dispatch(*kind, params, jobs::Noop).map_err(UsageError)?;
     }
     if job.input.is_dir() && job.input.canonicalize().ok() == job.out.canonicalize().ok() {
         return Err(UsageError(format!(
@@ -222,7 +116,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = run::load(
+    let loaded = jobs::load(
         &job.input,
         &job.ingest,
         job.initial_ratings.as_deref(),
@@ -249,7 +143,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             })
         })
         .collect();
-    let chart_players = if job.report { run::REPORT_PLAYERS } else { 0 };
+    let chart_players = if job.report { jobs::REPORT_PLAYERS } else { 0 };
     let outcomes: Vec<anyhow::Result<SystemOutcome>> = job
         .systems
         .par_iter()
@@ -271,7 +165,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
                 state: None,
                 continue_history: None,
             };
-            let outcome = run::replay_system(&loaded, &sys_job, &folder);
+            let outcome = jobs::replay_system(&loaded, &sys_job, &folder);
             if outcome.is_err() {
                 // A failed system leaves no folder (nor an old one) behind.
                 let _ = folder.discard();
@@ -357,7 +251,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         )?;
     }
     if !failed.is_empty() {
-        return Err(run::PartialFailure(format!(
+        return Err(jobs::PartialFailure(format!(
             "compare: {} of {} systems failed ({}); the other rows are complete",
             failed.len(),
             rows.len(),
@@ -376,16 +270,6 @@ struct CompareDocument<'a> {
     placings: usize,
     ingest_seconds: f64,
     systems: &'a [CompareRow],
-}
-
-fn describe(history: &History) -> String {
-    format!(
-        "{}: {} contests, {} players, {} placings",
-        history.source.path,
-        history.len(),
-        history.player_count(),
-        history.placings()
-    )
 }
 
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
@@ -436,33 +320,4 @@ pub fn markdown(rows: &[CompareRow]) -> String {
         out.push_str(&format!("| {} |\n", r.cells().join(" | ")));
     }
     out
-}
-
-/// What the report shows for the given systems' outcomes.
-pub fn report_input(
-    loaded: &Loaded,
-    outcomes: &[(SystemKind, &SystemOutcome)],
-) -> output::report::ReportInput {
-    let history = &loaded.history;
-    let rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
-    output::report::ReportInput {
-        title: format!("rate-batch: {}", history.source.path),
-        description: describe(history),
-        table_header: HEADER
-            .iter()
-            .map(std::string::ToString::to_string)
-            .collect(),
-        table_rows: rows.iter().map(CompareRow::cells).collect(),
-        systems: outcomes
-            .iter()
-            .map(|(kind, o)| output::report::SystemCharts {
-                system: kind.name().to_string(),
-                trajectories: o.trajectories.clone(),
-                final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
-                contest_metrics: o.result.series.contest_metrics.clone(),
-                calibration: o.result.series.calibration.clone(),
-                rmse: o.rmse.clone(),
-            })
-            .collect(),
-    }
 }

@@ -8,10 +8,10 @@
 
 use crate::history::History;
 use crate::ingest::IngestOptions;
+use crate::jobs::{self, UsageError, check_replay_options};
 use crate::metrics::MetricsReport;
 use crate::output::Publication;
 use crate::replay::{ReplayOptions, replay};
-use crate::run::{self, UsageError, check_replay_options};
 use crate::systems::{
     ParamMap, ParamsOf, RatingSystem, SystemKind, SystemVisitor, dispatch, number,
 };
@@ -323,12 +323,12 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     }
     // Every set must be valid for the system before anything is read.
     for set in &sets {
-        dispatch(job.system, set, run::Noop).map_err(UsageError)?;
+        dispatch(job.system, set, jobs::Noop).map_err(UsageError)?;
     }
     // The output folder's lock from the start: a second tune on it stops before its trials.
     let staged = Publication::begin(&job.out, &["tune.csv"])
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = run::load(&job.input, &job.ingest, None, None)?;
+    let loaded = jobs::load(&job.input, &job.ingest, None, None)?;
     let history = &loaded.history;
     let metric = job.metric;
     let trials = run_trials(history, job.system, sets, metric, job.fraction, &job.replay)
@@ -428,7 +428,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .filter(|m| m.is_err())
         .count();
     if failed > 0 || held_failed > 0 || best.is_none() {
-        return Err(run::PartialFailure(format!(
+        return Err(jobs::PartialFailure(format!(
             "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
              complete in tune.csv",
             trials.len(),
@@ -544,7 +544,7 @@ mod tests {
         // Every default grid is valid for its system and holds the defaults.
         for &kind in SystemKind::ALL {
             for set in parameter_sets(&kind.default_grid(), None, 0) {
-                dispatch(kind, &set, run::Noop).unwrap();
+                dispatch(kind, &set, jobs::Noop).unwrap();
             }
         }
     }

@@ -1,0 +1,96 @@
+//! Reading a replay's inputs: the history, the initial ratings and the truth.
+
+use super::*;
+use crate::history::History;
+use crate::ingest::truth::{Truth, read_truth};
+use crate::ingest::{Format, IngestOptions, InputError, ingest};
+use crate::replay::{ReplayOptions, Seed};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// An ingested history with the players seeded from `--initial-ratings`.
+pub struct Loaded {
+    /// The history.
+    pub history: History,
+    /// Players with an initial rating.
+    pub seeds: Vec<Seed>,
+    /// Players of the initial-ratings file who are not in the history.
+    pub seeds_absent: usize,
+    /// The file they came from.
+    pub seeds_file: Option<PathBuf>,
+    /// Time spent reading.
+    pub ingest_time: Duration,
+    /// `--truth`: the true ratings.
+    pub truth: Option<Truth>,
+}
+
+/// Reads the input (and the initial ratings); an input without any contest is an error.
+pub fn load(
+    input: &Path,
+    ingest_opts: &IngestOptions,
+    initial_ratings: Option<&Path>,
+    truth: Option<&Path>,
+) -> anyhow::Result<Loaded> {
+    let t0 = Instant::now();
+    let format = match ingest_opts.format {
+        Some(f) => f,
+        None => crate::ingest::detect(input)?,
+    };
+    if ingest_opts.time_format != crate::ingest::time::TimeFormat::Auto
+        && matches!(format, Format::Json | Format::Pgn)
+    {
+        return Err(UsageError(format!(
+            "--time-format applies to the time column of CSV and Parquet inputs; {format} \
+             inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \
+             UTCDate, YYYY.MM.DD)"
+        ))
+        .into());
+    }
+    if !ingest_opts.no_memory_check {
+        crate::ingest::budget::check(input, format, &ingest_opts.map)?;
+    }
+    let history = ingest(input, ingest_opts)?;
+    let (seeds, seeds_absent) = match initial_ratings {
+        Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
+        None => (Vec::new(), 0),
+    };
+    let src = &history.source;
+    if history.is_empty() {
+        return Err(InputError::whole_file(
+            src.path.clone(),
+            format!(
+                "no contest to rate ({} {} read, {} skipped)",
+                src.records,
+                src.record_unit,
+                src.skipped_invalid + src.skipped_unfinished
+            ),
+        )
+        .into());
+    }
+    let truth = truth.map(|p| read_truth(p, &history)).transpose()?;
+    Ok(Loaded {
+        history,
+        seeds,
+        seeds_absent,
+        seeds_file: initial_ratings.map(Path::to_path_buf),
+        ingest_time: t0.elapsed(),
+        truth,
+    })
+}
+
+/// Checks the options shared by `replay` and `compare`.
+pub fn check_replay_options(opts: &ReplayOptions) -> Result<(), UsageError> {
+    if !(0.0..=1.0).contains(&opts.warmup) {
+        return Err(UsageError(format!(
+            "--warmup {} is not a fraction between 0 and 1",
+            opts.warmup
+        )));
+    }
+    let decay = opts.decay_per_day;
+    if !(decay.is_finite() && decay >= 0.0) {
+        return Err(UsageError(format!(
+            "--decay-per-day {decay} is not a non-negative number"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,29 @@
+//! The jobs behind the subcommands, as library functions: each takes a plain options struct
+//! and a writer for what it prints. `replay` and `compare` share [`system::replay_system`];
+//! resume lives in [`resume`], reading in [`load`], the rows' destinations in [`sink`],
+//! `metrics.json` in [`metrics_doc`], the errors and exit codes in [`errors`].
+
+pub mod compare;
+pub mod errors;
+pub mod load;
+pub mod matchmake;
+pub mod metrics_doc;
+pub mod replay;
+pub mod report_input;
+pub mod resume;
+pub mod rows;
+pub mod sink;
+pub mod system;
+pub mod tune;
+
+pub use errors::{PartialFailure, UsageError, exit_code};
+pub use load::{Loaded, check_replay_options, load};
+pub use replay::{REPLAY_OUTPUTS, ReplayJob, run_replay};
+pub use resume::StateJob;
+pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
+
+pub(crate) use metrics_doc::{
+    InitialRatings, InputSummary, MetricsDocument, TruthSummary, WallSeconds,
+};
+pub(crate) use resume::{ReplayFailure, RunReplay, already_applied, period_name, read_state_for};
+pub(crate) use sink::{RateMeter, Rows, Sink, progress_bar};

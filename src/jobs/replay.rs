@@ -1,0 +1,295 @@
+//! `replay`: one system over one history, its outputs published together, the state saved last.
+
+use super::*;
+use crate::history::History;
+use crate::ingest::IngestOptions;
+use crate::output::{self, HistoryFormat, Publication};
+use crate::replay::ReplayOptions;
+use crate::systems::{ParamMap, SystemKind, dispatch};
+use anyhow::Context as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Everything `replay` needs.
+#[derive(Clone, Debug)]
+pub struct ReplayJob {
+    /// The input file or folder.
+    pub input: PathBuf,
+    /// How to read it.
+    pub ingest: IngestOptions,
+    /// The rating system.
+    pub system: SystemKind,
+    /// Its parameters by name (unset ones keep their defaults).
+    pub params: ParamMap,
+    /// Rounds, warm-up, experience, decay, as-of (the seeds come from `initial_ratings`).
+    pub replay: ReplayOptions,
+    /// `--initial-ratings`: a CSV of players who start with a rating.
+    pub initial_ratings: Option<PathBuf>,
+    /// Who is on the leaderboard and in which order.
+    pub leaderboard: output::LeaderboardOptions,
+    /// Output folder.
+    pub out: PathBuf,
+    /// File type of the rating history.
+    pub history_format: HistoryFormat,
+    /// Leaderboard lines printed.
+    pub top: usize,
+    /// Only read and validate the input.
+    pub dry_run: bool,
+    /// Print nothing on success.
+    pub quiet: bool,
+    /// Also write `report.html`.
+    pub report: bool,
+    /// `--save-state`: where to write the state after the run.
+    pub save_state: Option<PathBuf>,
+    /// `--resume`: the state to start from.
+    pub resume: Option<PathBuf>,
+    /// Report as one JSON object (`--log-format json`).
+    pub json: bool,
+    /// `--truth`: true ratings to measure the RMSE against.
+    pub truth: Option<PathBuf>,
+}
+
+/// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
+/// the leaderboard and the metrics.
+pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    check_replay_options(&job.replay)?;
+    // Check the system's parameters before reading anything.
+    dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
+    check_paths(job)?;
+    // Hold the state's and the output folder's locks from before anything is read: a second
+    // run on the same files fails here, at once.
+    let _state_lock = job
+        .save_state
+        .as_deref()
+        .map(output::FileLock::take)
+        .transpose()
+        .with_context(|| "cannot lock the state".to_string())?;
+    let staged = if job.dry_run {
+        None
+    } else {
+        Some(
+            Publication::begin(&job.out, REPLAY_OUTPUTS)
+                .with_context(|| format!("cannot prepare {}", job.out.display()))?,
+        )
+    };
+    let resume = match &job.resume {
+        Some(path) => Some(read_state_for(path, job)?),
+        None => None,
+    };
+    let ingest_opts = IngestOptions {
+        known_players: resume
+            .as_ref()
+            .map(|f| f.meta.players.clone())
+            .unwrap_or_default(),
+        ..job.ingest.clone()
+    };
+    let loaded = load(
+        &job.input,
+        &ingest_opts,
+        job.initial_ratings.as_deref(),
+        job.truth.as_deref(),
+    )?;
+    let mut replay_opts = job.replay.clone();
+    let mut skipped_applied = 0usize;
+    if let Some(f) = &resume {
+        let (skip, n) = already_applied(&loaded.history, f)?;
+        skipped_applied = n;
+        replay_opts.skip = Some(std::sync::Arc::new(skip));
+    }
+    let history = &loaded.history;
+    let src = &history.source;
+    if job.dry_run {
+        if !job.quiet {
+            writeln!(
+                stdout,
+                "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
+                src.path,
+                src.format,
+                src.records,
+                src.record_unit,
+                history.len(),
+                history.player_count(),
+                history.placings()
+            )?;
+            print_skipped(stdout, history)?;
+        }
+        return Ok(());
+    }
+
+    // Bigger inputs get a progress bar (on a terminal only).
+    let bar = (history.placings() > 200_000)
+        .then(|| progress_bar(history.len() as u64, job.quiet))
+        .flatten();
+    let system_job = SystemJob {
+        system: job.system,
+        params: &job.params,
+        replay: &replay_opts,
+        state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
+            resume: resume.as_ref(),
+            save: job.save_state.is_some(),
+            resume_path: job.resume.as_deref(),
+        }),
+        continue_history: match (&resume, job.history_format) {
+            (Some(f), HistoryFormat::Csv) => {
+                Some((job.out.join("history.csv"), f.meta.history_rows))
+            }
+            _ => None,
+        },
+        history_format: job.history_format,
+        leaderboard: &job.leaderboard,
+        chart_players: if job.report { REPORT_PLAYERS } else { 0 },
+        bar,
+    };
+    let staged = staged.expect("a publication unless --dry-run");
+    let outcome = replay_system(&loaded, &system_job, &staged.root())?;
+    if job.report {
+        let input = super::report_input::report_input(&loaded, &[(job.system, &outcome)]);
+        staged
+            .root()
+            .write("report.html", |w| output::report::write_report(w, &input))
+            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+    }
+    let written = staged
+        .commit()
+        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
+    // The state last: if this fails, the next run resumes from the previous state and
+    // recomputes the same outputs.
+    if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
+        output::replace_file(path, bytes)
+            .with_context(|| format!("cannot write the state {}", path.display()))?;
+    }
+    let result = &outcome.result;
+    let rows = &outcome.rows;
+
+    if job.json {
+        let doc = serde_json::json!({
+            "status": "ok",
+            "system": result.system,
+            "input": src.path,
+            "contests_read": history.len(),
+            "contests_applied": history.len() - skipped_applied,
+            "contests_skipped_as_applied_before": skipped_applied,
+            "records_skipped_invalid": src.skipped_invalid,
+            "records_skipped_unfinished": src.skipped_unfinished,
+            "players": rows.len(),
+            "rounds": result.rounds_total(),
+            "rounds_rated_now": result.rounds,
+            "metrics": result.metrics,
+            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "state": job.save_state.as_ref().map(|p| p.display().to_string()),
+            "seconds": t0.elapsed().as_secs_f64(),
+        });
+        writeln!(stdout, "{doc}")?;
+    } else if !job.quiet {
+        writeln!(
+            stdout,
+            "{} on {}: {} contests, {} players, {} rounds ({} period)",
+            result.system,
+            src.path,
+            history.len(),
+            rows.len(),
+            result.rounds_total(),
+            period_name(job.replay.period)
+        )?;
+        print_skipped(stdout, history)?;
+        if let Some(path) = &job.resume {
+            writeln!(
+                stdout,
+                "resumed from {}: {skipped_applied} contests applied before were skipped",
+                path.display()
+            )?;
+        }
+        writeln!(stdout)?;
+        output::print_summary(stdout, history, result, rows, job.top)?;
+        writeln!(stdout)?;
+        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        writeln!(stdout, "Wrote {}", names.join(", "))?;
+    }
+    Ok(())
+}
+
+/// The files `replay` writes in its output folder (a previous run's files of these names are
+/// replaced, or removed when this run does not write them).
+pub const REPLAY_OUTPUTS: &[&str] = &[
+    "leaderboard.csv",
+    "history.csv",
+    "history.parquet",
+    "metrics.json",
+    "report.html",
+    "rmse.csv",
+];
+
+/// Refuses a state file that is one of the inputs (the input would be overwritten), and an
+/// output folder that is the input folder.
+pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let inputs = [
+        Some(("the input", job.input.as_path())),
+        job.initial_ratings
+            .as_deref()
+            .map(|p| ("--initial-ratings", p)),
+        job.truth.as_deref().map(|p| ("--truth", p)),
+    ];
+    if let Some(state) = &job.save_state
+        && let Some(state_id) = id(state)
+    {
+        for (what, p) in inputs.iter().flatten() {
+            if id(p) == Some(state_id) {
+                return Err(UsageError(format!(
+                    "--save-state {} is {what}: the state would overwrite it",
+                    state.display()
+                )));
+            }
+        }
+    }
+    if job.input.is_dir() && id(&job.input).is_some() && id(&job.input) == id(&job.out) {
+        return Err(UsageError(format!(
+            "--out {} is the input folder: the outputs replace the folder's content",
+            job.out.display()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    let s = &h.source;
+    if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
+        writeln!(out, "times: {reading}")?;
+    }
+    if s.names_padded > 0 {
+        write!(
+            out,
+            "names: {} begin or end with whitespace, kept as given (--trim-names removes it)",
+            s.names_padded
+        )?;
+        match &s.names_equal_example {
+            Some((a, b)) => writeln!(
+                out,
+                "; {} equal another name once trimmed, rated as different players (e.g. {a:?} and {b:?})",
+                s.names_equal_when_trimmed
+            )?,
+            None => writeln!(out)?,
+        }
+    }
+    if s.skipped_unfinished > 0 {
+        writeln!(
+            out,
+            "skipped {} unplayed games (no result: `*`, `NA` or empty)",
+            s.skipped_unfinished
+        )?;
+    }
+    if s.skipped_invalid > 0 {
+        writeln!(
+            out,
+            "skipped {} invalid {} (--skip-invalid); the first:",
+            s.skipped_invalid, s.record_unit
+        )?;
+        for e in &s.skipped_examples {
+            writeln!(out, "  {e}")?;
+        }
+    }
+    Ok(())
+}

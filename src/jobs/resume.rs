@@ -1,0 +1,293 @@
+//! `--resume` and `--save-state` in a replay: the state read and checked against the run, the
+//! contests it applied recognised, and the state of this run built.
+
+use super::*;
+use crate::history::History;
+use crate::ingest::InputError;
+use crate::output::{self, HistoryFormat};
+use crate::replay::Period;
+use crate::replay::{
+    Divergence, Observer, ReplayOptions, ReplayResult, SnapshotAt, replay_from, replay_observed,
+};
+use crate::state::{self, StateFile, StateMeta};
+use crate::systems::{ParamsOf, RatingSystem, SystemVisitor, dispatch};
+use anyhow::Context as _;
+use std::path::Path;
+
+pub(crate) struct RunReplay<'a> {
+    pub(crate) history: &'a History,
+    pub(crate) opts: &'a ReplayOptions,
+    pub(crate) observer: &'a mut dyn Observer,
+    pub(crate) state: Option<&'a StateJob<'a>>,
+}
+
+/// What a replay with `--resume` / `--save-state` carries in and out.
+pub struct StateJob<'a> {
+    /// The state resumed from.
+    pub resume: Option<&'a StateFile>,
+    /// Take a snapshot to save.
+    pub save: bool,
+    /// The file resumed from (for messages).
+    pub resume_path: Option<&'a Path>,
+}
+
+/// Why a replay stopped.
+pub(crate) enum ReplayFailure {
+    /// The state resumed from cannot be used (a message).
+    State(String),
+    /// The system's ratings ran away.
+    Diverged(Divergence),
+}
+
+impl From<Divergence> for ReplayFailure {
+    fn from(d: Divergence) -> Self {
+        ReplayFailure::Diverged(d)
+    }
+}
+
+impl SystemVisitor for RunReplay<'_> {
+    type Output = Result<(ReplayResult, Option<Vec<u8>>), ReplayFailure>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let Some(state) = self.state else {
+            return Ok((
+                replay_observed(self.history, system, self.opts, self.observer)?,
+                None,
+            ));
+        };
+        let from = state
+            .resume
+            .map(StateFile::carry::<S::Player>)
+            .transpose()
+            .map_err(ReplayFailure::State)?;
+        let at = match (state.save, self.opts.period) {
+            (false, _) => SnapshotAt::Never,
+            (true, Period::Game) => SnapshotAt::End,
+            (true, _) => SnapshotAt::BeforeLastRound,
+        };
+        let (result, snapshot) =
+            replay_from(self.history, system, self.opts, self.observer, from, at)?;
+        let Some(snap) = snapshot else {
+            return Ok((result, None));
+        };
+        // The state: every digest applied before and now (as often as applied), the contests
+        // of this input left for the next run, the watermark, the players.
+        let h = self.history;
+        let mut applied: Vec<u64> = state
+            .resume
+            .map(|f| f.meta.applied.clone())
+            .unwrap_or_default();
+        let mut now = vec![false; h.len()];
+        for &c in &snap.applied {
+            now[c as usize] = true;
+            applied.push(state::contest_digest(h, &h.contest(c as usize)));
+        }
+        applied.sort_unstable();
+        let before = self.opts.skip.as_deref();
+        let mut pending: Vec<u64> = h
+            .contests()
+            .filter(|c| !now[c.index()] && !before.is_some_and(|b| b[c.index()]))
+            .map(|c| state::contest_digest(h, &c))
+            .collect();
+        pending.sort_unstable();
+        let mut closed_series: Vec<String> = Vec::new();
+        if self.opts.period == Period::Series {
+            closed_series = state
+                .resume
+                .map(|f| f.meta.closed_series.clone())
+                .unwrap_or_default();
+            closed_series.extend(snap.applied.iter().filter_map(|&c| {
+                h.contest(c as usize)
+                    .series()
+                    .map(|s| h.series_name(s).to_string())
+            }));
+            closed_series.sort_unstable();
+            closed_series.dedup();
+        }
+        let last = snap.applied.last().map(|&c| h.contest(c as usize));
+        let watermark = match last {
+            Some(c) => Some((c.time(), c.label().map(str::to_string))),
+            None => state.resume.and_then(|f| f.meta.watermark.clone()),
+        };
+        let meta = StateMeta {
+            system: system.name().to_string(),
+            params: system.params().to_string(),
+            period: period_name(self.opts.period),
+            decay_per_day: self.opts.decay_per_day,
+            experienced_after: self.opts.experienced_after,
+            players: h.names().to_vec(),
+            watermark,
+            applied,
+            history_rows: snap.carry.history_rows,
+            open_from: snap.open_from.filter(|_| !pending.is_empty()),
+            pending,
+            closed_series,
+        };
+        let mut bytes = Vec::new();
+        state::write_state(&mut bytes, &meta, &snap.carry)
+            .map_err(|e| ReplayFailure::State(e.to_string()))?;
+        Ok((result, Some(bytes)))
+    }
+}
+
+/// The command-line name of a period.
+pub(crate) fn period_name(p: Period) -> String {
+    serde_json::to_value(p)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Reads a state for `--resume` and checks that it was made by the same system with the same
+/// parameters and options.
+pub(crate) fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
+    let bad = |message: String| InputError::whole_file(path.display().to_string(), message);
+    let mut f = output::open_no_follow(path)
+        .with_context(|| format!("cannot read the state {}", path.display()))?;
+    let state = StateFile::read(&mut f).map_err(bad)?;
+    let m = &state.meta;
+    let params = dispatch(job.system, &job.params, ParamsOf)
+        .map_err(UsageError)?
+        .to_string();
+    let mut differences = Vec::new();
+    if m.system != job.system.name() {
+        differences.push(format!(
+            "it was made with --system {}, this run uses {}",
+            m.system,
+            job.system.name()
+        ));
+    } else if m.params != params {
+        differences.push(format!(
+            "it was made with the parameters {}, this run has {params}",
+            m.params
+        ));
+    }
+    if m.period != period_name(job.replay.period) {
+        differences.push(format!("it was made with --period {}", m.period));
+    }
+    if m.decay_per_day != job.replay.decay_per_day {
+        differences.push(format!(
+            "it was made with --decay-per-day {}",
+            m.decay_per_day
+        ));
+    }
+    if m.experienced_after != job.replay.experienced_after {
+        differences.push("it counts experience differently".into());
+    }
+    if job.history_format == HistoryFormat::Parquet {
+        differences
+            .push("--resume appends to history.csv; use --history-format csv or none".into());
+    }
+    if !differences.is_empty() {
+        return Err(UsageError(format!(
+            "cannot resume from {}: {}",
+            path.display(),
+            differences.join("; ")
+        ))
+        .into());
+    }
+    // Every value, before anything else is read.
+    dispatch(job.system, &job.params, CheckState(&state))
+        .map_err(UsageError)?
+        .map_err(bad)?;
+    Ok(state)
+}
+
+/// Reads a state's players for the system and checks every value.
+pub(crate) struct CheckState<'a>(&'a StateFile);
+
+impl SystemVisitor for CheckState<'_> {
+    type Output = Result<(), String>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let carry = self.0.carry::<S::Player>()?;
+        state::check_values(system, &self.0.meta, &carry)
+    }
+}
+
+/// A contest as messages name it: its label, or its number in the input.
+pub(crate) fn contest_name(c: &crate::history::Contest) -> String {
+    c.label()
+        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"))
+}
+
+/// How many times each digest occurs.
+pub(crate) fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
+    let mut counts = rustc_hash::FxHashMap::default();
+    for &d in digests {
+        *counts.entry(d).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The contests of `history` applied before (to be skipped) and how many. A digest applied k
+/// times skips its first k occurrences only (a real rematch is new). A contest older than the
+/// watermark that was never applied is an error naming it, unless the state left it for this
+/// run (the open round); and every contest the state left for this run must be in the input.
+pub(crate) fn already_applied(
+    history: &History,
+    state: &StateFile,
+) -> anyhow::Result<(Vec<bool>, usize)> {
+    let mut applied = digest_counts(&state.meta.applied);
+    let mut pending = digest_counts(&state.meta.pending);
+    let mut skip = vec![false; history.len()];
+    let mut n = 0;
+    for c in history.contests() {
+        let d = state::contest_digest(history, &c);
+        if let Some(k) = applied.get_mut(&d).filter(|k| **k > 0) {
+            *k -= 1;
+            skip[c.index()] = true;
+            n += 1;
+        } else if let Some(k) = pending.get_mut(&d).filter(|k| **k > 0) {
+            *k -= 1;
+        } else if let Some(name) = c.series().map(|s| history.series_name(s))
+            && state
+                .meta
+                .closed_series
+                .binary_search_by(|x| x.as_str().cmp(name))
+                .is_ok()
+        {
+            return Err(InputError::whole_file(
+                history.source.path.clone(),
+                format!(
+                    "contest {} of {} continues series `{name}`, which an earlier run rated \
+                     whole (another series began after it): rating the new games apart would \
+                     differ from a full replay; replay from scratch instead",
+                    contest_name(&c),
+                    crate::ingest::time::format_time(c.time()),
+                ),
+            )
+            .into());
+        } else if let Some((t, _)) = &state.meta.watermark
+            && c.time() < *t
+        {
+            return Err(InputError::whole_file(
+                history.source.path.clone(),
+                format!(
+                    "contest {} of {} is older than the state's last contest ({}) but was \
+                     never applied: history cannot be rewritten by --resume (replay from \
+                     scratch instead)",
+                    contest_name(&c),
+                    crate::ingest::time::format_time(c.time()),
+                    crate::ingest::time::format_time(*t)
+                ),
+            )
+            .into());
+        }
+    }
+    let missing: usize = pending.values().sum();
+    if missing > 0 {
+        let from = state.meta.open_from.map_or_else(String::new, |t| {
+            format!(" from {}", crate::ingest::time::format_time(t))
+        });
+        return Err(InputError::whole_file(
+            history.source.path.clone(),
+            format!(
+                "{missing} contests of the open {} period{from} that the state left for this \
+                 run are not in the input: give the input from that time on, or the whole \
+                 history",
+                state.meta.period
+            ),
+        )
+        .into());
+    }
+    Ok((skip, n))
+}

@@ -1,0 +1,106 @@
+//! Where a replay's rows go (the history writer, memory, the report's trajectories, the truth's
+//! RMSE) and its progress bar and rate.
+
+use crate::history::History;
+use crate::ingest::truth::Truth;
+use crate::replay::{HistoryRow, Observer};
+use crate::truth::RmseSeries;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::mpsc::SyncSender;
+use std::time::Instant;
+
+/// Where the replay's rows go: to the history formatter's thread, into memory, or nowhere
+/// (no history file, or a writer that failed and has an error to report when joined); and the
+/// progress bar.
+pub(crate) enum Rows {
+    Stream(SyncSender<Vec<HistoryRow>>),
+    Keep(Vec<HistoryRow>),
+    Drop,
+}
+
+pub(crate) struct Sink<'a> {
+    pub(crate) rows: Rows,
+    pub(crate) bar: Option<ProgressBar>,
+    /// (player, contest, rating after) of every row, for the report's trajectories.
+    pub(crate) trajectory: Option<Vec<(u32, u32, f32)>>,
+    pub(crate) rate: RateMeter,
+    /// `--truth`: the RMSE of the ratings against the true ones, round by round.
+    pub(crate) truth: Option<(&'a History, &'a Truth, RmseSeries)>,
+}
+
+/// The best rate of rounds per second over stretches of at least 50 ms.
+pub(crate) struct RateMeter {
+    pub(crate) last: Instant,
+    pub(crate) last_rounds: u64,
+    pub(crate) peak: Option<f64>,
+}
+
+impl RateMeter {
+    pub(crate) fn new() -> Self {
+        Self {
+            last: Instant::now(),
+            last_rounds: 0,
+            peak: None,
+        }
+    }
+
+    fn at(&mut self, rounds: u64) {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last).as_secs_f64();
+        if dt >= 0.05 {
+            let rate = (rounds - self.last_rounds) as f64 / dt;
+            self.peak = Some(self.peak.map_or(rate, |p| p.max(rate)));
+            self.last = now;
+            self.last_rounds = rounds;
+        }
+    }
+}
+
+impl Observer for Sink<'_> {
+    fn rows(&mut self, rows: &[HistoryRow]) {
+        if let Some((history, truth, series)) = &mut self.truth {
+            for r in rows {
+                if let Some(v) = truth.get(r.contest_id, r.player) {
+                    let time = history.contest(r.contest_id as usize).time();
+                    series.add(r.round, time, r.after, v);
+                }
+            }
+        }
+        if let Some(t) = &mut self.trajectory {
+            t.extend(
+                rows.iter()
+                    .map(|r| (r.player, r.contest_id, r.after as f32)),
+            );
+        }
+        match &mut self.rows {
+            Rows::Stream(tx) => {
+                if tx.send(rows.to_vec()).is_err() {
+                    self.rows = Rows::Drop;
+                }
+            }
+            Rows::Keep(kept) => kept.extend_from_slice(rows),
+            Rows::Drop => {}
+        }
+    }
+    fn progress(&mut self, done: u64, rounds: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+        self.rate.at(rounds);
+    }
+}
+
+pub(crate) fn progress_bar(len: u64, quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} replaying {bar:40} {pos}/{len} contests ({per_sec}, {eta} left)",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}

@@ -1,0 +1,313 @@
+//! One system's replay of a loaded history into a folder of an output generation (shared by
+//! `replay` and `compare`).
+
+use super::*;
+use crate::history::{History, PlayerId};
+use crate::ingest::InputError;
+use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
+use crate::replay::{HistoryRow, ReplayOptions, ReplayResult};
+use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
+use crate::truth::RmseSeries;
+use anyhow::Context as _;
+use indicatif::ProgressBar;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+/// One system's replay of a loaded history, its files staged in a folder.
+pub struct SystemJob<'a> {
+    /// The system.
+    pub system: SystemKind,
+    /// Its parameters by name.
+    pub params: &'a ParamMap,
+    /// Rounds, warm-up, decay, as-of (the seeds are taken from the [`Loaded`] history).
+    pub replay: &'a ReplayOptions,
+    /// File type of the rating history.
+    pub history_format: HistoryFormat,
+    /// Who is on the leaderboard.
+    pub leaderboard: &'a output::LeaderboardOptions,
+    /// Keep each contest's metrics and the rating trajectories of this many top players, for
+    /// the report (0: none).
+    pub chart_players: usize,
+    /// A progress bar to drive, if any.
+    pub bar: Option<ProgressBar>,
+    /// `--resume` / `--save-state`.
+    pub state: Option<StateJob<'a>>,
+    /// With `--resume`: the previous `history.csv` and how many of its rows the state has
+    /// applied; they are copied before the new rows.
+    pub continue_history: Option<(PathBuf, u64)>,
+}
+
+/// What one system's replay produced.
+pub struct SystemOutcome {
+    /// The replay's result.
+    pub result: ReplayResult,
+    /// The leaderboard.
+    pub rows: Vec<output::LeaderRow>,
+    /// Wall time of the replay (with the history file written alongside).
+    pub replay_seconds: f64,
+    /// The best rate of rounds per second over stretches of the replay (None when it was too
+    /// short to measure in stretches).
+    pub peak_rounds_per_second: Option<f64>,
+    /// Rating trajectories of the top players (with `chart_players`).
+    pub trajectories: Vec<(String, Vec<(i64, f64)>)>,
+    /// The state file's bytes, with `--save-state`.
+    pub state_bytes: Option<Vec<u8>>,
+    /// With `--truth`: (time, RMSE) per measured round.
+    pub rmse: Vec<(i64, f64)>,
+}
+
+impl SystemOutcome {
+    /// Rounds per second over the whole replay.
+    pub fn rounds_per_second(&self) -> f64 {
+        self.result.rounds as f64 / self.replay_seconds.max(1e-9)
+    }
+}
+
+/// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
+/// `staged`, a folder of an output generation (published by the caller).
+pub fn replay_system(
+    loaded: &Loaded,
+    job: &SystemJob,
+    staged: &Folder,
+) -> anyhow::Result<SystemOutcome> {
+    let history = &loaded.history;
+    let src = &history.source;
+    let ctx = |name: &str| format!("cannot write {}", staged.final_path(name).display());
+    let t1 = Instant::now();
+    let mut sink = Sink {
+        rows: Rows::Drop,
+        bar: job.bar.clone(),
+        trajectory: (job.chart_players > 0).then(Vec::new),
+        rate: RateMeter::new(),
+        truth: loaded
+            .truth
+            .as_ref()
+            .map(|t| (history, t, RmseSeries::default())),
+    };
+    // The replay itself; rows are kept only when a sink takes them.
+    let mut state_bytes = None;
+    let mut run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
+        let opts = ReplayOptions {
+            keep_history: !matches!(sink.rows, Rows::Drop)
+                || sink.trajectory.is_some()
+                || sink.truth.is_some(),
+            seeds: loaded.seeds.clone(),
+            series: job.chart_players > 0,
+            ..job.replay.clone()
+        };
+        let visitor = RunReplay {
+            history,
+            opts: &opts,
+            observer: sink,
+            state: job.state.as_ref(),
+        };
+        let (result, bytes) = dispatch(job.system, job.params, visitor)
+            .map_err(UsageError)?
+            .map_err(|e| -> anyhow::Error {
+                match e {
+                    ReplayFailure::Diverged(d) => d.into(),
+                    ReplayFailure::State(e) => {
+                        let file = job
+                            .state
+                            .as_ref()
+                            .and_then(|s| s.resume_path)
+                            .map_or_else(String::new, |p| p.display().to_string());
+                        InputError::whole_file(file, e).into()
+                    }
+                }
+            })?;
+        state_bytes = bytes;
+        Ok(result)
+    };
+    let result = match job.history_format {
+        // history.csv goes through a pipeline: the replay hands over rows, one thread formats
+        // them, another writes the text, so that all three overlap.
+        HistoryFormat::Csv => {
+            let mut file = staged
+                .open("history.csv")
+                .with_context(|| ctx("history.csv"))?;
+            let mut csv = match &job.continue_history {
+                Some((previous, rows)) => HistoryCsv::continuing(
+                    history, &mut file, previous, *rows,
+                )
+                .with_context(|| {
+                    format!(
+                        "cannot append to {} (use --history-format none, or restore it)",
+                        previous.display()
+                    )
+                })?,
+                None => HistoryCsv::new(history, &mut file).with_context(|| ctx("history.csv"))?,
+            };
+            let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
+            let (text_tx, text_rx) = sync_channel::<String>(4);
+            std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
+                scope.spawn(move || {
+                    for batch in rows_rx {
+                        if text_tx.send(csv.rows(&batch)).is_err() {
+                            break;
+                        }
+                    }
+                });
+                let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
+                    // On a write error the formatter stops when this channel closes, then the
+                    // replay's sends fail and it carries on without history.
+                    text_rx
+                        .iter()
+                        .try_for_each(|text| file.write_all(text.as_bytes()))?;
+                    Ok(file)
+                });
+                sink.rows = Rows::Stream(rows_tx);
+                let result = run(&mut sink);
+                // Closing the channel ends the formatter, then the writer.
+                sink.rows = Rows::Drop;
+                let file = writer
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                let result = result?;
+                file.and_then(StagedFile::finish)
+                    .with_context(|| ctx("history.csv"))?;
+                Ok(result)
+            })?
+        }
+        HistoryFormat::None => run(&mut sink)?,
+        HistoryFormat::Parquet => {
+            sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
+            let result = run(&mut sink)?;
+            let Rows::Keep(kept) = std::mem::replace(&mut sink.rows, Rows::Drop) else {
+                unreachable!("the rows were kept")
+            };
+            staged
+                .write("history.parquet", |w| {
+                    output::write_history_parquet(w, history, &kept)
+                })
+                .with_context(|| ctx("history.parquet"))?;
+            result
+        }
+    };
+    if let Some(b) = &sink.bar {
+        b.finish_and_clear();
+    }
+    let replay_time = t1.elapsed();
+    let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
+        Some((_, _, mut series)) => {
+            series.close();
+            series.points
+        }
+        None => Vec::new(),
+    };
+    if loaded.truth.is_some() {
+        staged
+            .write("rmse.csv", |w| {
+                writeln!(w, "round,time,players,rmse")?;
+                for (r, t, n, v) in &rmse {
+                    writeln!(w, "{r},{},{n},{v}", crate::ingest::time::format_time(*t))?;
+                }
+                Ok(())
+            })
+            .with_context(|| ctx("rmse.csv"))?;
+    }
+    let rows = output::leaderboard_rows(history, &result, job.leaderboard);
+    staged
+        .write("leaderboard.csv", |w| {
+            output::write_leaderboard(w, history, &rows)
+        })
+        .with_context(|| ctx("leaderboard.csv"))?;
+    let doc = MetricsDocument {
+        system: result.system,
+        params: &result.params,
+        input: InputSummary {
+            source: src,
+            contests: history.len(),
+            players: history.player_count(),
+            placings: history.placings(),
+        },
+        period: job.replay.period,
+        decay_per_day: job.replay.decay_per_day,
+        // The last instant covered (the cutoff is exclusive).
+        as_of: job
+            .replay
+            .as_of
+            .map(|t| crate::ingest::time::format_time(t - 1)),
+        initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
+            file: p.display().to_string(),
+            players: loaded.seeds.len(),
+            not_in_history: loaded.seeds_absent,
+        }),
+        leaderboard: job.leaderboard,
+        truth: loaded.truth.as_ref().map(|t| TruthSummary {
+            file: t.file.clone(),
+            values: t.len(),
+            rounds_measured: rmse.len(),
+            last_rmse: rmse.last().map(|p| p.3),
+            mean_rmse_last_tenth: {
+                let tail = &rmse[rmse.len() - rmse.len() / 10..];
+                (!tail.is_empty())
+                    .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
+            },
+        }),
+        rounds: result.rounds_total(),
+        warmup_contests: result.warmup_contests,
+        experienced_after_contests: job.replay.experienced_after,
+        metrics: &result.metrics,
+        wall_seconds: WallSeconds {
+            ingest: loaded.ingest_time.as_secs_f64(),
+            replay: replay_time.as_secs_f64(),
+            total_before_writing: (loaded.ingest_time + replay_time).as_secs_f64(),
+        },
+    };
+    staged
+        .write("metrics.json", |w| output::write_metrics(w, &doc))
+        .with_context(|| ctx("metrics.json"))?;
+    let trajectories = match sink.trajectory.take() {
+        Some(points) => top_trajectories(history, &rows, job.chart_players, &points),
+        None => Vec::new(),
+    };
+    Ok(SystemOutcome {
+        peak_rounds_per_second: sink.rate.peak,
+        result,
+        rows,
+        replay_seconds: replay_time.as_secs_f64(),
+        trajectories,
+        state_bytes,
+        rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
+    })
+}
+
+/// The (time, rating after) points of the first `n` players of the leaderboard.
+pub(crate) fn top_trajectories(
+    history: &History,
+    rows: &[output::LeaderRow],
+    n: usize,
+    points: &[(u32, u32, f32)],
+) -> Vec<(String, Vec<(i64, f64)>)> {
+    let top: Vec<PlayerId> = rows.iter().take(n).map(|r| r.player).collect();
+    let mut slot = vec![usize::MAX; history.player_count()];
+    for (k, &p) in top.iter().enumerate() {
+        slot[p as usize] = k;
+    }
+    let mut lines: Vec<Vec<(i64, f64)>> = vec![Vec::new(); top.len()];
+    for &(p, contest, after) in points {
+        let k = slot[p as usize];
+        if k != usize::MAX {
+            lines[k].push((history.contest(contest as usize).time(), after as f64));
+        }
+    }
+    top.iter()
+        .map(|&p| history.name(p).to_string())
+        .zip(lines)
+        .collect()
+}
+
+/// Players whose trajectories the report draws.
+pub const REPORT_PLAYERS: usize = 10;
+
+/// Builds a system and does nothing with it: checks parameters early.
+/// A visitor that only builds the system (to check its parameters early).
+pub struct Noop;
+
+impl SystemVisitor for Noop {
+    type Output = ();
+    fn visit<S: RatingSystem>(self, _: &S) {}
+}
