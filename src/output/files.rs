@@ -3,8 +3,8 @@
 
 use super::table::LeaderRow;
 use crate::history::History;
-use crate::time::{format_time, push_time};
 use crate::replay::HistoryRow;
+use crate::time::{format_time, push_time};
 use std::fmt::Write as _;
 
 use std::io::{self, BufRead, Write};

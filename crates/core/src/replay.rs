@@ -468,7 +468,10 @@ pub type ResultAndSnapshot<P> = (ReplayResult, Option<Snapshot<P>>);
 
 /// Replays, starting from `from` (a resumed replay: the players of `history` with the ids of
 /// `from.states` come first) or from scratch, and takes a snapshot for `--save-state` where
-/// asked.
+/// asked. The steps of a round: time passes for its returning players ([`Run::elapse`]),
+/// every contest is scored from the pre-round ratings ([`Run::score`]), the system rates the
+/// round and a runaway stops the replay ([`Run::update`]), the records and the history rows
+/// follow ([`Run::record`]).
 pub fn replay_from<S: RatingSystem>(
     history: &History,
     system: &S,
@@ -478,6 +481,40 @@ pub fn replay_from<S: RatingSystem>(
     snapshot_at: SnapshotAt,
 ) -> Result<ResultAndSnapshot<S::Player>, Divergence> {
     let start = Instant::now();
+    let rounds = select_rounds(history, opts);
+    let mut run = Run::new(history, system, opts, from, rounds.order.len());
+    let mut snapshot: Option<Snapshot<S::Player>> = None;
+    let n_rounds = rounds.len();
+    for r in 0..n_rounds {
+        let round = Round::new(history, rounds.round(r));
+        if snapshot_at == SnapshotAt::BeforeLastRound && r + 1 == n_rounds {
+            let mut snap = run.snapshot(&rounds, r);
+            snap.open_from = round.contests().map(|c| c.time()).min();
+            snapshot = Some(snap);
+        }
+        let first_row = run.rows.len();
+        run.elapse(&round, r);
+        run.score(&round, r);
+        run.update(round, r)?;
+        run.record(&round, first_row);
+        run.report(observer, &round, r);
+    }
+    if !run.rows.is_empty() {
+        observer.rows(&run.rows);
+        run.rows_done += run.rows.len() as u64;
+        run.rows.clear();
+    }
+    observer.progress(run.seen_contests as u64, n_rounds as u64);
+    if snapshot_at == SnapshotAt::End || (snapshot_at != SnapshotAt::Never && snapshot.is_none()) {
+        snapshot = Some(run.snapshot(&rounds, n_rounds));
+    }
+    run.elapse_to_end(&rounds)?;
+    Ok((run.result(n_rounds, start.elapsed()), snapshot))
+}
+
+/// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
+/// `max_contests`, without the contests to skip.
+fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
         rounds = rounds.before(history, cutoff);
@@ -488,165 +525,183 @@ pub fn replay_from<S: RatingSystem>(
     if let Some(skip) = &opts.skip {
         rounds = rounds.without(skip);
     }
-    let n_contests = rounds.order.len();
-    let n_players = history.player_count();
-    let Carry {
-        mut states,
-        mut records,
-        mut known,
-        mut last_key,
-        mut metrics,
-        rounds_done,
-        contests_done,
-        warmup_contests,
-        history_rows,
-    } = from.unwrap_or_else(|| Carry {
-        states: Vec::new(),
-        records: Vec::new(),
-        known: Vec::new(),
-        last_key: Vec::new(),
-        metrics: Metrics::new(),
-        rounds_done: 0,
-        contests_done: 0,
-        warmup_contests: crate::numeric::first_share(n_contests, opts.warmup) as u64,
-        history_rows: 0,
-    });
-    let already = states.len();
-    let diverged =
-        |p: usize, round: u64, what: String, at: Option<&crate::history::Contest>| Divergence {
-            system: system.name(),
-            round,
-            contest: at.map_or_else(
-                || "at the end of the history".to_string(),
-                |c| {
-                    format!(
-                        "{} of {}",
-                        c.label()
-                            .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
-                        crate::time::format_time(c.time())
-                    )
-                },
-            ),
-            player: history.name(p as PlayerId).to_string(),
-            value: what,
+    rounds
+}
+
+/// A replay under way: every player's state, record, prior and calendar period, the metrics,
+/// the rows not yet handed over, and the counts that number rounds and contests.
+struct Run<'a, S: RatingSystem> {
+    history: &'a History,
+    system: &'a S,
+    opts: &'a ReplayOptions,
+    states: Vec<S::Player>,
+    records: Vec<PlayerRecord>,
+    /// Players with a rating before their next round (seeded, or rated once).
+    known: Vec<bool>,
+    /// Calendar period of each player's last round.
+    last_key: Vec<i64>,
+    /// Round of each player's last appearance (+1), to count rounds once per player.
+    last_round: Vec<u32>,
+    metrics: Metrics,
+    series: Series,
+    rows: Vec<HistoryRow>,
+    buffers: (Vec<Participant>, Vec<Participant>),
+    /// The players of the current round.
+    participants: Vec<PlayerId>,
+    /// Rounds and contests applied by the runs resumed from; the warm-up, counted from the
+    /// very first contest.
+    rounds_done: u64,
+    contests_done: u64,
+    warmup: usize,
+    /// Contests of this replay rated so far; history rows handed over so far (counted from
+    /// the very first).
+    seen_contests: usize,
+    rows_done: u64,
+    /// Placings since progress was last reported: a million games and a thousand huge
+    /// contests both report often enough, and cheaply.
+    placings_since_report: usize,
+}
+
+impl<'a, S: RatingSystem> Run<'a, S> {
+    /// The rounds to replay and the players as the carry (or a fresh start) leaves them,
+    /// seeded players included.
+    fn new(
+        history: &'a History,
+        system: &'a S,
+        opts: &'a ReplayOptions,
+        from: Option<Carry<S::Player>>,
+        n_contests: usize,
+    ) -> Self {
+        let n_players = history.player_count();
+        let warmup_first = crate::numeric::first_share(n_contests, opts.warmup) as u64;
+        let c = from.unwrap_or_else(|| Carry {
+            states: Vec::new(),
+            records: Vec::new(),
+            known: Vec::new(),
+            last_key: Vec::new(),
+            metrics: Metrics::new(),
+            rounds_done: 0,
+            contests_done: 0,
+            warmup_contests: warmup_first,
+            history_rows: 0,
+        });
+        let already = c.states.len();
+        let mut run = Run {
+            history,
+            system,
+            opts,
+            states: c.states,
+            records: c.records,
+            known: c.known,
+            last_key: c.last_key,
+            last_round: vec![0; n_players],
+            metrics: c.metrics,
+            series: Series::default(),
+            rows: Vec::with_capacity(if opts.keep_history {
+                ROW_BATCH + 1024
+            } else {
+                0
+            }),
+            buffers: (Vec::new(), Vec::new()),
+            participants: Vec::new(),
+            rounds_done: c.rounds_done,
+            contests_done: c.contests_done,
+            warmup: c.warmup_contests as usize,
+            seen_contests: 0,
+            rows_done: c.history_rows,
+            placings_since_report: 0,
         };
-    // Players new to this replay (all of them without `from`).
-    states.resize(n_players, system.new_player());
-    records.resize(n_players, PlayerRecord::default());
-    // Players with a rating before their first round: seeded ones, and everyone rated once.
-    known.resize(n_players, false);
-    for seed in opts.seeds.iter().filter(|s| s.player as usize >= already) {
-        states[seed.player as usize] =
-            system.seeded(seed.rating, seed.uncertainty, seed.volatility);
-        known[seed.player as usize] = true;
-    }
-    // Calendar period of each player's last round, for the rating periods elapsed since.
-    last_key.resize(n_players, 0);
-    let mut series = Series::default();
-    let warmup = warmup_contests as usize;
-    let mut rows_done = history_rows;
-    let mut snapshot: Option<Snapshot<S::Player>> = None;
-    let take = |states: &Vec<S::Player>,
-                records: &Vec<PlayerRecord>,
-                known: &Vec<bool>,
-                last_key: &Vec<i64>,
-                metrics: &Metrics,
-                r: usize,
-                seen: usize,
-                rows_done: u64| Snapshot {
-        carry: Carry {
-            states: states.clone(),
-            records: records.clone(),
-            known: known.clone(),
-            last_key: last_key.clone(),
-            metrics: metrics.clone(),
-            rounds_done: rounds_done + r as u64,
-            contests_done: contests_done + seen as u64,
-            warmup_contests,
-            history_rows: rows_done,
-        },
-        applied: rounds.order[..seen].to_vec(),
-        open_from: None,
-    };
-
-    // Round of each player's last appearance (+1), to count rounds once per player.
-    let mut last_round: Vec<u32> = vec![0; n_players];
-    let mut participants: Vec<PlayerId> = Vec::new();
-    let mut rows: Vec<HistoryRow> = Vec::with_capacity(if opts.keep_history {
-        ROW_BATCH + 1024
-    } else {
-        0
-    });
-    let mut buffers = (Vec::new(), Vec::new());
-    let mut seen_contests = 0usize;
-    // Progress is reported every so many placings, so that both a million games and a
-    // thousand huge contests report often enough and cheaply.
-    let mut placings_since_report = 0usize;
-
-    for r in 0..rounds.len() {
-        let contests = rounds.round(r);
-        let round = Round::new(history, contests);
-        if snapshot_at == SnapshotAt::BeforeLastRound && r + 1 == rounds.len() {
-            let mut snap = take(
-                &states,
-                &records,
-                &known,
-                &last_key,
-                &metrics,
-                r,
-                seen_contests,
-                rows_done + rows.len() as u64,
-            );
-            snap.open_from = round.contests().map(|c| c.time()).min();
-            snapshot = Some(snap);
+        // Players new to this replay (all of them without `from`).
+        run.states.resize(n_players, system.new_player());
+        run.records.resize(n_players, PlayerRecord::default());
+        run.known.resize(n_players, false);
+        run.last_key.resize(n_players, 0);
+        for seed in opts.seeds.iter().filter(|s| s.player as usize >= already) {
+            run.states[seed.player as usize] =
+                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
+            run.known[seed.player as usize] = true;
         }
-        let first_row = rows.len();
-        // 0. Time passes for the returning players (rating periods, decay), once per round.
+        run
+    }
+
+    /// What `--save-state` keeps after the first `r` rounds.
+    fn snapshot(&self, rounds: &Rounds, r: usize) -> Snapshot<S::Player> {
+        Snapshot {
+            carry: Carry {
+                states: self.states.clone(),
+                records: self.records.clone(),
+                known: self.known.clone(),
+                last_key: self.last_key.clone(),
+                metrics: self.metrics.clone(),
+                rounds_done: self.rounds_done + r as u64,
+                contests_done: self.contests_done + self.seen_contests as u64,
+                warmup_contests: self.warmup as u64,
+                history_rows: self.rows_done + self.rows.len() as u64,
+            },
+            applied: rounds.order[..self.seen_contests].to_vec(),
+            open_from: None,
+        }
+    }
+
+    /// Step 0: time passes for the round's returning players (rating periods, decay), once a
+    /// round each; the round's players are noted.
+    fn elapse(&mut self, round: &Round<'_>, r: usize) {
         let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
-        let key = opts.period.calendar_key(round_time);
-        participants.clear();
+        let key = self.opts.period.calendar_key(round_time);
+        self.participants.clear();
         for c in round.contests() {
             for &p in c.players() {
                 let pi = p as usize;
-                if last_round[pi] == r as u32 + 1 {
+                if self.last_round[pi] == r as u32 + 1 {
                     continue;
                 }
-                last_round[pi] = r as u32 + 1;
-                participants.push(p);
-                let rec = &records[pi];
+                self.last_round[pi] = r as u32 + 1;
+                self.participants.push(p);
+                let rec = &self.records[pi];
                 if rec.contests > 0 {
-                    let periods = key.map_or(1, |k| periods_between(last_key[pi], k));
+                    let periods = key.map_or(1, |k| periods_between(self.last_key[pi], k));
                     let days = (round_time - rec.last_time).max(0) as f64 / 86_400.0;
-                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
+                    self.system.elapse(
+                        &mut self.states[pi],
+                        periods,
+                        self.opts.decay_per_day * days,
+                    );
                 }
                 if let Some(k) = key {
-                    last_key[pi] = k;
+                    self.last_key[pi] = k;
                 }
             }
         }
-        // 1. Score every contest of the round from the pre-round ratings.
+    }
+
+    /// Step 1: every contest of the round scored from the pre-round ratings (after the
+    /// warm-up), and its history rows begun.
+    fn score(&mut self, round: &Round<'_>, r: usize) {
         for (k, c) in round.contests().enumerate() {
-            let replay_index = contests_done as usize + seen_contests + k;
-            if replay_index >= warmup {
+            let replay_index = self.contests_done as usize + self.seen_contests + k;
+            if replay_index >= self.warmup {
                 score(
-                    system,
-                    &states,
-                    (&known, &records),
+                    self.system,
+                    &self.states,
+                    (&self.known, &self.records),
                     &c,
-                    opts.experienced_after,
-                    &mut buffers,
-                    (&mut metrics, opts.series.then_some(&mut series)),
+                    self.opts.experienced_after,
+                    &mut self.buffers,
+                    (
+                        &mut self.metrics,
+                        self.opts.series.then_some(&mut self.series),
+                    ),
                 );
             }
-            if opts.keep_history {
+            if self.opts.keep_history {
                 for e in c.entries() {
                     for &p in e.players {
-                        rows.push(HistoryRow {
-                            round: (rounds_done + r as u64) as u32,
+                        self.rows.push(HistoryRow {
+                            round: (self.rounds_done + r as u64) as u32,
                             contest: replay_index as u32,
                             contest_id: c.index() as u32,
                             player: p,
-                            before: system.rating(&states[p as usize]).mean,
+                            before: self.system.rating(&self.states[p as usize]).mean,
                             after: f64::NAN,
                             uncertainty: f64::NAN,
                             performance: f64::NAN,
@@ -655,23 +710,31 @@ pub fn replay_from<S: RatingSystem>(
                 }
             }
         }
-        // 2. Update, and stop at once if a rating ran away.
-        system.update(round, &mut states);
-        for &p in &participants {
-            if let Some(what) = runaway(&system.rating(&states[p as usize])) {
-                return Err(diverged(
+    }
+
+    /// Step 2: the system rates the round; a rating that ran away stops the replay here.
+    fn update(&mut self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+        let first = round.contests().next();
+        self.system.update(round, &mut self.states);
+        for &p in &self.participants {
+            if let Some(what) = runaway(&self.system.rating(&self.states[p as usize])) {
+                return Err(self.diverged(
                     p as usize,
-                    rounds_done + r as u64,
+                    self.rounds_done + r as u64,
                     what,
-                    round.contests().next().as_ref(),
+                    first.as_ref(),
                 ));
             }
         }
-        // 3. Records and history.
+        Ok(())
+    }
+
+    /// Step 3: the records of the round's players, and the ratings after it in its rows.
+    fn record(&mut self, round: &Round<'_>, first_row: usize) {
         for c in round.contests() {
             for e in c.entries() {
                 for &p in e.players {
-                    let rec = &mut records[p as usize];
+                    let rec = &mut self.records[p as usize];
                     rec.contests += 1;
                     rec.last_time = if rec.contests == 1 {
                         c.time()
@@ -692,89 +755,117 @@ pub fn replay_from<S: RatingSystem>(
                 }
             }
         }
-        for &p in &participants {
-            records[p as usize].rounds += 1;
-            known[p as usize] = true;
+        for &p in &self.participants {
+            self.records[p as usize].rounds += 1;
+            self.known[p as usize] = true;
         }
-        for row in &mut rows[first_row..] {
-            let st = &states[row.player as usize];
-            let rating = system.rating(st);
+        for row in &mut self.rows[first_row..] {
+            let st = &self.states[row.player as usize];
+            let rating = self.system.rating(st);
             row.after = rating.mean;
             row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
-            row.performance = system.performance(st).unwrap_or(f64::NAN);
-        }
-        if rows.len() >= ROW_BATCH {
-            observer.rows(&rows);
-            rows_done += rows.len() as u64;
-            rows.clear();
-        }
-        seen_contests += contests.len();
-        placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
-        if placings_since_report >= 1 << 15 {
-            observer.progress(seen_contests as u64, r as u64 + 1);
-            placings_since_report = 0;
+            row.performance = self.system.performance(st).unwrap_or(f64::NAN);
         }
     }
-    if !rows.is_empty() {
-        observer.rows(&rows);
-        rows_done += rows.len() as u64;
+
+    /// Hands full batches of rows and the progress to the observer.
+    fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>, r: usize) {
+        if self.rows.len() >= ROW_BATCH {
+            observer.rows(&self.rows);
+            self.rows_done += self.rows.len() as u64;
+            self.rows.clear();
+        }
+        self.seen_contests += round.len();
+        self.placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
+        if self.placings_since_report >= 1 << 15 {
+            observer.progress(self.seen_contests as u64, r as u64 + 1);
+            self.placings_since_report = 0;
+        }
     }
-    observer.progress(seen_contests as u64, rounds.len() as u64);
-    if snapshot_at == SnapshotAt::End || (snapshot_at != SnapshotAt::Never && snapshot.is_none()) {
-        snapshot = Some(take(
-            &states,
-            &records,
-            &known,
-            &last_key,
-            &metrics,
-            rounds.len(),
-            seen_contests,
-            rows_done,
-        ));
-    }
-    // The ratings as of the end (the last contest, or `as_of`): time passes for everyone
-    // since their last round (decay; calendar periods begun since).
-    let end = opts.as_of.or_else(|| {
-        rounds
-            .order
-            .iter()
-            .map(|&c| history.contest(c as usize).time())
-            .max()
-    });
-    if let Some(end) = end {
+
+    /// The ratings as of the end (the last contest, or `as_of`): time passes for everyone
+    /// since their last round (decay; calendar periods begun since).
+    fn elapse_to_end(&mut self, rounds: &Rounds) -> Result<(), Divergence> {
+        let history = self.history;
+        let end = self.opts.as_of.or_else(|| {
+            rounds
+                .order
+                .iter()
+                .map(|&c| history.contest(c as usize).time())
+                .max()
+        });
+        let Some(end) = end else {
+            return Ok(());
+        };
         // `as_of` is an exclusive cutoff: its periods are those of the last instant it covers
         // (`--as-of 2024-01-01` ends within that day, not at the start of the next).
-        let last_instant = if opts.as_of.is_some() { end - 1 } else { end };
-        let end_key = opts.period.calendar_key(last_instant);
-        for (p, rec) in records.iter().enumerate() {
+        let last_instant = if self.opts.as_of.is_some() {
+            end - 1
+        } else {
+            end
+        };
+        let end_key = self.opts.period.calendar_key(last_instant);
+        for p in 0..self.records.len() {
+            let rec = &self.records[p];
             if rec.contests == 0 {
                 continue;
             }
-            let periods = end_key.map_or(0, |k| periods_between(last_key[p], k));
+            let periods = end_key.map_or(0, |k| periods_between(self.last_key[p], k));
             let days = (end - rec.last_time).max(0) as f64 / 86_400.0;
-            let variance = opts.decay_per_day * days;
+            let variance = self.opts.decay_per_day * days;
             if periods > 0 || variance > 0.0 {
-                system.elapse(&mut states[p], periods, variance);
-                if let Some(what) = runaway(&system.rating(&states[p])) {
-                    return Err(diverged(p, rounds_done + rounds.len() as u64, what, None));
+                self.system.elapse(&mut self.states[p], periods, variance);
+                if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
+                    let round = self.rounds_done + rounds.len() as u64;
+                    return Err(self.diverged(p, round, what, None));
                 }
             }
         }
+        Ok(())
     }
-    let result = ReplayResult {
-        system: system.name(),
-        params: system.params(),
-        ratings: states.iter().map(|s| system.rating(s)).collect(),
-        records,
-        history: Vec::new(),
-        metrics: metrics.report(),
-        rounds: rounds.len(),
-        rounds_before: rounds_done as usize,
-        warmup_contests: warmup,
-        elapsed: start.elapsed(),
-        series,
-    };
-    Ok((result, snapshot))
+
+    fn diverged(
+        &self,
+        p: usize,
+        round: u64,
+        value: String,
+        at: Option<&crate::history::Contest>,
+    ) -> Divergence {
+        Divergence {
+            system: self.system.name(),
+            round,
+            contest: at.map_or_else(
+                || "at the end of the history".to_string(),
+                |c| {
+                    format!(
+                        "{} of {}",
+                        c.label()
+                            .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
+                        crate::time::format_time(c.time())
+                    )
+                },
+            ),
+            player: self.history.name(p as PlayerId).to_string(),
+            value,
+        }
+    }
+
+    fn result(self, rounds: usize, elapsed: Duration) -> ReplayResult {
+        let system = self.system;
+        ReplayResult {
+            system: system.name(),
+            params: system.params(),
+            ratings: self.states.iter().map(|s| system.rating(s)).collect(),
+            records: self.records,
+            history: Vec::new(),
+            metrics: self.metrics.report(),
+            rounds,
+            rounds_before: self.rounds_done as usize,
+            warmup_contests: self.warmup,
+            elapsed,
+            series: self.series,
+        }
+    }
 }
 
 /// Calendar periods begun from period `from` to period `to`.
