@@ -1,10 +1,12 @@
 //! `metrics.json`: what was run on what, and how well it predicted.
 
+use super::{Loaded, SystemJob};
 use crate::history::SourceInfo;
 use crate::metrics::MetricsReport;
 use crate::output::{self};
-use crate::replay::Period;
+use crate::replay::{Period, ReplayResult};
 use serde::Serialize;
+use std::time::Duration;
 
 /// `metrics.json`: what was run on what, and how well it predicted.
 #[derive(Serialize)]
@@ -63,4 +65,55 @@ pub(crate) struct WallSeconds {
     pub(crate) ingest: f64,
     pub(crate) replay: f64,
     pub(crate) total_before_writing: f64,
+}
+
+/// The document of one system's replay.
+pub(crate) fn document<'a>(
+    loaded: &'a Loaded,
+    job: &'a SystemJob,
+    result: &'a ReplayResult,
+    rmse: &[(u32, i64, u32, f64)],
+    replay_time: Duration,
+) -> MetricsDocument<'a> {
+    let history = &loaded.history;
+    MetricsDocument {
+        system: result.system,
+        params: &result.params,
+        input: InputSummary {
+            source: &history.source,
+            contests: history.len(),
+            players: history.player_count(),
+            placings: history.placings(),
+        },
+        period: job.replay.period,
+        decay_per_day: job.replay.decay_per_day,
+        // The last instant covered (the cutoff is exclusive).
+        as_of: job.replay.as_of.map(|t| crate::time::format_time(t - 1)),
+        initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
+            file: p.display().to_string(),
+            players: loaded.seeds.len(),
+            not_in_history: loaded.seeds_absent,
+        }),
+        leaderboard: job.leaderboard,
+        truth: loaded.truth.as_ref().map(|t| TruthSummary {
+            file: t.file.clone(),
+            values: t.len(),
+            rounds_measured: rmse.len(),
+            last_rmse: rmse.last().map(|p| p.3),
+            mean_rmse_last_tenth: {
+                let tail = &rmse[rmse.len() - rmse.len() / 10..];
+                (!tail.is_empty())
+                    .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
+            },
+        }),
+        rounds: result.rounds_total(),
+        warmup_contests: result.warmup_contests,
+        experienced_after_contests: job.replay.experienced_after,
+        metrics: &result.metrics,
+        wall_seconds: WallSeconds {
+            ingest: loaded.ingest_time.as_secs_f64(),
+            replay: replay_time.as_secs_f64(),
+            total_before_writing: (loaded.ingest_time + replay_time).as_secs_f64(),
+        },
+    }
 }

@@ -22,8 +22,5 @@ pub use replay::{REPLAY_OUTPUTS, ReplayJob, run_replay};
 pub use resume::StateJob;
 pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 
-pub(crate) use metrics_doc::{
-    InitialRatings, InputSummary, MetricsDocument, TruthSummary, WallSeconds,
-};
 pub(crate) use resume::{ReplayFailure, RunReplay, already_applied, period_name, read_state_for};
 pub(crate) use sink::{RateMeter, Rows, Sink, progress_bar};

@@ -73,8 +73,6 @@ pub fn replay_system(
     staged: &Folder,
 ) -> anyhow::Result<SystemOutcome> {
     let history = &loaded.history;
-    let src = &history.source;
-    let ctx = |name: &str| format!("cannot write {}", staged.final_path(name).display());
     let t1 = Instant::now();
     let mut sink = Sink {
         rows: Rows::Drop,
@@ -86,106 +84,7 @@ pub fn replay_system(
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
     };
-    // The replay itself; rows are kept only when a sink takes them.
-    let mut state_bytes = None;
-    let mut run = |sink: &mut Sink| -> anyhow::Result<ReplayResult> {
-        let opts = ReplayOptions {
-            keep_history: !matches!(sink.rows, Rows::Drop)
-                || sink.trajectory.is_some()
-                || sink.truth.is_some(),
-            seeds: loaded.seeds.clone(),
-            series: job.chart_players > 0,
-            ..job.replay.clone()
-        };
-        let visitor = RunReplay {
-            history,
-            opts: &opts,
-            observer: sink,
-            state: job.state.as_ref(),
-        };
-        let (result, bytes) = dispatch(job.system, job.params, visitor)
-            .map_err(UsageError)?
-            .map_err(|e| -> anyhow::Error {
-                match e {
-                    ReplayFailure::Diverged(d) => d.into(),
-                    ReplayFailure::State(e) => {
-                        let file = job
-                            .state
-                            .as_ref()
-                            .and_then(|s| s.resume_path)
-                            .map_or_else(String::new, |p| p.display().to_string());
-                        InputError::whole_file(file, e).into()
-                    }
-                }
-            })?;
-        state_bytes = bytes;
-        Ok(result)
-    };
-    let result = match job.history_format {
-        // history.csv goes through a pipeline: the replay hands over rows, one thread formats
-        // them, another writes the text, so that all three overlap.
-        HistoryFormat::Csv => {
-            let mut file = staged
-                .open("history.csv")
-                .with_context(|| ctx("history.csv"))?;
-            let mut csv = match &job.continue_history {
-                Some((previous, rows)) => HistoryCsv::continuing(
-                    history, &mut file, previous, *rows,
-                )
-                .with_context(|| {
-                    format!(
-                        "cannot append to {} (use --history-format none, or restore it)",
-                        previous.display()
-                    )
-                })?,
-                None => HistoryCsv::new(history, &mut file).with_context(|| ctx("history.csv"))?,
-            };
-            let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
-            let (text_tx, text_rx) = sync_channel::<String>(4);
-            std::thread::scope(|scope| -> anyhow::Result<ReplayResult> {
-                scope.spawn(move || {
-                    for batch in rows_rx {
-                        if text_tx.send(csv.rows(&batch)).is_err() {
-                            break;
-                        }
-                    }
-                });
-                let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
-                    // On a write error the formatter stops when this channel closes, then the
-                    // replay's sends fail and it carries on without history.
-                    text_rx
-                        .iter()
-                        .try_for_each(|text| file.write_all(text.as_bytes()))?;
-                    Ok(file)
-                });
-                sink.rows = Rows::Stream(rows_tx);
-                let result = run(&mut sink);
-                // Closing the channel ends the formatter, then the writer.
-                sink.rows = Rows::Drop;
-                let file = writer
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                let result = result?;
-                file.and_then(StagedFile::finish)
-                    .with_context(|| ctx("history.csv"))?;
-                Ok(result)
-            })?
-        }
-        HistoryFormat::None => run(&mut sink)?,
-        HistoryFormat::Parquet => {
-            sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
-            let result = run(&mut sink)?;
-            let Rows::Keep(kept) = std::mem::replace(&mut sink.rows, Rows::Drop) else {
-                unreachable!("the rows were kept")
-            };
-            staged
-                .write("history.parquet", |w| {
-                    output::write_history_parquet(w, history, &kept)
-                })
-                .with_context(|| ctx("history.parquet"))?;
-            result
-        }
-    };
+    let (result, state_bytes) = replay_writing_history(loaded, job, staged, &mut sink)?;
     if let Some(b) = &sink.bar {
         b.finish_and_clear();
     }
@@ -198,68 +97,18 @@ pub fn replay_system(
         None => Vec::new(),
     };
     if loaded.truth.is_some() {
-        staged
-            .write("rmse.csv", |w| {
-                writeln!(w, "round,time,players,rmse")?;
-                for (r, t, n, v) in &rmse {
-                    writeln!(w, "{r},{},{n},{v}", crate::ingest::time::format_time(*t))?;
-                }
-                Ok(())
-            })
-            .with_context(|| ctx("rmse.csv"))?;
+        write_rmse(staged, &rmse)?;
     }
     let rows = output::leaderboard_rows(history, &result, job.leaderboard);
     staged
         .write("leaderboard.csv", |w| {
             output::write_leaderboard(w, history, &rows)
         })
-        .with_context(|| ctx("leaderboard.csv"))?;
-    let doc = MetricsDocument {
-        system: result.system,
-        params: &result.params,
-        input: InputSummary {
-            source: src,
-            contests: history.len(),
-            players: history.player_count(),
-            placings: history.placings(),
-        },
-        period: job.replay.period,
-        decay_per_day: job.replay.decay_per_day,
-        // The last instant covered (the cutoff is exclusive).
-        as_of: job
-            .replay
-            .as_of
-            .map(|t| crate::ingest::time::format_time(t - 1)),
-        initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
-            file: p.display().to_string(),
-            players: loaded.seeds.len(),
-            not_in_history: loaded.seeds_absent,
-        }),
-        leaderboard: job.leaderboard,
-        truth: loaded.truth.as_ref().map(|t| TruthSummary {
-            file: t.file.clone(),
-            values: t.len(),
-            rounds_measured: rmse.len(),
-            last_rmse: rmse.last().map(|p| p.3),
-            mean_rmse_last_tenth: {
-                let tail = &rmse[rmse.len() - rmse.len() / 10..];
-                (!tail.is_empty())
-                    .then(|| tail.iter().map(|p| p.3).sum::<f64>() / tail.len() as f64)
-            },
-        }),
-        rounds: result.rounds_total(),
-        warmup_contests: result.warmup_contests,
-        experienced_after_contests: job.replay.experienced_after,
-        metrics: &result.metrics,
-        wall_seconds: WallSeconds {
-            ingest: loaded.ingest_time.as_secs_f64(),
-            replay: replay_time.as_secs_f64(),
-            total_before_writing: (loaded.ingest_time + replay_time).as_secs_f64(),
-        },
-    };
+        .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
+    let doc = super::metrics_doc::document(loaded, job, &result, &rmse, replay_time);
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
-        .with_context(|| ctx("metrics.json"))?;
+        .with_context(|| cannot_write(staged, "metrics.json"))?;
     let trajectories = match sink.trajectory.take() {
         Some(points) => top_trajectories(history, &rows, job.chart_players, &points),
         None => Vec::new(),
@@ -273,6 +122,144 @@ pub fn replay_system(
         state_bytes,
         rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
     })
+}
+
+fn cannot_write(staged: &Folder, name: &str) -> String {
+    format!("cannot write {}", staged.final_path(name).display())
+}
+
+/// The replay through the sink (rows are kept only when it takes them): the result, and the
+/// state's bytes with `--save-state`.
+fn run(
+    loaded: &Loaded,
+    job: &SystemJob,
+    sink: &mut Sink,
+) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+    let opts = ReplayOptions {
+        keep_history: !matches!(sink.rows, Rows::Drop)
+            || sink.trajectory.is_some()
+            || sink.truth.is_some(),
+        seeds: loaded.seeds.clone(),
+        series: job.chart_players > 0,
+        ..job.replay.clone()
+    };
+    let visitor = RunReplay {
+        history: &loaded.history,
+        opts: &opts,
+        observer: sink,
+        state: job.state.as_ref(),
+    };
+    dispatch(job.system, job.params, visitor)
+        .map_err(UsageError)?
+        .map_err(|e| -> anyhow::Error {
+            match e {
+                ReplayFailure::Diverged(d) => d.into(),
+                ReplayFailure::State(e) => {
+                    let file = job
+                        .state
+                        .as_ref()
+                        .and_then(|s| s.resume_path)
+                        .map_or_else(String::new, |p| p.display().to_string());
+                    InputError::whole_file(file, e).into()
+                }
+            }
+        })
+}
+
+/// The replay with its rating history written in the format asked for.
+fn replay_writing_history(
+    loaded: &Loaded,
+    job: &SystemJob,
+    staged: &Folder,
+    sink: &mut Sink,
+) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+    let history = &loaded.history;
+    match job.history_format {
+        HistoryFormat::Csv => replay_writing_csv(loaded, job, staged, sink),
+        HistoryFormat::None => run(loaded, job, sink),
+        HistoryFormat::Parquet => {
+            sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
+            let result = run(loaded, job, sink)?;
+            let Rows::Keep(kept) = std::mem::replace(&mut sink.rows, Rows::Drop) else {
+                unreachable!("the rows were kept")
+            };
+            staged
+                .write("history.parquet", |w| {
+                    output::write_history_parquet(w, history, &kept)
+                })
+                .with_context(|| cannot_write(staged, "history.parquet"))?;
+            Ok(result)
+        }
+    }
+}
+
+/// `history.csv` through a pipeline: the replay hands over rows, one thread formats them,
+/// another writes the text, so that all three overlap (continuing the previous file with
+/// `--resume`).
+fn replay_writing_csv(
+    loaded: &Loaded,
+    job: &SystemJob,
+    staged: &Folder,
+    sink: &mut Sink,
+) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+    let history = &loaded.history;
+    let mut file = staged
+        .open("history.csv")
+        .with_context(|| cannot_write(staged, "history.csv"))?;
+    let mut csv = match &job.continue_history {
+        Some((previous, rows)) => HistoryCsv::continuing(history, &mut file, previous, *rows)
+            .with_context(|| {
+                format!(
+                    "cannot append to {} (use --history-format none, or restore it)",
+                    previous.display()
+                )
+            })?,
+        None => HistoryCsv::new(history, &mut file)
+            .with_context(|| cannot_write(staged, "history.csv"))?,
+    };
+    let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
+    let (text_tx, text_rx) = sync_channel::<String>(4);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for batch in rows_rx {
+                if text_tx.send(csv.rows(&batch)).is_err() {
+                    break;
+                }
+            }
+        });
+        let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
+            // On a write error the formatter stops when this channel closes, then the
+            // replay's sends fail and it carries on without history.
+            text_rx
+                .iter()
+                .try_for_each(|text| file.write_all(text.as_bytes()))?;
+            Ok(file)
+        });
+        sink.rows = Rows::Stream(rows_tx);
+        let result = run(loaded, job, sink);
+        // Closing the channel ends the formatter, then the writer.
+        sink.rows = Rows::Drop;
+        let file = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let result = result?;
+        file.and_then(StagedFile::finish)
+            .with_context(|| cannot_write(staged, "history.csv"))?;
+        Ok(result)
+    })
+}
+
+/// `rmse.csv`: the RMSE against the true ratings, per measured round.
+fn write_rmse(staged: &Folder, rmse: &[(u32, i64, u32, f64)]) -> anyhow::Result<()> {
+    staged
+        .write("rmse.csv", |w| {
+            writeln!(w, "round,time,players,rmse")?;
+            for (r, t, n, v) in rmse {
+                writeln!(w, "{r},{},{n},{v}", crate::time::format_time(*t))?;
+            }
+            Ok(())
+        })
+        .with_context(|| cannot_write(staged, "rmse.csv"))
 }
 
 /// The (time, rating after) points of the first `n` players of the leaderboard.
