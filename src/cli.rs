@@ -1,12 +1,12 @@
 //! Argument parsing only: every subcommand becomes a plain job of [`crate::jobs`] or
-//! [`crate::lab::jobs`], which does the work.
+//! [`crate::jobs::lab`], which does the work.
 
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
 use crate::jobs::compare;
 use crate::jobs::tune;
 use crate::jobs::{ReplayJob, UsageError, run_replay};
-use crate::lab::{self, simulate};
+use crate::lab::simulate;
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::replay::{Period, ReplayOptions};
 use crate::systems::{ParamMap, SystemKind, parse_param};
@@ -722,8 +722,8 @@ pub struct SynthArgs {
 
 impl PopulationArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<lab::jobs::PopulationJob, UsageError> {
-        Ok(lab::jobs::PopulationJob {
+    pub fn job(&self) -> Result<crate::jobs::lab::PopulationJob, UsageError> {
+        Ok(crate::jobs::lab::PopulationJob {
             system: self.system,
             params: self.params.to_map().map_err(UsageError)?,
             players: self.players,
@@ -899,7 +899,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             rounds,
             seed,
             out,
-        } => lab::jobs::experiment(players, rounds, &seed, &out, stdout),
+        } => crate::jobs::lab::experiment(players, rounds, &seed, &out, stdout),
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {
                 Ok(())
@@ -927,7 +927,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 draw_nu,
                 ..simulate::LeagueConfig::default()
             };
-            lab::jobs::league(&cfg, &out, &truth, stdout)
+            crate::jobs::lab::league(&cfg, &out, &truth, stdout)
         }
         Command::Simulate {
             scenario:
@@ -944,13 +944,13 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 seed,
                 ..simulate::PoolConfig::default()
             };
-            lab::jobs::pool(&cfg, &out, stdout)
+            crate::jobs::lab::pool(&cfg, &out, stdout)
         }
         Command::Simulate {
             scenario: Scenario::SynthSmall(args),
         } => {
             let (out, truth) = args.paths("synth-small");
-            lab::jobs::synth(
+            crate::jobs::lab::synth(
                 &args.config(simulate::SynthConfig::small()),
                 &out,
                 &truth,
@@ -959,7 +959,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
         }
         Command::Simulate {
             scenario: Scenario::YukselPopulation(args),
-        } => lab::jobs::population(&args.job()?, stdout),
+        } => crate::jobs::lab::population(&args.job()?, stdout),
         Command::Simulate {
             scenario:
                 Scenario::YukselSingle {
@@ -969,12 +969,12 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                     seed,
                     out,
                 },
-        } => lab::jobs::single(shape, games, random_opponents, seed, &out, stdout),
+        } => crate::jobs::lab::single(shape, games, random_opponents, seed, &out, stdout),
         Command::Simulate {
             scenario: Scenario::SynthLarge(args),
         } => {
             let (out, truth) = args.paths("synth-large");
-            lab::jobs::synth(
+            crate::jobs::lab::synth(
                 &args.config(simulate::SynthConfig::large()),
                 &out,
                 &truth,

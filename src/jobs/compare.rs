@@ -122,113 +122,22 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         job.initial_ratings.as_deref(),
         job.truth.as_deref(),
     )?;
-    let history = &loaded.history;
-    // A bar per system on a terminal.
-    let multi = (!job.quiet && std::io::stderr().is_terminal())
-        .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
-    let bars: Vec<Option<ProgressBar>> = job
-        .systems
-        .iter()
-        .map(|k| {
-            multi.as_ref().map(|m| {
-                let bar = m.add(ProgressBar::new(history.len() as u64));
-                bar.set_style(
-                    ProgressStyle::with_template(&format!(
-                        "{:>16} {{bar:40}} {{pos}}/{{len}} contests ({{eta}} left)",
-                        k.name()
-                    ))
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                );
-                bar
-            })
-        })
-        .collect();
-    let chart_players = if job.report { jobs::REPORT_PLAYERS } else { 0 };
-    let outcomes: Vec<anyhow::Result<SystemOutcome>> = job
-        .systems
-        .par_iter()
-        .zip(&job.params)
-        .zip(bars)
-        .map(|((&kind, params), bar)| {
-            let dir = job.out.join(kind.name());
-            let folder = staged
-                .folder(kind.name())
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            let sys_job = SystemJob {
-                system: kind,
-                params,
-                replay: &job.replay,
-                history_format: job.history_format,
-                leaderboard: &job.leaderboard,
-                chart_players,
-                bar,
-                state: None,
-                continue_history: None,
-            };
-            let outcome = jobs::replay_system(&loaded, &sys_job, &folder);
-            if outcome.is_err() {
-                // A failed system leaves no folder (nor an old one) behind.
-                let _ = folder.discard();
-            }
-            outcome
-        })
-        .collect();
-    // A system whose ratings ran away gets a `failed` row; any other error stops the run.
-    let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
-    let mut done: Vec<(SystemKind, SystemOutcome)> = Vec::with_capacity(outcomes.len());
-    for (&kind, outcome) in job.systems.iter().zip(outcomes) {
-        match outcome {
-            Ok(o) => {
-                rows.push(CompareRow::new(&o));
-                done.push((kind, o));
-            }
-            Err(e) => match e
-                .chain()
-                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
-            {
-                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
-                None => return Err(e),
-            },
-        }
-    }
-    let failed: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.failed.is_some())
-        .map(|r| r.system)
-        .collect();
-    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
-    let root = staged.root();
-    root.write("compare.csv", |w| write_csv(w, &rows))
-        .with_context(|| ctx("compare.csv"))?;
-    root.write("compare.json", |w| {
-        output::write_metrics(
-            w,
-            &CompareDocument {
-                input: &history.source,
-                contests: history.len(),
-                players: history.player_count(),
-                placings: history.placings(),
-                ingest_seconds: loaded.ingest_time.as_secs_f64(),
-                systems: &rows,
-            },
-        )
-    })
-    .with_context(|| ctx("compare.json"))?;
+    let outcomes = replay_each(job, &loaded, &staged);
+    let (rows, done) = table_rows(job, outcomes)?;
     let table = markdown(&rows);
-    root.write("compare.md", |w| w.write_all(table.as_bytes()))
-        .with_context(|| ctx("compare.md"))?;
-    if job.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let input = report_input(&loaded, &pairs);
-        root.write("report.html", |w| output::report::write_report(w, &input))
-            .with_context(|| ctx("report.html"))?;
-    }
+    write_tables(job, &loaded, &staged.root(), &rows, &done, &table)?;
     let written: Vec<std::path::PathBuf> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?
         .into_iter()
         .filter(|p| p.parent() == Some(job.out.as_path()))
         .collect();
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.failed.is_some())
+        .map(|r| r.system)
+        .collect();
+    let history = &loaded.history;
     if job.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
@@ -258,6 +167,133 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             failed.join(", ")
         ))
         .into());
+    }
+    Ok(())
+}
+
+/// A progress bar per system, on a terminal.
+fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> {
+    let multi = (!job.quiet && std::io::stderr().is_terminal())
+        .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+    job.systems
+        .iter()
+        .map(|k| {
+            multi.as_ref().map(|m| {
+                let bar = m.add(ProgressBar::new(contests as u64));
+                bar.set_style(
+                    ProgressStyle::with_template(&format!(
+                        "{:>16} {{bar:40}} {{pos}}/{{len}} contests ({{eta}} left)",
+                        k.name()
+                    ))
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar
+            })
+        })
+        .collect()
+}
+
+/// Every system replayed into its own folder of the publication, in parallel.
+fn replay_each(
+    job: &CompareJob,
+    loaded: &jobs::Loaded,
+    staged: &Publication,
+) -> Vec<anyhow::Result<SystemOutcome>> {
+    let bars = progress_bars(job, loaded.history.len());
+    let chart_players = if job.report { jobs::REPORT_PLAYERS } else { 0 };
+    job.systems
+        .par_iter()
+        .zip(&job.params)
+        .zip(bars)
+        .map(|((&kind, params), bar)| {
+            let dir = job.out.join(kind.name());
+            let folder = staged
+                .folder(kind.name())
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let sys_job = SystemJob {
+                system: kind,
+                params,
+                replay: &job.replay,
+                history_format: job.history_format,
+                leaderboard: &job.leaderboard,
+                chart_players,
+                bar,
+                state: None,
+                continue_history: None,
+            };
+            let outcome = jobs::replay_system(loaded, &sys_job, &folder);
+            if outcome.is_err() {
+                // A failed system leaves no folder (nor an old one) behind.
+                let _ = folder.discard();
+            }
+            outcome
+        })
+        .collect()
+}
+
+/// A system that replayed to the end, with what it produced.
+type Replayed = (SystemKind, SystemOutcome);
+
+/// The table's rows: a system whose ratings ran away gets a `failed` row; any other error
+/// stops the run.
+fn table_rows(
+    job: &CompareJob,
+    outcomes: Vec<anyhow::Result<SystemOutcome>>,
+) -> anyhow::Result<(Vec<CompareRow>, Vec<Replayed>)> {
+    let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
+    let mut done: Vec<(SystemKind, SystemOutcome)> = Vec::with_capacity(outcomes.len());
+    for (&kind, outcome) in job.systems.iter().zip(outcomes) {
+        match outcome {
+            Ok(o) => {
+                rows.push(CompareRow::new(&o));
+                done.push((kind, o));
+            }
+            Err(e) => match e
+                .chain()
+                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
+            {
+                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
+                None => return Err(e),
+            },
+        }
+    }
+    Ok((rows, done))
+}
+
+/// `compare.csv`, `compare.json`, `compare.md` and, with `--report`, `report.html`.
+fn write_tables(
+    job: &CompareJob,
+    loaded: &jobs::Loaded,
+    root: &output::Folder,
+    rows: &[CompareRow],
+    done: &[Replayed],
+    table: &str,
+) -> anyhow::Result<()> {
+    let history = &loaded.history;
+    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
+    root.write("compare.csv", |w| write_csv(w, rows))
+        .with_context(|| ctx("compare.csv"))?;
+    root.write("compare.json", |w| {
+        output::write_metrics(
+            w,
+            &CompareDocument {
+                input: &history.source,
+                contests: history.len(),
+                players: history.player_count(),
+                placings: history.placings(),
+                ingest_seconds: loaded.ingest_time.as_secs_f64(),
+                systems: rows,
+            },
+        )
+    })
+    .with_context(|| ctx("compare.json"))?;
+    root.write("compare.md", |w| w.write_all(table.as_bytes()))
+        .with_context(|| ctx("compare.md"))?;
+    if job.report {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
+        let input = report_input(loaded, &pairs);
+        root.write("report.html", |w| output::report::write_report(w, &input))
+            .with_context(|| ctx("report.html"))?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod errors;
+pub mod lab;
 pub mod load;
 pub mod matchmake;
 pub mod metrics_doc;

@@ -98,51 +98,13 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         skipped_applied = n;
         replay_opts.skip = Some(std::sync::Arc::new(skip));
     }
-    let history = &loaded.history;
-    let src = &history.source;
-    if job.dry_run {
+    let Some(staged) = staged else {
         if !job.quiet {
-            writeln!(
-                stdout,
-                "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
-                src.path,
-                src.format,
-                src.records,
-                src.record_unit,
-                history.len(),
-                history.player_count(),
-                history.placings()
-            )?;
-            print_skipped(stdout, history)?;
+            print_dry_run(stdout, &loaded.history)?;
         }
         return Ok(());
-    }
-
-    // Bigger inputs get a progress bar (on a terminal only).
-    let bar = (history.placings() > 200_000)
-        .then(|| progress_bar(history.len() as u64, job.quiet))
-        .flatten();
-    let system_job = SystemJob {
-        system: job.system,
-        params: &job.params,
-        replay: &replay_opts,
-        state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
-            resume: resume.as_ref(),
-            save: job.save_state.is_some(),
-            resume_path: job.resume.as_deref(),
-        }),
-        continue_history: match (&resume, job.history_format) {
-            (Some(f), HistoryFormat::Csv) => {
-                Some((job.out.join("history.csv"), f.meta.history_rows))
-            }
-            _ => None,
-        },
-        history_format: job.history_format,
-        leaderboard: &job.leaderboard,
-        chart_players: if job.report { REPORT_PLAYERS } else { 0 },
-        bar,
     };
-    let staged = staged.expect("a publication unless --dry-run");
+    let system_job = system_job(job, &loaded.history, &replay_opts, resume.as_ref());
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
     if job.report {
         let input = super::report_input::report_input(&loaded, &[(job.system, &outcome)]);
@@ -160,34 +122,116 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         output::replace_file(path, bytes)
             .with_context(|| format!("cannot write the state {}", path.display()))?;
     }
-    let result = &outcome.result;
-    let rows = &outcome.rows;
-
+    let done = Done {
+        history: &loaded.history,
+        outcome: &outcome,
+        written: &written,
+        skipped_applied,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
     if job.json {
+        done.print_json(job, stdout)
+    } else if !job.quiet {
+        done.print_text(job, stdout)
+    } else {
+        Ok(())
+    }
+}
+
+/// What `--dry-run` prints: what was read, and that it is valid.
+fn print_dry_run(stdout: &mut dyn Write, history: &History) -> anyhow::Result<()> {
+    let src = &history.source;
+    writeln!(
+        stdout,
+        "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
+        src.path,
+        src.format,
+        src.records,
+        src.record_unit,
+        history.len(),
+        history.player_count(),
+        history.placings()
+    )?;
+    print_skipped(stdout, history)?;
+    Ok(())
+}
+
+/// The one-system job of a replay: its state handling, where the history continues, and a
+/// progress bar for bigger inputs (on a terminal only).
+fn system_job<'a>(
+    job: &'a ReplayJob,
+    history: &History,
+    replay_opts: &'a ReplayOptions,
+    resume: Option<&'a crate::state::StateFile>,
+) -> SystemJob<'a> {
+    let bar = (history.placings() > 200_000)
+        .then(|| progress_bar(history.len() as u64, job.quiet))
+        .flatten();
+    SystemJob {
+        system: job.system,
+        params: &job.params,
+        replay: replay_opts,
+        state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
+            resume,
+            save: job.save_state.is_some(),
+            resume_path: job.resume.as_deref(),
+        }),
+        continue_history: match (resume, job.history_format) {
+            (Some(f), HistoryFormat::Csv) => {
+                Some((job.out.join("history.csv"), f.meta.history_rows))
+            }
+            _ => None,
+        },
+        history_format: job.history_format,
+        leaderboard: &job.leaderboard,
+        chart_players: if job.report { REPORT_PLAYERS } else { 0 },
+        bar,
+    }
+}
+
+/// A finished replay, as reported on stdout.
+struct Done<'a> {
+    history: &'a History,
+    outcome: &'a SystemOutcome,
+    written: &'a [PathBuf],
+    skipped_applied: usize,
+    seconds: f64,
+}
+
+impl Done<'_> {
+    /// `--log-format json`: one object.
+    fn print_json(&self, job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+        let (history, result) = (self.history, &self.outcome.result);
+        let src = &history.source;
         let doc = serde_json::json!({
             "status": "ok",
             "system": result.system,
             "input": src.path,
             "contests_read": history.len(),
-            "contests_applied": history.len() - skipped_applied,
-            "contests_skipped_as_applied_before": skipped_applied,
+            "contests_applied": history.len() - self.skipped_applied,
+            "contests_skipped_as_applied_before": self.skipped_applied,
             "records_skipped_invalid": src.skipped_invalid,
             "records_skipped_unfinished": src.skipped_unfinished,
-            "players": rows.len(),
+            "players": self.outcome.rows.len(),
             "rounds": result.rounds_total(),
             "rounds_rated_now": result.rounds,
             "metrics": result.metrics,
-            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
-            "seconds": t0.elapsed().as_secs_f64(),
+            "seconds": self.seconds,
         });
         writeln!(stdout, "{doc}")?;
-    } else if !job.quiet {
+        Ok(())
+    }
+
+    /// The text report: what was replayed, the top of the leaderboard, the metrics, the files.
+    fn print_text(&self, job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+        let (history, result, rows) = (self.history, &self.outcome.result, &self.outcome.rows);
         writeln!(
             stdout,
             "{} on {}: {} contests, {} players, {} rounds ({} period)",
             result.system,
-            src.path,
+            history.source.path,
             history.len(),
             rows.len(),
             result.rounds_total(),
@@ -197,17 +241,22 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         if let Some(path) = &job.resume {
             writeln!(
                 stdout,
-                "resumed from {}: {skipped_applied} contests applied before were skipped",
-                path.display()
+                "resumed from {}: {} contests applied before were skipped",
+                path.display(),
+                self.skipped_applied
             )?;
         }
         writeln!(stdout)?;
         output::print_summary(stdout, history, result, rows, job.top)?;
         writeln!(stdout)?;
-        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = self
+            .written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         writeln!(stdout, "Wrote {}", names.join(", "))?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// The files `replay` writes in its output folder (a previous run's files of these names are

@@ -293,6 +293,77 @@ pub fn held_out(
 /// Runs `tune`.
 pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
+    let sets = checked_sets(job)?;
+    // The output folder's lock from the start: a second tune on it stops before its trials.
+    let staged = Publication::begin(&job.out, &["tune.csv"])
+        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
+    let loaded = jobs::load(&job.input, &job.ingest, None, None)?;
+    let history = &loaded.history;
+    let trials = run_trials(
+        history,
+        job.system,
+        sets,
+        job.metric,
+        job.fraction,
+        &job.replay,
+    )
+    .map_err(UsageError)?;
+    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
+    // The best set that did not fail (failed sets sort last).
+    let best = trials.iter().find(|t| t.failed.is_none());
+    let best_held = best
+        .map(|b| held_out(history, job.system, &b.params, job.fraction, &job.replay))
+        .transpose()
+        .map_err(UsageError)?;
+    let default_held = held_out(
+        history,
+        job.system,
+        &ParamMap::new(),
+        job.fraction,
+        &job.replay,
+    )
+    .map_err(UsageError)?;
+
+    staged
+        .root()
+        .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
+        .with_context(|| format!("cannot write {}", job.out.join("tune.csv").display()))?;
+    let written = staged.commit()?;
+    if !job.quiet {
+        let report = TuneReport {
+            history,
+            trials: &trials,
+            held: [
+                ("tuned", best_held.as_ref()),
+                ("defaults", Some(&default_held)),
+            ],
+            written: &written,
+        };
+        report.print(job, stdout)?;
+    }
+    let held_failed = [best_held.as_ref(), Some(&default_held)]
+        .iter()
+        .flatten()
+        .filter(|m| m.is_err())
+        .count();
+    if failed > 0 || held_failed > 0 || best.is_none() {
+        return Err(jobs::PartialFailure(format!(
+            "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
+             complete in tune.csv",
+            trials.len(),
+            if held_failed > 0 {
+                format!(", and {held_failed} held-out replays failed")
+            } else {
+                String::new()
+            }
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The parameter sets to try, each checked against the system before anything is read.
+fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     if !(job.fraction > 0.0 && job.fraction < 1.0) {
         return Err(UsageError(format!(
             "--fraction {} is not strictly between 0 and 1",
@@ -321,40 +392,27 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     if sets.is_empty() {
         return Err(UsageError("no parameter set to try".into()).into());
     }
-    // Every set must be valid for the system before anything is read.
     for set in &sets {
         dispatch(job.system, set, jobs::Noop).map_err(UsageError)?;
     }
-    // The output folder's lock from the start: a second tune on it stops before its trials.
-    let staged = Publication::begin(&job.out, &["tune.csv"])
-        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = jobs::load(&job.input, &job.ingest, None, None)?;
-    let history = &loaded.history;
-    let metric = job.metric;
-    let trials = run_trials(history, job.system, sets, metric, job.fraction, &job.replay)
-        .map_err(UsageError)?;
-    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
-    // The best set that did not fail (failed sets sort last).
-    let best = trials.iter().find(|t| t.failed.is_none());
-    let best_held = best
-        .map(|b| held_out(history, job.system, &b.params, job.fraction, &job.replay))
-        .transpose()
-        .map_err(UsageError)?;
-    let default_held = held_out(
-        history,
-        job.system,
-        &ParamMap::new(),
-        job.fraction,
-        &job.replay,
-    )
-    .map_err(UsageError)?;
+    Ok(sets)
+}
 
-    staged
-        .root()
-        .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
-        .with_context(|| format!("cannot write {}", job.out.join("tune.csv").display()))?;
-    let written = staged.commit()?;
-    if !job.quiet {
+/// The held-out score of one parameter set: `None` when every set failed on the tuning part.
+type HeldOut<'a> = Option<&'a Result<MetricsReport, crate::replay::Divergence>>;
+
+/// A finished tune, as printed.
+struct TuneReport<'a> {
+    history: &'a crate::history::History,
+    trials: &'a [Trial],
+    held: [(&'static str, HeldOut<'a>); 2],
+    written: &'a [std::path::PathBuf],
+}
+
+impl TuneReport<'_> {
+    /// The best sets, the held-out scores of the best and of the defaults, the files.
+    fn print(&self, job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+        let (history, trials, metric) = (self.history, self.trials, job.metric);
         let name = serde_json::to_value(metric)?;
         let name = name.as_str().unwrap_or("");
         writeln!(
@@ -385,6 +443,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 )?,
             }
         }
+        let failed = trials.iter().filter(|t| t.failed.is_some()).count();
         if failed > 0 {
             writeln!(
                 stdout,
@@ -398,10 +457,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
             "Held out (the remaining {:.0} %):",
             100.0 * (1.0 - job.fraction)
         )?;
-        for (label, m) in [
-            ("tuned", best_held.as_ref()),
-            ("defaults", Some(&default_held)),
-        ] {
+        for (label, m) in self.held {
             match m {
                 Some(Ok(m)) => writeln!(
                     stdout,
@@ -416,31 +472,17 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 None => writeln!(stdout, "  {label:<9} failed: every set failed")?,
             }
         }
-        if let Some(best) = best {
+        if let Some(best) = trials.iter().find(|t| t.failed.is_none()) {
             writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
         }
-        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = self
+            .written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         writeln!(stdout, "Wrote {}", names.join(", "))?;
+        Ok(())
     }
-    let held_failed = [best_held.as_ref(), Some(&default_held)]
-        .iter()
-        .flatten()
-        .filter(|m| m.is_err())
-        .count();
-    if failed > 0 || held_failed > 0 || best.is_none() {
-        return Err(jobs::PartialFailure(format!(
-            "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
-             complete in tune.csv",
-            trials.len(),
-            if held_failed > 0 {
-                format!(", and {held_failed} held-out replays failed")
-            } else {
-                String::new()
-            }
-        ))
-        .into());
-    }
-    Ok(())
 }
 
 fn fmt(v: Option<f64>) -> String {

@@ -1,7 +1,6 @@
 //! The simulation lab: synthetic histories with known true strengths ([`simulate`]), the
-//! Yuksel 2024 experiments run online with matchmaking ([`simlab`]), and the jobs of the
-//! `simulate` and `experiment` subcommands ([`jobs`]).
+//! Yuksel 2024 experiments run online with matchmaking ([`simlab`]). The jobs of the
+//! `simulate` and `experiment` subcommands that write their files are in `crate::jobs::lab`.
 
-pub mod jobs;
 pub mod simlab;
 pub mod simulate;

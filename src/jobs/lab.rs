@@ -1,9 +1,9 @@
 //! The simulation lab's jobs (`simulate` and `experiment`), taking plain configurations: the
 //! command line only parses them.
 
-use super::simlab;
-use super::simulate;
 use crate::jobs::UsageError;
+use crate::lab::simlab;
+use crate::lab::simulate;
 use crate::output::FileSet;
 use crate::systems::{ParamMap, SystemKind, parse_param};
 use std::io::Write;
@@ -131,7 +131,7 @@ pub fn experiment(
     out: &Path,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    use simlab::{PopulationConfig, RoundStats, paper_runs, run_experiment, table_rounds};
+    use simlab::{PopulationConfig, paper_runs, run_experiment};
     if players < 2 || rounds == 0 || seeds.is_empty() {
         return Err(UsageError(
             "--players must be at least 2, --rounds at least 1, and --seed given".into(),
@@ -156,8 +156,7 @@ pub fn experiment(
     };
     let runs = paper_runs();
     let t0 = std::time::Instant::now();
-    // by_seed[seed][run][round]
-    let mut by_seed: Vec<Vec<Vec<RoundStats>>> = Vec::with_capacity(seeds.len());
+    let mut by_seed: Vec<Vec<Vec<simlab::RoundStats>>> = Vec::with_capacity(seeds.len());
     for &seed in seeds {
         let c = PopulationConfig {
             seed,
@@ -165,53 +164,15 @@ pub fn experiment(
         };
         by_seed.push(run_experiment(&c, &runs).map_err(UsageError)?);
     }
-    // The RMSE series of each run, averaged over the seeds (what rmse.csv and the charts show).
-    let mean_rmse: Vec<Vec<f64>> = (0..runs.len())
-        .map(|r| {
-            (0..rounds)
-                .map(|k| by_seed.iter().map(|s| s[r][k].rmse).sum::<f64>() / seeds.len() as f64)
-                .collect()
-        })
-        .collect();
-    let marks = table_rounds(rounds);
-    let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
-    header.extend(marks.iter().map(|r| format!("RMSE @{r}")));
-    header.push(format!("scale @{rounds}"));
-    header.push(format!("RMSE without scale @{rounds}"));
-    header.push(format!("balanced win rates @{rounds}"));
-    let rows: Vec<Vec<String>> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let at = |k: usize, f: &dyn Fn(&RoundStats) -> f64| -> Vec<f64> {
-                by_seed.iter().map(|s| f(&s[i][k])).collect()
-            };
-            let mut row = vec![
-                r.label.clone(),
-                if r.random_pairing {
-                    "random"
-                } else {
-                    "matchmaking"
-                }
-                .to_string(),
-            ];
-            row.extend(
-                marks
-                    .iter()
-                    .map(|&m| over_seeds(&at(m - 1, &|x| x.rmse), 1, "")),
-            );
-            row.push(over_seeds(&at(rounds - 1, &|x| x.scale), 3, ""));
-            row.push(over_seeds(&at(rounds - 1, &|x| x.rmse_scale_free), 1, ""));
-            let balanced: Option<Vec<f64>> = by_seed
-                .iter()
-                .map(|s| s[i][rounds - 1].balanced_share.map(|b| 100.0 * b))
-                .collect();
-            row.push(balanced.map_or("-".into(), |b| over_seeds(&b, 1, " %")));
-            row
-        })
-        .collect();
-    let seed_list: Vec<String> = seeds.iter().map(std::string::ToString::to_string).collect();
-    let seed_list = seed_list.join(",");
+    let ex = Experiment {
+        players,
+        rounds,
+        seeds,
+        runs: &runs,
+        by_seed: &by_seed,
+        marks: simlab::table_rounds(rounds),
+    };
+    let (header, rows) = ex.table();
     let mut md = format!(
         "| {} |\n|{}\n",
         header.join(" | "),
@@ -222,47 +183,123 @@ pub fn experiment(
     }
     let staged = publication.root();
     staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
-    staged.write("rmse.csv", |w| {
-        let names: Vec<String> = runs
-            .iter()
+    staged.write("rmse.csv", |w| ex.write_rmse(w))?;
+    staged.write("seeds.csv", |w| ex.write_seeds(w))?;
+    for (file, random) in [
+        ("experiment.html", false),
+        ("experiment-random-pairing.html", true),
+    ] {
+        staged.write(file, |w| ex.write_chart(w, random, (&header, &rows)))?;
+    }
+    let written = publication.commit()?;
+    write!(stdout, "{md}")?;
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(
+        stdout,
+        "\n{:.1} s; wrote {}",
+        t0.elapsed().as_secs_f64(),
+        names.join(", ")
+    )?;
+    Ok(())
+}
+
+/// How a run paired its players.
+fn pairing(random: bool) -> &'static str {
+    if random { "random" } else { "matchmaking" }
+}
+
+/// The population comparison's results: `by_seed[seed][run][round]`.
+struct Experiment<'a> {
+    players: usize,
+    rounds: usize,
+    seeds: &'a [u64],
+    runs: &'a [simlab::ExperimentRun],
+    by_seed: &'a [Vec<Vec<simlab::RoundStats>>],
+    /// The rounds the table shows (1-based).
+    marks: Vec<usize>,
+}
+
+impl Experiment<'_> {
+    /// The RMSE series of each run, averaged over the seeds (what rmse.csv and the charts show).
+    fn mean_rmse(&self) -> Vec<Vec<f64>> {
+        let n = self.seeds.len() as f64;
+        (0..self.runs.len())
             .map(|r| {
-                format!(
-                    "{} ({})",
-                    r.label,
-                    if r.random_pairing {
-                        "random"
-                    } else {
-                        "matchmaking"
-                    }
-                )
+                (0..self.rounds)
+                    .map(|k| self.by_seed.iter().map(|s| s[r][k].rmse).sum::<f64>() / n)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The table: a row per run, mean and range over the seeds at the marked rounds.
+    fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
+        let rounds = self.rounds;
+        let mut header: Vec<String> = vec!["system".into(), "pairing".into()];
+        header.extend(self.marks.iter().map(|r| format!("RMSE @{r}")));
+        header.push(format!("scale @{rounds}"));
+        header.push(format!("RMSE without scale @{rounds}"));
+        header.push(format!("balanced win rates @{rounds}"));
+        let rows = self
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let at = |k: usize, f: &dyn Fn(&simlab::RoundStats) -> f64| -> Vec<f64> {
+                    self.by_seed.iter().map(|s| f(&s[i][k])).collect()
+                };
+                let mut row = vec![r.label.clone(), pairing(r.random_pairing).to_string()];
+                row.extend(
+                    self.marks
+                        .iter()
+                        .map(|&m| over_seeds(&at(m - 1, &|x| x.rmse), 1, "")),
+                );
+                row.push(over_seeds(&at(rounds - 1, &|x| x.scale), 3, ""));
+                row.push(over_seeds(&at(rounds - 1, &|x| x.rmse_scale_free), 1, ""));
+                let balanced: Option<Vec<f64>> = self
+                    .by_seed
+                    .iter()
+                    .map(|s| s[i][rounds - 1].balanced_share.map(|b| 100.0 * b))
+                    .collect();
+                row.push(balanced.map_or("-".into(), |b| over_seeds(&b, 1, " %")));
+                row
             })
             .collect();
+        (header, rows)
+    }
+
+    /// `rmse.csv`: the seeds' mean RMSE of every run after every round.
+    fn write_rmse(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        let names: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| format!("{} ({})", r.label, pairing(r.random_pairing)))
+            .collect();
         writeln!(w, "round,{}", names.join(","))?;
-        for k in 0..rounds {
+        let mean_rmse = self.mean_rmse();
+        for k in 0..self.rounds {
             let vals: Vec<String> = mean_rmse.iter().map(|s| s[k].to_string()).collect();
             writeln!(w, "{},{}", k + 1, vals.join(","))?;
         }
         Ok(())
-    })?;
-    // Every seed's figures at the table's rounds, for whoever wants more than mean and range.
-    staged.write("seeds.csv", |w| {
+    }
+
+    /// `seeds.csv`: every seed's figures at the table's rounds, for whoever wants more than
+    /// mean and range.
+    fn write_seeds(&self, w: &mut dyn Write) -> std::io::Result<()> {
         writeln!(
             w,
             "seed,system,pairing,round,rmse,scale,rmse_scale_free,balanced_share"
         )?;
-        for (seed, per_run) in seeds.iter().zip(&by_seed) {
-            for (r, s) in runs.iter().zip(per_run) {
-                for &m in &marks {
+        for (seed, per_run) in self.seeds.iter().zip(self.by_seed) {
+            for (r, s) in self.runs.iter().zip(per_run) {
+                for &m in &self.marks {
                     let x = &s[m - 1];
                     writeln!(
                         w,
                         "{seed},{},{},{m},{},{},{},{}",
                         r.label,
-                        if r.random_pairing {
-                            "random"
-                        } else {
-                            "matchmaking"
-                        },
+                        pairing(r.random_pairing),
                         x.rmse,
                         x.scale,
                         x.rmse_scale_free,
@@ -272,14 +309,19 @@ pub fn experiment(
             }
         }
         Ok(())
-    })?;
-    for (file, random) in [
-        ("experiment.html", false),
-        ("experiment-random-pairing.html", true),
-    ] {
-        let series: Vec<(String, Vec<(f64, f64)>)> = runs
+    }
+
+    /// The page of figure 5 (matchmaking) or 7 (`random`): the table and the RMSE curves.
+    fn write_chart(
+        &self,
+        w: &mut dyn Write,
+        random: bool,
+        table: (&[String], &[Vec<String>]),
+    ) -> std::io::Result<()> {
+        let series: Vec<(String, Vec<(f64, f64)>)> = self
+            .runs
             .iter()
-            .zip(&mean_rmse)
+            .zip(self.mean_rmse())
             .filter(|(r, _)| r.random_pairing == random)
             .map(|(r, s)| {
                 (
@@ -294,45 +336,36 @@ pub fn experiment(
         let title = format!(
             "Yuksel 2024, figure {}: RMSE of the ratings, {} players, {}",
             if random { 7 } else { 5 },
-            cfg.players,
+            self.players,
             if random {
                 "random pairing"
             } else {
                 "with matchmaking"
             }
         );
+        let seed_list: Vec<String> = self.seeds.iter().map(ToString::to_string).collect();
+        let seed_list = seed_list.join(",");
+        let (players, rounds) = (self.players, self.rounds);
         let text = format!(
             "True ratings N(1500, 600^2), seed {seed_list}; every player one game a round; \
              outcomes from Elo's probability of the true ratings; RMSE after each round, mean \
              offset removed{}. `rate-batch experiment --players {players} --rounds {rounds} \
              --seed {seed_list}`.",
-            if seeds.len() > 1 {
+            if self.seeds.len() > 1 {
                 ", averaged over the seeds (the table: mean and range)"
             } else {
                 ""
             }
         );
-        staged.write(file, |w| {
-            crate::output::report::write_lines_page(
-                w,
-                &title,
-                &text,
-                (&header, &rows),
-                &series,
-                ("round", "RMSE (rating points, log scale)"),
-            )
-        })?;
+        crate::output::report::write_lines_page(
+            w,
+            &title,
+            &text,
+            table,
+            &series,
+            ("round", "RMSE (rating points, log scale)"),
+        )
     }
-    let written = publication.commit()?;
-    write!(stdout, "{md}")?;
-    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    writeln!(
-        stdout,
-        "\n{:.1} s; wrote {}",
-        t0.elapsed().as_secs_f64(),
-        names.join(", ")
-    )?;
-    Ok(())
 }
 
 /// Everything `simulate yuksel-population` needs.
