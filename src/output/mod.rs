@@ -1,23 +1,27 @@
-//! Outputs: `leaderboard.csv`, `history.csv` (or `history.parquet`), `metrics.json`, and the
-//! table printed to stdout.
+//! Outputs, one file per artefact: `leaderboard.csv` (`leaderboard.rs`), `history.csv` or
+//! `history.parquet` (`history.rs`), `metrics.json` (`metrics.rs`), the table printed to stdout
+//! (`table.rs`) and `report.html` ([`report`]); [`text`] holds the formatting they share.
 //!
 //! Files are written together: an output folder as one generation swapped in at once
 //! ([`Publication`]), single files under exclusive temporary names renamed into place
 //! ([`FileSet`], [`replace_file`]); see [`publish`].
 
-mod files;
+mod history;
+mod leaderboard;
+mod metrics;
 pub mod publish;
 pub mod report;
 mod table;
+mod text;
 
-pub(crate) use files::csv_field;
-pub use files::{
-    HistoryCsv, HistoryFormat, write_history_parquet, write_leaderboard, write_metrics,
-};
+pub use history::{HistoryCsv, HistoryFormat, write_history_parquet};
+pub use leaderboard::write_leaderboard;
+pub use metrics::write_metrics;
 pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, replace_file,
 };
 pub use table::{LeaderRow, LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
+pub(crate) use text::csv_field;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -16,6 +16,7 @@
 //! A chart whose data is empty is replaced by a short "no data" note. Series are thinned to at
 //! most [`MAX_LINE_POINTS`] points, so the page stays small whatever the history's size.
 
+use super::text::shorten;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -352,17 +353,6 @@ fn time_label(t: i64, with_time: bool) -> String {
         Some(d) if with_time => d.format("%Y-%m-%d %H:%M").to_string(),
         Some(d) => d.format("%Y-%m-%d").to_string(),
         None => t.to_string(),
-    }
-}
-
-/// Shortens a name for a legend to at most `max` characters.
-fn shorten(name: &str, max: usize) -> String {
-    if name.chars().count() <= max {
-        name.to_string()
-    } else {
-        let mut s: String = name.chars().take(max - 1).collect();
-        s.push('…');
-        s
     }
 }
 

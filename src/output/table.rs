@@ -1,5 +1,6 @@
 //! The leaderboard's order and the summary printed to stdout.
 
+use super::text::shorten;
 use crate::history::{History, PlayerId};
 use crate::metrics::MetricsReport;
 use crate::replay::{PlayerRecord, ReplayResult};
@@ -96,17 +97,6 @@ fn shown(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-fn shorten(name: &str, width: usize) -> String {
-    let name = &*shown(name);
-    if name.chars().count() <= width {
-        name.to_string()
-    } else {
-        let mut s: String = name.chars().take(width - 1).collect();
-        s.push('…');
-        s
-    }
-}
-
 fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.2} %"))
 }
@@ -153,7 +143,7 @@ pub fn print_summary(
             out,
             "{:>5}  {:<width$}  {:>8.1}{}  {:>6}  {:>5}  {:>5}  {:>5}",
             r.rank,
-            shorten(history.name(r.player), width),
+            shorten(&shown(history.name(r.player)), width),
             r.rating.mean,
             unc,
             r.record.rounds,

@@ -1,12 +1,10 @@
-//! The output files. Numbers are written in Rust's shortest round-trip form, so the files hold
-//! exactly the values computed and are identical from run to run.
+//! The rating history: `history.csv` (written as the replay produces rows, and continued on
+//! resume) or `history.parquet`. CSV numbers are in Rust's shortest round-trip form.
 
-use super::table::LeaderRow;
+use super::text::{csv_field, number};
 use crate::history::History;
 use crate::replay::HistoryRow;
-use crate::time::{format_time, push_time};
-use std::fmt::Write as _;
-
+use crate::time::push_time;
 use std::io::{self, BufRead, Write};
 use std::path::Path;
 
@@ -21,65 +19,6 @@ pub enum HistoryFormat {
     Parquet,
     /// No rating history file.
     None,
-}
-
-pub(crate) fn csv_field(s: &str, out: &mut String) {
-    // Quoted when a reader could split or trim it: separators, quotes, line breaks, and
-    // whitespace at either end (names are kept exactly as given).
-    if s.contains([',', '"', '\n', '\r'])
-        || s.starts_with(char::is_whitespace)
-        || s.ends_with(char::is_whitespace)
-    {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
-/// Shortest round-trip form (ryu); empty for NaN (no value).
-fn number(v: f64, out: &mut String) {
-    if v.is_finite() {
-        let mut b = ryu::Buffer::new();
-        let s = b.format_finite(v);
-        out.push_str(s.strip_suffix(".0").unwrap_or(s));
-    }
-}
-
-/// `rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time`
-pub fn write_leaderboard(
-    w: &mut dyn Write,
-    history: &History,
-    rows: &[LeaderRow],
-) -> io::Result<()> {
-    let mut line = String::new();
-    w.write_all(
-        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time\n",
-    )?;
-    for r in rows {
-        line.clear();
-        let _ = write!(line, "{},", r.rank);
-        csv_field(history.name(r.player), &mut line);
-        line.push(',');
-        number(r.rating.mean, &mut line);
-        line.push(',');
-        number(r.rating.uncertainty.unwrap_or(f64::NAN), &mut line);
-        line.push(',');
-        number(r.rating.display, &mut line);
-        let rec = &r.record;
-        let _ = writeln!(
-            line,
-            ",{},{},{},{},{}",
-            rec.rounds,
-            rec.wins,
-            rec.draws,
-            rec.losses,
-            format_time(rec.last_time)
-        );
-        w.write_all(line.as_bytes())?;
-    }
-    Ok(())
 }
 
 /// The header of `history.csv`.
@@ -245,10 +184,4 @@ pub fn write_history_parquet(
     let mut df = DataFrame::new(rows.len(), columns).map_err(to_io)?;
     ParquetWriter::new(w).finish(&mut df).map_err(to_io)?;
     Ok(())
-}
-
-/// `metrics.json`, pretty-printed.
-pub fn write_metrics<T: serde::Serialize>(w: &mut dyn Write, doc: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, doc).map_err(io::Error::other)?;
-    w.write_all(b"\n")
 }
