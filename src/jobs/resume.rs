@@ -1,5 +1,6 @@
-//! `--resume` and `--save-state` in a replay: the state read and checked against the run, the
-//! contests it applied recognised, and the state of this run built.
+//! `--resume` and `--save-state` in a replay job: the state file read and checked against the
+//! job's system, parameters and options, and the state of this run built. What a state is and
+//! which contests it applied is `rate_batch_core::state`.
 
 use super::*;
 use crate::history::History;
@@ -203,91 +204,13 @@ impl SystemVisitor for CheckState<'_> {
     }
 }
 
-/// A contest as messages name it: its label, or its number in the input.
-pub(crate) fn contest_name(c: &crate::history::Contest) -> String {
-    c.label()
-        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"))
-}
-
-/// How many times each digest occurs.
-pub(crate) fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
-    let mut counts = rustc_hash::FxHashMap::default();
-    for &d in digests {
-        *counts.entry(d).or_insert(0) += 1;
-    }
-    counts
-}
-
-/// The contests of `history` applied before (to be skipped) and how many. A digest applied k
-/// times skips its first k occurrences only (a real rematch is new). A contest older than the
-/// watermark that was never applied is an error naming it, unless the state left it for this
-/// run (the open round); and every contest the state left for this run must be in the input.
+/// The contests of `history` applied before (to be skipped) and how many; see
+/// [`StateFile::already_applied`]. Its errors name the input.
 pub(crate) fn already_applied(
     history: &History,
     state: &StateFile,
 ) -> anyhow::Result<(Vec<bool>, usize)> {
-    let mut applied = digest_counts(&state.meta.applied);
-    let mut pending = digest_counts(&state.meta.pending);
-    let mut skip = vec![false; history.len()];
-    let mut n = 0;
-    for c in history.contests() {
-        let d = state::contest_digest(history, &c);
-        if let Some(k) = applied.get_mut(&d).filter(|k| **k > 0) {
-            *k -= 1;
-            skip[c.index()] = true;
-            n += 1;
-        } else if let Some(k) = pending.get_mut(&d).filter(|k| **k > 0) {
-            *k -= 1;
-        } else if let Some(name) = c.series().map(|s| history.series_name(s))
-            && state
-                .meta
-                .closed_series
-                .binary_search_by(|x| x.as_str().cmp(name))
-                .is_ok()
-        {
-            return Err(InputError::whole_file(
-                history.source.path.clone(),
-                format!(
-                    "contest {} of {} continues series `{name}`, which an earlier run rated \
-                     whole (another series began after it): rating the new games apart would \
-                     differ from a full replay; replay from scratch instead",
-                    contest_name(&c),
-                    crate::ingest::time::format_time(c.time()),
-                ),
-            )
-            .into());
-        } else if let Some((t, _)) = &state.meta.watermark
-            && c.time() < *t
-        {
-            return Err(InputError::whole_file(
-                history.source.path.clone(),
-                format!(
-                    "contest {} of {} is older than the state's last contest ({}) but was \
-                     never applied: history cannot be rewritten by --resume (replay from \
-                     scratch instead)",
-                    contest_name(&c),
-                    crate::ingest::time::format_time(c.time()),
-                    crate::ingest::time::format_time(*t)
-                ),
-            )
-            .into());
-        }
-    }
-    let missing: usize = pending.values().sum();
-    if missing > 0 {
-        let from = state.meta.open_from.map_or_else(String::new, |t| {
-            format!(" from {}", crate::ingest::time::format_time(t))
-        });
-        return Err(InputError::whole_file(
-            history.source.path.clone(),
-            format!(
-                "{missing} contests of the open {} period{from} that the state left for this \
-                 run are not in the input: give the input from that time on, or the whole \
-                 history",
-                state.meta.period
-            ),
-        )
-        .into());
-    }
-    Ok((skip, n))
+    state
+        .already_applied(history)
+        .map_err(|message| InputError::whole_file(history.source.path.clone(), message).into())
 }

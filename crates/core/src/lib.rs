@@ -15,6 +15,7 @@ pub mod matchmake;
 pub mod metrics;
 pub mod numeric;
 pub mod rater;
+pub mod record;
 pub mod replay;
 pub mod state;
 pub mod systems;

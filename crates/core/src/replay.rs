@@ -5,6 +5,9 @@
 pub use crate::history::Seed;
 use crate::history::{History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
+pub use crate::record::{PlayerRecord, RECENT};
+pub use crate::state::{Carry, Snapshot, SnapshotAt};
+pub use crate::systems::{DIVERGENCE_BOUND, runaway};
 use crate::systems::{Rating, RatingSystem};
 use chrono::{Datelike, TimeZone, Utc};
 use serde::Serialize;
@@ -211,50 +214,6 @@ impl Default for ReplayOptions {
     }
 }
 
-/// What the leaderboard needs of a player besides the rating.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct PlayerRecord {
-    /// Rounds the player was rated in.
-    pub rounds: u32,
-    /// Contests played.
-    pub contests: u32,
-    /// Contests won (a two-entry contest won; alone in first place in a larger one).
-    pub wins: u32,
-    /// Contests drawn (a drawn game; a shared first place).
-    pub draws: u32,
-    /// Contests lost (everything else).
-    pub losses: u32,
-    /// Time of the last contest.
-    pub last_time: i64,
-    /// The last results (up to [`RECENT`]), two bits each, newest in the lowest bits: 2 a
-    /// win, 1 a draw, 0 a loss (in a contest of more entries, the share of the others placed
-    /// below, ties half, rounded to a half).
-    pub recent: u32,
-    /// How many results `recent` holds.
-    pub recent_len: u8,
-}
-
-/// Results kept per player for matchmaking.
-pub const RECENT: usize = 16;
-
-impl PlayerRecord {
-    /// Records a result (1, 1/2, 0; others are rounded to the nearest half).
-    pub fn push_result(&mut self, score: f64) {
-        let code = (score.clamp(0.0, 1.0) * 2.0).round() as u32;
-        self.recent = (self.recent << 2) | code;
-        self.recent_len = (self.recent_len + 1).min(RECENT as u8);
-    }
-
-    /// The last `n` results (at most the number kept), oldest first.
-    pub fn recent_results(&self, n: usize) -> Vec<f64> {
-        let k = n.min(self.recent_len as usize);
-        (0..k)
-            .rev()
-            .map(|i| ((self.recent >> (2 * i)) & 3) as f64 / 2.0)
-            .collect()
-    }
-}
-
 /// One row of the rating history: a player in a contest.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HistoryRow {
@@ -287,35 +246,6 @@ pub struct Series {
     pub calibration: Vec<(f64, f64)>,
 }
 
-/// Everything a replay carries from one round to the next besides the ratings' definition:
-/// where a resumed replay starts, and what `--save-state` keeps.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Carry<P> {
-    /// Every player's system state (by id).
-    pub states: Vec<P>,
-    /// Every player's record (by id).
-    pub records: Vec<PlayerRecord>,
-    /// Players with a rating before their next round (seeded or rated once).
-    pub known: Vec<bool>,
-    /// Calendar period of each player's last round.
-    pub last_key: Vec<i64>,
-    /// The metrics so far.
-    pub metrics: Metrics,
-    /// Rounds and contests applied so far (the numbering of the history rows goes on).
-    pub rounds_done: u64,
-    /// Contests applied so far.
-    pub contests_done: u64,
-    /// Contests, counted from the very first, that are not scored.
-    pub warmup_contests: u64,
-    /// Rows of the rating history written so far.
-    pub history_rows: u64,
-}
-
-/// The largest rating or uncertainty, in the system's own units, that a replay accepts: far
-/// beyond any real scale (Elo-like ratings live within a few thousand, TrueSkill's within a
-/// hundred), so that only a runaway reaches it.
-pub const DIVERGENCE_BOUND: f64 = 1e7;
-
 /// A system's ratings ran away: a rating or uncertainty not finite or beyond
 /// [`DIVERGENCE_BOUND`], found at the round where it happened.
 #[derive(Clone, Debug, PartialEq)]
@@ -344,42 +274,6 @@ impl std::fmt::Display for Divergence {
 }
 
 impl std::error::Error for Divergence {}
-
-/// What is wrong with a rating, if anything: a mean or uncertainty not finite or beyond the
-/// bound.
-pub fn runaway(r: &Rating) -> Option<String> {
-    let bad = |v: f64| !(v.is_finite() && v.abs() <= DIVERGENCE_BOUND);
-    if bad(r.mean) {
-        Some(format!("rating {:e}", r.mean))
-    } else {
-        r.uncertainty
-            .filter(|&u| bad(u))
-            .map(|u| format!("uncertainty {u:e}"))
-    }
-}
-
-/// When to take the snapshot for `--save-state`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SnapshotAt {
-    /// No snapshot.
-    Never,
-    /// After the last round (every round is complete: one contest per round).
-    End,
-    /// Before the last round, which may still grow (a calendar period or a series that the
-    /// next input can continue).
-    BeforeLastRound,
-}
-
-/// A snapshot and the contests (history indices) it has applied.
-#[derive(Clone, Debug)]
-pub struct Snapshot<P> {
-    /// The carried state.
-    pub carry: Carry<P>,
-    /// Contests of this replay applied in the snapshot.
-    pub applied: Vec<u32>,
-    /// Time of the first contest of the round left out (BeforeLastRound), if any.
-    pub open_from: Option<i64>,
-}
 
 /// The result of a replay.
 #[derive(Clone, Debug)]

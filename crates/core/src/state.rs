@@ -1,5 +1,9 @@
 //! `--save-state` and `--resume`: a replay's full state in a file, so that a nightly job
-//! applies only what is new.
+//! applies only what is new. Everything resuming needs is here: what a replay carries from
+//! round to round ([`Carry`]) and when it is taken ([`Snapshot`], [`SnapshotAt`]), the file,
+//! and which contests of a new input were applied before ([`StateFile::already_applied`]).
+//! The replay loop takes and gives back a [`Carry`]; the CLI's `jobs::resume` only ties a
+//! job's options and files to these.
 //!
 //! The file: the 8 bytes `RBSTATE\0`, a little-endian `u32` format version, a little-endian
 //! `u64` length, the [`StateMeta`] (postcard), the [`Carry`] of the system's player type
@@ -32,9 +36,58 @@
 //! (without the hash) are still read.
 
 use crate::history::{Contest, History};
-use crate::replay::Carry;
+use crate::metrics::Metrics;
+use crate::record::PlayerRecord;
+use crate::time::format_time;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
+
+/// Everything a replay carries from one round to the next besides the ratings' definition:
+/// where a resumed replay starts, and what `--save-state` keeps.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Carry<P> {
+    /// Every player's system state (by id).
+    pub states: Vec<P>,
+    /// Every player's record (by id).
+    pub records: Vec<PlayerRecord>,
+    /// Players with a rating before their next round (seeded or rated once).
+    pub known: Vec<bool>,
+    /// Calendar period of each player's last round.
+    pub last_key: Vec<i64>,
+    /// The metrics so far.
+    pub metrics: Metrics,
+    /// Rounds and contests applied so far (the numbering of the history rows goes on).
+    pub rounds_done: u64,
+    /// Contests applied so far.
+    pub contests_done: u64,
+    /// Contests, counted from the very first, that are not scored.
+    pub warmup_contests: u64,
+    /// Rows of the rating history written so far.
+    pub history_rows: u64,
+}
+
+/// When to take the snapshot for `--save-state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotAt {
+    /// No snapshot.
+    Never,
+    /// After the last round (every round is complete: one contest per round).
+    End,
+    /// Before the last round, which may still grow (a calendar period or a series that the
+    /// next input can continue).
+    BeforeLastRound,
+}
+
+/// A snapshot and the contests (history indices) it has applied.
+#[derive(Clone, Debug)]
+pub struct Snapshot<P> {
+    /// The carried state.
+    pub carry: Carry<P>,
+    /// Contests of this replay applied in the snapshot.
+    pub applied: Vec<u32>,
+    /// Time of the first contest of the round left out (BeforeLastRound), if any.
+    pub open_from: Option<i64>,
+}
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
@@ -212,11 +265,11 @@ pub fn check_values<S: crate::systems::RatingSystem>(
     let time_ok = |t: i64| (lo..=hi).contains(&t);
     for (p, state) in carry.states.iter().enumerate() {
         let name = meta.players.get(p).map_or("?", String::as_str);
-        if let Some(what) = crate::replay::runaway(&system.rating(state)) {
+        if let Some(what) = crate::systems::runaway(&system.rating(state)) {
             return Err(format!(
                 "damaged state file: player `{name}`'s {what} is not a finite number within \
                  ±{:e}",
-                crate::replay::DIVERGENCE_BOUND
+                crate::systems::DIVERGENCE_BOUND
             ));
         }
         let r = &carry.records[p];
@@ -254,6 +307,83 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         return Err("damaged state file: its bookkeeping is inconsistent".into());
     }
     Ok(())
+}
+
+/// A contest as messages name it: its label, or its number in the input.
+fn contest_name(c: &Contest) -> String {
+    c.label()
+        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"))
+}
+
+/// How many times each digest occurs.
+fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
+    let mut counts = rustc_hash::FxHashMap::default();
+    for &d in digests {
+        *counts.entry(d).or_insert(0) += 1;
+    }
+    counts
+}
+
+impl StateFile {
+    /// The contests of `history` applied before (to be skipped) and how many. A digest
+    /// applied k times skips its first k occurrences only (a real rematch is new). A contest
+    /// older than the watermark that was never applied is an error naming it, unless the state
+    /// left it for this run (the open round); so is a contest that continues a series the
+    /// state rated whole; and every contest the state left for this run must be in the input.
+    pub fn already_applied(&self, history: &History) -> Result<(Vec<bool>, usize), String> {
+        let meta = &self.meta;
+        let mut applied = digest_counts(&meta.applied);
+        let mut pending = digest_counts(&meta.pending);
+        let mut skip = vec![false; history.len()];
+        let mut n = 0;
+        for c in history.contests() {
+            let d = contest_digest(history, &c);
+            if let Some(k) = applied.get_mut(&d).filter(|k| **k > 0) {
+                *k -= 1;
+                skip[c.index()] = true;
+                n += 1;
+            } else if let Some(k) = pending.get_mut(&d).filter(|k| **k > 0) {
+                *k -= 1;
+            } else if let Some(name) = c.series().map(|s| history.series_name(s))
+                && meta
+                    .closed_series
+                    .binary_search_by(|x| x.as_str().cmp(name))
+                    .is_ok()
+            {
+                return Err(format!(
+                    "contest {} of {} continues series `{name}`, which an earlier run rated \
+                     whole (another series began after it): rating the new games apart would \
+                     differ from a full replay; replay from scratch instead",
+                    contest_name(&c),
+                    format_time(c.time()),
+                ));
+            } else if let Some((t, _)) = &meta.watermark
+                && c.time() < *t
+            {
+                return Err(format!(
+                    "contest {} of {} is older than the state's last contest ({}) but was \
+                     never applied: history cannot be rewritten by --resume (replay from \
+                     scratch instead)",
+                    contest_name(&c),
+                    format_time(c.time()),
+                    format_time(*t)
+                ));
+            }
+        }
+        let missing: usize = pending.values().sum();
+        if missing > 0 {
+            let from = meta
+                .open_from
+                .map_or_else(String::new, |t| format!(" from {}", format_time(t)));
+            return Err(format!(
+                "{missing} contests of the open {} period{from} that the state left for this \
+                 run are not in the input: give the input from that time on, or the whole \
+                 history",
+                meta.period
+            ));
+        }
+        Ok((skip, n))
+    }
 }
 
 /// A stable 64-bit digest of a contest's content (FNV-1a over its fields), independent of
@@ -300,7 +430,7 @@ mod tests {
     use super::*;
     use crate::history::{HistoryBuilder, SourceInfo};
     use crate::metrics::Metrics;
-    use crate::replay::PlayerRecord;
+    use crate::record::PlayerRecord;
 
     #[test]
     fn a_state_round_trips_and_damage_is_refused() {

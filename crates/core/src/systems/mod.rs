@@ -423,6 +423,24 @@ impl From<ParamError> for String {
     }
 }
 
+/// The largest rating or uncertainty, in the system's own units, that a replay accepts: far
+/// beyond any real scale (Elo-like ratings live within a few thousand, TrueSkill's within a
+/// hundred), so that only a runaway reaches it.
+pub const DIVERGENCE_BOUND: f64 = 1e7;
+
+/// What is wrong with a rating, if anything: a mean or uncertainty not finite or beyond the
+/// bound.
+pub fn runaway(r: &Rating) -> Option<String> {
+    let bad = |v: f64| !(v.is_finite() && v.abs() <= DIVERGENCE_BOUND);
+    if bad(r.mean) {
+        Some(format!("rating {:e}", r.mean))
+    } else {
+        r.uncertainty
+            .filter(|&u| bad(u))
+            .map(|u| format!("uncertainty {u:e}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
