@@ -402,14 +402,11 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
         }
     }
     let teams = write(dir.path(), "teams.csv", &text);
-    for system in [
-        "elo-mmr",
-        "elo-mmx",
-        "codeforces",
-        "topcoder",
-        "bar",
-        "pairwise-glicko",
-    ] {
+    // Every system of the registry, so that a new one's parallel paths are checked too.
+    for system in rate_batch::systems::SystemKind::ALL
+        .iter()
+        .map(|k| k.name())
+    {
         same_on_one_and_two_threads(dir.path(), &solo, &["--system", system]);
         same_on_one_and_two_threads(dir.path(), &teams, &["--system", system]);
     }

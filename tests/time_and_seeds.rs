@@ -100,17 +100,13 @@ fn decay_and_as_of() {
          2021-12-31,c,d,1-0\n\
          2022-06-01,a,c,1-0\n",
     );
-    for system in [
-        "glicko",
-        "glicko2",
-        "trueskill",
-        "elo-mmx",
-        "bar",
-        "yuksel",
-        "elo-mmr",
-        "pairwise-glicko",
-        "topcoder",
-    ] {
+    // Every system of the registry: those with an uncertainty see it grow, the others (Elo,
+    // Codeforces) have none with or without decay.
+    let mut with_uncertainty = Vec::new();
+    for system in rate_batch::systems::SystemKind::ALL
+        .iter()
+        .map(|k| k.name())
+    {
         let plain = replay(dir.path(), &games, &["--system", system]);
         let decayed = replay(
             dir.path(),
@@ -121,6 +117,11 @@ fn decay_and_as_of() {
         // and decay changes no rating.
         let (p, d) = (row(&plain, "b"), row(&decayed, "b"));
         assert_eq!(p[2], d[2], "{system}: the rating");
+        if p[3].is_empty() {
+            assert!(d[3].is_empty(), "{system}: {d:?}");
+            continue;
+        }
+        with_uncertainty.push(system);
         let (u0, u1) = (num(&p[3]), num(&d[3]));
         if system == "glicko" {
             // Capped at the starting deviation.
@@ -129,6 +130,12 @@ fn decay_and_as_of() {
             assert!(u1 > u0, "{system}: {u0} -> {u1}");
         }
     }
+    let without: Vec<&str> = rate_batch::systems::SystemKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .filter(|s| !with_uncertainty.contains(s))
+        .collect();
+    assert_eq!(without, ["elo", "codeforces", "elo-gaussian"]);
 
     // As of 2021-12-31: the last game is left out, the one on that day is in.
     let board = replay(
