@@ -23,7 +23,7 @@
 //! so that a player's sums do not depend on the input order of the entries, and each entry's
 //! sums are computed on their own, in four fixed lanes, whatever the number of threads.
 
-use super::Rating;
+use super::base::Rating;
 use crate::history::{Contest, PlayerId, Round};
 use rayon::prelude::*;
 
@@ -300,7 +300,7 @@ pub(crate) mod test_util {
     //! Small histories for the tests of both systems.
     use super::MuSigma;
     use crate::history::{History, HistoryBuilder, Round, SourceInfo};
-    use crate::systems::RatingSystem;
+    use crate::systems::base::RatingSystem;
 
     /// The states after a round of the given contests (all of the history by default), from
     /// the given states (indexed by player id, in order of first appearance).

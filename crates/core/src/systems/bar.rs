@@ -58,7 +58,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use serde::{Deserialize, Serialize};

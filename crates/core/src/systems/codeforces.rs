@@ -88,7 +88,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::elo_win_probability;
 use serde::{Deserialize, Serialize};

@@ -49,8 +49,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+};
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{elo_win_probability, normal_cdf};
 use serde::{Deserialize, Serialize};

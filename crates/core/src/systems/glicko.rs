@@ -48,8 +48,8 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma};
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
 use serde::{Deserialize, Serialize};

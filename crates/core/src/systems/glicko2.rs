@@ -47,7 +47,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::roots::illinois;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,5 @@
-//! Rating systems, one module each, behind one small trait.
+//! Rating systems, one module each, behind one small trait ([`base`]), and the registry that
+//! lists them once.
 //!
 //! A system knows nothing of files, formats or output: it makes a new player's state, reads a
 //! rating off a state, updates the states of a round's participants from their pre-round
@@ -6,6 +7,56 @@
 //!
 //! Parameters are plain serde structs with the papers' defaults; the CLI and later `tune` set
 //! them by name (`k=24`), so every system's parameters are reachable the same way.
+
+// The registry: one line a system (name, constructor, default tuning grid), handed to the
+// macro named: `kinds` in base.rs makes `SystemKind`, `dispatcher` below makes `dispatch`.
+// Adding a system is a module of its own and a line here; see CONTRIBUTING.md.
+macro_rules! registry_table {
+    ($then:ident) => {
+        $then! {
+            /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
+            Elo = "elo" => elo::Elo::new,
+                grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
+            /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
+            Yuksel = "yuksel" => yuksel::Yuksel::new,
+                grid ["alpha": [1.0, 1.5, 2.0, 3.0], "step_scale": [0.25, 0.5, 0.75, 1.0]];
+            /// Elo-MMR(rho): logistic performances, pseudodiffusion (Ebtekar and Liu 2021). The grid
+            /// holds the defaults exactly: beta = 80 sqrt 6, gamma = 80 sqrt 0.2.
+            EloMmr = "elo-mmr" => elo_mmr::EloMmr::new,
+                grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
+            /// Elo-MMchi: Elo-MMR with Gaussian performances.
+            EloMmx = "elo-mmx" => elo_mmr::EloMmr::gaussian,
+                grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
+            /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
+            Bar = "bar" => bar::Bar::new,
+                grid ["beta": [15.0, 25.0, 40.0], "sig_drift": [35.0, 63.0, 90.0]];
+            /// Glicko on every pair of a contest, normalised as in Elo-MMR.
+            PairwiseGlicko = "pairwise-glicko" => pairwise_glicko::PairwiseGlicko::new,
+                grid ["beta": [80.0, 125.0, 200.0], "sig_drift": [15.0, 25.0, 40.0]];
+            /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
+            /// the expected and the actual place, with two sum adjustments.
+            Codeforces = "codeforces" => codeforces::Codeforces::new,
+                grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
+            /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
+            Topcoder = "topcoder" => topcoder::Topcoder::new,
+                grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
+            /// Elo with the normal distribution function as its curve (Elo's original design).
+            EloGaussian = "elo-gaussian" => elo::Elo::gaussian,
+                grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
+            /// Glicko (Glickman 1999): rating and rating deviation, rating periods.
+            Glicko = "glicko" => glicko::Glicko::new,
+                grid ["c": [0.0, 5.0, 10.0, 20.0, 35.0, 50.0]];
+            /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
+            Glicko2 = "glicko2" => glicko2::Glicko2::new,
+                grid ["tau": [0.2, 0.3, 0.5, 0.75, 1.0, 1.2], "start_volatility": [0.03, 0.06, 0.09]];
+            /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
+            TrueSkill = "trueskill" => trueskill::TrueSkill::new,
+                grid ["tau": [25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0], "draw_probability": [0.0, 0.01, 0.1]];
+        }
+    };
+}
+
+pub mod base;
 
 pub mod allpairs;
 pub mod bar;
@@ -31,188 +82,15 @@ pub use topcoder::{Topcoder, TopcoderParams};
 pub use trueskill::{TrueSkill, TrueSkillParams};
 pub use yuksel::{Yuksel, YukselParams};
 
-use crate::history::{PlayerId, Round};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+pub use base::*;
 
-/// A rating as the outputs show it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rating {
-    /// The system's estimate (its mean).
-    pub mean: f64,
-    /// Its standard deviation, where the system has one.
-    pub uncertainty: Option<f64>,
-    /// The conservative rating where the system defines one, else the mean.
-    pub display: f64,
-}
-
-/// One rating system.
-pub trait RatingSystem: Sync {
-    /// Everything the system keeps per player.
-    type Player: Clone + Send + Sync + Serialize + DeserializeOwned;
-
-    /// The parameter struct (named values with the papers' defaults).
-    type Params: Serialize;
-
-    /// Which registered system this is.
-    fn kind(&self) -> SystemKind;
-
-    /// The parameters in effect.
-    fn parameters(&self) -> &Self::Params;
-
-    /// The name used on the command line and in the outputs.
-    fn name(&self) -> &'static str {
-        self.kind().name()
-    }
-
-    /// The state of a player before the first contest.
-    fn new_player(&self) -> Self::Player;
-
-    /// The rating of a state.
-    fn rating(&self, p: &Self::Player) -> Rating;
-
-    /// Applies a round: every contest of it, rated from the states as they are on entry
-    /// (pre-round). `players` is indexed by [`PlayerId`]; only the round's participants change.
-    fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
-
-    /// Probability that side `a` beats side `b` (a draw counting half), where the system
-    /// defines one.
-    fn win_probability(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64>;
-
-    /// The performance the last round showed, where the system has such a notion.
-    fn performance(&self, _p: &Self::Player) -> Option<f64> {
-        None
-    }
-
-    /// The parameters in effect, for `metrics.json`.
-    fn params(&self) -> Value {
-        serde_json::to_value(self.parameters()).unwrap_or_default()
-    }
-
-    /// The state of a player who arrives with a rating from elsewhere (`--initial-ratings`):
-    /// `rating` in the system's units; the uncertainty (a standard deviation) and the
-    /// volatility, where given and where the system has them, else the system's newcomer
-    /// values.
-    fn seeded(
-        &self,
-        rating: f64,
-        uncertainty: Option<f64>,
-        volatility: Option<f64>,
-    ) -> Self::Player;
-
-    /// Time passing for a player who has played before, called by the replay before the
-    /// player's next round (and up to `--as-of` for the leaderboard): `periods` rating periods
-    /// have begun since the player's last round (1 for the next round when every round is its
-    /// own period; the number of calendar periods with `--period day|week|month`), and
-    /// `variance` is the time decay (`--decay-per-day` times the days elapsed). Systems with
-    /// an uncertainty add `variance` to it (squared), within whatever bound they keep, plus
-    /// their own per-period growth (Glicko's `c^2`, Glicko-2's volatility for periods without
-    /// games); the rating does not change. Systems without an uncertainty ignore it.
-    fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
-}
-
-/// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
-/// own).
-impl<S: RatingSystem> RatingSystem for &S {
-    type Player = S::Player;
-    type Params = S::Params;
-    fn kind(&self) -> SystemKind {
-        (*self).kind()
-    }
-    fn parameters(&self) -> &Self::Params {
-        (*self).parameters()
-    }
-    fn new_player(&self) -> Self::Player {
-        (*self).new_player()
-    }
-    fn rating(&self, p: &Self::Player) -> Rating {
-        (*self).rating(p)
-    }
-    fn update(&self, round: Round<'_>, players: &mut [Self::Player]) {
-        (*self).update(round, players);
-    }
-    fn win_probability(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        (*self).win_probability(players, a, b)
-    }
-    fn performance(&self, p: &Self::Player) -> Option<f64> {
-        (*self).performance(p)
-    }
-    fn params(&self) -> Value {
-        (*self).params()
-    }
-    fn seeded(
-        &self,
-        rating: f64,
-        uncertainty: Option<f64>,
-        volatility: Option<f64>,
-    ) -> Self::Player {
-        (*self).seeded(rating, uncertainty, volatility)
-    }
-    fn elapse(&self, p: &mut Self::Player, periods: u32, variance: f64) {
-        (*self).elapse(p, periods, variance);
-    }
-}
-
-/// Generates, from the one table below, everything that lists the systems: the
-/// [`SystemKind`] enum (its command-line and output names), [`SystemKind::ALL`],
-/// [`dispatch`] (building a system from named parameters) and each system's default tuning
-/// grid.
-macro_rules! registry {
+/// Generates from the table above [`dispatch`]: building the chosen system from named
+/// parameters.
+macro_rules! dispatcher {
     ($(
         $(#[$doc:meta])*
         $variant:ident = $name:literal => $build:path, grid [$($param:literal: [$($value:expr),* $(,)?]),* $(,)?];
     )*) => {
-        /// The registered rating systems.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-        #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-        pub enum SystemKind {
-            $(
-                $(#[$doc])*
-                #[serde(rename = $name)]
-                #[cfg_attr(feature = "clap", value(name = $name))]
-                $variant,
-            )*
-        }
-
-        impl SystemKind {
-            /// Every system, in the registry's order (the order of `compare --systems all`).
-            pub const ALL: &'static [SystemKind] = &[$(SystemKind::$variant),*];
-
-            /// The name on the command line and in the outputs.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(SystemKind::$variant => $name,)*
-                }
-            }
-
-            /// The system of a name (any case).
-            pub fn from_name(name: &str) -> Option<SystemKind> {
-                Self::ALL
-                    .iter()
-                    .copied()
-                    .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
-            }
-
-            /// The parameter values `tune` tries by default: a grid around the published
-            /// defaults, which are among the values exactly.
-            pub fn default_grid(self) -> Vec<(String, Vec<f64>)> {
-                match self {
-                    $(SystemKind::$variant => vec![$(($param.to_string(), vec![$($value),*])),*],)*
-                }
-            }
-        }
-
         /// Builds the chosen system from named parameters (a name the system does not have is
         /// refused) and hands it to the visitor.
         pub fn dispatch<V: SystemVisitor>(
@@ -227,219 +105,7 @@ macro_rules! registry {
     };
 }
 
-// The registry: one line a system (name, constructor, default tuning grid). Adding a system is
-// a module of its own and a line here; see CONTRIBUTING.md.
-registry! {
-    /// Elo with the variants of "Elo for games" (floor, score share, margin, win bonus).
-    Elo = "elo" => elo::Elo::new,
-        grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
-    /// Yuksel 2024: variance-weighted Newton updates, incremental or zero-sum.
-    Yuksel = "yuksel" => yuksel::Yuksel::new,
-        grid ["alpha": [1.0, 1.5, 2.0, 3.0], "step_scale": [0.25, 0.5, 0.75, 1.0]];
-    /// Elo-MMR(rho): logistic performances, pseudodiffusion (Ebtekar and Liu 2021). The grid
-    /// holds the defaults exactly: beta = 80 sqrt 6, gamma = 80 sqrt 0.2.
-    EloMmr = "elo-mmr" => elo_mmr::EloMmr::new,
-        grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
-    /// Elo-MMchi: Elo-MMR with Gaussian performances.
-    EloMmx = "elo-mmx" => elo_mmr::EloMmr::gaussian,
-        grid ["beta": [150.0, 80.0 * 6f64.sqrt(), 250.0], "gamma": [20.0, 80.0 * 0.2f64.sqrt(), 50.0]];
-    /// BAR: Weng and Lin 2011, Bradley-Terry with full pairing, normalised as in Elo-MMR.
-    Bar = "bar" => bar::Bar::new,
-        grid ["beta": [15.0, 25.0, 40.0], "sig_drift": [35.0, 63.0, 90.0]];
-    /// Glicko on every pair of a contest, normalised as in Elo-MMR.
-    PairwiseGlicko = "pairwise-glicko" => pairwise_glicko::PairwiseGlicko::new,
-        grid ["beta": [80.0, 125.0, 200.0], "sig_drift": [15.0, 25.0, 40.0]];
-    /// Codeforces (Mirzayanov 2015): the rating whose expected place is the geometric mean of
-    /// the expected and the actual place, with two sum adjustments.
-    Codeforces = "codeforces" => codeforces::Codeforces::new,
-        grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
-    /// Topcoder's algorithm rating: Gaussian performances, volatility, weight and cap.
-    Topcoder = "topcoder" => topcoder::Topcoder::new,
-        grid ["weight_multiplier": [0.5, 0.75, 1.0, 1.25, 1.5]];
-    /// Elo with the normal distribution function as its curve (Elo's original design).
-    EloGaussian = "elo-gaussian" => elo::Elo::gaussian,
-        grid ["k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]];
-    /// Glicko (Glickman 1999): rating and rating deviation, rating periods.
-    Glicko = "glicko" => glicko::Glicko::new,
-        grid ["c": [0.0, 5.0, 10.0, 20.0, 35.0, 50.0]];
-    /// Glicko-2 (Glickman 2001): rating, deviation and volatility.
-    Glicko2 = "glicko2" => glicko2::Glicko2::new,
-        grid ["tau": [0.2, 0.3, 0.5, 0.75, 1.0, 1.2], "start_volatility": [0.03, 0.06, 0.09]];
-    /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
-    TrueSkill = "trueskill" => trueskill::TrueSkill::new,
-        grid ["tau": [25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0], "draw_probability": [0.0, 0.01, 0.1]];
-}
-
-/// Parameter values by name, as given by the user.
-pub type ParamMap = Map<String, Value>;
-
-/// Something to do with whichever system was chosen (the replay, a comparison...).
-pub trait SystemVisitor {
-    /// What the visit returns.
-    type Output;
-    /// Runs with the chosen system.
-    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output;
-}
-
-/// The parameters a system is built with (as in `metrics.json`).
-pub struct ParamsOf;
-
-impl SystemVisitor for ParamsOf {
-    type Output = Value;
-    fn visit<S: RatingSystem>(self, system: &S) -> Value {
-        system.params()
-    }
-}
-
-/// Reads a parameter struct from named values, refusing names the system does not have.
-pub fn build_params<P: DeserializeOwned + Serialize + Default>(
-    kind: SystemKind,
-    given: &ParamMap,
-) -> Result<P, String> {
-    let mut value = serde_json::to_value(P::default()).map_err(|e| e.to_string())?;
-    let fields = value
-        .as_object_mut()
-        .expect("parameter structs are objects");
-    let known: Vec<String> = fields.keys().cloned().collect();
-    for (k, v) in given {
-        if !fields.contains_key(k) {
-            return Err(format!(
-                "--system {} has no parameter `{}` (its parameters: {})",
-                kind.name(),
-                k.replace('_', "-"),
-                known
-                    .iter()
-                    .map(|k| k.replace('_', "-"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        fields.insert(k.clone(), v.clone());
-    }
-    serde_json::from_value(value).map_err(|e| format!("--system {}: {e}", kind.name()))
-}
-
-/// Parses `name=value` (a number, `true`/`false`, or text) into the map.
-pub fn parse_param(spec: &str, into: &mut ParamMap) -> Result<(), String> {
-    let (k, v) = spec
-        .split_once('=')
-        .ok_or_else(|| format!("--param `{spec}` is not of the form name=value"))?;
-    let key = k.trim().replace('-', "_");
-    let v = v.trim();
-    let value = if let Ok(n) = v.parse::<f64>() {
-        number(n).ok_or_else(|| format!("--param {k}: {v} is not finite"))?
-    } else if v == "true" || v == "false" {
-        Value::Bool(v == "true")
-    } else {
-        Value::String(v.to_string())
-    };
-    into.insert(key, value);
-    Ok(())
-}
-
-/// A parameter value as JSON: whole numbers as integers (so that they fill integer
-/// parameters too), others as floats; `None` when not finite.
-pub fn number(v: f64) -> Option<Value> {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Some(Value::Number((v as i64).into()))
-    } else {
-        serde_json::Number::from_f64(v).map(Value::Number)
-    }
-}
-
-/// Mean of a function of the members of a side (a team plays with its members' mean).
-#[inline]
-pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> f64 {
-    if let [one] = side {
-        return f(&players[*one as usize]);
-    }
-    side.iter().map(|&p| f(&players[p as usize])).sum::<f64>() / side.len() as f64
-}
-
-/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
-/// computed by the same code either way, so the results do not depend on the thread count.
-pub(crate) fn map_indices<T: Send>(
-    n: usize,
-    parallel_from: usize,
-    f: impl Fn(usize) -> T + Sync + Send,
-) -> Vec<T> {
-    use rayon::prelude::*;
-    if n >= parallel_from {
-        (0..n).into_par_iter().map(f).collect()
-    } else {
-        (0..n).map(f).collect()
-    }
-}
-
-/// Applies `f` to every item with its companion in `with`, on rayon's threads when there are
-/// at least `parallel_from` items (below that, handing work to the pool costs more than it
-/// saves). Each item is updated by the same code either way.
-pub(crate) fn update_each<T: Send, U: Sync>(
-    items: &mut [T],
-    with: &[U],
-    parallel_from: usize,
-    f: impl Fn(&mut T, &U) + Sync + Send,
-) {
-    use rayon::prelude::*;
-    if items.len() >= parallel_from {
-        items.par_iter_mut().zip(with).for_each(|(t, u)| f(t, u));
-    } else {
-        items.iter_mut().zip(with).for_each(|(t, u)| f(t, u));
-    }
-}
-
-/// Checks that a parameter is a finite number within bounds.
-pub(crate) fn check_range(name: &str, v: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
-    if v.is_finite() && v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(ParamError(format!(
-            "parameter `{name}` = {v} is outside [{lo}, {hi}]"
-        )))
-    }
-}
-
-/// A parameter a system cannot be built with (a value out of range, a name it does not have).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError(pub String);
-
-impl std::fmt::Display for ParamError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ParamError {}
-
-impl From<&str> for ParamError {
-    fn from(s: &str) -> Self {
-        ParamError(s.to_string())
-    }
-}
-
-impl From<ParamError> for String {
-    fn from(e: ParamError) -> String {
-        e.0
-    }
-}
-
-/// The largest rating or uncertainty, in the system's own units, that a replay accepts: far
-/// beyond any real scale (Elo-like ratings live within a few thousand, TrueSkill's within a
-/// hundred), so that only a runaway reaches it.
-pub const DIVERGENCE_BOUND: f64 = 1e7;
-
-/// What is wrong with a rating, if anything: a mean or uncertainty not finite or beyond the
-/// bound.
-pub fn runaway(r: &Rating) -> Option<String> {
-    let bad = |v: f64| !(v.is_finite() && v.abs() <= DIVERGENCE_BOUND);
-    if bad(r.mean) {
-        Some(format!("rating {:e}", r.mean))
-    } else {
-        r.uncertainty
-            .filter(|&u| bad(u))
-            .map(|u| format!("uncertainty {u:e}"))
-    }
-}
+registry_table!(dispatcher);
 
 #[cfg(test)]
 mod tests {

@@ -71,7 +71,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean};
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};

@@ -135,7 +135,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};

@@ -41,8 +41,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
 use super::pairwise::{logistic_sums, outcome_sums};
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
 use rustc_hash::FxHashMap;

@@ -56,7 +56,7 @@
 
 pub mod performance;
 
-use super::{ParamError, Rating, RatingSystem, SystemKind, check_range, update_each};
+use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, update_each};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::newton_in;

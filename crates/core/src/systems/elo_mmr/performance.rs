@@ -67,7 +67,7 @@
 use crate::numeric::roots::{newton_from, newton_in};
 use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
-use crate::systems::map_indices;
+use crate::systems::base::map_indices;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::f64::consts::PI;
