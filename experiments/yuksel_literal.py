@@ -12,9 +12,9 @@ RMSE left once the scale is removed too. Environment knobs for the unstated deta
 ALPHA (2), W0 (the "small value" W starts at, 1e-9; R starts at 0 as the paper says, so W0
 also sets a first-game deviation of about 1500 sqrt(W0)).
 
-Measured (README, "Matchmaking and the simulation lab"): 1000 players, zero-sum, seed 1: 24.8
-after 1,000 rounds and 10.3 after 10,000 (scale 1.010); ALPHA=1.5 / 1 / 3 give 64 / 101 / 2160
-at 1,000 rounds; W0=1e-2 gives 213.6 after 10 rounds but 40.5 after 1,000; with `random`
+Measured (docs/systems.md, "Yuksel 2024 in the simulation lab"): 1000 players, zero-sum, seed
+1: 24.8 after 1,000 rounds and 10.3 after 10,000 (scale 1.010); ALPHA=1.5 / 1 / 3 give 64 / 101
+/ 2160 at 1,000 rounds; W0=1e-2 gives 213.6 after 10 rounds but 40.5 after 1,000; with `random`
 pairing S = 1, 0.95 and 0.9 are unstable (507, 446, 372 after 1,000 rounds) and S = 0.7
 converges (57 after 2,000).
 """

@@ -24,7 +24,7 @@ use std::path::Path;
 
 pub use games::TeamSeparator;
 
-/// The input formats of DESIGN.md.
+/// The input formats of docs/design.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {

@@ -1,4 +1,4 @@
-//! Accuracy metrics, as defined in DESIGN.md (after the Elo-MMR paper and its reference
+//! Accuracy metrics, as defined in docs/design.md (after the Elo-MMR paper and its reference
 //! implementation). Every contest is scored before its round is applied, from pre-round
 //! ratings; the replay decides which participants are scored (warm-up, first contest,
 //! experience), this module only counts.

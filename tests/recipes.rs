@@ -1,0 +1,451 @@
+//! The README's recipes, run as printed. Every command of its "Recipes" section is run by the
+//! built binary in a fresh folder that holds a small input in that source's own published
+//! format (the real header, invented rows), named as the command names it; then the outputs
+//! are checked against what the small input makes certain.
+
+mod common;
+
+use common::{read_csv, texts};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use tempfile::TempDir;
+
+/// The commands of the README's "## Recipes" section: the code lines (indented or fenced) that
+/// begin with `rate-batch `, a trailing `\` joining the next line.
+fn recipe_commands() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let mut lines = readme
+        .lines()
+        .skip_while(|l| l.trim_end() != "## Recipes")
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "));
+    let mut commands = Vec::new();
+    while let Some(line) = lines.next() {
+        let t = line.trim();
+        if !t.starts_with("rate-batch ") {
+            continue;
+        }
+        let mut command = t.to_string();
+        while command.ends_with('\\') {
+            command.pop();
+            let next = lines.next().expect("a continued command goes on");
+            command.push(' ');
+            command.push_str(next.trim());
+        }
+        commands.push(command);
+    }
+    commands
+}
+
+/// Splits a command into words as `sh` would for the simple forms a recipe uses: whitespace
+/// between words, `'...'` and `"..."` quoting.
+fn words(command: &str) -> Vec<String> {
+    let (mut out, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+    for c in command.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => (quote, any) = (Some(c), true),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            (None, '\\' | '$' | '`' | '*' | '?' | ';' | '|' | '&' | '<' | '>') => {
+                panic!("a recipe is a plain command; `{c}` in `{command}` would need a shell")
+            }
+            _ => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    assert!(quote.is_none(), "unbalanced quote in `{command}`");
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+/// One recipe's input: the files it needs, and what the outputs must show.
+struct Fixture {
+    /// The input as the command names it (a file, or a folder).
+    input: &'static str,
+    /// Writes the input into the folder.
+    make: fn(&Path),
+    /// Distinct players (or teams) in the input.
+    players: usize,
+    /// Contests (games, matches) in the input that have a result.
+    contests: u64,
+    /// The player the input makes clearly strongest.
+    top: &'static str,
+    /// Further checks: the output folder and `metrics.json`.
+    check: fn(&Path, &Value),
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// martj42/international_results `results.csv`: its header, invented results, one fixture not
+/// played yet (`NA` scores, as the file publishes them). Spain wins all five of its games; one
+/// game is drawn.
+const FOOTBALL: &str = "\
+date,home_team,away_team,home_score,away_score,tournament,city,country,neutral
+2023-03-25,Spain,Norway,3,0,UEFA Euro qualification,Málaga,Spain,FALSE
+2023-03-28,Morocco,Japan,2,1,Friendly,Tangier,Morocco,FALSE
+2023-03-28,Portugal,Croatia,1,1,Friendly,Lisbon,Portugal,FALSE
+2023-06-15,Croatia,Spain,0,2,UEFA Nations League,Rotterdam,Netherlands,TRUE
+2023-06-17,Norway,Japan,0,1,Friendly,Oslo,Norway,FALSE
+2023-06-20,Portugal,Morocco,2,0,Friendly,Porto,Portugal,FALSE
+2023-09-08,Spain,Portugal,2,1,Friendly,Madrid,Spain,FALSE
+2023-09-12,Croatia,Japan,2,1,Friendly,Zagreb,Croatia,FALSE
+2023-10-12,Morocco,Spain,0,1,Friendly,Rabat,Morocco,FALSE
+2023-10-17,Norway,Portugal,1,2,UEFA Euro qualification,Oslo,Norway,FALSE
+2023-11-16,Spain,Japan,4,1,Friendly,Valencia,Spain,FALSE
+2023-11-20,Croatia,Morocco,1,0,Friendly,Split,Croatia,FALSE
+2024-03-22,Spain,Croatia,NA,NA,Friendly,Madrid,Spain,FALSE
+";
+
+/// Jeff Sackmann's `atp_matches_2023.csv`: its header (copied from the real file), invented
+/// players and matches. Two tournaments a week apart, each listed final first as the real files
+/// list them, all of a tournament's matches dated its first day (`YYYYMMDD`). Teodor Varga
+/// wins both (five matches).
+const TENNIS: &str = "\
+tourney_id,tourney_name,surface,draw_size,tourney_level,tourney_date,match_num,winner_id,winner_seed,winner_entry,winner_name,winner_hand,winner_ht,winner_ioc,winner_age,loser_id,loser_seed,loser_entry,loser_name,loser_hand,loser_ht,loser_ioc,loser_age,score,best_of,round,minutes,w_ace,w_df,w_svpt,w_1stIn,w_1stWon,w_2ndWon,w_SvGms,w_bpSaved,w_bpFaced,l_ace,l_df,l_svpt,l_1stIn,l_1stWon,l_2ndWon,l_SvGms,l_bpSaved,l_bpFaced,winner_rank,winner_rank_points,loser_rank,loser_rank_points
+2023-7101,Portoferraio,Clay,8,A,20230417,300,210001,1,,Teodor Varga,R,188,HUN,24.3,210002,2,,Emil Strand,L,185,SWE,27.8,6-3 6-4,3,F,92,6,1,61,40,31,12,10,2,3,2,3,64,41,25,10,9,4,8,11,1840,27,1215
+2023-7101,Portoferraio,Clay,8,A,20230417,299,210001,1,,Teodor Varga,R,188,HUN,24.3,210006,,Q,Nils Oberhauser,R,191,AUT,22.1,6-2 6-3,3,SF,78,5,0,52,36,28,10,9,1,1,1,4,58,35,20,9,8,3,7,11,1840,142,402
+2023-7101,Portoferraio,Clay,8,A,20230417,298,210002,2,,Emil Strand,L,185,SWE,27.8,210003,,,Rafael Quintas,R,180,POR,30.5,7-6(5) 6-4,3,SF,118,4,2,80,51,38,16,12,4,5,3,3,77,50,34,14,11,3,5,27,1215,61,760
+2023-7101,Portoferraio,Clay,8,A,20230417,297,210001,1,,Teodor Varga,R,188,HUN,24.3,210004,,,Marco Bellandi,R,183,ITA,25.9,6-1 6-4,3,QF,70,7,1,49,35,29,8,9,0,0,2,2,55,30,18,11,8,2,6,11,1840,88,610
+2023-7101,Portoferraio,Clay,8,A,20230417,296,210006,,Q,Nils Oberhauser,R,191,AUT,22.1,210007,,,Yusuf Demirel,L,178,TUR,28.4,4-6 6-3 6-4,3,QF,141,9,4,98,60,44,20,15,6,8,2,5,101,63,41,17,15,5,10,142,402,97,566
+2023-7101,Portoferraio,Clay,8,A,20230417,295,210003,,,Rafael Quintas,R,180,POR,30.5,210008,,WC,Luca Ferrante,R,186,ITA,19.7,6-3 2-1 RET,3,QF,55,2,0,33,22,17,6,5,0,1,1,3,37,20,11,7,4,1,3,61,760,388,121
+2023-7101,Portoferraio,Clay,8,A,20230417,294,210002,2,,Emil Strand,L,185,SWE,27.8,210005,,,Hugo Lemaire,R,193,FRA,26.2,6-4 7-5,3,QF,104,8,3,72,45,34,15,11,3,4,10,4,79,47,33,14,11,4,7,27,1215,74,688
+2023-7102,Kessel Open,Hard,4,A,20230424,300,210001,1,,Teodor Varga,R,188,HUN,24.3,210009,,,Arvid Kallas,R,190,EST,29.0,6-4 6-2,3,F,81,10,2,58,39,31,10,9,1,2,5,3,60,38,24,9,8,3,7,10,2040,45,905
+2023-7102,Kessel Open,Hard,4,A,20230424,299,210001,1,,Teodor Varga,R,188,HUN,24.3,210005,,,Hugo Lemaire,R,193,FRA,26.2,7-5 6-3,3,SF,95,12,1,66,44,35,12,10,2,3,9,2,70,45,30,11,9,3,6,10,2040,74,688
+2023-7102,Kessel Open,Hard,4,A,20230424,298,210009,,,Arvid Kallas,R,190,EST,29.0,210002,2,,Emil Strand,L,185,SWE,27.8,3-6 7-6(4) 7-6(2),3,SF,162,14,5,110,68,52,22,17,5,7,6,6,112,70,50,21,17,4,7,45,905,25,1260
+";
+
+/// A PGN file with the seven standard tags and move text: five games of a weekend open, every
+/// result form. Mira Havel wins all three of hers, with White and with Black.
+const PGN: &str = r#"[Event "Riverside Spring Open"]
+[Site "Riverside"]
+[Date "2024.03.02"]
+[Round "1"]
+[White "Havel, Mira"]
+[Black "Okafor, Tunde"]
+[Result "1-0"]
+[WhiteElo "2210"]
+[BlackElo "2085"]
+[ECO "C50"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d4 exd4 6. cxd4 Bb4+ 7. Bd2 Bxd2+
+8. Nbxd2 d5 9. exd5 Nxd5 10. Qb3 Na5 11. Qa4+ c6 12. Bxd5 Qxd5 13. O-O Be6 14. Rfe1 1-0
+
+[Event "Riverside Spring Open"]
+[Site "Riverside"]
+[Date "2024.03.02"]
+[Round "1"]
+[White "Lindqvist, Sven"]
+[Black "Ruiz, Paloma"]
+[Result "1/2-1/2"]
+[WhiteElo "2040"]
+[BlackElo "2051"]
+[ECO "D37"]
+
+1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Nf3 Be7 5. Bf4 O-O 6. e3 c5 7. dxc5 Bxc5 1/2-1/2
+
+[Event "Riverside Spring Open"]
+[Site "Riverside"]
+[Date "2024.03.03"]
+[Round "2"]
+[White "Ruiz, Paloma"]
+[Black "Havel, Mira"]
+[Result "0-1"]
+[WhiteElo "2051"]
+[BlackElo "2210"]
+[ECO "B90"]
+
+1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 7. Nb3 Be6 8. f3 Be7
+9. Qd2 O-O 10. O-O-O Nbd7 11. g4 b5 12. g5 b4 13. Ne2 Ne8 14. f4 a5 0-1
+
+[Event "Riverside Spring Open"]
+[Site "Riverside"]
+[Date "2024.03.03"]
+[Round "2"]
+[White "Okafor, Tunde"]
+[Black "Lindqvist, Sven"]
+[Result "1-0"]
+[WhiteElo "2085"]
+[BlackElo "2040"]
+[ECO "A45"]
+
+1. d4 Nf6 2. Bg5 e6 3. e4 h6 4. Bxf6 Qxf6 5. Nc3 d6 6. Qd2 g5 7. O-O-O Nc6 1-0
+
+[Event "Riverside Spring Open"]
+[Site "Riverside"]
+[Date "2024.03.04"]
+[Round "3"]
+[White "Havel, Mira"]
+[Black "Lindqvist, Sven"]
+[Result "1-0"]
+[WhiteElo "2210"]
+[BlackElo "2040"]
+[ECO "C65"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 4. d3 Bc5 5. c3 O-O 6. O-O d6 7. h3 a6 8. Ba4 Ba7 1-0
+"#;
+
+/// Elo-MMR's contest JSON as the Codeforces data set has it (`name`, `url`, `time_seconds`,
+/// `standings` of `[handle, lo, hi]`): three rounds, a shared fourth place in the first;
+/// k_tanaka wins all three.
+const CONTESTS: [(&str, &str); 3] = [
+    (
+        "0.json",
+        r#"{"name":"Codeforces Round 901 (Div. 2)","url":"https://codeforces.com/contest/1875/standings","time_seconds":1695567900,"standings":[["k_tanaka",0,0],["marta.v",1,1],["oleksiy_p",2,2],["ngoc_anh",3,4],["quentin42",3,4],["b_ferreira",5,5]]}"#,
+    ),
+    (
+        "1.json",
+        r#"{"name":"Codeforces Round 902 (Div. 2)","url":"https://codeforces.com/contest/1877/standings","time_seconds":1696084500,"standings":[["k_tanaka",0,0],["oleksiy_p",1,1],["ngoc_anh",2,2],["marta.v",3,3],["b_ferreira",4,4],["sv_ivanov",5,5]]}"#,
+    ),
+    (
+        "2.json",
+        r#"{"name":"Educational Codeforces Round 156","url":"https://codeforces.com/contest/1886/standings","time_seconds":1696862100,"standings":[["k_tanaka",0,0],["ngoc_anh",1,1],["marta.v",2,2],["sv_ivanov",3,3],["quentin42",4,4],["oleksiy_p",5,5],["b_ferreira",6,6]]}"#,
+    ),
+];
+
+/// An esports season game by game in the games format with a `series` id (the columns of
+/// `../shared/datasets/lol-worlds-2021.csv`): six best-of-3 series over three weeks.
+/// Northwind Gaming wins its three series, 6 games to 1.
+const SEASON: &str = "\
+time,a,b,winner,series,game
+2024-06-01T15:00:00Z,Northwind Gaming,Copper Foxes,Northwind Gaming,W1-1,1
+2024-06-01T15:45:00Z,Copper Foxes,Northwind Gaming,Northwind Gaming,W1-1,2
+2024-06-01T18:00:00Z,Lumen Esports,Team Halcyon,Team Halcyon,W1-2,1
+2024-06-01T18:50:00Z,Team Halcyon,Lumen Esports,Lumen Esports,W1-2,2
+2024-06-01T19:40:00Z,Lumen Esports,Team Halcyon,Lumen Esports,W1-2,3
+2024-06-08T15:00:00Z,Northwind Gaming,Lumen Esports,Lumen Esports,W2-1,1
+2024-06-08T15:50:00Z,Lumen Esports,Northwind Gaming,Northwind Gaming,W2-1,2
+2024-06-08T16:40:00Z,Northwind Gaming,Lumen Esports,Northwind Gaming,W2-1,3
+2024-06-08T18:00:00Z,Copper Foxes,Team Halcyon,Copper Foxes,W2-2,1
+2024-06-08T18:45:00Z,Team Halcyon,Copper Foxes,Team Halcyon,W2-2,2
+2024-06-08T19:30:00Z,Copper Foxes,Team Halcyon,Copper Foxes,W2-2,3
+2024-06-15T15:00:00Z,Team Halcyon,Northwind Gaming,Northwind Gaming,W3-1,1
+2024-06-15T15:40:00Z,Northwind Gaming,Team Halcyon,Northwind Gaming,W3-1,2
+2024-06-15T18:00:00Z,Lumen Esports,Copper Foxes,Copper Foxes,W3-2,1
+2024-06-15T18:50:00Z,Copper Foxes,Lumen Esports,Copper Foxes,W3-2,2
+";
+
+/// The leaderboard's row of a player: `rank,player,rating,uncertainty,display_rating,rounds,
+/// wins,draws,losses,last_time`.
+fn row<'a>(board: &'a [Vec<String>], player: &str) -> &'a [String] {
+    board
+        .iter()
+        .find(|r| r[1] == player)
+        .unwrap_or_else(|| panic!("{player} is on the leaderboard"))
+}
+
+/// Sum of a leaderboard column over all players.
+fn total(board: &[Vec<String>], column: usize) -> u64 {
+    board[1..]
+        .iter()
+        .map(|r| r[column].parse::<u64>().unwrap())
+        .sum()
+}
+
+fn fixtures() -> Vec<Fixture> {
+    vec![
+        Fixture {
+            input: "results.csv",
+            make: |d| write(d, "results.csv", FOOTBALL),
+            players: 6,
+            contests: 12,
+            top: "Spain",
+            check: |out, m| {
+                assert_eq!(
+                    m["input"]["skipped_unfinished"], 1,
+                    "the NA fixture is skipped"
+                );
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "Spain")[6..9], ["5", "0", "0"]);
+                assert_eq!(total(&board, 7), 2, "one drawn game, two draws");
+            },
+        },
+        Fixture {
+            input: "atp_matches_2023.csv",
+            make: |d| write(d, "atp_matches_2023.csv", TENNIS),
+            players: 9,
+            contests: 10,
+            top: "Teodor Varga",
+            check: |out, m| {
+                // tourney_date read as YYYYMMDD dates, not as Unix seconds of 1970.
+                let reading = m["input"]["time_format"].as_str().unwrap();
+                assert!(reading.contains("YYYYMMDD"), "{reading}");
+                let history = read_csv(&out.join("history.csv"));
+                assert_eq!(history[0][2], "time");
+                assert_eq!(history[1][2], "2023-04-17T00:00:00Z");
+                assert_eq!(history[history.len() - 1][2], "2023-04-24T00:00:00Z");
+                let board = read_csv(&out.join("leaderboard.csv"));
+                for r in &board[1..] {
+                    assert!(r[9].starts_with("2023-04-"), "last_time {}", r[9]);
+                }
+                // Every row is a win of side a; a tournament week is one round.
+                assert_eq!(m["period"], "week");
+                assert_eq!(total(&board, 6), 10);
+                assert_eq!(total(&board, 8), 10);
+                let varga = row(&board, "Teodor Varga");
+                assert_eq!((varga[5].as_str(), varga[6].as_str()), ("2", "5"));
+            },
+        },
+        Fixture {
+            input: "games.pgn",
+            make: |d| write(d, "games.pgn", PGN),
+            players: 4,
+            contests: 5,
+            top: "Havel, Mira",
+            check: |out, m| {
+                assert_eq!(m["input"]["format"], "pgn");
+                assert_eq!(m["input"]["skipped_invalid"], 0);
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "Havel, Mira")[6..9], ["3", "0", "0"]);
+                assert_eq!(total(&board, 7), 2, "one drawn game, two draws");
+            },
+        },
+        Fixture {
+            input: "codeforces",
+            make: |d| {
+                let folder = d.join("codeforces");
+                std::fs::create_dir(&folder).unwrap();
+                for (name, text) in CONTESTS {
+                    write(&folder, name, text);
+                }
+            },
+            players: 7,
+            contests: 3,
+            top: "k_tanaka",
+            check: |out, m| {
+                assert_eq!(m["input"]["format"], "json");
+                assert_eq!(m["input"]["placings"], 19);
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "k_tanaka")[5..9], ["3", "3", "0", "0"]);
+            },
+        },
+        Fixture {
+            input: "season.csv",
+            make: |d| write(d, "season.csv", SEASON),
+            players: 4,
+            contests: 15,
+            top: "Northwind Gaming",
+            check: |out, m| {
+                // A series is one round: three rounds for six games won and one lost.
+                assert_eq!(m["period"], "series");
+                assert_eq!(m["rounds"], 6);
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "Northwind Gaming")[5..9], ["3", "6", "0", "1"]);
+            },
+        },
+    ]
+}
+
+#[test]
+fn every_readme_recipe_runs_as_printed() {
+    let commands = recipe_commands();
+    assert_eq!(
+        commands.len(),
+        5,
+        "the README's Recipes section has five commands: {commands:#?}"
+    );
+    let fixtures = fixtures();
+    let mut used = vec![false; fixtures.len()];
+    for command in &commands {
+        let mut args = words(command);
+        assert_eq!(args[0], "rate-batch", "{command}");
+        args.remove(0);
+        let matching: Vec<usize> = (0..fixtures.len())
+            .filter(|&k| {
+                args.iter()
+                    .any(|a| a.trim_end_matches('/') == fixtures[k].input)
+            })
+            .collect();
+        assert_eq!(
+            matching.len(),
+            1,
+            "`{command}` names one of the recipe inputs ({})",
+            fixtures
+                .iter()
+                .map(|f| f.input)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let k = matching[0];
+        assert!(!used[k], "two recipes read {}", fixtures[k].input);
+        used[k] = true;
+        let f = &fixtures[k];
+
+        let dir = TempDir::new().unwrap();
+        (f.make)(dir.path());
+        let out = dir.path().join("out");
+        if !args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+            args.push("--out".into());
+            args.push(out.to_str().unwrap().into());
+        }
+        if !args.iter().any(|a| a == "--quiet") {
+            args.push("--quiet".into());
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let (stdout, stderr) = texts(&o);
+        assert!(
+            o.status.success(),
+            "`{command}` failed ({}):\n{stdout}\n{stderr}",
+            o.status
+        );
+
+        let board = read_csv(&out.join("leaderboard.csv"));
+        assert_eq!(board[0][1], "player", "{command}: {board:?}");
+        assert_eq!(
+            board.len() - 1,
+            f.players,
+            "{command}: one leaderboard row per player: {board:?}"
+        );
+        assert_eq!(board[1][0], "1", "{command}");
+        assert_eq!(
+            board[1][1], f.top,
+            "{command}: the strongest on top: {board:?}"
+        );
+        assert_ne!(board[2][0], "1", "{command}: {} alone on top", f.top);
+        let metrics: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        assert_eq!(metrics["input"]["players"], f.players, "{command}");
+        assert_eq!(metrics["input"]["contests"], f.contests, "{command}");
+        (f.check)(&out, &metrics);
+    }
+    assert!(
+        used.iter().all(|&u| u),
+        "every recipe input has its command"
+    );
+}
+
+#[test]
+fn recipe_words_split_as_sh_does() {
+    assert_eq!(
+        words("rate-batch replay 'a b.csv' --map \"a=x y\"  --quiet"),
+        [
+            "rate-batch",
+            "replay",
+            "a b.csv",
+            "--map",
+            "a=x y",
+            "--quiet"
+        ]
+    );
+    assert_eq!(
+        words("rate-batch tune x.csv --grid ''"),
+        ["rate-batch", "tune", "x.csv", "--grid", ""]
+    );
+}
