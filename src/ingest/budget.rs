@@ -16,7 +16,7 @@
 //! still appear in the sample's second half, extrapolated linearly (an upper bound for most
 //! histories, exact for one of only new players). The sample streams through small buffers.
 
-use super::Format;
+use super::options::Format;
 use rustc_hash::FxHashSet;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -235,7 +235,7 @@ fn sample_reader(path: &Path) -> Option<std::io::Take<BufReader<std::fs::File>>>
 
 /// A CSV's sample: the name columns from its header (`a` and `b`, or `player`, renamed by
 /// `--map`).
-fn sample_csv(path: &Path, map: &super::ColumnMap) -> Option<Sample> {
+fn sample_csv(path: &Path, map: &super::options::ColumnMap) -> Option<Sample> {
     let mut first = Vec::new();
     sample_reader(path)?
         .take(READ_BUFFER as u64)
@@ -408,7 +408,7 @@ fn sample_json(path: &Path) -> Option<(Sample, u64)> {
 
 /// Estimates what replaying `path` needs. `None` when it cannot be told (a Parquet file whose
 /// metadata does not read, a JSON array file): the ratio of bytes is used then.
-pub fn estimate(path: &Path, format: Format, map: &super::ColumnMap) -> Option<Estimate> {
+pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) -> Option<Estimate> {
     let size = std::fs::metadata(path).ok()?.len();
     match format {
         Format::Games | Format::Standings => sample_csv(path, map)?.estimate(size, 0.0),
@@ -458,7 +458,7 @@ pub fn estimate(path: &Path, format: Format, map: &super::ColumnMap) -> Option<E
 /// Refuses an input whose replay would not fit in the memory available (see the module
 /// documentation); inputs under 32 MiB pass without a look. `--no-memory-check` skips it
 /// (the allocator still ends a run that runs out with exit 3).
-pub fn check(path: &Path, format: Format, map: &super::ColumnMap) -> std::io::Result<()> {
+pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> std::io::Result<()> {
     let size = if path.is_dir() {
         std::fs::read_dir(path)
             .map(|d| {

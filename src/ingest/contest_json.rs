@@ -7,7 +7,8 @@
 //! Files are read and parsed in parallel; players are then interned in contest order, so ids
 //! do not depend on the number of threads.
 
-use super::{Context, FieldError, InputError, Location};
+use super::context::Context;
+use super::errors::{FieldError, InputError, Location};
 use crate::history::PlayerId;
 use anyhow::Context as _;
 use rayon::prelude::*;
@@ -153,7 +154,7 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
             ),
         );
     }
-    let weight = match c.weight.map(super::check_weight) {
+    let weight = match c.weight.map(super::context::check_weight) {
         None => 1.0,
         Some(Ok(w)) => w,
         Some(Err(message)) => return ctx.reject(at, FieldError::new("weight", message)),
@@ -166,7 +167,7 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
     let mut seen: rustc_hash::FxHashSet<Cow<str>> = rustc_hash::FxHashSet::default();
     let mut dropped = false;
     for (k, (handle, lo, hi)) in c.standings.iter().enumerate() {
-        let problem = match super::player_name(handle, "", trim) {
+        let problem = match super::context::player_name(handle, "", trim) {
             Err(_) => Some("empty player name".to_string()),
             Ok(_) if *lo < 0 || *hi < 0 || lo > hi || *hi > u32::MAX as i64 => Some(format!(
                 "place range {lo}..{hi} is not a valid 0-based range"

@@ -4,38 +4,14 @@
 //! `result` (side a's score: `1`, `0.5`, `0`, `1-0`, `0-1`, `1/2-1/2`, `½-½`, `W`/`D`/`L`, or a
 //! fraction between 0 and 1), or `winner` (equal to `a` or `b`; empty or `draw` for a draw).
 //! When several are present the first of that list is used. Optional `series` and `weight`.
-//! A side may be a team written `p1+p2+p3` (see [`TeamSeparator`]).
+//! A side may be a team written `p1+p2+p3` (see `TeamSeparator`).
 
 use super::columns::find_column;
-use super::{ColumnMap, Context, FieldError};
+use super::context::Context;
+use super::errors::FieldError;
+use super::options::ColumnMap;
+use super::options::TeamSeparator;
 use crate::history::PlayerId;
-use std::str::FromStr;
-
-/// How a side names a team: players joined by a separator (default `+`), or never a team.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TeamSeparator {
-    /// Split sides on this string.
-    Sep(String),
-    /// Every side is one player, whatever its name holds.
-    None,
-}
-
-impl Default for TeamSeparator {
-    fn default() -> Self {
-        TeamSeparator::Sep("+".into())
-    }
-}
-
-impl FromStr for TeamSeparator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "none" => Ok(TeamSeparator::None),
-            "" => Err("the team separator cannot be empty (use `none` for no teams)".into()),
-            s => Ok(TeamSeparator::Sep(s.into())),
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum OutcomeColumns {
@@ -236,7 +212,7 @@ impl GamesReader {
         };
         let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
         let weight = match s.weight {
-            Some(i) => super::weight(get(i), name(i))?,
+            Some(i) => super::context::weight(get(i), name(i))?,
             None => 1.0,
         };
         ctx.builder
@@ -253,7 +229,7 @@ impl GamesReader {
 }
 
 /// Splits a side into players (a team when the separator occurs) and interns them. Names are
-/// kept as given (see [`super::player_name`]); in a team the spaces around each separator
+/// kept as given (see [`super::context::player_name`]); in a team the spaces around each separator
 /// belong to the separator (`a + b` is `a` and `b`).
 fn side(
     ctx: &mut Context,
@@ -265,7 +241,7 @@ fn side(
     out.clear();
     let trim = ctx.opts.trim_names;
     let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
-        let n = super::player_name(n, field, trim)?;
+        let n = super::context::player_name(n, field, trim)?;
         let id = ctx.builder.player(n);
         if out.contains(&id) {
             return Err(FieldError::new(

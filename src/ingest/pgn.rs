@@ -7,7 +7,8 @@
 //! current game already has. Lines that are not UTF-8 are read as Latin-1, which is what older
 //! PGN files use.
 
-use super::{Context, FieldError, Location};
+use super::context::Context;
+use super::errors::{FieldError, Location};
 use anyhow::Context as _;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -159,7 +160,7 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value))
 }
 
-fn finish_game(ctx: &mut Context, game: Game) -> Result<(), super::InputError> {
+fn finish_game(ctx: &mut Context, game: Game) -> Result<(), super::errors::InputError> {
     ctx.source.records += 1;
     match check_game(ctx, &game) {
         Ok(()) => Ok(()),
@@ -202,7 +203,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
         if v.is_empty() || v == "?" {
             return Err((l, FieldError::new(tag, format!("unknown player `{v}`"))));
         }
-        let v = super::player_name(v, tag, ctx.opts.trim_names).map_err(|e| (l, e))?;
+        let v = super::context::player_name(v, tag, ctx.opts.trim_names).map_err(|e| (l, e))?;
         Ok(v.to_string())
     };
     let (white, black) = (player("White")?, player("Black")?);

@@ -6,7 +6,7 @@
 //! uncertainty or volatility finite and positive; a player listed twice is an error. Players
 //! who do not appear in the history are counted and otherwise ignored.
 
-use super::InputError;
+use super::errors::InputError;
 use super::small_csv::SmallCsv;
 use crate::history::Seed;
 use crate::history::{History, NameIndex, canonical_name};

@@ -4,7 +4,7 @@
 //! given as they are (a name keeps its whitespace; numbers are trimmed by their readers), and
 //! names are matched to the history's with [`crate::history::NameIndex`].
 
-use super::{InputError, Location};
+use super::errors::{InputError, Location};
 
 /// An open side file.
 pub struct SmallCsv {

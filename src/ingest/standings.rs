@@ -6,7 +6,9 @@
 //! not be adjacent; every row of a contest must give the same time and weight.
 
 use super::columns::find_column;
-use super::{ColumnMap, Context, FieldError, Location};
+use super::context::Context;
+use super::errors::{FieldError, Location};
+use super::options::ColumnMap;
 use crate::history::{PlayerId, ranks_to_ranges};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -112,10 +114,11 @@ impl StandingsReader {
             .parse(get(s.time))
             .map_err(|m| FieldError::new(name(s.time), m))?;
         let weight = match s.weight {
-            Some(i) => super::weight(get(i), name(i))?,
+            Some(i) => super::context::weight(get(i), name(i))?,
             None => 1.0,
         };
-        let player_raw = super::player_name(get(s.player), name(s.player), ctx.opts.trim_names)?;
+        let player_raw =
+            super::context::player_name(get(s.player), name(s.player), ctx.opts.trim_names)?;
         let rank_raw = get(s.rank).trim();
         let rank = match rank_raw.parse::<u64>() {
             Ok(r) if r >= 1 => r,
@@ -200,7 +203,7 @@ impl StandingsReader {
     }
 
     /// Builds the contests, in order of first appearance (the history sorts them by time).
-    pub fn finish(self, ctx: &mut Context) -> Result<(), super::InputError> {
+    pub fn finish(self, ctx: &mut Context) -> Result<(), super::errors::InputError> {
         ctx.source.time_format = Some(self.times.reading());
         let mut members: Vec<PlayerId> = Vec::new();
         for p in self.pending {

@@ -3,9 +3,11 @@
 //! same thing in either file type.
 
 use super::columns::find_column;
+use super::context::Context;
+use super::errors::{FieldError, InputError, Location};
 use super::games::{GamesReader, GamesSchema};
+use super::options::{ColumnMap, Format, IngestOptions};
 use super::standings::{StandingsReader, StandingsSchema};
-use super::{ColumnMap, Context, FieldError, Format, IngestOptions, InputError, Location};
 use anyhow::Context as _;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -273,7 +275,7 @@ fn csv_error(
 /// values.
 pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     use polars::prelude::*;
-    if let Some(crashed) = super::probe_parquet_in_child(path) {
+    if let Some(crashed) = super::parquet_probe::probe_parquet_in_child(path) {
         return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
     }
     let file = open(path)?;

@@ -6,7 +6,7 @@
 //! (the files `simulate synth-small|synth-large` write), without one for the whole history
 //! (the league's truth file). Errors name the file, line and field.
 
-use super::InputError;
+use super::errors::InputError;
 use super::small_csv::SmallCsv;
 use crate::history::{History, PlayerId};
 

@@ -1,15 +1,17 @@
 //! `compare`: one history, read once, replayed through several systems in parallel (the
 //! history shared read-only), with a table of accuracy and speed side by side.
 //!
-//! Every system goes through exactly the code of `replay` ([`jobs::replay_system`]), so its
+//! Every system goes through exactly the code of `replay` ([`replay_system`]), so its
 //! figures are the ones `replay` gives alone; its leaderboard and metrics go to
 //! `OUT/SYSTEM/`. The table goes to `compare.csv`, `compare.json` and `compare.md` in `OUT`,
 //! and with `--report` to `report.html`.
 
+use super::errors::{PartialFailure, UsageError};
+use super::load::{Loaded, check_replay_options, load};
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
+use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::ingest::IngestOptions;
-use crate::jobs::{self, SystemJob, SystemOutcome, UsageError, check_replay_options};
 use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
 use crate::replay::ReplayOptions;
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
@@ -102,7 +104,7 @@ pub fn parse_system_params(
 pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
     for (kind, params) in job.systems.iter().zip(&job.params) {
-        dispatch(*kind, params, jobs::Noop).map_err(UsageError)?;
+        dispatch(*kind, params, Noop).map_err(UsageError)?;
     }
     if job.input.is_dir() && job.input.canonicalize().ok() == job.out.canonicalize().ok() {
         return Err(UsageError(format!(
@@ -116,7 +118,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = jobs::load(
+    let loaded = load(
         &job.input,
         &job.ingest,
         job.initial_ratings.as_deref(),
@@ -160,7 +162,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         )?;
     }
     if !failed.is_empty() {
-        return Err(jobs::PartialFailure(format!(
+        return Err(PartialFailure(format!(
             "compare: {} of {} systems failed ({}); the other rows are complete",
             failed.len(),
             rows.len(),
@@ -196,11 +198,11 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
 /// Every system replayed into its own folder of the publication, in parallel.
 fn replay_each(
     job: &CompareJob,
-    loaded: &jobs::Loaded,
+    loaded: &Loaded,
     staged: &Publication,
 ) -> Vec<anyhow::Result<SystemOutcome>> {
     let bars = progress_bars(job, loaded.history.len());
-    let chart_players = if job.report { jobs::REPORT_PLAYERS } else { 0 };
+    let chart_players = if job.report { REPORT_PLAYERS } else { 0 };
     job.systems
         .par_iter()
         .zip(&job.params)
@@ -221,7 +223,7 @@ fn replay_each(
                 state: None,
                 continue_history: None,
             };
-            let outcome = jobs::replay_system(loaded, &sys_job, &folder);
+            let outcome = replay_system(loaded, &sys_job, &folder);
             if outcome.is_err() {
                 // A failed system leaves no folder (nor an old one) behind.
                 let _ = folder.discard();
@@ -263,7 +265,7 @@ fn table_rows(
 /// `compare.csv`, `compare.json`, `compare.md` and, with `--report`, `report.html`.
 fn write_tables(
     job: &CompareJob,
-    loaded: &jobs::Loaded,
+    loaded: &Loaded,
     root: &output::Folder,
     rows: &[CompareRow],
     done: &[Replayed],

@@ -1,7 +1,7 @@
 //! The simulation lab's jobs (`simulate` and `experiment`), taking plain configurations: the
 //! command line only parses them.
 
-use crate::jobs::UsageError;
+use super::errors::UsageError;
 use crate::lab::simlab;
 use crate::lab::simulate;
 use crate::output::FileSet;

@@ -1,6 +1,6 @@
 //! Reading a replay's inputs: the history, the initial ratings and the truth.
 
-use super::*;
+use super::errors::UsageError;
 use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
 use crate::ingest::{Format, IngestOptions, InputError, ingest};

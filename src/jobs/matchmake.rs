@@ -1,6 +1,7 @@
 //! `matchmake`: pairs the waiting players of a pool with the ratings of a saved state, by
 //! Yuksel's matchmaking ([`crate::matchmake`]), and writes the pairs.
 
+use super::errors::UsageError;
 use crate::history::PlayerId;
 use crate::matchmake::{desired_opponent, desired_probability, group_pairs};
 
@@ -117,7 +118,6 @@ impl crate::systems::SystemVisitor for Plan<'_> {
 
 /// Runs `matchmake`: pairs the waiting players and writes the pairs.
 pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
-    use crate::jobs::UsageError;
     use anyhow::Context as _;
     if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(0.0..).contains(&job.delta_p) {
         return Err(UsageError(

@@ -1,6 +1,6 @@
 //! `metrics.json`: what was run on what, and how well it predicted.
 
-use super::{Loaded, SystemJob};
+use super::load::Loaded;
 use crate::history::SourceInfo;
 use crate::metrics::MetricsReport;
 use crate::output::{self};
@@ -70,7 +70,8 @@ pub(crate) struct WallSeconds {
 /// The document of one system's replay.
 pub(crate) fn document<'a>(
     loaded: &'a Loaded,
-    job: &'a SystemJob,
+    replay: &'a crate::replay::ReplayOptions,
+    leaderboard: &'a crate::output::LeaderboardOptions,
     result: &'a ReplayResult,
     rmse: &[(u32, i64, u32, f64)],
     replay_time: Duration,
@@ -85,16 +86,16 @@ pub(crate) fn document<'a>(
             players: history.player_count(),
             placings: history.placings(),
         },
-        period: job.replay.period,
-        decay_per_day: job.replay.decay_per_day,
+        period: replay.period,
+        decay_per_day: replay.decay_per_day,
         // The last instant covered (the cutoff is exclusive).
-        as_of: job.replay.as_of.map(|t| crate::time::format_time(t - 1)),
+        as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),
         initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
             file: p.display().to_string(),
             players: loaded.seeds.len(),
             not_in_history: loaded.seeds_absent,
         }),
-        leaderboard: job.leaderboard,
+        leaderboard,
         truth: loaded.truth.as_ref().map(|t| TruthSummary {
             file: t.file.clone(),
             values: t.len(),
@@ -108,7 +109,7 @@ pub(crate) fn document<'a>(
         }),
         rounds: result.rounds_total(),
         warmup_contests: result.warmup_contests,
-        experienced_after_contests: job.replay.experienced_after,
+        experienced_after_contests: replay.experienced_after,
         metrics: &result.metrics,
         wall_seconds: WallSeconds {
             ingest: loaded.ingest_time.as_secs_f64(),

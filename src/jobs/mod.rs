@@ -22,6 +22,3 @@ pub use load::{Loaded, check_replay_options, load};
 pub use replay::{REPLAY_OUTPUTS, ReplayJob, run_replay};
 pub use resume::StateJob;
 pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
-
-pub(crate) use resume::{ReplayFailure, RunReplay, already_applied, period_name, read_state_for};
-pub(crate) use sink::{RateMeter, Rows, Sink, progress_bar};

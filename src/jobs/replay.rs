@@ -1,11 +1,17 @@
 //! `replay`: one system over one history, its outputs published together, the state saved last.
 
-use super::*;
+use super::errors::UsageError;
+use super::load::{check_replay_options, load};
+use super::resume::{CheckState, StateJob, already_applied, period_name};
+use super::sink::progress_bar;
+use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
 use crate::ingest::IngestOptions;
+use crate::ingest::InputError;
 use crate::output::{self, HistoryFormat, Publication};
 use crate::replay::ReplayOptions;
-use crate::systems::{ParamMap, SystemKind, dispatch};
+use crate::state::StateFile;
+use crate::systems::{ParamMap, ParamsOf, SystemKind, dispatch};
 use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -341,4 +347,59 @@ pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result
         }
     }
     Ok(())
+}
+
+/// Reads a state for `--resume` and checks that it was made by the same system with the same
+/// parameters and options.
+fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
+    let bad = |message: String| InputError::whole_file(path.display().to_string(), message);
+    let mut f = output::open_no_follow(path)
+        .with_context(|| format!("cannot read the state {}", path.display()))?;
+    let state = StateFile::read(&mut f).map_err(bad)?;
+    let m = &state.meta;
+    let params = dispatch(job.system, &job.params, ParamsOf)
+        .map_err(UsageError)?
+        .to_string();
+    let mut differences = Vec::new();
+    if m.system != job.system.name() {
+        differences.push(format!(
+            "it was made with --system {}, this run uses {}",
+            m.system,
+            job.system.name()
+        ));
+    } else if m.params != params {
+        differences.push(format!(
+            "it was made with the parameters {}, this run has {params}",
+            m.params
+        ));
+    }
+    if m.period != period_name(job.replay.period) {
+        differences.push(format!("it was made with --period {}", m.period));
+    }
+    if m.decay_per_day != job.replay.decay_per_day {
+        differences.push(format!(
+            "it was made with --decay-per-day {}",
+            m.decay_per_day
+        ));
+    }
+    if m.experienced_after != job.replay.experienced_after {
+        differences.push("it counts experience differently".into());
+    }
+    if job.history_format == HistoryFormat::Parquet {
+        differences
+            .push("--resume appends to history.csv; use --history-format csv or none".into());
+    }
+    if !differences.is_empty() {
+        return Err(UsageError(format!(
+            "cannot resume from {}: {}",
+            path.display(),
+            differences.join("; ")
+        ))
+        .into());
+    }
+    // Every value, before anything else is read.
+    dispatch(job.system, &job.params, CheckState(&state))
+        .map_err(UsageError)?
+        .map_err(bad)?;
+    Ok(state)
 }

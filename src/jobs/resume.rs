@@ -2,17 +2,14 @@
 //! job's system, parameters and options, and the state of this run built. What a state is and
 //! which contests it applied is `rate_batch_core::state`.
 
-use super::*;
 use crate::history::History;
 use crate::ingest::InputError;
-use crate::output::{self, HistoryFormat};
 use crate::replay::Period;
 use crate::replay::{
     Divergence, Observer, ReplayOptions, ReplayResult, SnapshotAt, replay_from, replay_observed,
 };
 use crate::state::{self, StateFile, StateMeta};
-use crate::systems::{ParamsOf, RatingSystem, SystemVisitor, dispatch};
-use anyhow::Context as _;
+use crate::systems::{RatingSystem, SystemVisitor};
 use std::path::Path;
 
 pub(crate) struct RunReplay<'a> {
@@ -138,63 +135,8 @@ pub(crate) fn period_name(p: Period) -> String {
         .unwrap_or_default()
 }
 
-/// Reads a state for `--resume` and checks that it was made by the same system with the same
-/// parameters and options.
-pub(crate) fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
-    let bad = |message: String| InputError::whole_file(path.display().to_string(), message);
-    let mut f = output::open_no_follow(path)
-        .with_context(|| format!("cannot read the state {}", path.display()))?;
-    let state = StateFile::read(&mut f).map_err(bad)?;
-    let m = &state.meta;
-    let params = dispatch(job.system, &job.params, ParamsOf)
-        .map_err(UsageError)?
-        .to_string();
-    let mut differences = Vec::new();
-    if m.system != job.system.name() {
-        differences.push(format!(
-            "it was made with --system {}, this run uses {}",
-            m.system,
-            job.system.name()
-        ));
-    } else if m.params != params {
-        differences.push(format!(
-            "it was made with the parameters {}, this run has {params}",
-            m.params
-        ));
-    }
-    if m.period != period_name(job.replay.period) {
-        differences.push(format!("it was made with --period {}", m.period));
-    }
-    if m.decay_per_day != job.replay.decay_per_day {
-        differences.push(format!(
-            "it was made with --decay-per-day {}",
-            m.decay_per_day
-        ));
-    }
-    if m.experienced_after != job.replay.experienced_after {
-        differences.push("it counts experience differently".into());
-    }
-    if job.history_format == HistoryFormat::Parquet {
-        differences
-            .push("--resume appends to history.csv; use --history-format csv or none".into());
-    }
-    if !differences.is_empty() {
-        return Err(UsageError(format!(
-            "cannot resume from {}: {}",
-            path.display(),
-            differences.join("; ")
-        ))
-        .into());
-    }
-    // Every value, before anything else is read.
-    dispatch(job.system, &job.params, CheckState(&state))
-        .map_err(UsageError)?
-        .map_err(bad)?;
-    Ok(state)
-}
-
 /// Reads a state's players for the system and checks every value.
-pub(crate) struct CheckState<'a>(&'a StateFile);
+pub(crate) struct CheckState<'a>(pub(crate) &'a StateFile);
 
 impl SystemVisitor for CheckState<'_> {
     type Output = Result<(), String>;

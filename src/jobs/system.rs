@@ -1,7 +1,10 @@
 //! One system's replay of a loaded history into a folder of an output generation (shared by
 //! `replay` and `compare`).
 
-use super::*;
+use super::errors::UsageError;
+use super::load::Loaded;
+use super::resume::{ReplayFailure, RunReplay, StateJob};
+use super::sink::{RateMeter, Rows, Sink};
 use crate::history::{History, PlayerId};
 use crate::ingest::InputError;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
@@ -105,7 +108,14 @@ pub fn replay_system(
             output::write_leaderboard(w, history, &rows)
         })
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
-    let doc = super::metrics_doc::document(loaded, job, &result, &rmse, replay_time);
+    let doc = super::metrics_doc::document(
+        loaded,
+        job.replay,
+        job.leaderboard,
+        &result,
+        &rmse,
+        replay_time,
+    );
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
         .with_context(|| cannot_write(staged, "metrics.json"))?;

@@ -6,9 +6,11 @@
 //!
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
+use super::errors::{PartialFailure, UsageError};
+use super::load::{check_replay_options, load};
+use super::system::Noop;
 use crate::history::History;
 use crate::ingest::IngestOptions;
-use crate::jobs::{self, UsageError, check_replay_options};
 use crate::metrics::MetricsReport;
 use crate::output::Publication;
 use crate::replay::{ReplayOptions, replay};
@@ -297,7 +299,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     // The output folder's lock from the start: a second tune on it stops before its trials.
     let staged = Publication::begin(&job.out, &["tune.csv"])
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = jobs::load(&job.input, &job.ingest, None, None)?;
+    let loaded = load(&job.input, &job.ingest, None, None)?;
     let history = &loaded.history;
     let trials = run_trials(
         history,
@@ -347,7 +349,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .filter(|m| m.is_err())
         .count();
     if failed > 0 || held_failed > 0 || best.is_none() {
-        return Err(jobs::PartialFailure(format!(
+        return Err(PartialFailure(format!(
             "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
              complete in tune.csv",
             trials.len(),
@@ -393,7 +395,7 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
         return Err(UsageError("no parameter set to try".into()).into());
     }
     for set in &sets {
-        dispatch(job.system, set, jobs::Noop).map_err(UsageError)?;
+        dispatch(job.system, set, Noop).map_err(UsageError)?;
     }
     Ok(sets)
 }
@@ -586,7 +588,7 @@ mod tests {
         // Every default grid is valid for its system and holds the defaults.
         for &kind in SystemKind::ALL {
             for set in parameter_sets(&kind.default_grid(), None, 0) {
-                dispatch(kind, &set, jobs::Noop).unwrap();
+                dispatch(kind, &set, Noop).unwrap();
             }
         }
     }

@@ -1,0 +1,147 @@
+//! What every reader shares while it builds a history: the [`Context`] (builder, options,
+//! counts, error policy), player names as kept, and contest weights.
+
+use super::errors::{FieldError, InputError, Location};
+use super::options::{Format, IngestOptions};
+use crate::history::{History, HistoryBuilder, SourceInfo};
+use std::path::Path;
+
+/// What every reader shares: the builder, the options, the counts and the error policy.
+pub(crate) struct Context<'o> {
+    pub file: String,
+    pub opts: &'o IngestOptions,
+    pub builder: HistoryBuilder,
+    pub source: SourceInfo,
+}
+
+const SKIPPED_EXAMPLES: usize = 5;
+
+impl<'o> Context<'o> {
+    pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
+        let file = path.display().to_string();
+        Self {
+            file: file.clone(),
+            opts,
+            builder: HistoryBuilder::with_players(&opts.known_players),
+            source: SourceInfo {
+                path: file,
+                format: format.to_string(),
+                ..SourceInfo::default()
+            },
+        }
+    }
+
+    /// Builds the full error for a place in the file.
+    pub fn error(&self, at: Location, e: FieldError) -> InputError {
+        InputError {
+            file: self.file.clone(),
+            at,
+            field: e.field,
+            message: e.message,
+        }
+    }
+
+    /// A bad record: an error, or under `--skip-invalid` a count and `Ok`.
+    pub fn reject(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
+        let err = self.error(at, e);
+        self.skip_or_fail(err)
+    }
+
+    /// The same for an error already placed (in another file of a folder, say).
+    pub fn skip_or_fail(&mut self, err: InputError) -> Result<(), InputError> {
+        if self.opts.skip_invalid {
+            self.source.skipped_invalid += 1;
+            if self.source.skipped_examples.len() < SKIPPED_EXAMPLES {
+                self.source.skipped_examples.push(err.to_string());
+            }
+            Ok(())
+        } else {
+            Err(err)
+        }
+    }
+
+    pub(crate) fn finish(self) -> History {
+        self.builder.finish(self.source)
+    }
+}
+
+/// A player name as the history keeps it: exactly as given (NFC is applied when interned).
+/// With `--trim-names` the whitespace around it is removed, unless nothing would remain (a
+/// name of spaces, such as one U+00A0, stays as it is). Only an empty name is refused.
+pub(crate) fn player_name<'a>(
+    raw: &'a str,
+    field: &str,
+    trim: bool,
+) -> Result<&'a str, FieldError> {
+    if trim {
+        let t = raw.trim();
+        if !t.is_empty() {
+            return Ok(t);
+        }
+    }
+    if raw.is_empty() {
+        return Err(FieldError::new(field, "empty player name"));
+    }
+    Ok(raw)
+}
+
+/// Counts the names with surrounding whitespace, and those equal to another name once it is
+/// removed, into the source summary (so that two players told apart only by padding are never
+/// a silent surprise).
+pub(crate) fn note_padded_names(h: &mut History) {
+    let padded = |n: &str| n.trim().len() != n.len();
+    let count = h.names().iter().filter(|n| padded(n)).count();
+    if count == 0 {
+        return;
+    }
+    let mut by_trimmed: rustc_hash::FxHashMap<&str, &str> = rustc_hash::FxHashMap::default();
+    let mut equal = 0;
+    let mut example = None;
+    // Unpadded names first, so that each padded one is compared with them.
+    let names = h.names();
+    for n in names
+        .iter()
+        .filter(|n| !padded(n))
+        .chain(names.iter().filter(|n| padded(n)))
+    {
+        if let Some(other) = by_trimmed.insert(n.trim(), n) {
+            equal += 1;
+            example.get_or_insert_with(|| (other.to_string(), n.clone()));
+        }
+    }
+    h.source.names_padded = count;
+    h.source.names_equal_when_trimmed = equal;
+    h.source.names_equal_example = example;
+}
+
+/// The range of a contest weight: wide enough for any real use (a weight scales a contest's
+/// information), narrow enough that no system's arithmetic overflows or underflows with it.
+pub(crate) const WEIGHT_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// Checks a contest weight's value.
+pub(crate) fn check_weight(w: f64) -> Result<f64, String> {
+    let (lo, hi) = WEIGHT_RANGE;
+    if w.is_finite() && (lo..=hi).contains(&w) {
+        Ok(w)
+    } else {
+        Err(format!(
+            "weight {w} is not a number within [{lo:e}, {hi:e}]"
+        ))
+    }
+}
+
+/// Checks a contest weight: a number within [`WEIGHT_RANGE`]; empty means 1.
+pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(1.0);
+    }
+    let (lo, hi) = WEIGHT_RANGE;
+    match raw.parse::<f64>() {
+        Ok(w) if check_weight(w).is_ok() => Ok(w),
+        _ => Err(FieldError::new(
+            field,
+            format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]"),
+        )),
+    }
+}

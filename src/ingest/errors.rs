@@ -1,0 +1,82 @@
+//! What a reader reports: where in the input ([`Location`]) and what is wrong
+//! ([`InputError`]), from a field's own problem ([`FieldError`]).
+
+use std::fmt;
+
+/// Where in the input a problem is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Location {
+    /// The file as a whole (its header, its structure).
+    File,
+    /// A 1-based line of a text file.
+    Line(u64),
+    /// A 1-based data row of a Parquet file.
+    Row(u64),
+    /// A contest, by its name or file.
+    Contest(String),
+}
+
+/// A bad input: file, place, field and what is wrong, in one line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputError {
+    /// The input file (or folder member) as the user would find it.
+    pub file: String,
+    /// Where in it.
+    pub at: Location,
+    /// The field (column, tag, JSON key), when one is to blame.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        match &self.at {
+            Location::File => {}
+            Location::Line(l) => write!(f, ", line {l}")?,
+            Location::Row(r) => write!(f, ", row {r}")?,
+            Location::Contest(c) => write!(f, ", contest {c}")?,
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl InputError {
+    /// An error about a file as a whole (no line, no field).
+    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+        InputError {
+            file: file.into(),
+            at: Location::File,
+            field: None,
+            message,
+        }
+    }
+}
+
+/// A problem with one field, before the reader adds file and place.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FieldError {
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            field: Some(field.to_string()),
+            message: message.into(),
+        }
+    }
+    pub fn whole(message: impl Into<String>) -> Self {
+        Self {
+            field: None,
+            message: message.into(),
+        }
+    }
+}
