@@ -305,6 +305,7 @@ impl Metrics {
     /// Scores a contest for all scored participants (`experienced = false`) or for the
     /// experienced subset (`true`).
     /// Returns the contest's score, `None` when it does not count.
+    #[inline]
     pub fn add_ranking(
         &mut self,
         parts: &mut [Participant],
@@ -321,6 +322,7 @@ impl Metrics {
 
     /// Scores a two-entry contest: `p` the predicted probability that the first entry wins,
     /// `y` its actual score (1, 1/2, 0).
+    #[inline]
     pub fn add_two(&mut self, p: f64, y: f64) {
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
         self.two.games += 1;

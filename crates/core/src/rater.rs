@@ -18,8 +18,10 @@
 //! round is rated from the states before it. [`Rater::rate_period`] rates several games as one
 //! rating period (Glicko's and Glicko-2's periods), [`Rater::rate_contest`] a ranking of many.
 
-use crate::history::{ContestError, HistoryBuilder, PlayerId, Round, SourceInfo, ranks_to_ranges};
-use crate::replay::{DIVERGENCE_BOUND, runaway};
+use crate::history::{
+    ContestError, HistoryBuilder, PlayerId, Round, SourceInfo, canonical_name, ranks_to_ranges,
+};
+use crate::systems::{DIVERGENCE_BOUND, first_runaway};
 use crate::systems::{Rating, RatingSystem};
 use rustc_hash::FxHashMap;
 
@@ -30,6 +32,8 @@ pub enum RateError {
     Contest(ContestError),
     /// A score outside [0, 1].
     Score(f64),
+    /// An empty player name (refused as `replay` refuses it).
+    EmptyName,
     /// The system's ratings ran away: a player's rating or uncertainty is not finite or is
     /// beyond the replay's bound. The states are as before the round.
     Diverged {
@@ -45,6 +49,7 @@ impl std::fmt::Display for RateError {
         match self {
             RateError::Contest(e) => write!(f, "{e}"),
             RateError::Score(s) => write!(f, "score {s} is not within [0, 1]"),
+            RateError::EmptyName => write!(f, "empty player name"),
             RateError::Diverged { player, value } => write!(
                 f,
                 "`{player}`'s {value} is beyond ±{DIVERGENCE_BOUND:e}: the system diverged; \
@@ -62,7 +67,11 @@ impl From<ContestError> for RateError {
     }
 }
 
-/// Players by name and their states under one system.
+/// Players by name and their states under one system. Names are kept as `replay` keeps them:
+/// exactly as given, in Unicode NFC (two spellings of one accented name are one player).
+///
+/// A call that is refused (a malformed game or contest, a runaway rating) changes no rating,
+/// but the players it named are known from then on, as newcomers.
 pub struct Rater<S: RatingSystem> {
     system: S,
     names: Vec<String>,
@@ -89,17 +98,23 @@ impl<S: RatingSystem> Rater<S> {
         &self.system
     }
 
-    /// A player's id, added as a newcomer on first sight.
+    /// A player's id, added as a newcomer on first sight (the name in NFC).
     fn id(&mut self, name: &str) -> PlayerId {
-        if let Some(&id) = self.ids.get(name) {
+        let name = canonical_name(name);
+        if let Some(&id) = self.ids.get(name.as_ref()) {
             return id;
         }
         let id = self.names.len() as PlayerId;
         self.names.push(name.to_string());
-        self.ids.insert(name.to_string(), id);
+        self.ids.insert(name.into_owned(), id);
         self.states.push(self.system.new_player());
         self.rounds.push(0);
         id
+    }
+
+    /// A known player's id.
+    fn find(&self, name: &str) -> Option<PlayerId> {
+        self.ids.get(canonical_name(name).as_ref()).copied()
     }
 
     /// Gives a player who has not played yet a rating from elsewhere (in the system's units;
@@ -127,13 +142,21 @@ impl<S: RatingSystem> Rater<S> {
         if let Some(&(_, _, s)) = games.iter().find(|g| !(0.0..=1.0).contains(&g.2)) {
             return Err(RateError::Score(s));
         }
-        if let Some(&(a, _, _)) = games.iter().find(|g| g.0 == g.1) {
-            return Err(ContestError::DuplicatePlayer(a.to_string()).into());
+        if games.iter().any(|g| g.0.is_empty() || g.1.is_empty()) {
+            return Err(RateError::EmptyName);
         }
         let ids: Vec<(PlayerId, PlayerId, f64)> = games
             .iter()
             .map(|&(a, b, s)| (self.id(a), self.id(b), s))
             .collect();
+        if let Some(&(a, _, _)) = games
+            .iter()
+            .zip(&ids)
+            .find(|(_, i)| i.0 == i.1)
+            .map(|x| x.0)
+        {
+            return Err(ContestError::DuplicatePlayer(a.to_string()).into());
+        }
         let players: Vec<PlayerId> = ids.iter().flat_map(|g| [g.0, g.1]).collect();
         self.rate(&players, |local, b| {
             for &(a, bb, s) in &ids {
@@ -146,11 +169,18 @@ impl<S: RatingSystem> Rater<S> {
     /// Rates a contest of many: each player with a rank (1 best; equal ranks tie; `1, 1, 3` and
     /// `1, 1, 2` mean the same).
     pub fn rate_contest(&mut self, standings: &[(&str, u64)]) -> Result<(), RateError> {
-        let mut seen = rustc_hash::FxHashSet::default();
-        if let Some(&(n, _)) = standings.iter().find(|&&(n, _)| !seen.insert(n)) {
-            return Err(ContestError::DuplicatePlayer(n.to_string()).into());
+        if standings.iter().any(|s| s.0.is_empty()) {
+            return Err(RateError::EmptyName);
         }
         let ids: Vec<PlayerId> = standings.iter().map(|&(n, _)| self.id(n)).collect();
+        let mut seen = rustc_hash::FxHashSet::default();
+        if let Some((&(n, _), _)) = standings
+            .iter()
+            .zip(&ids)
+            .find(|(_, id)| !seen.insert(**id))
+        {
+            return Err(ContestError::DuplicatePlayer(n.to_string()).into());
+        }
         let ranks: Vec<u64> = standings.iter().map(|&(_, r)| r).collect();
         let ranges = ranks_to_ranges(&ranks);
         self.rate(&ids, |local, b| {
@@ -193,13 +223,11 @@ impl<S: RatingSystem> Rater<S> {
             })
             .collect();
         self.system.update(Round::new(&h, &contests), &mut local);
-        for (k, st) in local.iter().enumerate() {
-            if let Some(value) = runaway(&self.system.rating(st)) {
-                return Err(RateError::Diverged {
-                    player: self.names[order[k] as usize].clone(),
-                    value,
-                });
-            }
+        if let Some((k, value)) = first_runaway(&self.system, &local, 0..local.len()) {
+            return Err(RateError::Diverged {
+                player: self.names[order[k] as usize].clone(),
+                value,
+            });
         }
         for (&p, st) in order.iter().zip(local) {
             self.states[p as usize] = st;
@@ -210,7 +238,7 @@ impl<S: RatingSystem> Rater<S> {
 
     /// A player's rating, if he is known.
     pub fn rating(&self, name: &str) -> Option<Rating> {
-        let &id = self.ids.get(name)?;
+        let id = self.find(name)?;
         Some(self.system.rating(&self.states[id as usize]))
     }
 
@@ -219,9 +247,8 @@ impl<S: RatingSystem> Rater<S> {
     pub fn win_probability(&self, a: &str, b: &str) -> Option<f64> {
         let newcomer = self.system.new_player();
         let state = |n: &str| {
-            self.ids
-                .get(n)
-                .map_or(newcomer.clone(), |&id| self.states[id as usize].clone())
+            self.find(n)
+                .map_or(newcomer.clone(), |id| self.states[id as usize].clone())
         };
         let pair = [state(a), state(b)];
         self.system.win_probability(&pair, &[0], &[1])
@@ -319,5 +346,32 @@ mod tests {
         ));
         assert_eq!(k.rating("a").unwrap().mean, 1500.0, "not applied");
         assert_eq!(k.win_probability("a", "b"), Some(0.5));
+        assert_eq!(r.rate_game("", "b", 1.0), Err(RateError::EmptyName));
+        assert_eq!(
+            r.rate_contest(&[("c", 1), ("", 2)]),
+            Err(RateError::EmptyName)
+        );
+    }
+
+    /// Names are one player in either Unicode spelling, as the replay's history keeps them:
+    /// "Zoë" composed and decomposed beating "bob" twice is two games of one player (Elo K 32:
+    /// +16, then +15.26...), and the two spellings in one game are the same player.
+    #[test]
+    fn both_spellings_of_a_name_are_one_player() {
+        use crate::systems::elo::{Elo, EloParams};
+        let (nfc, nfd) = ("Zo\u{eb}", "Zoe\u{308}");
+        let mut r = Rater::new(Elo::new(EloParams::default()).unwrap());
+        r.rate_game(nfc, "bob", 1.0).unwrap();
+        r.rate_game(nfd, "bob", 1.0).unwrap();
+        assert_eq!(r.leaderboard().len(), 2);
+        let zoe = r.rating(nfd).unwrap().mean;
+        assert_eq!(r.rating(nfc).unwrap().mean, zoe);
+        let second = 32.0 * (1.0 - 1.0 / (1.0 + 10f64.powf((1484.0 - 1516.0) / 400.0)));
+        assert!((zoe - (1516.0 + second)).abs() < 1e-9, "{zoe}");
+        assert!(matches!(
+            r.rate_game(nfc, nfd, 1.0),
+            Err(RateError::Contest(ContestError::DuplicatePlayer(_)))
+        ));
+        assert!(r.rate_contest(&[(nfc, 1), (nfd, 2)]).is_err());
     }
 }

@@ -7,7 +7,7 @@ use crate::history::{History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
 pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
-pub use crate::systems::{DIVERGENCE_BOUND, runaway};
+pub use crate::systems::{DIVERGENCE_BOUND, first_runaway, runaway};
 use crate::systems::{Rating, RatingSystem};
 use chrono::{Datelike, TimeZone, Utc};
 use serde::Serialize;
@@ -610,17 +610,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     fn update(&mut self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
         let first = round.contests().next();
         self.system.update(round, &mut self.states);
-        for &p in &self.participants {
-            if let Some(what) = runaway(&self.system.rating(&self.states[p as usize])) {
-                return Err(self.diverged(
-                    p as usize,
-                    self.rounds_done + r as u64,
-                    what,
-                    first.as_ref(),
-                ));
+        let participants = self.participants.iter().map(|&p| p as usize);
+        match first_runaway(&self.system, &self.states, participants) {
+            Some((p, what)) => {
+                Err(self.diverged(p, self.rounds_done + r as u64, what, first.as_ref()))
             }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Step 3: the records of the round's players, and the ratings after it in its rows.

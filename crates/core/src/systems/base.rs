@@ -347,8 +347,21 @@ impl From<ParamError> for String {
 pub const DIVERGENCE_BOUND: f64 = 1e7;
 
 /// What is wrong with a rating, if anything: a mean or uncertainty not finite or beyond the
-/// bound.
+/// bound. Called for every participant of every round, so the common case (nothing wrong) is
+/// two comparisons and the message is built out of line.
+#[inline]
 pub fn runaway(r: &Rating) -> Option<String> {
+    // False for NaN and the infinities too.
+    let ok = |v: f64| v.abs() <= DIVERGENCE_BOUND;
+    if ok(r.mean) && r.uncertainty.is_none_or(ok) {
+        return None;
+    }
+    runaway_text(r)
+}
+
+#[cold]
+#[inline(never)]
+fn runaway_text(r: &Rating) -> Option<String> {
     let bad = |v: f64| !(v.is_finite() && v.abs() <= DIVERGENCE_BOUND);
     if bad(r.mean) {
         Some(format!("rating {:e}", r.mean))
@@ -357,4 +370,17 @@ pub fn runaway(r: &Rating) -> Option<String> {
             .filter(|&u| bad(u))
             .map(|u| format!("uncertainty {u:e}"))
     }
+}
+
+/// The first of `players` (indices into `states`) whose rating ran away, with what ran away
+/// (see [`runaway`]).
+#[inline]
+pub fn first_runaway<S: RatingSystem>(
+    system: &S,
+    states: &[S::Player],
+    players: impl IntoIterator<Item = usize>,
+) -> Option<(usize, String)> {
+    players
+        .into_iter()
+        .find_map(|p| runaway(&system.rating(&states[p])).map(|what| (p, what)))
 }
