@@ -175,6 +175,7 @@ fn tune_writes_its_table_and_a_held_out_score() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("is not a number"), "{}", texts(&o).1);
     // More sets than any run should try: a usage error, not an allocation failure.
     let o = rate_batch(&[
         "tune",

@@ -1,5 +1,6 @@
 //! Mutation fuzzing of every reader: valid samples of each format (games CSV, standings CSV,
-//! contest JSON, PGN, Parquet, and the initial-ratings CSV) are mutated at random (bytes
+//! contest JSON, PGN, Parquet), of the side files (initial ratings, true ratings, a
+//! matchmaking pool) and of saved states (three systems) are mutated at random (bytes
 //! flipped, inserted or deleted; chunks duplicated, moved or cut off; quotes, commas, line
 //! breaks, a BOM, NUL, invalid UTF-8, long runs and numbers spliced in) and read, with and
 //! without `--skip-invalid`. Every input must give a history or an error; none may panic.
@@ -125,7 +126,12 @@ fn mutate(rng: &mut ChaCha8Rng, seed: &[u8]) -> Vec<u8> {
 fn fuzz(name: &str, seed: &[u8], ext: &str, read: impl Fn(&Path, bool) -> bool) {
     let dir = TempDir::new().unwrap();
     let path = dir.path().join(format!("input.{ext}"));
-    let mut rng = ChaCha8Rng::seed_from_u64(name.len() as u64 * 7919);
+    // Each target its own stream (seeded from its whole name, not its length, which several
+    // share).
+    let stream = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let mut rng = ChaCha8Rng::seed_from_u64(stream);
     // The seed itself must read.
     std::fs::write(&path, seed).unwrap();
     assert!(read(&path, false), "{name}: the seed does not read");

@@ -349,15 +349,7 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     // A name waiting twice is refused, naming the line, and the previous pairs stay.
     let before = std::fs::read(&pairs).unwrap();
     let twice = write(dir.path(), "twice.csv", "player\na\nb\na\n");
-    let o = rate_batch(&[
-        "matchmake",
-        "--state",
-        state.to_str().unwrap(),
-        "--pool",
-        twice.to_str().unwrap(),
-        "--out",
-        pairs.to_str().unwrap(),
-    ]);
+    let o = matchmake(&state, &twice, &pairs);
     assert!(!o.status.success());
     assert!(texts(&o).1.contains("line 4"), "{}", texts(&o).1);
     assert_eq!(std::fs::read(&pairs).unwrap(), before);

@@ -250,7 +250,7 @@ fn min_rounds_and_rank_by() {
     // Elo: a 1516, then 1531.27 (beat c), then 1513.83 (lost to d); c 1484.73, then 1500.70
     // (beat b); b 1484, then 1468.03.
     assert_eq!(names, ["a", "c", "b"], "d played once");
-    // Glicko-2's display rating is the rating: same order either way; Elo-MMR's display
+    // Elo's display rating is the rating: same order either way; Elo-MMR's display
     // rating is mu - 2 (sigma - 80), which can reorder.
     let by_rating = replay(dir.path(), &games, &["--system", "elo-mmr"]);
     let by_display = replay(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{rate_batch, read_csv, texts, write};
+use common::{listing, rate_batch, read_csv, replay, texts, write};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
@@ -199,6 +199,7 @@ fn compare_and_tune_keep_going_past_a_failed_system() {
     );
     let table = read_csv(&out.join("compare.csv"));
     let failed = table[0].iter().position(|h| h == "failed").unwrap();
+    assert_eq!(table.len(), 1 + 3, "a row for every system: {table:?}");
     assert!(table[1][failed].starts_with("failed: elo diverged"));
     for row in &table[2..] {
         assert_eq!(row[failed], "");
@@ -364,15 +365,6 @@ fn outputs(out: &Path) -> Vec<String> {
         .collect()
 }
 
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 fn league(dir: &Path, name: &str, games: usize) -> PathBuf {
     let mut text = String::from("time,a,b,result\n");
     let mut rng = Rng(games as u64 + 7);
@@ -389,15 +381,9 @@ fn league(dir: &Path, name: &str, games: usize) -> PathBuf {
     write(dir, name, &text)
 }
 
-fn replay_into(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["replay", s(input), "--out", s(out), "--quiet"];
-    args.extend_from_slice(extra);
-    rate_batch(&args)
-}
-
 /// Symbolic links planted where a run writes are never followed: not at an output's name, not
 /// at any name the old temporary scheme (`.NAME.tmp-PID`) could use, not at the previous
-/// history a resumed run copies. The temporary names are random (64 bits), so none can be
+/// history a resumed run copies. The temporary names are random (48 bits), so none can be
 /// planted in advance; a foreign `.x.tmp-123` file and a user's own file survive the run.
 #[test]
 fn planted_links_are_never_followed_and_foreign_files_survive() {
@@ -416,7 +402,7 @@ fn planted_links_are_never_followed_and_foreign_files_survive() {
     }
     write(&out, ".x.tmp-123", "not ours");
     write(&out, "index.html", "the league's own page");
-    let o = replay_into(&input, &out, &[]);
+    let o = replay(&input, &out, &[]);
     assert!(o.status.success(), "{}", texts(&o).1);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     let meta = std::fs::symlink_metadata(out.join("leaderboard.csv")).unwrap();
@@ -440,15 +426,15 @@ fn planted_links_are_never_followed_and_foreign_files_survive() {
             .is_symlink()
     );
     // Nothing of the run is left beside the folder.
-    assert_eq!(entries(dir.path()), ["g.csv", "site", "victim.txt"]);
+    assert_eq!(listing(dir.path()), ["g.csv", "site", "victim.txt"]);
 
     // A resumed run copies the previous history.csv: a link planted there is refused.
     let state = dir.path().join("s.state");
-    let o = replay_into(&input, &out, &["--save-state", s(&state)]);
+    let o = replay(&input, &out, &["--save-state", s(&state)]);
     assert!(o.status.success(), "{}", texts(&o).1);
     std::fs::remove_file(out.join("history.csv")).unwrap();
     std::os::unix::fs::symlink(&victim, out.join("history.csv")).unwrap();
-    let o = replay_into(&input, &out, &["--resume", s(&state)]);
+    let o = replay(&input, &out, &["--resume", s(&state)]);
     assert!(!o.status.success());
     assert!(
         texts(&o)
@@ -462,7 +448,7 @@ fn planted_links_are_never_followed_and_foreign_files_survive() {
     // The output folder itself may not be a link (it is replaced as a whole).
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&out, &link).unwrap();
-    let o = replay_into(&input, &link, &[]);
+    let o = replay(&input, &link, &[]);
     assert_eq!(o.status.code(), Some(3));
     assert!(
         texts(&o).1.contains("is a symbolic link"),
@@ -479,7 +465,7 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
     let first = league(dir.path(), "a.csv", 100);
     let second = league(dir.path(), "b.csv", 150);
     let out = dir.path().join("o");
-    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    assert!(replay(&first, &out, &["--report"]).status.success());
     let before = outputs(&out);
     let run_with = |fault: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
@@ -500,7 +486,7 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
         assert!(!o.status.success(), "{fault}");
         assert!(outputs(&out) == before, "{fault}: the previous set changed");
         assert_eq!(
-            entries(&out),
+            listing(&out),
             [
                 "history.csv",
                 "leaderboard.csv",
@@ -520,33 +506,33 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
     write(&out, "mine.txt", "user");
     fallback_run("carry", "renamed into it one by one");
     assert_eq!(
-        entries(&out),
+        listing(&out),
         ["history.csv", "leaderboard.csv", "metrics.json", "mine.txt"]
     );
     std::fs::remove_file(out.join("mine.txt")).unwrap();
-    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    assert!(replay(&first, &out, &["--report"]).status.success());
     fallback_run("no-exchange", "cannot swap folders");
-    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    assert!(replay(&first, &out, &["--report"]).status.success());
     fallback_run("no-sibling", "its parent folder is not writable");
     assert_eq!(
-        entries(&out),
+        listing(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]
     );
-    assert!(replay_into(&first, &out, &["--report"]).status.success());
+    assert!(replay(&first, &out, &["--report"]).status.success());
     fallback_run("no-exchange", "cannot swap folders");
     assert_eq!(
-        entries(&out),
+        listing(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]
     );
     let fallback = outputs(&out);
-    assert!(replay_into(&second, &out, &[]).status.success());
+    assert!(replay(&second, &out, &[]).status.success());
     // The same files as with the swap (metrics.json differs only in its wall times).
     assert!(
         outputs(&out)[..2] == fallback[..2],
         "the same files as with the swap"
     );
     assert_eq!(
-        entries(dir.path()),
+        listing(dir.path()),
         ["a.csv", "b.csv", "o"],
         "leftovers removed"
     );
@@ -598,12 +584,12 @@ fn two_concurrent_runs_end_with_one_complete_set() {
     let m = metrics(&out.join("metrics.json"));
     let system = m["system"].as_str().unwrap();
     assert_eq!(
-        entries(&out),
+        listing(&out),
         ["history.csv", "leaderboard.csv", "metrics.json"]
     );
     let alone = dir.path().join("alone");
     assert!(
-        replay_into(&input, &alone, &["--system", system])
+        replay(&input, &alone, &["--system", system])
             .status
             .success()
     );
@@ -613,7 +599,7 @@ fn two_concurrent_runs_end_with_one_complete_set() {
             "{f}"
         );
     }
-    assert_eq!(entries(dir.path()), ["alone", "big.csv", "o"]);
+    assert_eq!(listing(dir.path()), ["alone", "big.csv", "o"]);
 }
 
 /// `--save-state` naming an input is refused before anything is read or written.
@@ -622,7 +608,7 @@ fn a_state_may_not_overwrite_an_input() {
     let dir = TempDir::new().unwrap();
     let input = league(dir.path(), "g.csv", 20);
     let text = std::fs::read(&input).unwrap();
-    let o = replay_into(&input, &dir.path().join("o"), &["--save-state", s(&input)]);
+    let o = replay(&input, &dir.path().join("o"), &["--save-state", s(&input)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         texts(&o)
@@ -643,13 +629,13 @@ fn a_damaged_state_is_refused_naming_the_file() {
     let input = league(dir.path(), "g.csv", 120);
     let state = dir.path().join("elo.state");
     let out = dir.path().join("o");
-    let o = replay_into(&input, &out, &["--save-state", s(&state)]);
+    let o = replay(&input, &out, &["--save-state", s(&state)]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let good = std::fs::read(&state).unwrap();
     let resume = |bytes: &[u8]| {
         let p = dir.path().join("damaged.state");
         std::fs::write(&p, bytes).unwrap();
-        let o = replay_into(
+        let o = replay(
             &input,
             &dir.path().join("o2"),
             &["--resume", s(&p), "--history-format", "none"],
@@ -870,7 +856,7 @@ fn the_folder_keeps_its_owner_mode_and_foreign_entries() {
     let dir = TempDir::new().unwrap();
     let input = league(dir.path(), "g.csv", 60);
     let out = dir.path().join("site");
-    assert!(replay_into(&input, &out, &[]).status.success());
+    assert!(replay(&input, &out, &[]).status.success());
     std::fs::create_dir(out.join("assets")).unwrap();
     let css = write(&out.join("assets"), "site.css", "body {}");
     std::fs::set_permissions(out.join("assets"), std::fs::Permissions::from_mode(0o750)).unwrap();
@@ -886,7 +872,7 @@ fn the_folder_keeps_its_owner_mode_and_foreign_entries() {
         std::os::unix::fs::chown(&out, Some(4242), Some(4343)).unwrap();
     }
     let ino = std::fs::metadata(&css).unwrap().ino();
-    let o = replay_into(&input, &out, &[]);
+    let o = replay(&input, &out, &[]);
     assert!(o.status.success(), "{}", texts(&o).1);
     assert!(
         texts(&o).1.is_empty(),
@@ -921,7 +907,7 @@ fn the_folder_keeps_its_owner_mode_and_foreign_entries() {
 
     let state = dir.path().join("s.state");
     assert!(
-        replay_into(&input, &out, &["--save-state", s(&state)])
+        replay(&input, &out, &["--save-state", s(&state)])
             .status
             .success()
     );
