@@ -94,6 +94,9 @@ pub struct History {
     members: Vec<PlayerId>,
     labels: Vec<String>,
     series: Vec<String>,
+    /// Index of the first contest: a block of a longer history (see [`History::block`])
+    /// numbers its contests as the whole history does.
+    offset: u32,
     /// Where the history came from.
     pub source: SourceInfo,
 }
@@ -188,9 +191,17 @@ impl<'h> Contest<'h> {
 }
 
 impl History {
-    /// Number of contests.
+    /// Number of contests (in this block, for a block).
     pub fn len(&self) -> usize {
         self.contests.len()
+    }
+    /// Index of the first contest: 0, or where a block begins in the whole history.
+    pub fn first_index(&self) -> usize {
+        self.offset as usize
+    }
+    /// One past the index of the last contest.
+    pub fn end_index(&self) -> usize {
+        self.offset as usize + self.contests.len()
     }
     /// True when there is no contest.
     pub fn is_empty(&self) -> bool {
@@ -212,18 +223,54 @@ impl History {
     pub fn names(&self) -> &[String] {
         &self.names
     }
-    /// The i-th contest in chronological order.
+    /// The i-th contest in chronological order (`i` counted over the whole history: from
+    /// [`History::first_index`] to [`History::end_index`]).
     #[inline]
     pub fn contest(&self, i: usize) -> Contest<'_> {
         Contest {
             history: self,
             index: i as u32,
-            rec: self.contests[i],
+            rec: self.contests[i - self.offset as usize],
         }
     }
     /// Contests in chronological order.
     pub fn contests(&self) -> impl ExactSizeIterator<Item = Contest<'_>> {
-        (0..self.len()).map(move |i| self.contest(i))
+        (self.first_index()..self.end_index()).map(move |i| self.contest(i))
+    }
+
+    /// The contests `range` (indices of this history) as a history of their own, with every
+    /// player, label and series of this one and the same contest indices: what a streaming
+    /// reader hands to the replay one piece at a time.
+    pub fn block(&self, range: std::ops::Range<usize>) -> History {
+        let local = range.start - self.first_index()..range.end - self.first_index();
+        let mut b = History {
+            names: self.names.clone(),
+            labels: self.labels.clone(),
+            series: self.series.clone(),
+            offset: range.start as u32,
+            source: self.source.clone(),
+            ..History::default()
+        };
+        for c in &self.contests[local] {
+            let start = b.entries.len() as u32;
+            for e in &self.entries[c.entry_start as usize..c.entry_end as usize] {
+                let ms = b.members.len() as u32;
+                b.members.extend_from_slice(
+                    &self.members[e.member_start as usize..e.member_end as usize],
+                );
+                b.entries.push(EntryRec {
+                    member_start: ms,
+                    member_end: b.members.len() as u32,
+                    ..*e
+                });
+            }
+            b.contests.push(ContestRec {
+                entry_start: start,
+                entry_end: b.entries.len() as u32,
+                ..*c
+            });
+        }
+        b
     }
     /// The name of a series id.
     pub fn series_name(&self, s: u32) -> &str {

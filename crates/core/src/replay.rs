@@ -114,7 +114,7 @@ pub fn group_rounds(history: &History, period: Period) -> Rounds {
     let calendar_key = |t: i64| period.calendar_key(t).unwrap_or(0);
     match period {
         Period::Game => Rounds {
-            order: (0..n as u32).collect(),
+            order: (history.first_index() as u32..history.end_index() as u32).collect(),
             bounds: (0..=n).collect(),
         },
         Period::Series => {
@@ -151,14 +151,14 @@ pub fn group_rounds(history: &History, period: Period) -> Rounds {
         }
         _ => {
             let mut rounds = Rounds {
-                order: (0..n as u32).collect(),
+                order: (history.first_index() as u32..history.end_index() as u32).collect(),
                 bounds: Vec::new(),
             };
             let mut last = None;
             for c in history.contests() {
                 let k = calendar_key(c.time());
                 if last != Some(k) {
-                    rounds.bounds.push(c.index());
+                    rounds.bounds.push(c.index() - history.first_index());
                     last = Some(k);
                 }
             }
@@ -362,10 +362,7 @@ pub type ResultAndSnapshot<P> = (ReplayResult, Option<Snapshot<P>>);
 
 /// Replays, starting from `from` (a resumed replay: the players of `history` with the ids of
 /// `from.states` come first) or from scratch, and takes a snapshot for `--save-state` where
-/// asked. The steps of a round: time passes for its returning players ([`Run::elapse`]),
-/// every contest is scored from the pre-round ratings ([`Run::score`]), the system rates the
-/// round and a runaway stops the replay ([`Run::update`]), the records and the history rows
-/// follow ([`Run::record`]).
+/// asked: the whole history as one block of a [`Replayer`].
 pub fn replay_from<S: RatingSystem>(
     history: &History,
     system: &S,
@@ -374,36 +371,172 @@ pub fn replay_from<S: RatingSystem>(
     from: Option<Carry<S::Player>>,
     snapshot_at: SnapshotAt,
 ) -> Result<ResultAndSnapshot<S::Player>, Divergence> {
-    let start = Instant::now();
-    let rounds = select_rounds(history, opts);
-    let mut run = Run::new(history, system, opts, from, rounds.order.len());
-    let mut snapshot: Option<Snapshot<S::Player>> = None;
-    let n_rounds = rounds.len();
-    for r in 0..n_rounds {
-        let round = Round::new(history, rounds.round(r));
-        if snapshot_at == SnapshotAt::BeforeLastRound && r + 1 == n_rounds {
-            let mut snap = run.snapshot(&rounds, r);
-            snap.open_from = round.contests().map(|c| c.time()).min();
-            snapshot = Some(snap);
+    let contests = replayed_contests(history, opts);
+    let mut replayer = Replayer::new(system, opts, from, snapshot_at, contests);
+    replayer.feed(std::borrow::Cow::Borrowed(history), observer)?;
+    replayer.finish(observer)
+}
+
+/// How many contests of `history` a replay with `opts` rates (after `as_of`, `max_contests`
+/// and the contests to skip): what the warm-up is a share of.
+pub fn replayed_contests(history: &History, opts: &ReplayOptions) -> usize {
+    select_rounds(history, opts).order.len()
+}
+
+/// A replay fed one block of the history at a time, for inputs too large to hold: the
+/// streaming engine's core. Each block is a [`History`] of consecutive contests (in time
+/// order, numbered as in the whole history, its players those of the earlier blocks and its
+/// own new ones) that ends where a round ends: a round never spans two blocks. The result is
+/// the same as one [`replay_from`] of the whole history, row for row and bit for bit.
+///
+/// The steps of a round: time passes for its returning players ([`Run::elapse`]), every
+/// contest is scored from the pre-round ratings ([`Run::score`]), the system rates the round
+/// and a runaway stops the replay ([`Run::update`]), the records and the history rows follow
+/// ([`Run::record`]).
+pub struct Replayer<'a, S: RatingSystem> {
+    run: Run<'a, S>,
+    snapshot_at: SnapshotAt,
+    snapshot: Option<Snapshot<S::Player>>,
+    /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
+    /// next one shows whether its last round is the replay's last.
+    held: Option<(std::borrow::Cow<'a, History>, Rounds)>,
+    /// The block replayed last (for the names of players who run away at the end).
+    last: Option<std::borrow::Cow<'a, History>>,
+    /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
+    budget: Option<usize>,
+    /// Rounds rated by this replay so far.
+    rounds: usize,
+    /// The time of the latest contest rated.
+    end: Option<i64>,
+    /// Contests applied, in replay order (kept only for a snapshot).
+    applied: Vec<u32>,
+    start: Instant,
+}
+
+impl<'a, S: RatingSystem> Replayer<'a, S> {
+    /// A replay of `contests` contests in all (after `as_of` and the cuts: see
+    /// [`replayed_contests`]; the warm-up is their first share), from `from` or from scratch.
+    pub fn new(
+        system: &'a S,
+        opts: &'a ReplayOptions,
+        from: Option<Carry<S::Player>>,
+        snapshot_at: SnapshotAt,
+        contests: usize,
+    ) -> Self {
+        Self {
+            run: Run::new(system, opts, from, contests),
+            snapshot_at,
+            snapshot: None,
+            held: None,
+            last: None,
+            budget: opts.max_contests,
+            rounds: 0,
+            end: None,
+            applied: Vec::new(),
+            start: Instant::now(),
         }
-        let first_row = run.rows.len();
-        run.elapse(&round, r);
-        run.score(&round, r);
-        run.update(round, r)?;
-        run.record(&round, first_row);
-        run.report(observer, &round, r);
     }
-    if !run.rows.is_empty() {
-        observer.rows(&run.rows);
-        run.rows_done += run.rows.len() as u64;
-        run.rows.clear();
+
+    /// Rates the next block of the history (see the type's documentation).
+    pub fn feed(
+        &mut self,
+        block: std::borrow::Cow<'a, History>,
+        observer: &mut dyn Observer,
+    ) -> Result<(), Divergence> {
+        // Every player of the input has a state and a record, rated or not.
+        self.run.grow(block.player_count());
+        let mut rounds = group_rounds(&block, self.run.opts.period);
+        if let Some(cutoff) = self.run.opts.as_of {
+            rounds = rounds.before(&block, cutoff);
+        }
+        if let Some(left) = self.budget {
+            let kept = rounds.first_contests(left);
+            self.budget = Some(if kept.len() < rounds.len() {
+                0
+            } else {
+                left - kept.order.len()
+            });
+            rounds = kept;
+        }
+        if let Some(skip) = &self.run.opts.skip {
+            rounds = rounds.without(skip);
+        }
+        if rounds.is_empty() {
+            // Nothing to rate, but its names cover every player so far.
+            self.last = Some(block);
+            return Ok(());
+        }
+        if self.snapshot_at == SnapshotAt::BeforeLastRound {
+            match self.held.replace((block, rounds)) {
+                Some((b, r)) => self.rate(b, &r, observer, false),
+                None => Ok(()),
+            }
+        } else {
+            self.rate(block, &rounds, observer, false)
+        }
     }
-    observer.progress(run.seen_contests as u64, n_rounds as u64);
-    if snapshot_at == SnapshotAt::End || (snapshot_at != SnapshotAt::Never && snapshot.is_none()) {
-        snapshot = Some(run.snapshot(&rounds, n_rounds));
+
+    /// Rates the rounds of one block; with `last`, the snapshot is taken before its last.
+    fn rate(
+        &mut self,
+        block: std::borrow::Cow<'a, History>,
+        rounds: &Rounds,
+        observer: &mut dyn Observer,
+        last: bool,
+    ) -> Result<(), Divergence> {
+        let run = &mut self.run;
+        let keep_applied = self.snapshot_at != SnapshotAt::Never;
+        for k in 0..rounds.len() {
+            let round = Round::new(&block, rounds.round(k));
+            let r = self.rounds;
+            if last && k + 1 == rounds.len() {
+                let mut snap = run.snapshot(r, self.applied.clone());
+                snap.open_from = round.contests().map(|c| c.time()).min();
+                self.snapshot = Some(snap);
+            }
+            let first_row = run.rows.len();
+            run.elapse(&round, r);
+            run.score(&round, r);
+            run.update(&block, round, r)?;
+            run.record(&round, first_row);
+            run.report(observer, &round, r);
+            if let Some(t) = round.contests().map(|c| c.time()).max() {
+                self.end = Some(self.end.map_or(t, |e| e.max(t)));
+            }
+            if keep_applied {
+                self.applied.extend_from_slice(rounds.round(k));
+            }
+            self.rounds += 1;
+        }
+        self.last = Some(block);
+        Ok(())
     }
-    run.elapse_to_end(&rounds)?;
-    Ok((run.result(n_rounds, start.elapsed()), snapshot))
+
+    /// Ends the replay: the rows not yet handed over, the snapshot where asked, the time
+    /// passed since each player's last round up to the end; the result.
+    pub fn finish(
+        mut self,
+        observer: &mut dyn Observer,
+    ) -> Result<ResultAndSnapshot<S::Player>, Divergence> {
+        if let Some((b, r)) = self.held.take() {
+            self.rate(b, &r, observer, true)?;
+        }
+        let run = &mut self.run;
+        if !run.rows.is_empty() {
+            observer.rows(&run.rows);
+            run.rows_done += run.rows.len() as u64;
+            run.rows.clear();
+        }
+        observer.progress(run.seen_contests as u64, self.rounds as u64);
+        let at = self.snapshot_at;
+        if at == SnapshotAt::End || (at != SnapshotAt::Never && self.snapshot.is_none()) {
+            self.snapshot = Some(run.snapshot(self.rounds, std::mem::take(&mut self.applied)));
+        }
+        let end = run.opts.as_of.or(self.end);
+        run.elapse_to_end(self.last.as_deref(), end, self.rounds)?;
+        let elapsed = self.start.elapsed();
+        Ok((self.run.result(self.rounds, elapsed), self.snapshot))
+    }
 }
 
 /// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
@@ -425,7 +558,6 @@ fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
 /// A replay under way: every player's state, record, prior and calendar period, the metrics,
 /// the rows not yet handed over, and the counts that number rounds and contests.
 struct Run<'a, S: RatingSystem> {
-    history: &'a History,
     system: &'a S,
     opts: &'a ReplayOptions,
     states: Vec<S::Player>,
@@ -436,6 +568,8 @@ struct Run<'a, S: RatingSystem> {
     last_key: Vec<i64>,
     /// Round of each player's last appearance (+1), to count rounds once per player.
     last_round: Vec<u32>,
+    /// Seeded players not yet met, the lowest id last.
+    seeds: Vec<Seed>,
     metrics: Metrics,
     series: Series,
     rows: Vec<HistoryRow>,
@@ -460,13 +594,11 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     /// The rounds to replay and the players as the carry (or a fresh start) leaves them,
     /// seeded players included.
     fn new(
-        history: &'a History,
         system: &'a S,
         opts: &'a ReplayOptions,
         from: Option<Carry<S::Player>>,
         n_contests: usize,
     ) -> Self {
-        let n_players = history.player_count();
         let warmup_first = crate::numeric::first_share(n_contests, opts.warmup) as u64;
         let c = from.unwrap_or_else(|| Carry {
             states: Vec::new(),
@@ -480,15 +612,23 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             history_rows: 0,
         });
         let already = c.states.len();
-        let mut run = Run {
-            history,
+        let mut seeds: Vec<Seed> = opts
+            .seeds
+            .iter()
+            .filter(|s| s.player as usize >= already)
+            .copied()
+            .collect();
+        seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
+        let last_round = vec![0; already];
+        Run {
             system,
             opts,
             states: c.states,
             records: c.records,
             known: c.known,
             last_key: c.last_key,
-            last_round: vec![0; n_players],
+            last_round,
+            seeds,
             metrics: c.metrics,
             series: Series::default(),
             rows: Vec::with_capacity(if opts.keep_history {
@@ -504,22 +644,32 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             seen_contests: 0,
             rows_done: c.history_rows,
             placings_since_report: 0,
-        };
-        // Players new to this replay (all of them without `from`).
-        run.states.resize(n_players, system.new_player());
-        run.records.resize(n_players, PlayerRecord::default());
-        run.known.resize(n_players, false);
-        run.last_key.resize(n_players, 0);
-        for seed in opts.seeds.iter().filter(|s| s.player as usize >= already) {
-            run.states[seed.player as usize] =
-                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
-            run.known[seed.player as usize] = true;
         }
-        run
     }
 
-    /// What `--save-state` keeps after the first `r` rounds.
-    fn snapshot(&self, rounds: &Rounds, r: usize) -> Snapshot<S::Player> {
+    /// Makes room for the players up to `n` (those new to this replay, all of them without a
+    /// carry), seeded ones with their seeds.
+    fn grow(&mut self, n: usize) {
+        if n <= self.states.len() {
+            return;
+        }
+        let system = self.system;
+        self.states.resize(n, system.new_player());
+        self.records.resize(n, PlayerRecord::default());
+        self.known.resize(n, false);
+        self.last_key.resize(n, 0);
+        self.last_round.resize(n, 0);
+        while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
+            self.states[seed.player as usize] =
+                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
+            self.known[seed.player as usize] = true;
+            self.seeds.pop();
+        }
+    }
+
+    /// What `--save-state` keeps after the first `r` rounds of this replay, which applied the
+    /// contests `applied`.
+    fn snapshot(&self, r: usize, applied: Vec<u32>) -> Snapshot<S::Player> {
         Snapshot {
             carry: Carry {
                 states: self.states.clone(),
@@ -532,7 +682,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 warmup_contests: self.warmup as u64,
                 history_rows: self.rows_done + self.rows.len() as u64,
             },
-            applied: rounds.order[..self.seen_contests].to_vec(),
+            applied,
             open_from: None,
         }
     }
@@ -607,13 +757,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     }
 
     /// Step 2: the system rates the round; a rating that ran away stops the replay here.
-    fn update(&mut self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+    fn update(&mut self, block: &History, round: Round<'_>, r: usize) -> Result<(), Divergence> {
         let first = round.contests().next();
         self.system.update(round, &mut self.states);
         let participants = self.participants.iter().map(|&p| p as usize);
         match first_runaway(&self.system, &self.states, participants) {
             Some((p, what)) => {
-                Err(self.diverged(p, self.rounds_done + r as u64, what, first.as_ref()))
+                Err(self.diverged(block, p, self.rounds_done + r as u64, what, first.as_ref()))
             }
             None => Ok(()),
         }
@@ -675,16 +825,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     /// The ratings as of the end (the last contest, or `as_of`): time passes for everyone
     /// since their last round (decay; calendar periods begun since).
-    fn elapse_to_end(&mut self, rounds: &Rounds) -> Result<(), Divergence> {
-        let history = self.history;
-        let end = self.opts.as_of.or_else(|| {
-            rounds
-                .order
-                .iter()
-                .map(|&c| history.contest(c as usize).time())
-                .max()
-        });
-        let Some(end) = end else {
+    fn elapse_to_end(
+        &mut self,
+        names: Option<&History>,
+        end: Option<i64>,
+        rounds: usize,
+    ) -> Result<(), Divergence> {
+        let (Some(end), Some(names)) = (end, names) else {
             return Ok(());
         };
         // `as_of` is an exclusive cutoff: its periods are those of the last instant it covers
@@ -706,8 +853,8 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             if periods > 0 || variance > 0.0 {
                 self.system.elapse(&mut self.states[p], periods, variance);
                 if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
-                    let round = self.rounds_done + rounds.len() as u64;
-                    return Err(self.diverged(p, round, what, None));
+                    let round = self.rounds_done + rounds as u64;
+                    return Err(self.diverged(names, p, round, what, None));
                 }
             }
         }
@@ -716,6 +863,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     fn diverged(
         &self,
+        names: &History,
         p: usize,
         round: u64,
         value: String,
@@ -735,7 +883,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     )
                 },
             ),
-            player: self.history.name(p as PlayerId).to_string(),
+            player: names.name(p as PlayerId).to_string(),
             value,
         }
     }
