@@ -27,37 +27,38 @@ const HISTORY_HEADER: &[u8] =
 
 /// `history.csv`, written as the replay produces rows:
 /// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance`.
-pub struct HistoryCsv<'h> {
-    history: &'h History,
+pub struct HistoryCsv {
+    /// Player names as CSV fields, by id.
     names: Vec<String>,
     time_of: (u32, String),
 }
 
-impl<'h> HistoryCsv<'h> {
-    /// Writes the header.
-    pub fn new(history: &'h History, w: &mut dyn Write) -> io::Result<Self> {
+impl HistoryCsv {
+    /// Writes the header; the players are those of `history` (and those added later).
+    pub fn new(history: &History, w: &mut dyn Write) -> io::Result<Self> {
         w.write_all(HISTORY_HEADER)?;
-        // Names quoted once, not once per row.
-        let names = history
-            .names()
-            .iter()
-            .map(|n| {
-                let mut s = String::new();
-                csv_field(n, &mut s);
-                s
-            })
-            .collect();
-        Ok(Self {
-            history,
-            names,
+        let mut out = Self {
+            names: Vec::new(),
             time_of: (u32::MAX, String::new()),
-        })
+        };
+        out.add_names(history.names());
+        Ok(out)
+    }
+
+    /// Players new to a streamed history, in the order of their ids.
+    pub fn add_names(&mut self, names: &[String]) {
+        // Names quoted once, not once per row.
+        self.names.extend(names.iter().map(|n| {
+            let mut s = String::new();
+            csv_field(n, &mut s);
+            s
+        }));
     }
 
     /// Copies the header and the first `rows` rows of a previous `history.csv` (byte for
     /// byte), so that the new rows continue it. Quoted fields may hold line breaks.
     pub fn continuing(
-        history: &'h History,
+        history: &History,
         w: &mut dyn Write,
         previous: &Path,
         rows: u64,
@@ -98,10 +99,7 @@ impl<'h> HistoryCsv<'h> {
             if self.time_of.0 != r.contest_id {
                 self.time_of.0 = r.contest_id;
                 self.time_of.1.clear();
-                push_time(
-                    &mut self.time_of.1,
-                    self.history.contest(r.contest_id as usize).time(),
-                );
+                push_time(&mut self.time_of.1, r.time);
             }
             s.push_str(ints.format(r.round));
             s.push(',');
@@ -134,10 +132,7 @@ pub fn write_history_parquet(
     use polars::prelude::*;
     let to_io = |e: PolarsError| io::Error::other(e.to_string());
     let opt = |v: f64| v.is_finite().then_some(v);
-    let time_ms: Vec<i64> = rows
-        .iter()
-        .map(|r| history.contest(r.contest_id as usize).time() * 1000)
-        .collect();
+    let time_ms: Vec<i64> = rows.iter().map(|r| r.time * 1000).collect();
     let time = Column::new("time".into(), time_ms)
         .cast(&DataType::Datetime(
             TimeUnit::Milliseconds,

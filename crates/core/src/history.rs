@@ -97,6 +97,8 @@ pub struct History {
     /// Index of the first contest: a block of a longer history (see [`History::block`])
     /// numbers its contests as the whole history does.
     offset: u32,
+    /// Id of the first player in `names`: a block carries only the players new in it.
+    names_offset: u32,
     /// Where the history came from.
     pub source: SourceInfo,
 }
@@ -207,21 +209,34 @@ impl History {
     pub fn is_empty(&self) -> bool {
         self.contests.is_empty()
     }
-    /// Number of distinct players.
+    /// Number of distinct players (up to the end of this block, for a block).
     pub fn player_count(&self) -> usize {
-        self.names.len()
+        self.names_offset as usize + self.names.len()
+    }
+    /// Id of the first player whose name this history holds: 0, or for a block from a
+    /// streaming reader the first player new in it.
+    pub fn first_named(&self) -> usize {
+        self.names_offset as usize
     }
     /// Total number of (player, contest) placings.
     pub fn placings(&self) -> usize {
         self.members.len()
     }
-    /// A player's name.
+    /// A player's name (one of [`History::first_named`] and after).
     pub fn name(&self, p: PlayerId) -> &str {
-        &self.names[p as usize]
+        &self.names[p as usize - self.names_offset as usize]
     }
-    /// All names, indexed by player id.
+    /// All names, indexed by player id (from [`History::first_named`] on).
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+    /// A history of players only (no contest): what outputs need of a streamed input.
+    pub fn players_only(names: Vec<String>, source: SourceInfo) -> History {
+        History {
+            names,
+            source,
+            ..History::default()
+        }
     }
     /// The i-th contest in chronological order (`i` counted over the whole history: from
     /// [`History::first_index`] to [`History::end_index`]).
@@ -401,9 +416,32 @@ pub struct HistoryBuilder {
     label_ids: FxHashMap<Box<str>, u32>,
     series_ids: FxHashMap<Box<str>, u32>,
     open: Option<ContestRec>,
+    /// Contests and players already handed over in blocks ([`HistoryBuilder::take_block`]).
+    contests_taken: u32,
+    names_taken: u32,
+    /// Counting only ([`HistoryBuilder::counting`]).
+    count: Option<Count>,
     /// Scratch for the duplicate check: per player id, the number of the last check that saw it.
     seen: Vec<u32>,
     checks: u32,
+}
+
+/// What a counting builder ([`HistoryBuilder::counting`]) learns of an input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Contests kept (valid), and of them those before the cutoff.
+    pub contests: u64,
+    /// Contests before the cutoff (all of them without one).
+    pub before_cutoff: u64,
+    /// The cutoff (Unix seconds, exclusive), if any.
+    pub cutoff: Option<i64>,
+    /// The latest time so far.
+    pub latest: Option<i64>,
+    /// The first contest earlier than one before it: its number among the contests kept
+    /// (0-based), its time and the latest time before it.
+    pub first_disorder: Option<(u64, i64, i64)>,
+    /// Whether a contest belongs to a series.
+    pub series: bool,
 }
 
 impl HistoryBuilder {
@@ -429,6 +467,95 @@ impl HistoryBuilder {
         let mut b = Self::new();
         b.h.names = vec![String::new(); n];
         b
+    }
+
+    /// A builder that keeps no contest and no player, only counts the contests a reader gives
+    /// it (those before `cutoff` apart) and notes whether they come in time order: the cheap
+    /// first pass of a streamed input. Players are interned one contest at a time (so that a
+    /// player twice in one contest is still refused), then forgotten.
+    pub fn counting(cutoff: Option<i64>) -> Self {
+        Self {
+            count: Some(Count {
+                cutoff,
+                ..Count::default()
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// What a counting builder has counted.
+    pub fn count(&self) -> Option<Count> {
+        self.count
+    }
+
+    /// Hands over the first `n` contests kept (which must be in time order, and whole rounds
+    /// of the replay) as a block ([`History::block`]'s kind): its contests numbered after
+    /// those handed over before, its names those of the players new since the last block.
+    pub fn take_block(&mut self, n: usize) -> History {
+        let h = &mut self.h;
+        let n = n.min(h.contests.len());
+        let entries_end = if n == 0 {
+            0
+        } else {
+            h.contests[n - 1].entry_end as usize
+        };
+        let members_end = if entries_end == 0 {
+            0
+        } else {
+            h.entries[entries_end - 1].member_end as usize
+        };
+        let mut block = History {
+            names: h.names[self.names_taken as usize..].to_vec(),
+            names_offset: self.names_taken,
+            offset: self.contests_taken,
+            contests: h.contests.drain(..n).collect(),
+            entries: h.entries.drain(..entries_end).collect(),
+            members: h.members.drain(..members_end).collect(),
+            ..History::default()
+        };
+        debug_assert!(block.contests.windows(2).all(|w| w[0].time <= w[1].time));
+        for c in &mut h.contests {
+            c.entry_start -= entries_end as u32;
+            c.entry_end -= entries_end as u32;
+        }
+        for e in &mut h.entries {
+            e.member_start -= members_end as u32;
+            e.member_end -= members_end as u32;
+        }
+        if let Some(open) = &mut self.open {
+            open.entry_start -= entries_end as u32;
+        }
+        // Labels go with their contests; the builder starts a new table for those left.
+        let old = std::mem::take(&mut h.labels);
+        self.label_ids.clear();
+        let mut local: FxHashMap<u32, u32> = FxHashMap::default();
+        for c in &mut block.contests {
+            if c.label != NONE {
+                let next = block.labels.len() as u32;
+                c.label = *local.entry(c.label).or_insert_with(|| {
+                    block.labels.push(old[c.label as usize].clone());
+                    next
+                });
+            }
+        }
+        for c in h.contests.iter_mut().chain(self.open.as_mut()) {
+            if c.label != NONE {
+                c.label = Self::intern(&mut self.label_ids, &mut h.labels, &old[c.label as usize]);
+            }
+        }
+        self.contests_taken += n as u32;
+        self.names_taken = h.names.len() as u32;
+        block
+    }
+
+    /// Contests kept and not yet handed over in a block.
+    pub fn pending(&self) -> usize {
+        self.h.contests.len()
+    }
+
+    /// The time of the `i`-th contest not yet handed over.
+    pub fn pending_time(&self, i: usize) -> i64 {
+        self.h.contests[i].time
     }
 
     /// The id of a player name, interned on first sight. The name must already be validated
@@ -502,12 +629,39 @@ impl HistoryBuilder {
         rec.entry_end = self.h.entries.len() as u32;
         let n = (rec.entry_end - rec.entry_start) as usize;
         let result = self.check(&rec, n);
-        if result.is_ok() {
-            self.h.contests.push(rec);
-        } else {
-            self.discard(&rec);
+        match &mut self.count {
+            None if result.is_ok() => self.h.contests.push(rec),
+            None => self.discard(&rec),
+            Some(count) => {
+                if result.is_ok() {
+                    if let Some(latest) = count.latest
+                        && rec.time < latest
+                        && count.first_disorder.is_none()
+                    {
+                        count.first_disorder = Some((count.contests, rec.time, latest));
+                    }
+                    count.latest = Some(count.latest.map_or(rec.time, |l| l.max(rec.time)));
+                    count.contests += 1;
+                    count.before_cutoff += u64::from(count.cutoff.is_none_or(|c| rec.time < c));
+                    count.series |= rec.series != NONE;
+                }
+                self.forget();
+            }
         }
         result
+    }
+
+    /// Counting: the contest's entries and players are forgotten.
+    fn forget(&mut self) {
+        let h = &mut self.h;
+        h.entries.clear();
+        h.members.clear();
+        h.names.clear();
+        h.labels.clear();
+        h.series.clear();
+        self.ids.clear();
+        self.label_ids.clear();
+        self.series_ids.clear();
     }
 
     /// Drops the open contest (a reader found a bad field after `begin_contest`).
@@ -515,6 +669,9 @@ impl HistoryBuilder {
         if let Some(mut rec) = self.open.take() {
             rec.entry_end = self.h.entries.len() as u32;
             self.discard(&rec);
+        }
+        if self.count.is_some() {
+            self.forget();
         }
     }
 

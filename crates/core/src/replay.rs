@@ -221,8 +221,10 @@ pub struct HistoryRow {
     pub round: u32,
     /// Contest index in replay order.
     pub contest: u32,
-    /// The contest's index in the history (for its time).
+    /// The contest's index in the history.
     pub contest_id: u32,
+    /// The contest's time (Unix seconds).
+    pub time: i64,
     /// The player.
     pub player: PlayerId,
     /// Rating before the round.
@@ -400,8 +402,8 @@ pub struct Replayer<'a, S: RatingSystem> {
     /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
     /// next one shows whether its last round is the replay's last.
     held: Option<(std::borrow::Cow<'a, History>, Rounds)>,
-    /// The block replayed last (for the names of players who run away at the end).
-    last: Option<std::borrow::Cow<'a, History>>,
+    /// Every player's name (for the message of one who runs away).
+    names: Vec<String>,
     /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
     budget: Option<usize>,
     /// Rounds rated by this replay so far.
@@ -428,7 +430,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             snapshot_at,
             snapshot: None,
             held: None,
-            last: None,
+            names: Vec::new(),
             budget: opts.max_contests,
             rounds: 0,
             end: None,
@@ -445,6 +447,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     ) -> Result<(), Divergence> {
         // Every player of the input has a state and a record, rated or not.
         self.run.grow(block.player_count());
+        if block.player_count() > self.names.len() {
+            let from = self.names.len() - block.first_named();
+            self.names.extend_from_slice(&block.names()[from..]);
+        }
         let mut rounds = group_rounds(&block, self.run.opts.period);
         if let Some(cutoff) = self.run.opts.as_of {
             rounds = rounds.before(&block, cutoff);
@@ -462,8 +468,6 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             rounds = rounds.without(skip);
         }
         if rounds.is_empty() {
-            // Nothing to rate, but its names cover every player so far.
-            self.last = Some(block);
             return Ok(());
         }
         if self.snapshot_at == SnapshotAt::BeforeLastRound {
@@ -497,7 +501,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             let first_row = run.rows.len();
             run.elapse(&round, r);
             run.score(&round, r);
-            run.update(&block, round, r)?;
+            run.update(&self.names, round, r)?;
             run.record(&round, first_row);
             run.report(observer, &round, r);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
@@ -508,7 +512,6 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             }
             self.rounds += 1;
         }
-        self.last = Some(block);
         Ok(())
     }
 
@@ -533,7 +536,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             self.snapshot = Some(run.snapshot(self.rounds, std::mem::take(&mut self.applied)));
         }
         let end = run.opts.as_of.or(self.end);
-        run.elapse_to_end(self.last.as_deref(), end, self.rounds)?;
+        run.elapse_to_end(&self.names, end, self.rounds)?;
         let elapsed = self.start.elapsed();
         Ok((self.run.result(self.rounds, elapsed), self.snapshot))
     }
@@ -744,6 +747,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                             round: (self.rounds_done + r as u64) as u32,
                             contest: replay_index as u32,
                             contest_id: c.index() as u32,
+                            time: c.time(),
                             player: p,
                             before: self.system.rating(&self.states[p as usize]).mean,
                             after: f64::NAN,
@@ -757,13 +761,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     }
 
     /// Step 2: the system rates the round; a rating that ran away stops the replay here.
-    fn update(&mut self, block: &History, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+    fn update(&mut self, names: &[String], round: Round<'_>, r: usize) -> Result<(), Divergence> {
         let first = round.contests().next();
         self.system.update(round, &mut self.states);
         let participants = self.participants.iter().map(|&p| p as usize);
         match first_runaway(&self.system, &self.states, participants) {
             Some((p, what)) => {
-                Err(self.diverged(block, p, self.rounds_done + r as u64, what, first.as_ref()))
+                Err(self.diverged(names, p, self.rounds_done + r as u64, what, first.as_ref()))
             }
             None => Ok(()),
         }
@@ -827,11 +831,11 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     /// since their last round (decay; calendar periods begun since).
     fn elapse_to_end(
         &mut self,
-        names: Option<&History>,
+        names: &[String],
         end: Option<i64>,
         rounds: usize,
     ) -> Result<(), Divergence> {
-        let (Some(end), Some(names)) = (end, names) else {
+        let Some(end) = end else {
             return Ok(());
         };
         // `as_of` is an exclusive cutoff: its periods are those of the last instant it covers
@@ -863,7 +867,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     fn diverged(
         &self,
-        names: &History,
+        names: &[String],
         p: usize,
         round: u64,
         value: String,
@@ -883,7 +887,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     )
                 },
             ),
-            player: names.name(p as PlayerId).to_string(),
+            player: names[p].clone(),
             value,
         }
     }

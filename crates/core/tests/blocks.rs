@@ -33,7 +33,8 @@ impl Rng {
 fn history() -> History {
     let mut rng = Rng(20261124);
     let mut b = HistoryBuilder::new();
-    let ids: Vec<u32> = (0..40).map(|i| b.player(&format!("p{i}"))).collect();
+    // Players are named as they first play, as a reader names them.
+    let ids: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
     let mut t = 1_700_000_000i64;
     let mut series = 0;
     let mut k = 0;
@@ -43,11 +44,12 @@ fn history() -> History {
         }
         let kind = rng.below(10);
         if kind < 5 {
-            let x = ids[rng.below(40) as usize];
-            let mut y = ids[rng.below(40) as usize];
+            let x = rng.below(40) as usize;
+            let mut y = rng.below(40) as usize;
             while y == x {
-                y = ids[rng.below(40) as usize];
+                y = rng.below(40) as usize;
             }
+            let (x, y) = (b.player(&ids[x]), b.player(&ids[y]));
             let games = if kind == 0 { 3 } else { 1 };
             let name = format!("s{series}");
             series += 1;
@@ -61,7 +63,7 @@ fn history() -> History {
         } else if kind < 7 {
             let mut pick: Vec<u32> = Vec::new();
             while pick.len() < 4 {
-                let p = ids[rng.below(40) as usize];
+                let p = b.player(&ids[rng.below(40) as usize]);
                 if !pick.contains(&p) {
                     pick.push(p);
                 }
@@ -74,7 +76,7 @@ fn history() -> History {
             let n = 5 + rng.below(4) as usize;
             let mut pick: Vec<u32> = Vec::new();
             while pick.len() < n {
-                let p = ids[rng.below(40) as usize];
+                let p = b.player(&ids[rng.below(40) as usize]);
                 if !pick.contains(&p) {
                     pick.push(p);
                 }
@@ -90,6 +92,30 @@ fn history() -> History {
         }
     }
     b.finish(SourceInfo::default())
+}
+
+/// The blocks a streaming reader hands over: the contests of `h` given again to a builder,
+/// which hands over what it holds at each cut (with only the names new since the last).
+fn taken_blocks(h: &History, cuts: &[usize]) -> Vec<History> {
+    // The same ids: the generator named every player first; a reader names them as they come.
+    let mut b = HistoryBuilder::new();
+    let mut blocks = Vec::new();
+    let mut next = cuts.iter().peekable();
+    for c in h.contests() {
+        if next.peek().is_some_and(|&&cut| cut == c.index()) {
+            next.next();
+            blocks.push(b.take_block(b.pending()));
+        }
+        let series = c.series().map(|s| h.series_name(s).to_string());
+        b.begin_contest(c.time(), c.weight(), c.label(), series.as_deref());
+        for e in c.entries() {
+            let ids: Vec<u32> = e.players.iter().map(|&p| b.player(h.name(p))).collect();
+            b.add_entry(&ids, e.lo, e.hi, e.score);
+        }
+        b.end_contest().unwrap();
+    }
+    blocks.push(b.take_block(b.pending()));
+    blocks
 }
 
 /// The positions where a block may end: no round of `period` has contests on both sides.
@@ -120,16 +146,23 @@ fn outcome<S: RatingSystem>(
     opts: &ReplayOptions,
     at: SnapshotAt,
     blocks: Option<&[usize]>,
+    taken: bool,
 ) -> String {
     let mut rows = Rows(Vec::new());
     let result_and_snap = match blocks {
         None => replay_from(h, system, opts, &mut rows, None, at),
         Some(cuts) => (|| {
             let mut r = Replayer::new(system, opts, None, at, replayed_contests(h, opts));
-            let mut from = 0;
-            for &end in cuts.iter().chain(std::iter::once(&h.len())) {
-                r.feed(Cow::Owned(h.block(from..end)), &mut rows)?;
-                from = end;
+            if taken {
+                for block in taken_blocks(h, cuts) {
+                    r.feed(Cow::Owned(block), &mut rows)?;
+                }
+            } else {
+                let mut from = 0;
+                for &end in cuts.iter().chain(std::iter::once(&h.len())) {
+                    r.feed(Cow::Owned(h.block(from..end)), &mut rows)?;
+                    from = end;
+                }
             }
             r.finish(&mut rows)
         })(),
@@ -188,8 +221,17 @@ struct Check<'a> {
 impl SystemVisitor for Check<'_> {
     type Output = ();
     fn visit<S: RatingSystem>(self, system: &S) {
-        let whole = outcome(system, self.h, self.opts, self.at, None);
-        let pieces = outcome(system, self.h, self.opts, self.at, Some(self.blocks));
+        let whole = outcome(system, self.h, self.opts, self.at, None, false);
+        let pieces = outcome(system, self.h, self.opts, self.at, Some(self.blocks), false);
+        let taken = outcome(system, self.h, self.opts, self.at, Some(self.blocks), true);
+        assert!(
+            whole == taken,
+            "{}: blocks taken from a builder at {:?} differ from the whole ({:?}, {:?})",
+            system.name(),
+            self.blocks,
+            self.opts.period,
+            self.at
+        );
         assert!(
             whole == pieces,
             "{}: blocks {:?} differ from the whole ({:?}, {:?})",
