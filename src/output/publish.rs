@@ -142,8 +142,7 @@ fn lock_folder(path: &Path, what: &str) -> io::Result<File> {
             Err(fs::TryLockError::WouldBlock) => return Err(busy(what)),
             Err(fs::TryLockError::Error(e)) => return Err(e),
         }
-        let (held, now) = (dir.metadata()?, fs::symlink_metadata(path)?);
-        if (held.dev(), held.ino()) == (now.dev(), now.ino()) {
+        if still_names(path, &dir)? {
             return Ok(dir);
         }
     }
@@ -234,7 +233,14 @@ pub struct Publication {
     /// replaced (or dropped when this run does not write them), everything else carried over.
     owned: Vec<String>,
     written: Mutex<Vec<PathBuf>>,
-    _locks: (File, File),
+    /// The output folder, opened and locked at the start (after the swap: the previous
+    /// generation, under the temporary name). Its metadata is read through this descriptor,
+    /// never by path, so that a folder put at the path meanwhile is not taken for it.
+    folder_fd: File,
+    /// The new generation, opened and locked when made: its mode and owner are set through
+    /// this descriptor, never by path (a path someone renamed and replaced with a symbolic
+    /// link would be followed).
+    generation_fd: File,
     committed: bool,
     /// The folder did not exist before this run (removed again, if still empty, on failure).
     created: bool,
@@ -301,22 +307,23 @@ impl Publication {
         let gen_lock = lock_folder(&generation, &target.display().to_string())?;
         // The new folder must be able to take the old one's place exactly: its group now (so
         // that files inherit it as they would in the folder, when it is set-group-id), its
-        // owner at the swap (root only; another user's folder is kept and written into).
-        let old = fs::symlink_metadata(target)?;
+        // owner at the swap (root only; another user's folder is kept and written into). Both
+        // folders are read and changed through the descriptors held, not by path.
+        let old = lock.metadata()?;
         let euid = unsafe_geteuid();
         let why_not_swap = if inside.is_some() {
             inside
         } else if euid != 0 && old.uid() != euid {
             Some("the folder belongs to another user".to_string())
         } else if gen_lock.metadata()?.gid() != old.gid()
-            && std::os::unix::fs::chown(&generation, None, Some(old.gid())).is_err()
+            && std::os::unix::fs::fchown(&gen_lock, None, Some(old.gid())).is_err()
         {
             Some("a new folder cannot be given the folder's group".to_string())
-        } else if has_default_acl(target) {
+        } else if has_default_acl(&lock) {
             Some("the folder has a default ACL, which a new folder would lack".to_string())
         } else {
             if old.mode() & 0o2000 != 0 {
-                fs::set_permissions(&generation, fs::Permissions::from_mode(0o2700))?;
+                gen_lock.set_permissions(fs::Permissions::from_mode(0o2700))?;
             }
             None
         };
@@ -326,7 +333,8 @@ impl Publication {
             generation,
             owned: owned.iter().map(std::string::ToString::to_string).collect(),
             written: Mutex::new(Vec::new()),
-            _locks: (lock, gen_lock),
+            folder_fd: lock,
+            generation_fd: gen_lock,
             committed: false,
             created,
             why_not_swap,
@@ -389,14 +397,32 @@ impl Publication {
         let swapped = match why_not {
             Some(why) => Err(why),
             None => {
-                // The folder keeps its permissions, group and (for root) owner.
-                let old = fs::symlink_metadata(&self.target)?;
-                fs::set_permissions(
-                    &self.generation,
-                    fs::Permissions::from_mode(old.mode() & 0o7777),
-                )?;
+                // The folder keeps its permissions, group and (for root) owner: read from the
+                // folder locked at the start, set on the new generation's descriptor (a path
+                // would follow a symbolic link planted at it).
+                let old = self.folder_fd.metadata()?;
                 if unsafe_geteuid() == 0 {
-                    std::os::unix::fs::chown(&self.generation, Some(old.uid()), Some(old.gid()))?;
+                    std::os::unix::fs::fchown(
+                        &self.generation_fd,
+                        Some(old.uid()),
+                        Some(old.gid()),
+                    )?;
+                }
+                self.generation_fd
+                    .set_permissions(fs::Permissions::from_mode(old.mode() & 0o7777))?;
+                // The swap goes by path: both paths must still name the folders held.
+                for (path, held) in [
+                    (&self.target, &self.folder_fd),
+                    (&self.generation, &self.generation_fd),
+                ] {
+                    if !still_names(path, held)? {
+                        return Err(io::Error::other(format!(
+                            "{} was moved or replaced during the run (by someone who can write \
+                             {}); nothing was published",
+                            path.display(),
+                            self.parent.display()
+                        )));
+                    }
                 }
                 match exchange(&self.generation, &self.target) {
                     Ok(()) => Ok(()),
@@ -441,15 +467,15 @@ impl Publication {
         if fault("carry") {
             return Err("injected failure while carrying entries over (RATE_BATCH_FAULT)".into());
         }
-        let root = self._locks.0.metadata().map_err(|e| e.to_string())?;
+        let root = self.folder_fd.metadata().map_err(|e| e.to_string())?;
         let walk = Walk {
             dev: root.dev(),
             euid: unsafe_geteuid(),
         };
         let names: Vec<String> = self.owned.clone();
         walk.carry(
-            self._locks.0.as_raw_fd(),
-            self._locks.1.as_raw_fd(),
+            self.folder_fd.as_raw_fd(),
+            self.generation_fd.as_raw_fd(),
             &|name: &[u8]| names.iter().any(|o| o.as_bytes() == name),
             Path::new(""),
         )
@@ -501,7 +527,8 @@ impl Drop for Publication {
     fn drop(&mut self) {
         if !self.committed {
             let _ = fs::remove_dir_all(&self.generation);
-            if self.created {
+            // The folder this run made, if still empty and still the one at the path.
+            if self.created && still_names(&self.target, &self.folder_fd).unwrap_or(false) {
                 let _ = fs::remove_dir(&self.target);
             }
         }
@@ -655,16 +682,13 @@ impl Walk {
         }
         let to = open(dst).map_err(|e| e.to_string())?;
         self.carry(from.as_raw_fd(), to.as_raw_fd(), &|_| false, shown)?;
-        // SAFETY: owner (root only) and mode of the folder just made, through its descriptor.
-        unsafe {
-            if self.euid == 0 && libc::fchown(to.as_raw_fd(), st.st_uid, st.st_gid) != 0 {
-                return Err(io::Error::last_os_error().to_string());
-            }
-            if libc::fchmod(to.as_raw_fd(), st.st_mode & 0o7777) != 0 {
-                return Err(io::Error::last_os_error().to_string());
-            }
+        // Owner (root only) and mode of the folder just made, through its descriptor.
+        if self.euid == 0 {
+            std::os::unix::fs::fchown(&to, Some(st.st_uid), Some(st.st_gid))
+                .map_err(|e| e.to_string())?;
         }
-        Ok(())
+        to.set_permissions(fs::Permissions::from_mode(st.st_mode & 0o7777))
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -681,18 +705,14 @@ fn unsupported(e: &io::Error) -> bool {
     ) || e.kind() == io::ErrorKind::Unsupported
 }
 
-/// True when a folder has a default ACL (which files created in it inherit, and a new folder
-/// would not have).
-fn has_default_acl(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(p) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: asks the size of an attribute of a valid path; no buffer is written.
+/// True when an open folder has a default ACL (which files created in it inherit, and a new
+/// folder would not have).
+fn has_default_acl(dir: &File) -> bool {
+    // SAFETY: asks the size of an attribute of an open descriptor; no buffer is written.
     #[cfg(target_os = "linux")]
     let n = unsafe {
-        libc::lgetxattr(
-            p.as_ptr(),
+        libc::fgetxattr(
+            dir.as_raw_fd(),
             c"system.posix_acl_default".as_ptr(),
             std::ptr::null_mut(),
             0,
@@ -700,10 +720,20 @@ fn has_default_acl(path: &Path) -> bool {
     };
     #[cfg(not(target_os = "linux"))]
     let n = {
-        let _ = p;
+        let _ = dir;
         -1
     };
     n > 0
+}
+
+/// True when `path` (not followed if a symbolic link) still names the file `held` is open on.
+fn still_names(path: &Path, held: &File) -> io::Result<bool> {
+    let held = held.metadata()?;
+    Ok(match fs::symlink_metadata(path) {
+        Ok(now) => (now.dev(), now.ino()) == (held.dev(), held.ino()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e),
+    })
 }
 
 /// Swaps two paths atomically.
@@ -997,6 +1027,42 @@ mod tests {
         drop(p);
         assert_eq!(fs::read_to_string(out.join("a.txt")).unwrap(), "2a");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// Someone who can write the output folder's parent renames the new generation away,
+    /// plants a symbolic link to another folder at its name and puts a folder of theirs at the
+    /// output's path: the run refuses to publish, and neither changes nor follows into the
+    /// other folder (the mode and owner are set through the generation's descriptor).
+    #[test]
+    fn a_generation_replaced_by_a_link_is_refused_and_the_link_not_followed() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let victim = dir.path().join("victim");
+        fs::create_dir(&victim).unwrap();
+        fs::write(victim.join("secret"), "secret").unwrap();
+        fs::set_permissions(&victim, fs::Permissions::from_mode(0o700)).unwrap();
+        let out = dir.path().join("out");
+        let p = Publication::begin(&out, &["a.txt"]).unwrap();
+        p.root().write("a.txt", |w| w.write_all(b"1a")).unwrap();
+        fs::rename(&p.generation, dir.path().join("stolen")).unwrap();
+        std::os::unix::fs::symlink(&victim, &p.generation).unwrap();
+        fs::rename(&out, dir.path().join("out-orig")).unwrap();
+        fs::create_dir(&out).unwrap();
+        fs::set_permissions(&out, fs::Permissions::from_mode(0o777)).unwrap();
+        let e = p.commit().unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("was moved or replaced during the run"),
+            "{e}"
+        );
+        assert_eq!(fs::metadata(&victim).unwrap().mode() & 0o7777, 0o700);
+        let names: Vec<String> = fs::read_dir(&victim)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["secret"]);
+        // Nothing was swapped: the path still names the folder put there.
+        let now = fs::symlink_metadata(&out).unwrap();
+        assert!(now.is_dir() && now.mode() & 0o7777 == 0o777);
     }
 
     #[test]
