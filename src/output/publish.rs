@@ -28,7 +28,7 @@
 //! last component. The clean-up of a killed run's leftovers removes only entries whose name
 //! carries a valid check, that are older than the current run and that no live run holds.
 
-use std::ffi::OsStr;
+use std::ffi::{CStr, CString, OsStr};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
@@ -349,9 +349,21 @@ impl Publication {
         }
     }
 
-    /// A subfolder (created in the new generation).
+    /// A subfolder (created in the new generation, through its descriptor).
     pub fn folder(&self, name: &str) -> io::Result<Folder<'_>> {
-        fs::create_dir_all(self.generation.join(name))?;
+        let mut rel = PathBuf::new();
+        for part in Path::new(name).components() {
+            let std::path::Component::Normal(part) = part else {
+                return Err(io::Error::other(format!(
+                    "{name} is not a plain folder name"
+                )));
+            };
+            rel.push(part);
+            match mkdir_at(self.generation_fd.as_raw_fd(), &cpath(&rel)?, 0o777) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+                _ => {}
+            }
+        }
         Ok(Folder {
             publication: self,
             rel: PathBuf::from(name),
@@ -380,17 +392,7 @@ impl Publication {
         }
         let written = self.targets();
         // Every folder of the generation to disk (the files were synced as they finished).
-        let mut folders = vec![self.generation.clone()];
-        let mut k = 0;
-        while k < folders.len() {
-            for e in fs::read_dir(&folders[k])?.flatten() {
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    folders.push(e.path());
-                }
-            }
-            sync_folder(&folders[k])?;
-            k += 1;
-        }
+        sync_tree(&self.generation_fd)?;
         if fault("kill-before-swap") {
             std::process::abort();
         }
@@ -448,7 +450,7 @@ impl Publication {
                 );
                 self.rename_each()?;
                 self.committed = true;
-                sync_folder(&self.target)?;
+                self.folder_fd.sync_all()?;
                 let _ = fs::remove_dir_all(&self.generation);
             }
         }
@@ -482,40 +484,41 @@ impl Publication {
     }
 
     /// The fallback without an atomic swap: each file renamed into place, the replaced ones
-    /// kept aside and put back if any rename fails.
+    /// kept aside and put back if any rename fails. Every rename is made relative to the
+    /// folders' descriptors, not by path.
     fn rename_each(&self) -> io::Result<()> {
-        let aside = self.generation.join(temporary_name("previous"));
-        fs::create_dir(&aside)?;
-        let mut moves: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let (new, live) = (self.generation_fd.as_raw_fd(), self.folder_fd.as_raw_fd());
+        let aside_name = cstr(temporary_name("previous").as_bytes())?;
+        mkdir_at(new, &aside_name, 0o700)?;
+        let aside_fd = open_dir_at(new, &aside_name)?;
+        let aside = aside_fd.as_raw_fd();
+        // (from, to, name) of each rename made.
+        let mut moves: Vec<(RawFd, RawFd, CString)> = Vec::new();
         // The previous content of the owned names goes aside, the new content comes in.
-        let mut plan: Vec<(PathBuf, PathBuf, PathBuf)> = Vec::new();
-        for n in &self.owned {
-            let new = self.generation.join(n);
-            plan.push((new, self.target.join(n), aside.join(n)));
-        }
         let result = (|| -> io::Result<()> {
-            for (k, (new, live, old)) in plan.iter().enumerate() {
-                if fs::symlink_metadata(live).is_ok() {
+            for (k, n) in self.owned.iter().enumerate() {
+                let name = cstr(n.as_bytes())?;
+                if stat_at(live, &name).is_ok() {
                     if fault(&format!("rename:{}", 2 * k)) {
                         return Err(injected("a rename"));
                     }
-                    fs::rename(live, old)?;
-                    moves.push((old.clone(), live.clone()));
+                    rename_at(live, &name, aside, &name)?;
+                    moves.push((live, aside, name.clone()));
                 }
-                if fs::symlink_metadata(new).is_ok() {
+                if stat_at(new, &name).is_ok() {
                     if fault(&format!("rename:{}", 2 * k + 1)) {
                         return Err(injected("a rename"));
                     }
-                    fs::rename(new, live)?;
-                    moves.push((live.clone(), new.clone()));
+                    rename_at(new, &name, live, &name)?;
+                    moves.push((new, live, name));
                 }
             }
             Ok(())
         })();
         if let Err(e) = result {
             // Undo in reverse order: the previous set is whole again.
-            for (from, to) in moves.iter().rev() {
-                let _ = fs::rename(from, to);
+            for (from, to, name) in moves.iter().rev() {
+                let _ = rename_at(*to, name, *from, name);
             }
             return Err(e);
         }
@@ -597,8 +600,106 @@ impl Drop for DirStream {
     }
 }
 
-fn cstr(name: &[u8]) -> io::Result<std::ffi::CString> {
-    std::ffi::CString::new(name).map_err(|e| io::Error::other(e.to_string()))
+fn cstr(name: &[u8]) -> io::Result<CString> {
+    CString::new(name).map_err(|e| io::Error::other(e.to_string()))
+}
+
+fn cpath(path: &Path) -> io::Result<CString> {
+    use std::os::unix::ffi::OsStrExt;
+    cstr(path.as_os_str().as_bytes())
+}
+
+/// A system call's 0 or -1 as a result.
+fn cvt(r: libc::c_int) -> io::Result<()> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `fstatat` of a name relative to an open folder, not following a symbolic link.
+fn stat_at(at: RawFd, name: &CStr) -> io::Result<libc::stat> {
+    // SAFETY: fills a zeroed struct for a NUL-terminated name relative to an open folder.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        cvt(libc::fstatat(
+            at,
+            name.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        ))?;
+        Ok(st)
+    }
+}
+
+fn is_dir(st: &libc::stat) -> bool {
+    st.st_mode & libc::S_IFMT == libc::S_IFDIR
+}
+
+/// Opens a folder relative to an open one, never through a symbolic link at its last
+/// component.
+fn open_dir_at(at: RawFd, name: &CStr) -> io::Result<File> {
+    // SAFETY: openat of a NUL-terminated name relative to an open folder; the descriptor is
+    // owned by the File returned.
+    let fd = unsafe {
+        libc::openat(
+            at,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just opened and owned by nobody else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// Creates a file that did not exist, relative to an open folder, never through a symbolic
+/// link at its last component.
+fn create_at(at: RawFd, name: &CStr, mode: u32) -> io::Result<File> {
+    // SAFETY: as in `open_dir_at`.
+    let fd = unsafe {
+        libc::openat(
+            at,
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            mode as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just opened and owned by nobody else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+fn mkdir_at(at: RawFd, name: &CStr, mode: u32) -> io::Result<()> {
+    // SAFETY: mkdirat of a NUL-terminated name relative to an open folder.
+    cvt(unsafe { libc::mkdirat(at, name.as_ptr(), mode as libc::mode_t) })
+}
+
+fn rename_at(from: RawFd, old: &CStr, to: RawFd, new: &CStr) -> io::Result<()> {
+    // SAFETY: renameat of NUL-terminated names relative to two open folders.
+    cvt(unsafe { libc::renameat(from, old.as_ptr(), to, new.as_ptr()) })
+}
+
+/// Syncs an open folder and every folder below it, through descriptors (one open per level).
+fn sync_tree(dir: &File) -> io::Result<()> {
+    let mut folders = Vec::new();
+    let mut stream = DirStream::open(dir.as_raw_fd())?;
+    while let Some(name) = stream.next_name() {
+        let name = cstr(&name)?;
+        if is_dir(&stat_at(dir.as_raw_fd(), &name)?) {
+            folders.push(name);
+        }
+    }
+    drop(stream);
+    for name in folders {
+        sync_tree(&open_dir_at(dir.as_raw_fd(), &name)?)?;
+    }
+    dir.sync_all()
 }
 
 impl Walk {
@@ -619,19 +720,11 @@ impl Walk {
             let shown = rel.join(String::from_utf8_lossy(&name).as_ref());
             let why = |what: String| format!("`{}` {what}", shown.display());
             let c = cstr(&name).map_err(|e| why(e.to_string()))?;
-            // SAFETY: fstatat fills the zeroed struct for a name relative to an open folder,
-            // without following a link.
-            let st = unsafe {
-                let mut st: libc::stat = std::mem::zeroed();
-                if libc::fstatat(src, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
-                    return Err(why(io::Error::last_os_error().to_string()));
-                }
-                st
-            };
+            let st = stat_at(src, &c).map_err(|e| why(e.to_string()))?;
             if st.st_dev != self.dev {
                 return Err(why("is a mount point".into()));
             }
-            if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            if is_dir(&st) {
                 if self.euid != 0 && st.st_uid != self.euid {
                     return Err(why("is another user's folder".into()));
                 }
@@ -655,32 +748,13 @@ impl Walk {
         &self,
         src: RawFd,
         dst: RawFd,
-        name: &std::ffi::CStr,
+        name: &CStr,
         st: &libc::stat,
         shown: &Path,
     ) -> Result<(), String> {
-        let open = |at: RawFd| -> io::Result<File> {
-            // SAFETY: openat a name relative to an open folder; the descriptor is owned by
-            // the File returned.
-            let fd = unsafe {
-                libc::openat(
-                    at,
-                    name.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                )
-            };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // SAFETY: a descriptor just opened and owned by nobody else.
-            Ok(unsafe { File::from_raw_fd(fd) })
-        };
-        let from = open(src).map_err(|e| e.to_string())?;
-        // SAFETY: mkdirat of a name relative to the new generation's folder.
-        if unsafe { libc::mkdirat(dst, name.as_ptr(), 0o700) } != 0 {
-            return Err(io::Error::last_os_error().to_string());
-        }
-        let to = open(dst).map_err(|e| e.to_string())?;
+        let from = open_dir_at(src, name).map_err(|e| e.to_string())?;
+        mkdir_at(dst, name, 0o700).map_err(|e| e.to_string())?;
+        let to = open_dir_at(dst, name).map_err(|e| e.to_string())?;
         self.carry(from.as_raw_fd(), to.as_raw_fd(), &|_| false, shown)?;
         // Owner (root only) and mode of the folder just made, through its descriptor.
         if self.euid == 0 {
@@ -778,10 +852,15 @@ pub struct Folder<'p> {
 }
 
 impl Folder<'_> {
-    /// Opens `name` for writing; [`StagedFile::finish`] completes it.
+    /// Opens `name` for writing; [`StagedFile::finish`] completes it. Created relative to the
+    /// new generation's descriptor (its path could have been replaced meanwhile).
     pub fn open(&self, name: &str) -> io::Result<StagedFile> {
         let rel = self.rel.join(name);
-        let file = create_new(&self.publication.generation.join(&rel), 0o666)?;
+        let file = create_at(
+            self.publication.generation_fd.as_raw_fd(),
+            &cpath(&rel)?,
+            0o666,
+        )?;
         self.publication
             .written
             .lock()
@@ -1041,13 +1120,22 @@ mod tests {
         fs::write(victim.join("secret"), "secret").unwrap();
         fs::set_permissions(&victim, fs::Permissions::from_mode(0o700)).unwrap();
         let out = dir.path().join("out");
-        let p = Publication::begin(&out, &["a.txt"]).unwrap();
+        let p = Publication::begin(&out, &["a.txt", "sub"]).unwrap();
         p.root().write("a.txt", |w| w.write_all(b"1a")).unwrap();
         fs::rename(&p.generation, dir.path().join("stolen")).unwrap();
         std::os::unix::fs::symlink(&victim, &p.generation).unwrap();
         fs::rename(&out, dir.path().join("out-orig")).unwrap();
         fs::create_dir(&out).unwrap();
         fs::set_permissions(&out, fs::Permissions::from_mode(0o777)).unwrap();
+        // Files written after that still go into the generation, wherever it is now.
+        p.folder("sub")
+            .unwrap()
+            .write("b.txt", |w| w.write_all(b"1b"))
+            .unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("stolen/sub/b.txt")).unwrap(),
+            "1b"
+        );
         let e = p.commit().unwrap_err();
         assert!(
             e.to_string()
