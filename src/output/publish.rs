@@ -17,6 +17,14 @@
 //! and put back if one fails: the set is then whole again after a failure, but a reader may
 //! see a mix while the renames run (a warning says so).
 //!
+//! **Descriptors, not paths.** Once the generation is made, the run writes, reads metadata,
+//! sets mode and owner, renames and deletes through the descriptors of the folder and the
+//! generation it opened and locked, never by a path that someone able to write the parent
+//! could have replaced with a symbolic link; just before the exchange both paths must still
+//! name those folders. A folder the run may not write is refused (the swap would need only
+//! the parent writable); deleting a generation gives the run's own read-only folders in it
+//! u+rwx first.
+//!
 //! **Locks.** A run holds an advisory lock (`flock`) on DIR from before it reads its inputs to
 //! after the swap (and on the new generation, which becomes DIR), so that a second run on the
 //! same DIR fails at once with a clear message instead of mixing its files with the first's.
@@ -213,10 +221,13 @@ fn remove_leftovers(parent: &Path, base: &str, start: SystemTime) {
         }
         if meta.is_dir() {
             // A live run holds its generation's lock.
-            if let Ok(d) = File::open(&path)
+            if let Ok(d) = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&path)
                 && d.try_lock().is_ok()
             {
-                let _ = fs::remove_dir_all(&path);
+                let _ = remove_folder(&d, &path);
             }
         } else {
             let _ = fs::remove_file(&path);
@@ -280,6 +291,19 @@ impl Publication {
             Err(e) => return Err(e),
         }
         let lock = lock_folder(target, &target.display().to_string())?;
+        // A folder the run may not write is refused, as writing into it always was: the swap
+        // itself needs only the parent writable, but would replace the content of a folder
+        // made read-only (root may write anything and passes).
+        if let Err(e) = writable(target) {
+            return Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{} is not writable by this run ({e}): the outputs replace files in it, so \
+                     give it write permission (chmod u+w) or choose another folder",
+                    target.display()
+                ),
+            ));
+        }
         remove_leftovers(&parent, &base, start);
         remove_leftovers(target, INNER, start);
         // Beside the folder; where its parent is not writable (a folder the run may write in
@@ -439,8 +463,9 @@ impl Publication {
             Ok(()) => {
                 self.committed = true;
                 sync_folder(&self.parent)?;
-                // The previous generation now has the temporary name.
-                let _ = fs::remove_dir_all(&self.generation);
+                // The previous generation now has the temporary name (and is the folder
+                // locked at the start).
+                let _ = remove_folder(&self.folder_fd, &self.generation);
             }
             Err(why) => {
                 eprintln!(
@@ -451,7 +476,7 @@ impl Publication {
                 self.rename_each()?;
                 self.committed = true;
                 self.folder_fd.sync_all()?;
-                let _ = fs::remove_dir_all(&self.generation);
+                let _ = remove_folder(&self.generation_fd, &self.generation);
             }
         }
         Ok(written)
@@ -529,7 +554,7 @@ impl Publication {
 impl Drop for Publication {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_dir_all(&self.generation);
+            let _ = remove_folder(&self.generation_fd, &self.generation);
             // The folder this run made, if still empty and still the one at the path.
             if self.created && still_names(&self.target, &self.folder_fd).unwrap_or(false) {
                 let _ = fs::remove_dir(&self.target);
@@ -683,6 +708,92 @@ fn mkdir_at(at: RawFd, name: &CStr, mode: u32) -> io::Result<()> {
 fn rename_at(from: RawFd, old: &CStr, to: RawFd, new: &CStr) -> io::Result<()> {
     // SAFETY: renameat of NUL-terminated names relative to two open folders.
     cvt(unsafe { libc::renameat(from, old.as_ptr(), to, new.as_ptr()) })
+}
+
+/// Checks that the run may write in a folder (its effective user and groups, as `open` would).
+fn writable(path: &Path) -> io::Result<()> {
+    let p = cpath(path)?;
+    // SAFETY: faccessat of a NUL-terminated path; nothing is written.
+    cvt(unsafe { libc::faccessat(libc::AT_FDCWD, p.as_ptr(), libc::W_OK, libc::AT_EACCESS) })
+}
+
+/// Deletes a folder this module made or swapped out, `held` being open on it (and locked):
+/// its content through descriptors (see [`empty_folder`]), then its name if `path` still
+/// names it. A leftover that cannot be removed now is tried again by the next run.
+fn remove_folder(held: &File, path: &Path) -> io::Result<()> {
+    let (euid, st) = (unsafe_geteuid(), held.metadata()?);
+    allow_own(held, st.uid(), st.mode(), euid)?;
+    empty_folder(held.as_raw_fd(), st.dev(), euid)?;
+    if still_names(path, held)? {
+        fs::remove_dir(path)?;
+    }
+    Ok(())
+}
+
+/// Gives a folder of the run's own user u+rwx, so that it can be emptied even when made
+/// read-only (0555). Root needs no permission bits; other users' folders are left as they
+/// are (the carry-over walk never puts one into a generation a non-root run swaps).
+fn allow_own(dir: &File, uid: u32, mode: u32, euid: u32) -> io::Result<()> {
+    if euid != 0 && uid == euid && mode & 0o700 != 0o700 {
+        dir.set_permissions(fs::Permissions::from_mode((mode | 0o700) & 0o7777))?;
+    }
+    Ok(())
+}
+
+/// Deletes everything in an open folder, through descriptors: a name swapped for a symbolic
+/// link meanwhile is removed, never followed, and nothing on another file system (`dev`
+/// differs: a mount point) is entered. Goes on past an entry that cannot be removed and
+/// returns the first error.
+fn empty_folder(dir: RawFd, dev: u64, euid: u32) -> io::Result<()> {
+    let mut names = Vec::new();
+    let mut stream = DirStream::open(dir)?;
+    while let Some(name) = stream.next_name() {
+        names.push(cstr(&name)?);
+    }
+    drop(stream);
+    let mut result = Ok(());
+    for name in names {
+        let r = match stat_at(dir, &name) {
+            Ok(st) if is_dir(&st) && st.st_dev != dev => Err(io::Error::other(format!(
+                "{} is a mount point",
+                name.to_string_lossy()
+            ))),
+            Ok(st) if is_dir(&st) => remove_at(dir, &name, dev, euid),
+            // SAFETY: unlinkat of a NUL-terminated name relative to an open folder.
+            Ok(_) => cvt(unsafe { libc::unlinkat(dir, name.as_ptr(), 0) }),
+            Err(e) => Err(e),
+        };
+        if result.is_ok() {
+            result = r;
+        }
+    }
+    result
+}
+
+/// Deletes the folder `name` in the open folder `at` and everything in it (see
+/// [`empty_folder`]); a folder of the run's user that it may not even read is given u+rwx
+/// first (by name, not following a link).
+fn remove_at(at: RawFd, name: &CStr, dev: u64, euid: u32) -> io::Result<()> {
+    let st = stat_at(at, name)?;
+    let sub = match open_dir_at(at, name) {
+        Err(e) if e.raw_os_error() == Some(libc::EACCES) && euid != 0 && st.st_uid == euid => {
+            // SAFETY: fchmodat of a NUL-terminated name relative to an open folder.
+            cvt(unsafe {
+                libc::fchmodat(
+                    at,
+                    name.as_ptr(),
+                    (st.st_mode | 0o700) & 0o7777,
+                    libc::AT_SYMLINK_NOFOLLOW,
+                )
+            })?;
+            open_dir_at(at, name)?
+        }
+        r => r?,
+    };
+    allow_own(&sub, st.st_uid, st.st_mode, euid)?;
+    empty_folder(sub.as_raw_fd(), dev, euid)?;
+    // SAFETY: unlinkat of a NUL-terminated name relative to an open folder.
+    cvt(unsafe { libc::unlinkat(at, name.as_ptr(), libc::AT_REMOVEDIR) })
 }
 
 /// Syncs an open folder and every folder below it, through descriptors (one open per level).
@@ -896,7 +1007,13 @@ impl Folder<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .retain(|r| !r.starts_with(&self.rel));
-        fs::remove_dir_all(self.publication.generation.join(&self.rel))
+        let generation = &self.publication.generation_fd;
+        remove_at(
+            generation.as_raw_fd(),
+            &cpath(&self.rel)?,
+            generation.metadata()?.dev(),
+            unsafe_geteuid(),
+        )
     }
 }
 
