@@ -126,14 +126,25 @@ pub fn open_no_follow(path: &Path) -> io::Result<File> {
     Ok(f)
 }
 
-/// Creates a file that did not exist, never through a symbolic link.
-fn create_new(path: &Path, mode: u32) -> io::Result<File> {
-    OpenOptions::new()
+/// Creates a temporary file that did not exist, never through a symbolic link, and takes its
+/// lock at once: it is held for as long as the file has its temporary name, so that another
+/// run's clean-up ([`remove_leftovers`]) never deletes a file this run is still writing.
+fn create_temporary(path: &Path, mode: u32) -> io::Result<File> {
+    let f = OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(mode)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
+        .open(path)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        // Only a clean-up that took it for a leftover can hold the lock of a new file.
+        Err(fs::TryLockError::WouldBlock) => Err(io::Error::other(format!(
+            "{} was taken by another run's clean-up as soon as it was made; try again",
+            path.display()
+        ))),
+        Err(fs::TryLockError::Error(e)) => Err(e),
+    }
 }
 
 /// Opens a folder (not through a symbolic link) and takes its lock, checking afterwards that
@@ -200,8 +211,10 @@ fn injected(step: &str) -> io::Error {
 }
 
 /// Removes what killed runs left beside `target` (`.NAME.rate-batch-*` with a valid check,
-/// older than `start`, not held by a live run). Errors are ignored: a leftover that cannot be
-/// removed now is tried again next time.
+/// older than `start`, not held by a live run): a folder or a regular file only once its lock
+/// is taken here (without waiting), since a live run holds the lock of every generation and
+/// temporary file it is writing; anything else is left alone. Errors are ignored: a leftover
+/// that cannot be removed now is tried again next time.
 fn remove_leftovers(parent: &Path, base: &str, start: SystemTime) {
     let Ok(entries) = fs::read_dir(parent) else {
         return;
@@ -229,8 +242,18 @@ fn remove_leftovers(parent: &Path, base: &str, start: SystemTime) {
             {
                 let _ = remove_folder(&d, &path);
             }
-        } else {
-            let _ = fs::remove_file(&path);
+        } else if meta.is_file() {
+            // A live run holds the lock of the temporary file it is writing (see
+            // `create_temporary`); the name must still be the file locked.
+            if let Ok(f) = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+                .open(&path)
+                && f.try_lock().is_ok()
+                && still_names(&path, &f).unwrap_or(false)
+            {
+                let _ = fs::remove_file(&path);
+            }
         }
     }
 }
@@ -1083,8 +1106,10 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(&dir)?;
     remove_leftovers(&dir, &base, start);
     let tmp = dir.join(temporary_name(&base));
+    // Locked until renamed (and closed when this returns). Removed on failure only once made
+    // here: a name that already existed is another run's.
+    let mut f = create_temporary(&tmp, 0o666)?;
     let result = (|| {
-        let mut f = create_new(&tmp, 0o666)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         if fault("replace-file") {
@@ -1103,7 +1128,10 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// place by [`FileSet::commit`] (for single-file outputs: simulations, matchmaking pairs).
 #[derive(Default)]
 pub struct FileSet {
-    files: Vec<(PathBuf, PathBuf)>,
+    /// (temporary path, final path, the temporary file's lock): the lock is held by this
+    /// descriptor (sharing the open file with the [`StagedFile`]) until the set is committed
+    /// or dropped, so a finished file waiting for the commit is not taken for a leftover.
+    files: Vec<(PathBuf, PathBuf, File)>,
     committed: bool,
 }
 
@@ -1120,8 +1148,15 @@ impl FileSet {
         fs::create_dir_all(&dir)?;
         remove_leftovers(&dir, &base, SystemTime::now());
         let tmp = dir.join(temporary_name(&base));
-        let file = create_new(&tmp, 0o666)?;
-        self.files.push((tmp, path.to_path_buf()));
+        let file = create_temporary(&tmp, 0o666)?;
+        let lock = match file.try_clone() {
+            Ok(lock) => lock,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        self.files.push((tmp, path.to_path_buf(), lock));
         Ok(StagedFile(BufWriter::with_capacity(1 << 20, file)))
     }
 
@@ -1138,20 +1173,20 @@ impl FileSet {
 
     /// Renames every file into place.
     pub fn commit(mut self) -> io::Result<Vec<PathBuf>> {
-        for (tmp, target) in &self.files {
+        for (tmp, target, _) in &self.files {
             fs::rename(tmp, target)?;
             let (dir, _) = split(target)?;
             sync_folder(&dir)?;
         }
         self.committed = true;
-        Ok(self.files.iter().map(|(_, t)| t.clone()).collect())
+        Ok(self.files.iter().map(|(_, t, _)| t.clone()).collect())
     }
 }
 
 impl Drop for FileSet {
     fn drop(&mut self) {
         if !self.committed {
-            for (tmp, _) in &self.files {
+            for (tmp, _, _) in &self.files {
                 let _ = fs::remove_file(tmp);
             }
         }
@@ -1181,6 +1216,42 @@ mod tests {
         ] {
             assert!(!is_temporary_name(n, "out"), "{n}");
         }
+    }
+
+    /// The clean-up removes a killed run's temporary file, but never one a live run still
+    /// holds: being written, or finished and waiting in its set for the commit.
+    #[test]
+    fn the_clean_up_leaves_the_temporary_files_of_live_runs() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let target = dir.path().join("pairs.csv");
+        let temporaries = || {
+            let mut v: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| is_temporary_name(n, "pairs.csv"))
+                .collect();
+            v.sort();
+            v
+        };
+        let mut waiting = FileSet::new();
+        waiting.write(&target, |w| w.write_all(b"new")).unwrap();
+        let mut writing = FileSet::new();
+        let mut open = writing.open(&target).unwrap();
+        open.write_all(b"half").unwrap();
+        let live = temporaries();
+        assert_eq!(live.len(), 2);
+        let dead = dir.path().join(temporary_name("pairs.csv"));
+        fs::write(&dead, "killed").unwrap();
+        assert_eq!(temporaries().len(), 3);
+        // Every one is older than this start.
+        let later = SystemTime::now() + std::time::Duration::from_secs(3600);
+        remove_leftovers(dir.path(), "pairs.csv", later);
+        assert_eq!(temporaries(), live, "only the killed run's file goes");
+        assert_eq!(waiting.commit().unwrap(), std::slice::from_ref(&target));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        drop(open);
+        drop(writing);
+        assert!(temporaries().is_empty());
     }
 
     #[test]
