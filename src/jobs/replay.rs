@@ -125,7 +125,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     // The state last: if this fails, the next run resumes from the previous state and
     // recomputes the same outputs.
     if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
-        output::replace_file(path, bytes)
+        output::write_one(path, |w| w.write_all(bytes))
             .with_context(|| format!("cannot write the state {}", path.display()))?;
     }
     let done = Done {

@@ -1097,21 +1097,28 @@ impl FileLock {
     }
 }
 
-/// Replaces one file atomically: written under an exclusive temporary name in its folder,
-/// synced, renamed over `path` (a symbolic link there is replaced, never followed), and the
-/// folder synced. A killed run's temporary files for `path` are removed first.
-pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes one file atomically through `write`: under an exclusive temporary name in its
+/// folder, synced, renamed over `path` (a symbolic link there is replaced, never followed), and
+/// the folder synced. A killed run's temporary files for `path` are removed first.
+pub fn write_one(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let start = SystemTime::now();
     let (dir, base) = split(path)?;
     fs::create_dir_all(&dir)?;
     remove_leftovers(&dir, &base, start);
     let tmp = dir.join(temporary_name(&base));
-    // Locked until renamed (and closed when this returns). Removed on failure only once made
+    // Locked until renamed (and closed when that is done). Removed on failure only once made
     // here: a name that already existed is another run's.
-    let mut f = create_temporary(&tmp, 0o666)?;
+    let file = create_temporary(&tmp, 0o666)?;
     let result = (|| {
-        f.write_all(bytes)?;
-        f.sync_all()?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write(&mut w)?;
+        let file = w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        file.sync_all()?;
         if fault("replace-file") {
             return Err(injected("the rename"));
         }
@@ -1348,7 +1355,7 @@ mod tests {
         fs::write(&victim, "precious").unwrap();
         let state = dir.path().join("s.state");
         std::os::unix::fs::symlink(&victim, &state).unwrap();
-        replace_file(&state, b"state").unwrap();
+        write_one(&state, |w| w.write_all(b"state")).unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(fs::read_to_string(&state).unwrap(), "state");
         assert!(
