@@ -6,15 +6,20 @@ use crate::lab::simlab;
 use crate::lab::simulate;
 use crate::output::FileSet;
 use crate::systems::{ParamMap, SystemKind, parse_param};
+use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The context of an error while writing `path`: the message names the file.
+fn cannot_write(path: &Path) -> String {
+    format!("cannot write {}", path.display())
+}
 
 fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    crate::output::write_one(path, write)?;
-    Ok(())
+    crate::output::write_one(path, write).with_context(|| cannot_write(path))
 }
 
 /// The single-player experiment (Yuksel 2024, section 5.2): one new player rated by four
@@ -148,7 +153,8 @@ pub fn experiment(
             "experiment.html",
             "experiment-random-pairing.html",
         ],
-    )?;
+    )
+    .with_context(|| format!("cannot prepare {}", out.display()))?;
     let cfg = PopulationConfig {
         players,
         rounds,
@@ -182,16 +188,27 @@ pub fn experiment(
         md.push_str(&format!("| {} |\n", row.join(" | ")));
     }
     let staged = publication.root();
-    staged.write("experiment.md", |w| w.write_all(md.as_bytes()))?;
-    staged.write("rmse.csv", |w| ex.write_rmse(w))?;
-    staged.write("seeds.csv", |w| ex.write_seeds(w))?;
+    let ctx = |name: &str| cannot_write(&staged.final_path(name));
+    staged
+        .write("experiment.md", |w| w.write_all(md.as_bytes()))
+        .with_context(|| ctx("experiment.md"))?;
+    staged
+        .write("rmse.csv", |w| ex.write_rmse(w))
+        .with_context(|| ctx("rmse.csv"))?;
+    staged
+        .write("seeds.csv", |w| ex.write_seeds(w))
+        .with_context(|| ctx("seeds.csv"))?;
     for (file, random) in [
         ("experiment.html", false),
         ("experiment-random-pairing.html", true),
     ] {
-        staged.write(file, |w| ex.write_chart(w, random, (&header, &rows)))?;
+        staged
+            .write(file, |w| ex.write_chart(w, random, (&header, &rows)))
+            .with_context(|| ctx(file))?;
     }
-    let written = publication.commit()?;
+    let written = publication
+        .commit()
+        .with_context(|| format!("cannot publish the outputs in {}", out.display()))?;
     write!(stdout, "{md}")?;
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(
@@ -421,9 +438,10 @@ pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Resul
     let mut games_staged = match &args.games {
         Some(path) => {
             let mut s = FileSet::new();
-            let mut f = s.open(path)?;
-            f.write_all(b"time,a,b,result\n")?;
-            Some((s, f))
+            let mut f = s.open(path).with_context(|| cannot_write(path))?;
+            f.write_all(b"time,a,b,result\n")
+                .with_context(|| cannot_write(path))?;
+            Some((s, f, path))
         }
         None => None,
     };
@@ -432,14 +450,19 @@ pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Resul
         &params,
         Population {
             cfg: &cfg,
-            games: games_staged.as_mut().map(|(_, f)| f as &mut dyn Write),
+            games: games_staged.as_mut().map(|(_, f, _)| f as &mut dyn Write),
         },
     )
-    .map_err(UsageError)??;
+    .map_err(UsageError)?
+    // Its only errors are the games file's.
+    .with_context(|| match &args.games {
+        Some(path) => cannot_write(path),
+        None => "cannot write the games".to_string(),
+    })?;
     let seconds = t0.elapsed().as_secs_f64();
-    if let Some((s, f)) = games_staged {
-        f.finish()?;
-        s.commit()?;
+    if let Some((s, f, path)) = games_staged {
+        f.finish().with_context(|| cannot_write(path))?;
+        s.commit().with_context(|| cannot_write(path))?;
     }
     if let Some(path) = &args.truth {
         write_file(path, |w| {
@@ -508,12 +531,13 @@ pub fn synth(
     }
     // Both files come from one pass of the generator: stage both, then publish both.
     let mut set = FileSet::new();
-    let mut w_out = set.open(out)?;
-    let mut w_truth = set.open(truth)?;
-    let rounds = simulate::write_synth(&mut w_out, &mut w_truth, cfg)?;
-    w_out.finish()?;
-    w_truth.finish()?;
-    set.commit()?;
+    let mut w_out = set.open(out).with_context(|| cannot_write(out))?;
+    let mut w_truth = set.open(truth).with_context(|| cannot_write(truth))?;
+    let both = || format!("cannot write {} and {}", out.display(), truth.display());
+    let rounds = simulate::write_synth(&mut w_out, &mut w_truth, cfg).with_context(both)?;
+    w_out.finish().with_context(|| cannot_write(out))?;
+    w_truth.finish().with_context(|| cannot_write(truth))?;
+    set.commit().with_context(both)?;
     writeln!(
         stdout,
         "wrote {rounds} rounds of {} players ({} a round, {} sessions) to {} and the true skills to {}",
