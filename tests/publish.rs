@@ -240,3 +240,29 @@ fn a_lab_output_that_cannot_be_written_is_named() {
         assert!(stderr(&o).contains(s(path)), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// `--dry-run` writes nothing, so it takes no lock: not the state's (its lock file and folder
+/// are not made), and it runs while another run holds that lock.
+#[test]
+fn a_dry_run_takes_no_lock() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path());
+    let states = dir.path().join("states");
+    let state = states.join("elo.state");
+    let out = dir.path().join("out");
+    let dry_run = || {
+        Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+            .args(["replay", s(&input), "--system", "elo", "--dry-run"])
+            .args(["--out", s(&out), "--save-state", s(&state)])
+            .output()
+            .unwrap()
+    };
+    let o = dry_run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!states.exists(), "no lock file, no folder for it");
+    assert!(!out.exists());
+    let _held = rate_batch::output::FileLock::take(&state).unwrap();
+    let o = dry_run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(entries(&states), [".elo.state.lock"]);
+}

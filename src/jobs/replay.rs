@@ -65,10 +65,12 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
     check_paths(job)?;
     // Hold the state's and the output folder's locks from before anything is read: a second
-    // run on the same files fails here, at once.
+    // run on the same files fails here, at once. A dry run writes neither, so it takes neither
+    // lock (nor makes the state's lock file): it may check an input while a run writes.
     let _state_lock = job
         .save_state
         .as_deref()
+        .filter(|_| !job.dry_run)
         .map(output::FileLock::take)
         .transpose()
         .with_context(|| "cannot lock the state".to_string())?;
