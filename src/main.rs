@@ -52,18 +52,8 @@ fn out_of_memory(size: usize) -> ! {
         n += k;
     };
     put(b"error: out of memory: an allocation of ");
-    let mut digits = [0u8; 20];
-    let mut d = digits.len();
-    let mut v = size;
-    loop {
-        d -= 1;
-        digits[d] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    put(&digits[d..]);
+    // itoa formats into a buffer on the stack: no allocation.
+    put(itoa::Buffer::new().format(size).as_bytes());
     put(
         b" bytes failed (the machine's memory, the cgroup's limit or ulimit -v); nothing was \
           written: use a machine with more memory, or replay the history in parts \
