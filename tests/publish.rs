@@ -266,3 +266,31 @@ fn a_dry_run_takes_no_lock() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(entries(&states), [".elo.state.lock"]);
 }
+
+/// `replay` and `compare` refuse an output folder that is the input folder, also when it is
+/// given by another path (a symbolic link to it): the same device and inode, one check for
+/// both. Nothing in it changes.
+#[test]
+fn an_output_folder_that_is_the_input_folder_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let contests = dir.path().join("contests");
+    std::fs::create_dir(&contests).unwrap();
+    std::fs::write(contests.join("1.json"), "[]").unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&contests, &link).unwrap();
+    for out in [&contests, &link] {
+        for cmd in ["replay", "compare"] {
+            let o = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+                .args([cmd, s(&contests), "--out", s(out)])
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(2), "{cmd}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("is the input folder"),
+                "{cmd}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    assert_eq!(entries(&contests), ["1.json"]);
+}

@@ -7,7 +7,7 @@
 //! and with `--report` to `report.html`.
 
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Loaded, check_replay_options, load};
+use super::load::{Loaded, check_replay_options, load, same_file};
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
@@ -106,7 +106,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     for (kind, params) in job.systems.iter().zip(&job.params) {
         dispatch(*kind, params, Noop).map_err(UsageError)?;
     }
-    if job.input.is_dir() && job.input.canonicalize().ok() == job.out.canonicalize().ok() {
+    if job.input.is_dir() && same_file(&job.input, &job.out) {
         return Err(UsageError(format!(
             "--out {} is the input folder: the outputs replace the folder's content",
             job.out.display()

@@ -8,6 +8,14 @@ use crate::replay::{ReplayOptions, Seed};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// True when both paths name one existing file or folder (the same device and inode, links
+/// followed): an output that is one of the inputs, whatever path each was given by.
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    id(a).is_some_and(|a| id(b) == Some(a))
+}
+
 /// An ingested history with the players seeded from `--initial-ratings`.
 pub struct Loaded {
     /// The history.

@@ -1,7 +1,7 @@
 //! `replay`: one system over one history, its outputs published together, the state saved last.
 
 use super::errors::UsageError;
-use super::load::{check_replay_options, load};
+use super::load::{check_replay_options, load, same_file};
 use super::resume::{CheckState, StateJob, already_applied, period_name};
 use super::sink::progress_bar;
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
@@ -281,8 +281,6 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an
 /// output folder that is the input folder.
 pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
-    use std::os::unix::fs::MetadataExt;
-    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
     let inputs = [
         Some(("the input", job.input.as_path())),
         job.initial_ratings
@@ -290,11 +288,9 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
             .map(|p| ("--initial-ratings", p)),
         job.truth.as_deref().map(|p| ("--truth", p)),
     ];
-    if let Some(state) = &job.save_state
-        && let Some(state_id) = id(state)
-    {
+    if let Some(state) = &job.save_state {
         for (what, p) in inputs.iter().flatten() {
-            if id(p) == Some(state_id) {
+            if same_file(state, p) {
                 return Err(UsageError(format!(
                     "--save-state {} is {what}: the state would overwrite it",
                     state.display()
@@ -302,7 +298,7 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
             }
         }
     }
-    if job.input.is_dir() && id(&job.input).is_some() && id(&job.input) == id(&job.out) {
+    if job.input.is_dir() && same_file(&job.input, &job.out) {
         return Err(UsageError(format!(
             "--out {} is the input folder: the outputs replace the folder's content",
             job.out.display()
