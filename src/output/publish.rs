@@ -30,8 +30,8 @@
 //! same DIR fails at once with a clear message instead of mixing its files with the first's.
 //! A state file (`--save-state`) is locked the same way through `.NAME.lock` beside it.
 //!
-//! **Names.** Temporary names carry 64 random bits and a 16-bit check of them
-//! (`.NAME.rate-batch-<16 hex digits>`); every temporary file or folder is created
+//! **Names.** Temporary names carry 48 random bits and a 16-bit check of them
+//! (`.NAME.rate-batch-<12 hex digits><4 hex digits>`); every temporary file or folder is created
 //! exclusively (`O_EXCL`, `mkdir`) and no path this module opens follows a symbolic link at its
 //! last component. The clean-up of a killed run's leftovers removes only entries whose name
 //! carries a valid check, that are older than the current run and that no live run holds.
@@ -1208,7 +1208,7 @@ mod tests {
     fn temporary_names_are_random_and_recognised() {
         let names: std::collections::HashSet<String> =
             (0..2000).map(|_| temporary_name("out")).collect();
-        assert_eq!(names.len(), 2000, "64 random bits: no repeats");
+        assert_eq!(names.len(), 2000, "48 random bits: no repeats");
         for n in &names {
             assert!(is_temporary_name(n, "out"), "{n}");
             assert!(!is_temporary_name(n, "ou"), "{n}");
