@@ -380,6 +380,42 @@ fn bom_crlf_and_blank_lines() {
     assert_eq!(h.len(), 2);
 }
 
+/// An explicit `--time-format` refuses a value of another form with an error naming the
+/// line, the field and that format: a 4-byte time under rfc3339 once indexed past its end.
+#[test]
+fn explicit_time_formats_name_themselves_in_errors() {
+    use rate_batch::ingest::time::TimeFormat;
+    let dir = TempDir::new().unwrap();
+    let with = |format: TimeFormat, good: &str, time: &str| {
+        let o = IngestOptions {
+            time_format: format,
+            ..opts()
+        };
+        let text = format!("time,a,b,result\n{good},A,B,1\n{time},A,B,1\n");
+        match read_with(&dir, "t.csv", &text, &o) {
+            Ok(_) => panic!("{time} was accepted"),
+            Err(e) => e,
+        }
+    };
+    let rfc = "2021-01-01T00:00:00Z";
+    for (format, good, time) in [
+        (TimeFormat::Rfc3339, rfc, "2021"),
+        (TimeFormat::Rfc3339, rfc, "2021-13-05T11:09:00Z"),
+        (TimeFormat::Date, "2021-01-01", "2021-13-05"),
+    ] {
+        let name = format.to_string();
+        let e = with(format, good, time);
+        assert_error(
+            &e,
+            "t.csv",
+            Location::Line(3),
+            Some("time"),
+            &format!("--time-format {name}"),
+        );
+        assert!(!e.message.contains("names another form"), "{e}");
+    }
+}
+
 // ---------------------------------------------------------------- standings CSV
 
 #[test]

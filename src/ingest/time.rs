@@ -159,8 +159,12 @@ impl TimeParser {
                 let has_clock = b.len() >= 19 && matches!(b[10], b'T' | b't' | b' ');
                 let zoned = s.ends_with(['Z', 'z'])
                     || (b.len() >= 25 && matches!(b[b.len() - 6], b'+' | b'-'));
-                if b.len() >= 4 && b[4] == b'-' && has_clock && zoned {
-                    parse_text(s)
+                if b.get(4) == Some(&b'-') && has_clock && zoned {
+                    parse_text_expecting(
+                        s,
+                        "expected an RFC 3339 date-time such as 2021-10-05T11:09:00Z, as \
+                         --time-format rfc3339 says",
+                    )
                 } else {
                     Err(format!(
                         "`{s}` is not an RFC 3339 date-time such as 2021-10-05T11:09:00Z \
@@ -170,7 +174,10 @@ impl TimeParser {
             }
             TimeFormat::Date => {
                 if s.len() == 10 {
-                    parse_text(s)
+                    parse_text_expecting(
+                        s,
+                        "expected a date YYYY-MM-DD or YYYY.MM.DD, as --time-format date says",
+                    )
                 } else {
                     Err(format!(
                         "`{s}` is not a date YYYY-MM-DD or YYYY.MM.DD (--time-format date)"
@@ -327,7 +334,13 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
 
 /// Parses the text forms (no integers), within the years 0 to 9999 (UTC).
 pub fn parse_text(s: &str) -> Result<i64, String> {
-    let t = parse_text_any(s)?;
+    parse_text_expecting(s, ACCEPTED)
+}
+
+/// [`parse_text`], with `expected` saying in a malformed value's message what was expected
+/// (the forms of `auto`, or those of an explicit `--time-format`).
+fn parse_text_expecting(s: &str, expected: &str) -> Result<i64, String> {
+    let t = parse_text_any(s, expected)?;
     if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
         Ok(t)
     } else {
@@ -338,11 +351,11 @@ pub fn parse_text(s: &str) -> Result<i64, String> {
     }
 }
 
-fn parse_text_any(s: &str) -> Result<i64, String> {
+fn parse_text_any(s: &str, expected: &str) -> Result<i64, String> {
     let s = s.trim();
-    let bad = || format!("malformed time `{s}` ({ACCEPTED})");
+    let bad = || format!("malformed time `{s}` ({expected})");
     if s.is_empty() {
-        return Err(format!("empty time ({ACCEPTED})"));
+        return Err(format!("empty time ({expected})"));
     }
     let b = s.as_bytes();
     if b.len() >= 10 && (b[4] == b'-' || b[4] == b'.') && b[7] == b[4] {
@@ -547,7 +560,19 @@ mod tests {
         let mut d = TimeParser::new(TimeFormat::Date);
         assert_eq!(d.parse("2021-10-05"), Ok(1_633_392_000));
         assert!(d.parse("2021-10-05T11:09:00Z").is_err());
+        // A malformed date under an explicit format names that format, not auto's forms.
+        let e = d.parse("2021-13-05").unwrap_err();
+        assert!(e.contains("--time-format date says"), "{e}");
+        assert!(!e.contains("names another form"), "{e}");
         let mut r = TimeParser::new(TimeFormat::Rfc3339);
+        // Four bytes (no index 4): refused, not a panic.
+        for short in ["2021", "202", "2", "20211"] {
+            let e = r.parse(short).unwrap_err();
+            assert!(e.contains("--time-format rfc3339"), "{short}: {e}");
+        }
+        let e = r.parse("2021-13-05T11:09:00Z").unwrap_err();
+        assert!(e.contains("--time-format rfc3339 says"), "{e}");
+        assert!(!e.contains("names another form"), "{e}");
         assert_eq!(r.parse("2021-10-05T13:09:00+02:00"), Ok(1_633_432_140));
         assert_eq!(r.parse("2021-10-05T11:09:00Z"), Ok(1_633_432_140));
         assert!(r.parse("2021-10-05").is_err());
