@@ -380,6 +380,97 @@ fn bom_crlf_and_blank_lines() {
     assert_eq!(h.len(), 2);
 }
 
+/// Runs `rate-batch replay /dev/stdin ARGS...` with `text` piped into its standard input.
+fn replay_piped(text: &str, args: &[&str]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+        .args(["replay", "/dev/stdin"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = text.to_string();
+    // Written from a thread, so that a reader that stops early cannot block the test; a
+    // reader that refuses without reading closes the pipe (an error here is expected then).
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// A CSV piped in through `/dev/stdin` is read as the file itself: the header sniffed for the
+/// delimiter is not lost to a second open of the pipe. Without `--format` a pipe is refused
+/// (its header cannot be looked at first), not misread.
+#[test]
+fn a_piped_csv_reads_as_the_file() {
+    let dir = TempDir::new().unwrap();
+    let text = "date;home;away;hs;as\n2021-01-01;A;B;2;1\n2021-01-02;B;C;0;0\n\
+                2021-01-03;C;A;1;3\n2021-01-04;A;C;0;2\n";
+    let file = write(dir.path(), "g.csv", text);
+    let args = [
+        "--format",
+        "games",
+        "--map",
+        "a=home,b=away,score_a=hs,score_b=as,time=date",
+    ];
+    let (from_file, from_pipe) = (dir.path().join("file"), dir.path().join("pipe"));
+    common::replay_ok(&file, &from_file, &args);
+    let o = replay_piped(
+        text,
+        &[
+            &args[..],
+            &["--quiet", "--out", from_pipe.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", common::texts(&o).1);
+    for f in ["leaderboard.csv", "history.csv"] {
+        let (x, y) = (
+            std::fs::read_to_string(from_file.join(f)).unwrap(),
+            std::fs::read_to_string(from_pipe.join(f)).unwrap(),
+        );
+        assert!(x.lines().count() > 2, "{f}: {x}");
+        assert_eq!(x, y, "{f}");
+    }
+    // Every game was read: A won 2 of 3, C won, drew and lost one, B drew and lost.
+    let board: Vec<Vec<String>> = common::read_csv(&from_pipe.join("leaderboard.csv"))
+        .into_iter()
+        .skip(1)
+        .map(|r| {
+            vec![
+                r[1].clone(),
+                r[5].clone(),
+                r[6].clone(),
+                r[7].clone(),
+                r[8].clone(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        board,
+        [
+            ["A", "3", "2", "0", "1"],
+            ["C", "3", "1", "1", "1"],
+            ["B", "2", "0", "1", "1"]
+        ]
+    );
+    let o = replay_piped(text, &["--out", dir.path().join("auto").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        common::texts(&o)
+            .1
+            .contains("/dev/stdin: cannot detect the format of a pipe: pass --format"),
+        "{}",
+        common::texts(&o).1
+    );
+}
+
 /// An explicit `--time-format` refuses a value of another form with an error naming the
 /// line, the field and that format: a 4-byte time under rfc3339 once indexed past its end.
 #[test]

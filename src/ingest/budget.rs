@@ -409,7 +409,11 @@ fn sample_json(path: &Path) -> Option<(Sample, u64)> {
 /// Estimates what replaying `path` needs. `None` when it cannot be told (a Parquet file whose
 /// metadata does not read, a JSON array file): the ratio of bytes is used then.
 pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) -> Option<Estimate> {
-    let size = std::fs::metadata(path).ok()?.len();
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() && !meta.is_file() {
+        return None;
+    }
+    let size = meta.len();
     match format {
         Format::Games | Format::Standings => sample_csv(path, map)?.estimate(size, 0.0),
         Format::Pgn => sample_pgn(path)?.estimate(size, 0.0),
@@ -459,6 +463,11 @@ pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) ->
 /// documentation); inputs under 32 MiB pass without a look. `--no-memory-check` skips it
 /// (the allocator still ends a run that runs out with exit 3).
 pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> std::io::Result<()> {
+    // A pipe (or another file that is not a regular one) has no size to scale a sample by,
+    // and a sample read from it would be lost to the reader: not checked.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_dir() && !m.is_file()) {
+        return Ok(());
+    }
     let size = if path.is_dir() {
         std::fs::read_dir(path)
             .map(|d| {

@@ -37,6 +37,12 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
         Some(f) => f,
         None => detect(path)?,
     };
+    ingest_as(path, format, opts)
+}
+
+/// [`ingest`] of an input whose format is known (`opts.format` is not consulted): for a
+/// caller that has detected it already, so that the input is not read twice to detect it.
+pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::Result<History> {
     let mut ctx = Context::new(path, format, opts);
     match format {
         Format::Games | Format::Standings => table::read_csv(path, format, &mut ctx)?,
@@ -117,9 +123,12 @@ fn check_series(h: &History) -> Result<(), InputError> {
 }
 
 /// Picks the format from the path: a folder or `.json` is contest JSON, `.pgn` is PGN,
-/// `.parquet`/`.pq` is Parquet; otherwise a CSV whose header says games or standings.
+/// `.parquet`/`.pq` is Parquet; otherwise a CSV whose header says games or standings. The
+/// header of a pipe (or another file that is not a regular one, such as `/dev/stdin`) is not
+/// looked at: what detection read would be lost to the reader, so `--format` must be given.
 pub fn detect(path: &Path) -> anyhow::Result<Format> {
-    if path.is_dir() {
+    let meta = std::fs::metadata(path).ok();
+    if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Ok(Format::Json);
     }
     let ext = path
@@ -132,6 +141,13 @@ pub fn detect(path: &Path) -> anyhow::Result<Format> {
         "pgn" => return Ok(Format::Pgn),
         "parquet" | "pq" => return Ok(Format::Parquet),
         _ => {}
+    }
+    if meta.is_some_and(|m| !m.is_file()) {
+        return Err(InputError::whole_file(
+            path.display().to_string(),
+            "cannot detect the format of a pipe: pass --format".to_string(),
+        )
+        .into());
     }
     table::detect_csv(path)
 }

@@ -37,14 +37,14 @@ fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
     }
 }
 
-fn first_line(path: &Path) -> anyhow::Result<String> {
-    let mut line = String::new();
-    let mut r = BufReader::new(open(path)?).take(super::lines::MAX_LINE);
+/// The first line of a text input (at most [`super::lines::MAX_LINE`] bytes), read from the
+/// reader that goes on with the rest: a pipe can be read only once.
+fn first_line<R: BufRead>(r: &mut R, path: &Path) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
-    r.read_until(b'\n', &mut buf)
+    r.take(super::lines::MAX_LINE)
+        .read_until(b'\n', &mut buf)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    line.push_str(&String::from_utf8_lossy(&buf));
-    Ok(line)
+    Ok(buf)
 }
 
 fn header_fields(line: &str, delimiter: u8) -> Vec<String> {
@@ -79,7 +79,8 @@ fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
 
 /// Tells games from standings by the CSV header.
 pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
-    let line = first_line(path)?;
+    let head = first_line(&mut BufReader::new(open(path)?), path)?;
+    let line = String::from_utf8_lossy(&head);
     let header = header_fields(&line, sniff_delimiter(path, &line));
     // Detection runs before options are applied, so it looks at canonical names only; with
     // `--map`, pass `--format` too.
@@ -149,19 +150,17 @@ impl Rows {
 
 /// Reads a games or standings CSV, streaming.
 pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
-    let line = first_line(path)?;
-    let delimiter = sniff_delimiter(path, &line);
-    let mut lines;
+    // One open: the delimiter is sniffed from the first line, which is then read again from
+    // memory ahead of the rest of the same reader (a pipe cannot be opened twice).
+    let mut file = BufReader::with_capacity(1 << 20, open(path)?);
+    let head = first_line(&mut file, path)?;
+    let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
+    let (reader, mut lines) = super::lines::counting(std::io::Cursor::new(head).chain(file));
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
         .trim(csv::Trim::Headers)
-        .from_reader({
-            let (reader, counter) =
-                super::lines::counting(BufReader::with_capacity(1 << 20, open(path)?));
-            lines = counter;
-            reader
-        });
+        .from_reader(reader);
     let header: Vec<String> = match rdr.headers() {
         Ok(h) => h
             .iter()

@@ -3,7 +3,7 @@
 use super::errors::UsageError;
 use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
-use crate::ingest::{Format, IngestOptions, InputError, ingest};
+use crate::ingest::{Format, IngestOptions, InputError, ingest_as};
 use crate::replay::{ReplayOptions, Seed};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -57,7 +57,8 @@ pub fn load(
     if !ingest_opts.no_memory_check {
         crate::ingest::budget::check(input, format, &ingest_opts.map)?;
     }
-    let history = ingest(input, ingest_opts)?;
+    // The format detected above: detection reads the input, and runs once.
+    let history = ingest_as(input, format, ingest_opts)?;
     let (seeds, seeds_absent) = match initial_ratings {
         Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
         None => (Vec::new(), 0),
