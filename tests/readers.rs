@@ -257,6 +257,32 @@ fn games_csv_bad_inputs_name_file_line_and_field() {
         Some("score_a"),
         "not a non-negative number",
     );
+    let e = err("s.csv", "time,a,b,score_a,score_b\n2021-01-01,A,B,1,NaN\n");
+    assert_error(
+        &e,
+        "s.csv",
+        Location::Line(2),
+        Some("score_b"),
+        "not a non-negative number",
+    );
+    // Scores are bounded (1e15 at most): a larger one is refused on the same path, so
+    // --skip-invalid skips it like any bad row.
+    let huge = "time,a,b,score_a,score_b\n2021-01-01,A,B,2e15,1\n2021-01-02,A,B,1e15,0\n";
+    let e = err("s.csv", huge);
+    assert_error(
+        &e,
+        "s.csv",
+        Location::Line(2),
+        Some("score_a"),
+        "score `2e15` is too large (at most 1e15)",
+    );
+    let dir = TempDir::new().unwrap();
+    let skip = IngestOptions {
+        skip_invalid: true,
+        ..opts()
+    };
+    let h = read_with(&dir, "s.csv", huge, &skip).unwrap();
+    assert_eq!((h.len(), h.source.skipped_invalid), (1, 1));
     let e = err("f.csv", &format!("{head}2021-01-02,A,B\n"));
     assert_error(
         &e,

@@ -277,10 +277,18 @@ fn side(
     }
 }
 
+/// The largest score a side may have: far beyond any real tally, small enough that a score
+/// stays exact in an f64 and that sums and margins of scores cannot overflow to infinity.
+const MAX_SCORE: f64 = 1e15;
+
 fn points(raw: &str, field: &str) -> Result<f64, FieldError> {
     let raw = raw.trim();
     match raw.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if (0.0..=MAX_SCORE).contains(&v) => Ok(v),
+        Ok(v) if v > MAX_SCORE => Err(FieldError::new(
+            field,
+            format!("score `{raw}` is too large (at most {MAX_SCORE:e})"),
+        )),
         _ => Err(FieldError::new(
             field,
             format!("score `{raw}` is not a non-negative number"),
