@@ -376,6 +376,62 @@ fn quoted_newlines_keep_line_numbers_exact() {
     );
 }
 
+/// A compressed file, an archive or UTF-16 text given as a CSV or PGN is named for what it
+/// looks like, not reported as invalid UTF-8 (or read as Latin-1 junk); an empty file says so;
+/// a header listed in an error is cut short when it is long.
+#[test]
+fn compressed_empty_and_wide_inputs_say_what_they_are() {
+    // The first bytes of `gzip -c` of a games CSV.
+    let gz = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x2b\xc9\xcc\x4d\xd5\x49\x04\x00";
+    let gzip = "looks like a gzip-compressed file; decompress it first";
+    for name in ["g.csv", "g.pgn"] {
+        assert_error(&err_bytes(name, gz), name, Location::File, None, gzip);
+    }
+    let dir = TempDir::new().unwrap();
+    let games = IngestOptions {
+        format: Some(Format::Games),
+        ..opts()
+    };
+    let in_dir = |name: &str, bytes: &[u8], o: &IngestOptions| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        ingest(&p, o).unwrap_err().downcast::<InputError>().unwrap()
+    };
+    assert_error(
+        &in_dir("g.gz", gz, &games),
+        "g.gz",
+        Location::File,
+        None,
+        gzip,
+    );
+    let utf16 = b"\xff\xfet\x00i\x00m\x00e\x00,\x00a\x00\n\x00";
+    let e = in_dir("u16.csv", utf16, &games);
+    assert!(e.message.contains("UTF-16"), "{e}");
+    assert!(!e.message.contains("invalid UTF-8"), "{e}");
+    // An empty file, with the format detected or given.
+    for o in [&opts(), &games] {
+        assert_error(
+            &in_dir("empty.csv", b"", o),
+            "empty.csv",
+            Location::File,
+            None,
+            "empty file: no header",
+        );
+    }
+    // A header of 300 columns without the games format's: its listing is cut near 200
+    // characters, with the count of the columns not shown.
+    let header: Vec<String> = (0..300).map(|k| format!("column{k:03}")).collect();
+    let text = format!("{}\n", header.join(","));
+    let e = in_dir("wide.csv", text.as_bytes(), &opts());
+    assert!(e.message.contains("cannot tell the format"), "{e}");
+    assert!(e.message.contains("column000, column001, "), "{e}");
+    assert!(e.message.contains(", … (282 more columns)"), "{e}");
+    assert!(!e.message.contains("column299"), "{e}");
+    let e = in_dir("wide.csv", text.as_bytes(), &games);
+    assert!(e.message.contains("missing column"), "{e}");
+    assert!(e.message.contains("… (282 more columns)"), "{e}");
+}
+
 #[test]
 fn skip_invalid_counts_and_keeps_the_rest() {
     let dir = TempDir::new().unwrap();

@@ -6,7 +6,7 @@
 //! When several are present the first of that list is used. Optional `series` and `weight`.
 //! A side may be a team written `p1+p2+p3` (see `TeamSeparator`).
 
-use super::columns::find_column;
+use super::columns::{find_column, header_list};
 use super::context::Context;
 use super::errors::FieldError;
 use super::options::ColumnMap;
@@ -42,7 +42,7 @@ impl GamesSchema {
                     map.source(name),
                     format!(
                         "missing column (the games format needs time, a, b and a result; header has: {})",
-                        header.join(", ")
+                        header_list(header)
                     ),
                 )
             })
@@ -57,7 +57,7 @@ impl GamesSchema {
                     map.source("result"),
                     format!(
                         "missing column: the games format needs `result`, `score_a` and `score_b`, or `winner` (header has: {})",
-                        header.join(", ")
+                        header_list(header)
                     ),
                 ));
             }

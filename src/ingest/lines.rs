@@ -40,6 +40,55 @@ pub fn too_long(e: &std::io::Error) -> Option<u64> {
     e.get_ref()?.downcast_ref::<LineTooLong>().map(|l| l.line)
 }
 
+/// What a text input's first bytes say it is when it is no text at all: a compressed file, an
+/// archive or UTF-16 text, which would otherwise be reported as invalid UTF-8 (or, in PGN,
+/// read as Latin-1 junk). `None` for anything else. None of these magic numbers holds a line
+/// feed, so the first line of a file holds the whole of its magic.
+pub fn not_text(head: &[u8]) -> Option<&'static str> {
+    const KINDS: [(&[u8], &str); 6] = [
+        (
+            b"\x1f\x8b",
+            "looks like a gzip-compressed file; decompress it first (gunzip)",
+        ),
+        (
+            b"\x28\xb5\x2f\xfd",
+            "looks like a zstd-compressed file; decompress it first (unzstd)",
+        ),
+        (
+            b"\xfd7zXZ\x00",
+            "looks like an xz-compressed file; decompress it first (unxz)",
+        ),
+        (
+            b"PK\x03\x04",
+            "looks like a zip archive; extract the file from it first (unzip)",
+        ),
+        (
+            b"\xff\xfe",
+            "looks like UTF-16 text (a little-endian byte-order mark); save it as UTF-8 first",
+        ),
+        (
+            b"\xfe\xff",
+            "looks like UTF-16 text (a big-endian byte-order mark); save it as UTF-8 first",
+        ),
+    ];
+    // bzip2: `BZh`, the block size 1-9, then the magic of a block (the digits of pi) or of the
+    // stream's end, so that a text that begins with `BZh` is not taken for one.
+    if head.len() >= 10
+        && head.starts_with(b"BZh")
+        && (b'1'..=b'9').contains(&head[3])
+        && matches!(
+            &head[4..10],
+            b"\x31\x41\x59\x26\x53\x59" | b"\x17\x72\x45\x38\x50\x90"
+        )
+    {
+        return Some("looks like a bzip2-compressed file; decompress it first (bunzip2)");
+    }
+    KINDS
+        .iter()
+        .find(|(magic, _)| head.starts_with(magic))
+        .map(|(_, what)| *what)
+}
+
 /// Wraps a reader and notes where its newlines are.
 pub struct Counting<R> {
     inner: R,
@@ -133,6 +182,34 @@ mod tests {
             "h1,h2\na,1\n\nb,2\n\"c\nc\",3\n\n\nd,4\n",
         ] {
             physical_lines(text);
+        }
+    }
+
+    #[test]
+    fn compressed_files_archives_and_utf16_are_told_by_their_first_bytes() {
+        let bz = b"BZh91AY&SY\x00\x01";
+        for (head, what) in [
+            (&b"\x1f\x8b\x08\x00"[..], "gzip"),
+            (b"\x28\xb5\x2f\xfd\x24", "zstd"),
+            (b"\xfd7zXZ\x00\x00", "xz"),
+            (bz, "bzip2"),
+            (b"PK\x03\x04\x14", "zip"),
+            (b"\xff\xfet\x00", "UTF-16"),
+            (b"\xfe\xff\x00t", "UTF-16"),
+        ] {
+            let m = not_text(head).unwrap_or_else(|| panic!("{what}: not told"));
+            assert!(m.contains(what), "{what}: {m}");
+        }
+        for text in [
+            &b"time,a,b,result\n"[..],
+            b"\xef\xbb\xbftime,a,b\n",
+            b"BZh,a,b\n",
+            b"BZh9 stands here\n",
+            b"PK,a,b\n",
+            b"",
+            b"\x1f",
+        ] {
+            assert_eq!(not_text(text), None, "{text:?}");
         }
     }
 

@@ -68,6 +68,11 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
             break;
         }
         line_no += 1;
+        if line_no == 1
+            && let Some(what) = super::lines::not_text(&buf)
+        {
+            return Err(ctx.error(Location::File, FieldError::whole(what)).into());
+        }
         if n as u64 > super::lines::MAX_LINE {
             let e = super::lines::LineTooLong { line: line_no };
             return Err(ctx

@@ -5,7 +5,7 @@
 //! ties; ranks need not be dense (`1,1,3` and `1,1,2` mean the same). The rows of a contest need
 //! not be adjacent; every row of a contest must give the same time and weight.
 
-use super::columns::find_column;
+use super::columns::{find_column, header_list};
 use super::context::Context;
 use super::errors::{FieldError, Location};
 use super::options::ColumnMap;
@@ -33,7 +33,7 @@ impl StandingsSchema {
                     map.source(name),
                     format!(
                         "missing column (the standings format needs contest, time, player and rank; header has: {})",
-                        header.join(", ")
+                        header_list(header)
                     ),
                 )
             })

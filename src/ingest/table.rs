@@ -2,7 +2,7 @@
 //! or from Parquet (through polars). Both feed the same row validators, so a value means the
 //! same thing in either file type.
 
-use super::columns::find_column;
+use super::columns::{find_column, header_list};
 use super::context::Context;
 use super::errors::{FieldError, InputError, Location};
 use super::games::{GamesReader, GamesSchema};
@@ -80,6 +80,14 @@ fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
 /// Tells games from standings by the CSV header.
 pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
     let head = first_line(&mut BufReader::new(open(path)?), path)?;
+    let not_table = if head.is_empty() {
+        Some("empty file: no header")
+    } else {
+        super::lines::not_text(&head)
+    };
+    if let Some(what) = not_table {
+        return Err(InputError::whole_file(path.display().to_string(), what.to_string()).into());
+    }
     let line = String::from_utf8_lossy(&head);
     let header = header_fields(&line, sniff_delimiter(path, &line));
     // Detection runs before options are applied, so it looks at canonical names only; with
@@ -91,7 +99,7 @@ pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
             field: None,
             message: format!(
                 "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
-                header.join(", ")
+                header_list(&header)
             ),
         }
         .into()
@@ -154,6 +162,9 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
     // memory ahead of the rest of the same reader (a pipe cannot be opened twice).
     let mut file = BufReader::with_capacity(1 << 20, open(path)?);
     let head = first_line(&mut file, path)?;
+    if let Some(what) = super::lines::not_text(&head) {
+        return Err(ctx.error(Location::File, FieldError::whole(what)).into());
+    }
     let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
     let (reader, mut lines) = super::lines::counting(std::io::Cursor::new(head).chain(file));
     let mut rdr = csv::ReaderBuilder::new()
@@ -306,7 +317,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
                 Location::File,
                 FieldError::whole(format!(
                     "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
-                    header.join(", ")
+                    header_list(&header)
                 )),
             )
         })?,
