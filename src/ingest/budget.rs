@@ -241,12 +241,8 @@ fn sample_csv(path: &Path, map: &super::options::ColumnMap) -> Option<Sample> {
         .take(READ_BUFFER as u64)
         .read_until(b'\n', &mut first)
         .ok()?;
-    let delimiter = *[b'\t', b';', b','].iter().max_by_key(|&&d| {
-        (
-            first.iter().filter(|&&b| b == d).count(),
-            (d == b',') as usize,
-        )
-    })?;
+    // The delimiter and the columns as the reader finds them.
+    let delimiter = super::table::sniff_delimiter(path, &String::from_utf8_lossy(&first));
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
@@ -255,17 +251,9 @@ fn sample_csv(path: &Path, map: &super::options::ColumnMap) -> Option<Sample> {
         .byte_headers()
         .ok()?
         .iter()
-        .map(|h| {
-            String::from_utf8_lossy(h)
-                .trim()
-                .trim_start_matches('\u{feff}')
-                .to_lowercase()
-        })
+        .map(|h| String::from_utf8_lossy(h).into_owned())
         .collect();
-    let col = |c: &str| {
-        let want = map.source(c).to_lowercase();
-        header.iter().position(|h| *h == want)
-    };
+    let col = |c: &str| super::columns::find_column(&header, map.source(c));
     let cols: Vec<usize> = match (col("a"), col("b"), col("player")) {
         (Some(a), Some(b), _) => vec![a, b],
         (_, _, Some(p)) => vec![p],
@@ -380,14 +368,13 @@ fn sample_json(path: &Path) -> Option<(Sample, u64)> {
     if !path.is_dir() {
         return None;
     }
-    let mut files: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(path)
+    // The files the reader reads, in its order.
+    let files: Vec<(u64, std::path::PathBuf)> = super::contest_json::numbered_files(path)
         .ok()?
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".json")))
-        .filter_map(|e| Some((e.metadata().ok()?.len(), e.path())))
+        .into_iter()
+        .filter_map(|(_, p)| Some((std::fs::metadata(&p).ok()?.len(), p)))
         .collect();
     let total: u64 = files.iter().map(|f| f.0).sum();
-    files.sort_by(|a, b| a.1.cmp(&b.1));
     let mut s = Sample::default();
     for (len, p) in files {
         if s.bytes >= SAMPLE as u64 || s.names.len() >= MAX_NAMES {
@@ -538,6 +525,28 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let e = estimate(&path, Format::Games, &Default::default()).unwrap();
         assert!(e.players < 300.0, "{e:?}");
+    }
+
+    /// The samples read what the readers read: a folder's `N.json` files only (another
+    /// `.json` there is not a contest and not counted), a CSV's columns found as the reader
+    /// finds them.
+    #[test]
+    fn samples_count_what_the_readers_read() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let contest = |t: u32| {
+            format!(r#"{{"name":"c{t}","time_seconds":{t},"standings":[["a",0,0],["b",1,1]]}}"#)
+        };
+        std::fs::write(dir.path().join("0.json"), contest(1)).unwrap();
+        std::fs::write(dir.path().join("10.json"), contest(2)).unwrap();
+        std::fs::write(dir.path().join("notes.json"), "x".repeat(100_000)).unwrap();
+        let e = estimate(dir.path(), Format::Json, &Default::default()).unwrap();
+        assert_eq!((e.placings, e.players), (4.0, 2.0), "{e:?}");
+        // A header in another case, with a BOM, under --map.
+        let path = dir.path().join("g.csv");
+        std::fs::write(&path, "\u{feff}Date;Home;Away;R\n2021-01-01;x;y;1\n").unwrap();
+        let map = crate::ingest::ColumnMap::parse("a=home,b=away,time=date,result=r").unwrap();
+        let e = estimate(&path, Format::Games, &map).unwrap();
+        assert_eq!((e.placings, e.players), (2.0, 2.0), "{e:?}");
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     }
 }
 
-fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
+/// The folder's contest files `N.json`, by N.
+pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;

@@ -19,7 +19,7 @@ fn open(path: &Path) -> anyhow::Result<File> {
 
 /// The field delimiter: tab for `.tsv`, else whichever of `,` `;` tab is most frequent in the
 /// header line (comma when none is).
-fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
+pub(crate) fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
