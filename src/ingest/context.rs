@@ -8,7 +8,6 @@ use std::path::Path;
 
 /// What every reader shares: the builder, the options, the counts and the error policy.
 pub(crate) struct Context<'o> {
-    pub file: String,
     pub opts: &'o IngestOptions,
     pub builder: HistoryBuilder,
     pub source: SourceInfo,
@@ -18,23 +17,21 @@ const SKIPPED_EXAMPLES: usize = 5;
 
 impl<'o> Context<'o> {
     pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
-        let file = path.display().to_string();
         Self {
-            file: file.clone(),
             opts,
             builder: HistoryBuilder::with_players(&opts.known_players),
             source: SourceInfo {
-                path: file,
+                path: path.display().to_string(),
                 format: format.to_string(),
                 ..SourceInfo::default()
             },
         }
     }
 
-    /// Builds the full error for a place in the file.
+    /// Builds the full error for a place in the file (named as in the source summary).
     pub fn error(&self, at: Location, e: FieldError) -> InputError {
         InputError {
-            file: self.file.clone(),
+            file: self.source.path.clone(),
             at,
             field: e.field,
             message: e.message,
