@@ -85,7 +85,6 @@ pub(crate) struct GamesReader {
     schema: GamesSchema,
     side_a: Vec<PlayerId>,
     side_b: Vec<PlayerId>,
-    last_time: (String, i64),
     times: super::time::TimeParser,
 }
 
@@ -95,7 +94,6 @@ impl GamesReader {
             schema,
             side_a: Vec::new(),
             side_b: Vec::new(),
-            last_time: (String::new(), 0),
             times: super::time::TimeParser::new(time_format),
         }
     }
@@ -117,17 +115,10 @@ impl GamesReader {
     ) -> Result<(), FieldError> {
         let s = &self.schema;
         let name = |i: usize| s.names[i].as_str();
-        let time_raw = get(s.time).trim();
-        let time = if time_raw == self.last_time.0 && !time_raw.is_empty() {
-            self.last_time.1
-        } else {
-            let t = self
-                .times
-                .parse(time_raw)
-                .map_err(|m| FieldError::new(name(s.time), m))?;
-            self.last_time = (time_raw.to_string(), t);
-            t
-        };
+        let time = self
+            .times
+            .parse(get(s.time))
+            .map_err(|m| FieldError::new(name(s.time), m))?;
         // A fixture not played yet (or abandoned): no result, skipped and counted like PGN's
         // `*`. For `winner`, empty means a draw, so only `NA` and `*` mean unplayed there.
         let unplayed = |v: &str| {

@@ -106,6 +106,11 @@ pub struct TimeParser {
     format: TimeFormat,
     integers: Integers,
     text_seen: bool,
+    /// The last value read and its time: the rows of a column often repeat one time (a day's
+    /// games, a contest's standings), which is then parsed once. A value that read once reads
+    /// the same again (the column's reading of integers is settled by its first one), so the
+    /// cache changes no result.
+    last: Option<(String, i64)>,
 }
 
 impl TimeParser {
@@ -143,6 +148,25 @@ impl TimeParser {
     /// Parses one time stamp of the column.
     pub fn parse(&mut self, raw: &str) -> Result<i64, String> {
         let s = raw.trim();
+        if let Some((text, t)) = &self.last
+            && text == s
+        {
+            return Ok(*t);
+        }
+        let t = self.parse_new(s)?;
+        match &mut self.last {
+            Some((text, time)) => {
+                text.clear();
+                text.push_str(s);
+                *time = t;
+            }
+            None => self.last = Some((s.to_string(), t)),
+        }
+        Ok(t)
+    }
+
+    /// [`parse`](Self::parse) of a trimmed value not in the cache.
+    fn parse_new(&mut self, s: &str) -> Result<i64, String> {
         if s.is_empty() {
             return Err(format!("empty time ({})", self.expected()));
         }
@@ -550,6 +574,23 @@ mod tests {
         assert!(p.parse("20230230").is_err());
         // Without a column (--as-of), an 8-digit date is ambiguous.
         assert!(parse_time("20230630").unwrap_err().contains("2023-06-30"));
+    }
+
+    /// A repeated value comes from the cache with the same time; a failed one is not cached,
+    /// and the cache does not carry a value past the column's reading of integers.
+    #[test]
+    fn repeated_values_read_the_same() {
+        let mut p = auto();
+        assert_eq!(p.parse("2021-10-05"), Ok(1_633_392_000));
+        assert_eq!(p.parse(" 2021-10-05 "), Ok(1_633_392_000));
+        assert!(p.parse("2021-13-05").is_err());
+        assert!(p.parse("2021-13-05").is_err());
+        assert_eq!(p.parse("86400"), Ok(86_400));
+        assert_eq!(p.parse("86400"), Ok(86_400));
+        assert!(p.parse("20230102").unwrap_err().contains("ambiguous"));
+        assert!(p.parse("20230102").unwrap_err().contains("ambiguous"));
+        assert_eq!(p.parse("2021-10-05"), Ok(1_633_392_000));
+        assert!(p.reading().contains("Unix seconds (the first: 86400)"));
     }
 
     #[test]
