@@ -939,13 +939,16 @@ fn skip_invalid_drops_a_placing_not_the_contest() {
             (names(&["d"]), 3, 3)
         ]
     );
-    // Overlapping ranges leave the contest ill-defined: it is skipped whole.
+    // Overlapping ranges leave the contest ill-defined: it is skipped whole, and counted;
+    // the valid contest beside it is kept.
     let json = format!(
-        "[{}]",
-        contest_json("o", 1, r#"["x",0,1],["y",0,0],["z",2,2]"#)
+        "[{}, {}]",
+        contest_json("o", 1, r#"["x",0,1],["y",0,0],["z",2,2]"#),
+        contest_json("fine", 2, r#"["x",0,0],["y",1,1]"#)
     );
-    let h = read_with(&dir, "o.json", &json, &o);
-    assert!(h.is_err() || h.unwrap().is_empty());
+    let h = read_with(&dir, "o.json", &json, &o).unwrap();
+    assert_eq!((h.len(), h.source.skipped_invalid), (1, 1));
+    assert_eq!(h.contest(0).label(), Some("fine"));
 }
 
 // ---------------------------------------------------------------- PGN
