@@ -1315,6 +1315,44 @@ fn series_ids_name_one_best_of_n() {
     );
 }
 
+/// A FIFO named like a contest file (`1.json`) is skipped, not opened: opening it would wait
+/// for a writer for ever. The contests around it are read.
+#[test]
+fn a_fifo_in_a_contest_folder_is_skipped_not_waited_on() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().to_path_buf();
+    write(
+        &d,
+        "0.json",
+        &contest_json("a", 1, r#"["a",0,0],["b",1,1]"#),
+    );
+    write(
+        &d,
+        "2.json",
+        &contest_json("c", 3, r#"["b",0,0],["c",1,1]"#),
+    );
+    let made = std::process::Command::new("mkfifo")
+        .arg(d.join("1.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Read on a thread, so that a reader that opens the FIFO fails the test instead of
+    // hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let labels: Vec<String> = ingest(&d, &opts())
+            .unwrap()
+            .contests()
+            .map(|c| c.label().unwrap().to_string())
+            .collect();
+        tx.send(labels).unwrap();
+    });
+    let labels = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the folder is read without waiting on its FIFO");
+    assert_eq!(labels, ["a", "c"]);
+}
+
 /// A byte-order mark before contest JSON is read, as it is before CSV and PGN.
 #[test]
 fn json_with_a_byte_order_mark() {

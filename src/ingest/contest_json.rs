@@ -1,5 +1,6 @@
-//! Elo-MMR contest JSON: a folder of `N.json` files (N = 0, 1, 2, ...; other files are ignored)
-//! or one file holding an array of contests. A contest is
+//! Elo-MMR contest JSON: a folder of `N.json` files (N = 0, 1, 2, ...; other files, and
+//! entries that are not regular files such as a FIFO, are ignored) or one file holding an
+//! array of contests. A contest is
 //! `{"name", "time_seconds", "weight"?, "standings": [[handle, lo, hi], ...]}` with 0-based
 //! inclusive places `lo..=hi` (a shared place when `lo < hi`). Contests are ordered by
 //! `time_seconds`, equal times by N as a number (by array position for one file).
@@ -36,7 +37,7 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     }
 }
 
-/// The folder's contest files `N.json`, by N.
+/// The folder's contest files `N.json`, by N: regular files (or links to them) only.
 pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
@@ -50,7 +51,14 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
             continue;
         }
         let Ok(n) = stem.parse::<u64>() else { continue };
-        files.push((n, entry.path()));
+        let path = entry.path();
+        // A FIFO (or a device, a folder) named like a contest is not one: opening a FIFO
+        // would wait for a writer for ever. A path whose metadata cannot be read is kept, so
+        // that reading it names the problem.
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            continue;
+        }
+        files.push((n, path));
     }
     files.sort_unstable();
     Ok(files)

@@ -558,8 +558,10 @@ impl HistoryBuilder {
         self.h.contests[i].time
     }
 
-    /// The id of a player name, interned on first sight. The name must already be validated
-    /// (non-empty, trimmed).
+    /// The id of a player name, interned on first sight. The name is kept in Unicode
+    /// normalisation form C ([`canonical_name`]) and otherwise exactly as given: its
+    /// whitespace is not trimmed here (the readers remove it only under `--trim-names`). The
+    /// name must already be validated (non-empty).
     pub fn player(&mut self, name: &str) -> PlayerId {
         let name = &*canonical_name(name);
         if let Some(&id) = self.ids.get(name) {
