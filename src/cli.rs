@@ -4,6 +4,7 @@
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
 use crate::jobs::compare;
+use crate::jobs::stream::StreamMode;
 use crate::jobs::tune;
 use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::lab::simulate;
@@ -242,6 +243,15 @@ pub struct ReplayArgs {
     /// Only read and validate the input; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Stream the input (read it twice: once to count and check its contests, once to rate
+    /// them as they come), so that memory holds the players, not the contests. `auto`
+    /// streams games CSV and PGN inputs of 256 MiB and more that are in time order; `on`
+    /// streams or says why it cannot; `off` reads the input whole.
+    #[arg(long, value_enum, default_value_t = StreamMode::Auto, value_name = "WHEN")]
+    pub stream: StreamMode,
+    /// Contests per streamed block (for tests of the streaming engine).
+    #[arg(long, hide = true, default_value_t = crate::ingest::stream::BLOCK)]
+    pub stream_block: usize,
     /// Write the replay's full state here after the run (with the outputs), for `--resume`.
     #[arg(long, value_name = "FILE")]
     pub save_state: Option<PathBuf>,
@@ -787,6 +797,8 @@ impl ReplayArgs {
             resume: self.resume.clone(),
             json: self.run.log_format == LogFormat::Json,
             truth: self.run.truth.clone(),
+            stream: self.stream,
+            stream_block: self.stream_block.max(1),
         })
     }
 }

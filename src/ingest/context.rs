@@ -6,12 +6,43 @@ use super::options::{Format, IngestOptions};
 use crate::history::{History, HistoryBuilder, SourceInfo};
 use std::path::Path;
 
-/// What every reader shares: the builder, the options, the counts and the error policy.
+/// What every reader shares: the builder, the options, the counts and the error policy; for
+/// a streamed input, where its blocks go.
 pub(crate) struct Context<'o> {
     pub opts: &'o IngestOptions,
     pub builder: HistoryBuilder,
     pub source: SourceInfo,
+    /// Streaming: the blocks' destination.
+    pub emit: Option<Emit<'o>>,
+    /// Counting: where the first contest earlier than one before it was read.
+    pub disorder_at: Option<Location>,
 }
+
+/// Where a streaming reader's blocks go, and how they are cut: at least `size` contests, ended
+/// where a round of `period` ends (a calendar period that is still open stays with the reader).
+pub(crate) struct Emit<'o> {
+    pub period: crate::replay::Period,
+    pub size: usize,
+    /// Contests pending at which to look for a cut next.
+    pub next_check: usize,
+    /// Takes a block; false when the replay has stopped.
+    pub send: &'o mut dyn FnMut(History) -> bool,
+    /// Contests and placings handed over.
+    pub contests: u64,
+    pub placings: u64,
+}
+
+/// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
+#[derive(Debug)]
+pub struct ReplayStopped;
+
+impl std::fmt::Display for ReplayStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the replay stopped")
+    }
+}
+
+impl std::error::Error for ReplayStopped {}
 
 const SKIPPED_EXAMPLES: usize = 5;
 
@@ -25,7 +56,63 @@ impl<'o> Context<'o> {
                 format: format.to_string(),
                 ..SourceInfo::default()
             },
+            emit: None,
+            disorder_at: None,
         }
+    }
+
+    /// After each record of a reader that hands contests to the builder as it reads them
+    /// (games, PGN): notes where time order first breaks (counting), hands over a block when
+    /// enough contests are pending (streaming).
+    #[inline]
+    pub fn after_record(&mut self, at: &Location) -> anyhow::Result<()> {
+        if let Some(count) = self.builder.count() {
+            if count.first_disorder.is_some() && self.disorder_at.is_none() {
+                self.disorder_at = Some(at.clone());
+            }
+            return Ok(());
+        }
+        match &self.emit {
+            Some(e) if self.builder.pending() >= e.next_check => self.hand_over(false),
+            _ => Ok(()),
+        }
+    }
+
+    /// Hands over the pending contests that are whole rounds (all of them at the end).
+    pub fn hand_over(&mut self, at_end: bool) -> anyhow::Result<()> {
+        let Some(e) = &mut self.emit else {
+            return Ok(());
+        };
+        let b = &mut self.builder;
+        let n = b.pending();
+        let cut = if at_end {
+            n
+        } else {
+            match e.period.calendar_key(b.pending_time(n - 1)) {
+                // The open calendar period stays: cut where it begins.
+                Some(last) => {
+                    let mut i = n - 1;
+                    while i > 0 && e.period.calendar_key(b.pending_time(i - 1)) == Some(last) {
+                        i -= 1;
+                    }
+                    i
+                }
+                None => n,
+            }
+        };
+        if cut == 0 {
+            // One period holds every pending contest: look again when it has doubled.
+            e.next_check = n * 2;
+            return Ok(());
+        }
+        let block = b.take_block(cut);
+        e.contests += block.len() as u64;
+        e.placings += block.placings() as u64;
+        e.next_check = b.pending() + e.size;
+        if !(e.send)(block) {
+            return Err(ReplayStopped.into());
+        }
+        Ok(())
     }
 
     /// Builds the full error for a place in the file (named as in the source summary).

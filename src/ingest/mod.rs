@@ -18,6 +18,7 @@ mod pgn;
 pub mod seeds;
 pub mod small_csv;
 mod standings;
+pub mod stream;
 mod table;
 pub mod time;
 pub mod truth;

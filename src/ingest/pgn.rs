@@ -165,12 +165,12 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value))
 }
 
-fn finish_game(ctx: &mut Context, game: Game) -> Result<(), super::errors::InputError> {
+fn finish_game(ctx: &mut Context, game: Game) -> anyhow::Result<()> {
     ctx.source.records += 1;
-    match check_game(ctx, &game) {
-        Ok(()) => Ok(()),
-        Err((line, e)) => ctx.reject(Location::Line(line), e),
+    if let Err((line, e)) = check_game(ctx, &game) {
+        ctx.reject(Location::Line(line), e)?;
     }
+    ctx.after_record(&Location::Line(game.line))
 }
 
 fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {

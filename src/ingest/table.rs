@@ -249,8 +249,9 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         }
         let r = &rec;
         if let Err(e) = rows.row(ctx, &at, |i| r.get(i).unwrap_or("")) {
-            ctx.reject(at, e)?;
+            ctx.reject(at.clone(), e)?;
         }
+        ctx.after_record(&at)?;
     }
     rows.finish(ctx)?;
     Ok(())

@@ -30,6 +30,30 @@ pub struct Loaded {
     pub ingest_time: Duration,
     /// `--truth`: the true ratings.
     pub truth: Option<Truth>,
+    /// A streamed input: `history` holds no contest, the replay reads them as it goes.
+    pub stream: Option<super::stream::StreamPlan>,
+}
+
+/// The size of what was replayed.
+#[derive(Clone, Copy, Debug)]
+pub struct Totals {
+    /// Contests read.
+    pub contests: usize,
+    /// Distinct players.
+    pub players: usize,
+    /// (player, contest) placings.
+    pub placings: usize,
+}
+
+impl Totals {
+    /// The totals of a history held whole.
+    pub fn of(h: &History) -> Self {
+        Self {
+            contests: h.len(),
+            players: h.player_count(),
+            placings: h.placings(),
+        }
+    }
 }
 
 /// Reads the input (and the initial ratings); an input without any contest is an error.
@@ -84,6 +108,7 @@ pub fn load(
         seeds_file: initial_ratings.map(Path::to_path_buf),
         ingest_time: t0.elapsed(),
         truth,
+        stream: None,
     })
 }
 

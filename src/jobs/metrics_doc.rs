@@ -70,21 +70,21 @@ pub(crate) struct WallSeconds {
 /// The document of one system's replay.
 pub(crate) fn document<'a>(
     loaded: &'a Loaded,
+    (history, totals): (&'a crate::history::History, super::load::Totals),
     replay: &'a crate::replay::ReplayOptions,
     leaderboard: &'a crate::output::LeaderboardOptions,
     result: &'a ReplayResult,
     rmse: &[(u32, i64, u32, f64)],
     replay_time: Duration,
 ) -> MetricsDocument<'a> {
-    let history = &loaded.history;
     MetricsDocument {
         system: result.system,
         params: &result.params,
         input: InputSummary {
             source: &history.source,
-            contests: history.len(),
-            players: history.player_count(),
-            placings: history.placings(),
+            contests: totals.contests,
+            players: totals.players,
+            placings: totals.placings,
         },
         period: replay.period,
         decay_per_day: replay.decay_per_day,

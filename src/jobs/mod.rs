@@ -14,6 +14,7 @@ pub mod report_input;
 pub mod resume;
 pub mod rows;
 pub mod sink;
+pub mod stream;
 pub mod system;
 pub mod tune;
 

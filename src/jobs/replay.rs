@@ -54,6 +54,10 @@ pub struct ReplayJob {
     pub json: bool,
     /// `--truth`: true ratings to measure the RMSE against.
     pub truth: Option<PathBuf>,
+    /// Whether to stream the input.
+    pub stream: super::stream::StreamMode,
+    /// Contests per streamed block.
+    pub stream_block: usize,
 }
 
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
@@ -93,12 +97,16 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .unwrap_or_default(),
         ..job.ingest.clone()
     };
-    let loaded = load(
-        &job.input,
-        &ingest_opts,
-        job.initial_ratings.as_deref(),
-        job.truth.as_deref(),
-    )?;
+    let counting = Instant::now();
+    let loaded = match super::stream::plan(job, &ingest_opts)? {
+        Some(plan) => super::stream::loaded(plan, counting.elapsed()),
+        None => load(
+            &job.input,
+            &ingest_opts,
+            job.initial_ratings.as_deref(),
+            job.truth.as_deref(),
+        )?,
+    };
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     if let Some(f) = &resume {
@@ -112,7 +120,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         }
         return Ok(());
     };
-    let system_job = system_job(job, &loaded.history, &replay_opts, resume.as_ref());
+    let system_job = system_job(job, &loaded, &replay_opts, resume.as_ref());
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
     if job.report {
         let input = super::report_input::report_input(&loaded, &[(job.system, &outcome)]);
@@ -131,7 +139,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .with_context(|| format!("cannot write the state {}", path.display()))?;
     }
     let done = Done {
-        history: &loaded.history,
+        history: outcome.input(&loaded),
+        contests: outcome.totals(&loaded).contests,
         outcome: &outcome,
         written: &written,
         skipped_applied,
@@ -168,12 +177,17 @@ fn print_dry_run(stdout: &mut dyn Write, history: &History) -> anyhow::Result<()
 /// progress bar for bigger inputs (on a terminal only).
 fn system_job<'a>(
     job: &'a ReplayJob,
-    history: &History,
+    loaded: &super::load::Loaded,
     replay_opts: &'a ReplayOptions,
     resume: Option<&'a crate::state::StateFile>,
 ) -> SystemJob<'a> {
-    let bar = (history.placings() > 200_000)
-        .then(|| progress_bar(history.len() as u64, job.quiet))
+    // A streamed input's contests are counted, its placings not yet.
+    let (contests, placings) = match &loaded.stream {
+        Some(plan) => (plan.contests, plan.contests * 2),
+        None => (loaded.history.len(), loaded.history.placings()),
+    };
+    let bar = (placings > 200_000)
+        .then(|| progress_bar(contests as u64, job.quiet))
         .flatten();
     SystemJob {
         system: job.system,
@@ -200,6 +214,8 @@ fn system_job<'a>(
 /// A finished replay, as reported on stdout.
 struct Done<'a> {
     history: &'a History,
+    /// Contests read.
+    contests: usize,
     outcome: &'a SystemOutcome,
     written: &'a [PathBuf],
     skipped_applied: usize,
@@ -215,8 +231,8 @@ impl Done<'_> {
             "status": "ok",
             "system": result.system,
             "input": src.path,
-            "contests_read": history.len(),
-            "contests_applied": history.len() - self.skipped_applied,
+            "contests_read": self.contests,
+            "contests_applied": self.contests - self.skipped_applied,
             "contests_skipped_as_applied_before": self.skipped_applied,
             "records_skipped_invalid": src.skipped_invalid,
             "records_skipped_unfinished": src.skipped_unfinished,
@@ -240,7 +256,7 @@ impl Done<'_> {
             "{} on {}: {} contests, {} players, {} rounds ({} period)",
             result.system,
             history.source.path,
-            history.len(),
+            self.contests,
             rows.len(),
             result.rounds_total(),
             period_name(job.replay.period)

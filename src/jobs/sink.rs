@@ -14,9 +14,16 @@ use std::time::Instant;
 /// (no history file, or a writer that failed and has an error to report when joined); and the
 /// progress bar.
 pub(crate) enum Rows {
-    Stream(SyncSender<Vec<HistoryRow>>),
+    Stream(SyncSender<Batch>),
     Keep(Vec<HistoryRow>),
     Drop,
+}
+
+/// What goes to the history formatter: the names of players new in a streamed block (before
+/// their rows), and rows.
+pub(crate) enum Batch {
+    Names(Vec<String>),
+    Rows(Vec<HistoryRow>),
 }
 
 pub(crate) struct Sink<'a> {
@@ -57,6 +64,18 @@ impl RateMeter {
     }
 }
 
+impl Sink<'_> {
+    /// Players new in a streamed block, named before their first rows.
+    pub(crate) fn names(&mut self, names: &[String]) {
+        if let Rows::Stream(tx) = &self.rows
+            && !names.is_empty()
+            && tx.send(Batch::Names(names.to_vec())).is_err()
+        {
+            self.rows = Rows::Drop;
+        }
+    }
+}
+
 impl Observer for Sink<'_> {
     fn rows(&mut self, rows: &[HistoryRow]) {
         if let Some((history, truth, series)) = &mut self.truth {
@@ -75,7 +94,7 @@ impl Observer for Sink<'_> {
         }
         match &mut self.rows {
             Rows::Stream(tx) => {
-                if tx.send(rows.to_vec()).is_err() {
+                if tx.send(Batch::Rows(rows.to_vec())).is_err() {
                     self.rows = Rows::Drop;
                 }
             }

@@ -4,11 +4,11 @@
 use super::errors::UsageError;
 use super::load::Loaded;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
-use super::sink::{RateMeter, Rows, Sink};
+use super::sink::{Batch, RateMeter, Rows, Sink};
 use crate::history::{History, PlayerId};
 use crate::ingest::InputError;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
-use crate::replay::{HistoryRow, ReplayOptions, ReplayResult};
+use crate::replay::{ReplayOptions, ReplayResult};
 use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
 use crate::truth::RmseSeries;
 use anyhow::Context as _;
@@ -59,6 +59,23 @@ pub struct SystemOutcome {
     pub state_bytes: Option<Vec<u8>>,
     /// With `--truth`: (time, RMSE) per measured round.
     pub rmse: Vec<(i64, f64)>,
+    /// A streamed input's players and size, known once it was read.
+    pub streamed: Option<crate::ingest::stream::Streamed>,
+}
+
+impl SystemOutcome {
+    /// The players (and source summary) of the input: the loaded history, or what a streamed
+    /// replay read.
+    pub fn input<'a>(&'a self, loaded: &'a Loaded) -> &'a History {
+        self.streamed
+            .as_ref()
+            .map_or(&loaded.history, |s| &s.players)
+    }
+
+    /// The size of the input.
+    pub fn totals(&self, loaded: &Loaded) -> super::load::Totals {
+        totals(loaded, self.streamed.as_ref())
+    }
 }
 
 impl SystemOutcome {
@@ -87,7 +104,9 @@ pub fn replay_system(
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
     };
-    let (result, state_bytes) = replay_writing_history(loaded, job, staged, &mut sink)?;
+    let (result, state_bytes, streamed) = replay_writing_history(loaded, job, staged, &mut sink)?;
+    let history = streamed.as_ref().map_or(history, |s| &s.players);
+    let totals = totals(loaded, streamed.as_ref());
     if let Some(b) = &sink.bar {
         b.finish_and_clear();
     }
@@ -110,6 +129,7 @@ pub fn replay_system(
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
     let doc = super::metrics_doc::document(
         loaded,
+        (history, totals),
         job.replay,
         job.leaderboard,
         &result,
@@ -131,20 +151,39 @@ pub fn replay_system(
         trajectories,
         state_bytes,
         rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
+        streamed,
     })
+}
+
+/// The size of the input: the loaded history's, or what a streamed replay read.
+fn totals(
+    loaded: &Loaded,
+    streamed: Option<&crate::ingest::stream::Streamed>,
+) -> super::load::Totals {
+    match streamed {
+        Some(s) => super::load::Totals {
+            contests: usize::try_from(s.contests).unwrap_or(usize::MAX),
+            players: s.players.player_count(),
+            placings: usize::try_from(s.placings).unwrap_or(usize::MAX),
+        },
+        None => super::load::Totals::of(&loaded.history),
+    }
 }
 
 fn cannot_write(staged: &Folder, name: &str) -> String {
     format!("cannot write {}", staged.final_path(name).display())
 }
 
-/// The replay through the sink (rows are kept only when it takes them): the result, and the
-/// state's bytes with `--save-state`.
-fn run(
-    loaded: &Loaded,
-    job: &SystemJob,
-    sink: &mut Sink,
-) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+/// What a replay gives: the result, the state's bytes with `--save-state`, a streamed input's
+/// players and size.
+type Ran = (
+    ReplayResult,
+    Option<Vec<u8>>,
+    Option<crate::ingest::stream::Streamed>,
+);
+
+/// The replay through the sink (rows are kept only when it takes them).
+fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran> {
     let opts = ReplayOptions {
         keep_history: !matches!(sink.rows, Rows::Drop)
             || sink.trajectory.is_some()
@@ -153,13 +192,25 @@ fn run(
         series: job.chart_players > 0,
         ..job.replay.clone()
     };
+    if let Some(plan) = &loaded.stream {
+        let visitor = super::stream::RunStream {
+            plan,
+            opts: &opts,
+            sink,
+        };
+        return match dispatch(job.system, job.params, visitor).map_err(UsageError)? {
+            Ok((result, streamed)) => Ok((result, None, Some(streamed))),
+            Err(super::stream::StreamFailure::Diverged(d)) => Err(d.into()),
+            Err(super::stream::StreamFailure::Input(e)) => Err(e),
+        };
+    }
     let visitor = RunReplay {
         history: &loaded.history,
         opts: &opts,
         observer: sink,
         state: job.state.as_ref(),
     };
-    dispatch(job.system, job.params, visitor)
+    let (result, state) = dispatch(job.system, job.params, visitor)
         .map_err(UsageError)?
         .map_err(|e| -> anyhow::Error {
             match e {
@@ -173,7 +224,8 @@ fn run(
                     InputError::whole_file(file, e).into()
                 }
             }
-        })
+        })?;
+    Ok((result, state, None))
 }
 
 /// The replay with its rating history written in the format asked for.
@@ -182,7 +234,7 @@ fn replay_writing_history(
     job: &SystemJob,
     staged: &Folder,
     sink: &mut Sink,
-) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+) -> anyhow::Result<Ran> {
     let history = &loaded.history;
     match job.history_format {
         HistoryFormat::Csv => replay_writing_csv(loaded, job, staged, sink),
@@ -211,7 +263,7 @@ fn replay_writing_csv(
     job: &SystemJob,
     staged: &Folder,
     sink: &mut Sink,
-) -> anyhow::Result<(ReplayResult, Option<Vec<u8>>)> {
+) -> anyhow::Result<Ran> {
     let history = &loaded.history;
     let mut file = staged
         .open("history.csv")
@@ -227,13 +279,18 @@ fn replay_writing_csv(
         None => HistoryCsv::new(history, &mut file)
             .with_context(|| cannot_write(staged, "history.csv"))?,
     };
-    let (rows_tx, rows_rx) = sync_channel::<Vec<HistoryRow>>(4);
+    let (rows_tx, rows_rx) = sync_channel::<Batch>(4);
     let (text_tx, text_rx) = sync_channel::<String>(4);
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for batch in rows_rx {
-                if text_tx.send(csv.rows(&batch)).is_err() {
-                    break;
+                match batch {
+                    Batch::Names(names) => csv.add_names(&names),
+                    Batch::Rows(rows) => {
+                        if text_tx.send(csv.rows(&rows)).is_err() {
+                            break;
+                        }
+                    }
                 }
             }
         });

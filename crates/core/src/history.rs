@@ -548,6 +548,11 @@ impl HistoryBuilder {
         block
     }
 
+    /// Every player's name, by id (what a streaming reader keeps to the end).
+    pub fn into_names(self) -> Vec<String> {
+        self.h.names
+    }
+
     /// Contests kept and not yet handed over in a block.
     pub fn pending(&self) -> usize {
         self.h.contests.len()

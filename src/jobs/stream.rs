@@ -1,0 +1,247 @@
+//! Streamed replays: whether a replay streams its input (`--stream`), the counting pass that
+//! decides it, and the replay fed block by block while the input is read on another thread.
+//! Memory then holds the players' states, the block being read, the block being rated and the
+//! open round, never every contest.
+
+use super::errors::UsageError;
+use super::load::Loaded;
+use super::replay::ReplayJob;
+use super::sink::Sink;
+use crate::history::History;
+use crate::ingest::stream::{Counted, Streamed, count, stream, streamable};
+use crate::ingest::{Format, IngestOptions, InputError, Location};
+use crate::output::HistoryFormat;
+use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
+use crate::systems::{RatingSystem, SystemVisitor};
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::mpsc::sync_channel;
+use std::time::Duration;
+
+/// Whether `replay` streams its input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum StreamMode {
+    /// Stream inputs of at least 256 MiB that can be streamed; read smaller ones whole.
+    #[default]
+    Auto,
+    /// Stream, or say why the input or the options cannot be.
+    On,
+    /// Read the input whole (and sort it by time if it is not in time order).
+    Off,
+}
+
+/// `--stream auto` streams inputs from this size on.
+pub const STREAM_ABOVE: u64 = 256 << 20;
+
+/// A replay that streams: the input, and what its counting pass found.
+#[derive(Clone, Debug)]
+pub struct StreamPlan {
+    /// The input.
+    pub path: PathBuf,
+    /// Its format (games or PGN).
+    pub format: Format,
+    /// How to read it.
+    pub opts: IngestOptions,
+    /// Contests the replay rates (before `--as-of`): the warm-up is a share of them.
+    pub contests: usize,
+    /// Contests per block.
+    pub block: usize,
+    /// The counting pass's findings.
+    pub counted: Counted,
+}
+
+/// Why a replay cannot stream with these options, if it cannot.
+fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
+    let why = if !streamable(format) {
+        format!("{format} inputs are read whole; games CSV and PGN inputs stream")
+    } else if job.replay.period == Period::Series {
+        "--period series needs the whole input (a series' games are checked and rated together)"
+            .into()
+    } else if job.resume.is_some() || job.save_state.is_some() {
+        "--resume and --save-state need the whole input".into()
+    } else if job.truth.is_some() {
+        "--truth needs the whole input".into()
+    } else if job.initial_ratings.is_some() {
+        "--initial-ratings needs the whole input".into()
+    } else if job.report {
+        "--report needs the whole input".into()
+    } else if job.history_format == HistoryFormat::Parquet {
+        "--history-format parquet is written whole; csv and none stream".into()
+    } else if job.dry_run {
+        "--dry-run reads the input whole".into()
+    } else {
+        return None;
+    };
+    Some(why)
+}
+
+/// Decides whether the replay streams; when it does, runs the counting pass (which reports
+/// bad records as a full read does) and returns the plan.
+pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Option<StreamPlan>> {
+    if job.stream == StreamMode::Off {
+        return Ok(None);
+    }
+    let forced = job.stream == StreamMode::On;
+    let format = match opts.format {
+        Some(f) => f,
+        None => crate::ingest::detect(&job.input)?,
+    };
+    if let Some(why) = obstacle(job, format) {
+        return if forced {
+            Err(UsageError(format!("--stream on: {why}")).into())
+        } else {
+            Ok(None)
+        };
+    }
+    let size = std::fs::metadata(&job.input).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    if !forced && size < STREAM_ABOVE {
+        return Ok(None);
+    }
+    let counted = count(&job.input, format, opts, job.replay.as_of)?;
+    let c = &counted.count;
+    let path = counted.source.path.clone();
+    // Input that cannot stream: an error under `--stream on`, else a note and a whole read.
+    let note = |at: Location, why: String| -> anyhow::Result<Option<StreamPlan>> {
+        let e = InputError {
+            file: path.clone(),
+            at,
+            field: None,
+            message: why,
+        };
+        if forced {
+            return Err(e.into());
+        }
+        if !job.quiet {
+            eprintln!("note: {e}; reading it whole instead of streaming");
+        }
+        Ok(None)
+    };
+    if let (Some((_, time, latest)), Some(at)) = (c.first_disorder, &counted.disorder_at) {
+        return note(
+            at.clone(),
+            format!(
+                "not in time order: a contest of {} after one of {}; a streamed input must be \
+                 sorted by time (--stream off reads it whole and sorts it in memory)",
+                crate::time::format_time(time),
+                crate::time::format_time(latest)
+            ),
+        );
+    }
+    if c.series {
+        return note(
+            Location::File,
+            "it has series, whose checks need the whole input (--stream off)".to_string(),
+        );
+    }
+    if c.before_cutoff == 0 {
+        let src = &counted.source;
+        return Err(InputError::whole_file(
+            src.path.clone(),
+            format!(
+                "no contest to rate ({} {} read, {} skipped)",
+                src.records,
+                src.record_unit,
+                src.skipped_invalid + src.skipped_unfinished
+            ),
+        )
+        .into());
+    }
+    Ok(Some(StreamPlan {
+        path: job.input.clone(),
+        format,
+        opts: opts.clone(),
+        contests: usize::try_from(c.before_cutoff).unwrap_or(usize::MAX),
+        block: job.stream_block,
+        counted,
+    }))
+}
+
+/// The input of a streamed replay as [`Loaded`] holds it before the replay: no contest yet.
+pub(crate) fn loaded(plan: StreamPlan, ingest_time: Duration) -> Loaded {
+    Loaded {
+        history: History::players_only(Vec::new(), plan.counted.source.clone()),
+        seeds: Vec::new(),
+        seeds_absent: 0,
+        seeds_file: None,
+        ingest_time,
+        truth: None,
+        stream: Some(plan),
+    }
+}
+
+/// Why a streamed replay stopped.
+pub(crate) enum StreamFailure {
+    Diverged(Divergence),
+    Input(anyhow::Error),
+}
+
+/// One system's streamed replay: the input read on a scoped thread, its blocks rated here as
+/// they come, the new players' names passed to the history writer before their rows.
+pub(crate) struct RunStream<'a, 's> {
+    pub(crate) plan: &'a StreamPlan,
+    pub(crate) opts: &'a ReplayOptions,
+    pub(crate) sink: &'a mut Sink<'s>,
+}
+
+impl SystemVisitor for RunStream<'_, '_> {
+    type Output = Result<(ReplayResult, Streamed), StreamFailure>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let plan = self.plan;
+        let (tx, rx) = sync_channel::<History>(2);
+        std::thread::scope(|scope| {
+            let reader = scope.spawn(move || {
+                let mut send = |block: History| tx.send(block).is_ok();
+                stream(
+                    &plan.path,
+                    plan.format,
+                    &plan.opts,
+                    self.opts.period,
+                    plan.block,
+                    &mut send,
+                )
+            });
+            let mut replayer =
+                Replayer::new(system, self.opts, None, SnapshotAt::Never, plan.contests);
+            let mut diverged = None;
+            for block in &rx {
+                self.sink.names(block.names());
+                if let Err(d) = replayer.feed(Cow::Owned(block), self.sink) {
+                    diverged = Some(d);
+                    break;
+                }
+            }
+            // The reader's next send fails and it stops.
+            drop(rx);
+            let read = reader
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            if let Some(d) = diverged {
+                return Err(StreamFailure::Diverged(d));
+            }
+            let read = read.map_err(StreamFailure::Input)?;
+            let (result, _) = replayer
+                .finish(self.sink)
+                .map_err(StreamFailure::Diverged)?;
+            changed_since_counted(plan, &read).map_err(StreamFailure::Input)?;
+            Ok((result, read))
+        })
+    }
+}
+
+/// The file read twice must have given the same contests: one appended to or rewritten
+/// between the passes would be rated with a warm-up counted on another file.
+fn changed_since_counted(plan: &StreamPlan, read: &Streamed) -> anyhow::Result<()> {
+    let counted = plan.counted.count.contests;
+    if read.contests != counted {
+        return Err(InputError::whole_file(
+            plan.counted.source.path.clone(),
+            format!(
+                "the input changed while it was read: {counted} contests when counted, {} \
+                 when replayed",
+                read.contests
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}

@@ -1,0 +1,321 @@
+//! The streaming engine (`replay --stream`): the same outputs as a replay of the input held
+//! whole, for every system and period, games CSV and PGN, with draws, teams, weights, equal
+//! times, unplayed and invalid records, `--as-of`; bad and unsorted input refused before
+//! anything is rated; and a peak memory that does not grow with the number of games.
+
+mod common;
+
+use common::{replay, texts};
+use std::path::Path;
+
+/// SplitMix64, for inputs that are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A games CSV over about four months: 60 players, some two-player teams, draws, weights,
+/// several games at one second, an unplayed fixture now and then.
+fn games_csv(n: usize, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::from("time,a,b,result,weight\n");
+    let mut t = 1_600_000_000i64;
+    let name = |i: u64| format!("player {i:02}");
+    for _ in 0..n {
+        if rng.below(4) > 0 {
+            t += rng.below(12_000) as i64;
+        }
+        let x = rng.below(60);
+        let mut y = rng.below(60);
+        while y == x {
+            y = rng.below(60);
+        }
+        let (a, b) = if rng.below(10) == 0 {
+            let (x2, y2) = ((x + 1) % 60, (y + 1) % 60);
+            if x2 == y || y2 == x || x2 == y2 {
+                (name(x), name(y))
+            } else {
+                (
+                    format!("{}+{}", name(x), name(x2)),
+                    format!("{}+{}", name(y), name(y2)),
+                )
+            }
+        } else {
+            (name(x), name(y))
+        };
+        let result = ["1", "0", "0.5", "1-0", "0-1", "NA"][rng.below(6) as usize];
+        let weight = if rng.below(7) == 0 { "2" } else { "" };
+        let time = chrono::DateTime::from_timestamp(t, 0).unwrap().to_rfc3339();
+        out.push_str(&format!("{time},{a},{b},{result},{weight}\n"));
+    }
+    out
+}
+
+/// A PGN of `n` games among 40 players, some drawn, some unfinished (`*`), with move text.
+fn pgn(n: usize) -> String {
+    let mut rng = Rng(99);
+    let mut out = String::new();
+    let mut day = 0i64;
+    for _ in 0..n {
+        day += rng.below(2) as i64;
+        let date = chrono::DateTime::from_timestamp(1_500_000_000 + day * 86_400, 0)
+            .unwrap()
+            .format("%Y.%m.%d");
+        let w = rng.below(40);
+        let mut b = rng.below(40);
+        while b == w {
+            b = rng.below(40);
+        }
+        let result = ["1-0", "0-1", "1/2-1/2", "*"][rng.below(4) as usize];
+        out.push_str(&format!(
+            "[Event \"club\"]\n[Date \"{date}\"]\n[White \"W{w}\"]\n[Black \"B{b}\"]\n\
+             [Result \"{result}\"]\n\n1. e4 {{ [%clk 0:03:00] }} e5 2. Nf3 Nc6 {result}\n\n"
+        ));
+    }
+    out
+}
+
+/// The outputs of a replay that must not depend on how it read: the leaderboard, the rating
+/// history, and metrics.json without its wall times.
+fn outputs(out: &Path) -> (String, String, serde_json::Value) {
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap_or_default();
+    let mut metrics: serde_json::Value =
+        serde_json::from_str(&read("metrics.json")).expect("metrics.json");
+    metrics.as_object_mut().unwrap().remove("wall_seconds");
+    (read("leaderboard.csv"), read("history.csv"), metrics)
+}
+
+fn same_streamed_or_not(input: &Path, dir: &Path, args: &[&str]) {
+    let (whole, streamed) = (dir.join("whole"), dir.join("streamed"));
+    let mut a = vec!["--stream", "off"];
+    a.extend_from_slice(args);
+    let o = replay(input, &whole, &a);
+    assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
+    // Small blocks: hundreds of them, each cut where a round ends.
+    let mut a = vec!["--stream", "on", "--stream-block", "23"];
+    a.extend_from_slice(args);
+    let o = replay(input, &streamed, &a);
+    assert!(o.status.success(), "{args:?}: {}", texts(&o).1);
+    let (w, s) = (outputs(&whole), outputs(&streamed));
+    assert!(w.0 == s.0, "{args:?}: leaderboards differ");
+    assert!(w.1 == s.1, "{args:?}: histories differ");
+    assert_eq!(w.2, s.2, "{args:?}: metrics differ");
+    assert!(
+        w.1.lines().count() > 1000,
+        "{args:?}: a history was written"
+    );
+}
+
+#[test]
+fn every_system_and_period_streams_to_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.csv", &games_csv(1200, 3));
+    // Every registered system (the twelve of `replay --help`).
+    let systems = [
+        "elo",
+        "yuksel",
+        "elo-mmr",
+        "elo-mmx",
+        "bar",
+        "pairwise-glicko",
+        "codeforces",
+        "topcoder",
+        "elo-gaussian",
+        "glicko",
+        "glicko2",
+        "trueskill",
+    ];
+    for (k, system) in systems.iter().enumerate() {
+        // (Topcoder runs away in calendar periods of this history, streamed or not.)
+        let period = if *system == "topcoder" {
+            "game"
+        } else {
+            ["game", "day", "week", "month"][k % 4]
+        };
+        same_streamed_or_not(
+            &input,
+            dir.path(),
+            &["--system", system, "--period", period],
+        );
+    }
+    for period in ["game", "day", "week", "month"] {
+        same_streamed_or_not(
+            &input,
+            dir.path(),
+            &["--system", "glicko2", "--period", period],
+        );
+    }
+    // The cutoff is counted in the first pass (the warm-up is a share of what it keeps).
+    same_streamed_or_not(
+        &input,
+        dir.path(),
+        &[
+            "--as-of",
+            "2020-11-01",
+            "--period",
+            "week",
+            "--decay-per-day",
+            "3",
+        ],
+    );
+}
+
+#[test]
+fn pgn_and_skipped_records_stream_to_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.pgn", &pgn(1500));
+    same_streamed_or_not(&input, dir.path(), &["--system", "trueskill"]);
+    same_streamed_or_not(&input, dir.path(), &["--system", "elo", "--period", "day"]);
+    // Invalid rows skipped and counted by both passes alike.
+    let mut text = games_csv(1500, 5);
+    text.insert_str(
+        text.find('\n').unwrap() + 1,
+        "2020-09-13T12:00:00Z,x,x,1,\n",
+    );
+    text.push_str("2025-01-01T00:00:00Z,p,q,7,\n");
+    let input = common::write(dir.path(), "bad.csv", &text);
+    same_streamed_or_not(&input, dir.path(), &["--skip-invalid"]);
+    let out = dir.path().join("streamed");
+    let metrics = outputs(&out).2;
+    assert_eq!(metrics["input"]["skipped_invalid"], 2, "{metrics}");
+}
+
+#[test]
+fn unsorted_or_bad_input_is_refused_before_anything_is_rated() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(300, 8);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(200, 150);
+    let input = common::write(dir.path(), "unsorted.csv", &(lines.join("\n") + "\n"));
+    let out = dir.path().join("out");
+    let o = replay(&input, &out, &["--stream", "on"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = texts(&o).1;
+    // The first row earlier than one before it: just after the row moved up to line 151
+    // (unplayed fixtures between are not contests).
+    let line: u64 = err
+        .split("line ")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        (152..=160).contains(&line)
+            && err.contains("not in time order")
+            && err.contains("--stream off"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written");
+    // Read whole, it is sorted as always.
+    common::replay_ok(&input, &out, &["--stream", "off"]);
+    // A bad record is found by the counting pass, before anything is rated.
+    let bad = common::write(dir.path(), "bad.csv", &text.replacen(",1,", ",won,", 1));
+    let out = dir.path().join("bad-out");
+    let o = replay(&bad, &out, &["--stream", "on"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        texts(&o).1.contains("unknown result `won`"),
+        "{}",
+        texts(&o).1
+    );
+    assert!(!out.exists());
+    // Options that need the whole input say so.
+    let o = replay(&input, &out, &["--stream", "on", "--period", "series"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("--period series"), "{}", texts(&o).1);
+}
+
+/// Run in a child process by [`memory_is_bounded_by_players_not_games`]: replays the file
+/// named by `RATE_BATCH_CHILD_INPUT` in-process and prints its own peak resident size.
+#[test]
+#[ignore = "run by memory_is_bounded_by_players_not_games in a child process"]
+fn child_replay_reports_its_peak_memory() {
+    let (Ok(input), Ok(out), Ok(mode)) = (
+        std::env::var("RATE_BATCH_CHILD_INPUT"),
+        std::env::var("RATE_BATCH_CHILD_OUT"),
+        std::env::var("RATE_BATCH_CHILD_STREAM"),
+    ) else {
+        return;
+    };
+    use clap::Parser;
+    let cli = rate_batch::cli::Cli::parse_from([
+        "rate-batch",
+        "replay",
+        &input,
+        "--out",
+        &out,
+        "--quiet",
+        "--history-format",
+        "none",
+        "--stream",
+        &mode,
+        "--stream-block",
+        "4096",
+    ]);
+    rate_batch::cli::run(cli, &mut std::io::sink()).unwrap();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .expect("VmHWM in /proc/self/status");
+    println!("PEAK_KIB {}", hwm.trim().trim_end_matches(" kB"));
+}
+
+fn peak_kib(input: &Path, out: &Path, mode: &str) -> i64 {
+    let o = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "child_replay_reports_its_peak_memory",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env("RATE_BATCH_CHILD_INPUT", input)
+        .env("RATE_BATCH_CHILD_OUT", out)
+        .env("RATE_BATCH_CHILD_STREAM", mode)
+        .output()
+        .unwrap();
+    let text = texts(&o).0;
+    text.lines()
+        .find_map(|l| l.split("PEAK_KIB ").nth(1))
+        .unwrap_or_else(|| panic!("no peak reported: {text} {}", texts(&o).1))
+        .parse()
+        .unwrap()
+}
+
+/// The same 60 players in 100,000 and in 400,000 games: streamed, the peak resident size grows
+/// by less than 4 MiB; read whole it grows by the contests held (about 60 bytes a game), which
+/// shows that the measure sees growth where there is some.
+#[test]
+fn memory_is_bounded_by_players_not_games() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc/self/status to read the peak memory from");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let small = common::write(dir.path(), "small.csv", &games_csv(100_000, 11));
+    let large = common::write(dir.path(), "large.csv", &games_csv(400_000, 11));
+    let out = dir.path().join("out");
+    let streamed = peak_kib(&large, &out, "on") - peak_kib(&small, &out, "on");
+    let whole = peak_kib(&large, &out, "off") - peak_kib(&small, &out, "off");
+    eprintln!("300,000 more games: streamed {streamed} KiB more at the peak, read whole {whole}");
+    assert!(
+        streamed < 4 * 1024,
+        "streamed, 300,000 more games took {streamed} KiB more"
+    );
+    assert!(
+        whole > 12 * 1024,
+        "read whole, 300,000 more games took only {whole} KiB more: the measure is blind"
+    );
+}
