@@ -97,9 +97,12 @@ impl Cli {
 /// Where the history comes from and how to read it.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Input: a games or standings CSV, a PGN file, a Parquet file, a contest JSON array, or a
-    /// folder of N.json contests.
-    pub input: PathBuf,
+    /// Input: a games or standings CSV, a PGN file (either may be gzip- or zstd-compressed,
+    /// or `-` for standard input with --format), a Parquet file, a contest JSON array, or a
+    /// folder of N.json contests. Several files (or a folder of CSV and PGN files) are read
+    /// together, their contests merged in time order.
+    #[arg(required = true, num_args = 1..)]
+    pub inputs: Vec<PathBuf>,
     /// Input format (detected from the extension and the CSV header by default).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -145,7 +148,13 @@ impl InputArgs {
             time_format,
             trim_names: self.trim_names,
             no_memory_check: self.no_memory_check,
+            more: self.inputs[1..].to_vec(),
         })
+    }
+
+    /// The first input (the others are in [`IngestOptions::more`]).
+    pub fn first(&self) -> PathBuf {
+        self.inputs[0].clone()
     }
 }
 
@@ -315,7 +324,7 @@ impl TuneArgs {
             None => self.system.default_grid(),
         };
         Ok(tune::TuneJob {
-            input: self.input.input.clone(),
+            input: self.input.first(),
             ingest: self.input.ingest()?,
             system: self.system,
             grid,
@@ -780,7 +789,7 @@ impl ReplayArgs {
     pub fn job(&self) -> Result<ReplayJob, UsageError> {
         let ingest = self.input.ingest()?;
         Ok(ReplayJob {
-            input: self.input.input.clone(),
+            input: self.input.first(),
             replay: self.run.replay_options(&ingest.time_format)?,
             ingest,
             system: self.system,
@@ -810,7 +819,7 @@ impl CompareArgs {
         let params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
         let ingest = self.input.ingest()?;
         Ok(compare::CompareJob {
-            input: self.input.input.clone(),
+            input: self.input.first(),
             replay: self.run.replay_options(&ingest.time_format)?,
             ingest,
             systems,

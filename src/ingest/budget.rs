@@ -452,7 +452,13 @@ pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) ->
 pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> std::io::Result<()> {
     // A pipe (or another file that is not a regular one) has no size to scale a sample by,
     // and a sample read from it would be lost to the reader: not checked.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_dir() && !m.is_file()) {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_dir() && !m.is_file())
+        || super::source::is_stdin(path)
+    {
+        return Ok(());
+    }
+    // A compressed file's size says little of its text's: not checked either.
+    if super::source::compression(path) != super::source::Compression::None {
         return Ok(());
     }
     let size = if path.is_dir() {
@@ -488,8 +494,9 @@ pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> st
     Err(std::io::Error::other(format!(
         "{}: {:.2} GB of input{counts} needs about {:.1} GB of memory to replay, and {:.1} GB \
          is available (the least of free memory, the cgroup's limit and ulimit -v); use a \
-         machine with more memory, replay the history in parts (--save-state on the older \
-         part, then --resume with the rest), or pass --no-memory-check if the estimate is \
+         machine with more memory, stream it (games CSV and PGN sorted by time: --stream on), \
+         replay the history in parts (--save-state on the older part, then --resume with the \
+         rest), or pass --no-memory-check if the estimate is \
          wrong for this input",
         path.display(),
         size as f64 / 1e9,

@@ -9,13 +9,16 @@ use std::path::Path;
 /// What every reader shares: the builder, the options, the counts and the error policy; for
 /// a streamed input, where its blocks go.
 pub(crate) struct Context<'o> {
+    /// The file being read (errors name it; the source summary names every input).
+    pub file: String,
     pub opts: &'o IngestOptions,
     pub builder: HistoryBuilder,
     pub source: SourceInfo,
     /// Streaming: the blocks' destination.
     pub emit: Option<Emit<'o>>,
-    /// Counting: where the first contest earlier than one before it was read.
-    pub disorder_at: Option<Location>,
+    /// Counting: the file and place where the first contest earlier than one before it was
+    /// read.
+    pub disorder_at: Option<(String, Location)>,
 }
 
 /// Where a streaming reader's blocks go, and how they are cut: at least `size` contests, ended
@@ -49,6 +52,7 @@ const SKIPPED_EXAMPLES: usize = 5;
 impl<'o> Context<'o> {
     pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
         Self {
+            file: path.display().to_string(),
             opts,
             builder: HistoryBuilder::with_players(&opts.known_players),
             source: SourceInfo {
@@ -68,7 +72,7 @@ impl<'o> Context<'o> {
     pub fn after_record(&mut self, at: &Location) -> anyhow::Result<()> {
         if let Some(count) = self.builder.count() {
             if count.first_disorder.is_some() && self.disorder_at.is_none() {
-                self.disorder_at = Some(at.clone());
+                self.disorder_at = Some((self.file.clone(), at.clone()));
             }
             return Ok(());
         }
@@ -115,10 +119,10 @@ impl<'o> Context<'o> {
         Ok(())
     }
 
-    /// Builds the full error for a place in the file (named as in the source summary).
+    /// Builds the full error for a place in the file being read.
     pub fn error(&self, at: Location, e: FieldError) -> InputError {
         InputError {
-            file: self.source.path.clone(),
+            file: self.file.clone(),
             at,
             field: e.field,
             message: e.message,

@@ -17,6 +17,7 @@ mod parquet_probe;
 mod pgn;
 pub mod seeds;
 pub mod small_csv;
+pub mod source;
 mod standings;
 pub mod stream;
 mod table;
@@ -24,7 +25,7 @@ pub mod time;
 pub mod truth;
 
 use crate::history::{History, PlayerId};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
 pub use errors::{InputError, Location};
@@ -41,20 +42,93 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
     ingest_as(path, format, opts)
 }
 
-/// [`ingest`] of an input whose format is known (`opts.format` is not consulted): for a
-/// caller that has detected it already, so that the input is not read twice to detect it.
+/// [`ingest`] of an input whose format is known (`opts.format` is not consulted for it): for
+/// a caller that has detected it already, so that the input is not read twice to detect it.
+/// With further inputs (`opts.more`, or a folder of CSV and PGN files), every file is read in
+/// turn into one history, its contests sorted by time (equal times in the order of the files).
 pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::Result<History> {
+    let files = input_files(path, &opts.more)?;
     let mut ctx = Context::new(path, format, opts);
-    match format {
-        Format::Games | Format::Standings => table::read_csv(path, format, &mut ctx)?,
-        Format::Parquet => table::read_parquet(path, &mut ctx)?,
-        Format::Json => contest_json::read(path, &mut ctx)?,
-        Format::Pgn => pgn::read(path, &mut ctx)?,
-    }
+    read_files(
+        &files,
+        format,
+        &mut ctx,
+        &mut |path, format, ctx| match format {
+            Format::Games | Format::Standings => table::read_csv(path, format, ctx),
+            Format::Parquet => table::read_parquet(path, ctx),
+            Format::Json => contest_json::read(path, ctx),
+            Format::Pgn => pgn::read(path, ctx),
+        },
+    )?;
     let mut history = ctx.finish();
     check_series(&history)?;
     note_padded_names(&mut history);
     Ok(history)
+}
+
+/// A reader of one file into the shared context.
+type ReadOne<'r> = dyn FnMut(&Path, Format, &mut Context) -> anyhow::Result<()> + 'r;
+
+/// Reads `files` in turn with `read` (the first in `format`, the others in `--format` or as
+/// detected), the context's errors naming each file; the source summary names them all.
+pub(crate) fn read_files(
+    files: &[PathBuf],
+    format: Format,
+    ctx: &mut Context,
+    read: &mut ReadOne,
+) -> anyhow::Result<()> {
+    for (k, file) in files.iter().enumerate() {
+        let f = match (k, ctx.opts.format) {
+            (0, _) => format,
+            (_, Some(f)) => f,
+            (_, None) => detect(file)?,
+        };
+        ctx.file = file.display().to_string();
+        read(file, f, ctx)?;
+    }
+    if files.len() > 1 {
+        ctx.source.path = files_summary(files);
+        ctx.source.files = files.len();
+    }
+    Ok(())
+}
+
+/// The files an input names: `path` and `more`, each folder that is not a contest JSON folder
+/// standing for its CSV, TSV and PGN files (in name order).
+pub fn input_files(path: &Path, more: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in std::iter::once(path).chain(more.iter().map(PathBuf::as_path)) {
+        if p.is_dir() && contest_json::numbered_files(p)?.is_empty() {
+            let inside = source::folder_files(p)?;
+            if inside.is_empty() {
+                return Err(InputError::whole_file(
+                    p.display().to_string(),
+                    "the folder holds no contest files (N.json) and no CSV, TSV or PGN file"
+                        .to_string(),
+                )
+                .into());
+            }
+            files.extend(inside);
+        } else {
+            files.push(p.to_path_buf());
+        }
+    }
+    Ok(files)
+}
+
+/// Several files named in one line: all of them up to three, else the first and the last.
+fn files_summary(files: &[PathBuf]) -> String {
+    let name = |p: &PathBuf| p.display().to_string();
+    if files.len() <= 3 {
+        files.iter().map(name).collect::<Vec<_>>().join(", ")
+    } else {
+        format!(
+            "{}, ..., {} ({} files)",
+            name(&files[0]),
+            name(&files[files.len() - 1]),
+            files.len()
+        )
+    }
 }
 
 /// A series id names one best-of-N: in time order, its games may not be interleaved with any
@@ -128,27 +202,35 @@ fn check_series(h: &History) -> Result<(), InputError> {
 /// header of a pipe (or another file that is not a regular one, such as `/dev/stdin`) is not
 /// looked at: what detection read would be lost to the reader, so `--format` must be given.
 pub fn detect(path: &Path) -> anyhow::Result<Format> {
+    let whole = |m: &str| -> anyhow::Error {
+        InputError::whole_file(path.display().to_string(), m.to_string()).into()
+    };
+    if source::is_stdin(path) {
+        return Err(whole(
+            "standard input: pass --format (games, standings or pgn) to read it",
+        ));
+    }
     let meta = std::fs::metadata(path).ok();
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
-        return Ok(Format::Json);
+        // A folder of N.json contests, else a folder of CSV or PGN files read together.
+        if !contest_json::numbered_files(path)?.is_empty() {
+            return Ok(Format::Json);
+        }
+        return match source::folder_files(path)?.first() {
+            Some(first) => detect(first),
+            None => Err(whole(
+                "the folder holds no contest files (N.json) and no CSV, TSV or PGN file",
+            )),
+        };
     }
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    match ext.as_str() {
+    match source::format_extension(path).unwrap_or_default().as_str() {
         "json" => return Ok(Format::Json),
         "pgn" => return Ok(Format::Pgn),
         "parquet" | "pq" => return Ok(Format::Parquet),
         _ => {}
     }
     if meta.is_some_and(|m| !m.is_file()) {
-        return Err(InputError::whole_file(
-            path.display().to_string(),
-            "cannot detect the format of a pipe: pass --format".to_string(),
-        )
-        .into());
+        return Err(whole("cannot detect the format of a pipe: pass --format"));
     }
     table::detect_csv(path)
 }

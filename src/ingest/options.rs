@@ -121,4 +121,7 @@ pub struct IngestOptions {
     pub trim_names: bool,
     /// Skip the memory check before reading (`--no-memory-check`).
     pub no_memory_check: bool,
+    /// Further inputs read after the first (files, or folders of CSV and PGN files), their
+    /// contests merged with its in time order.
+    pub more: Vec<std::path::PathBuf>,
 }

@@ -10,7 +10,7 @@
 use super::context::Context;
 use super::errors::{FieldError, Location};
 use anyhow::Context as _;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The tags the reader uses; the others are only counted and checked for repeats.
@@ -50,9 +50,7 @@ impl Game {
 
 pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     ctx.source.record_unit = "games".into();
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut r = BufReader::with_capacity(1 << 20, file);
+    let mut r = super::source::open(path)?;
     let mut buf = Vec::new();
     let mut line_no = 0u64;
     let mut game = Game::default();

@@ -31,18 +31,28 @@ pub fn streamable(format: Format) -> bool {
 pub struct Counted {
     /// Contests, time order and series.
     pub count: Count,
-    /// Where the first contest earlier than one before it was read.
-    pub disorder_at: Option<Location>,
+    /// The file and place where the first contest earlier than one before it was read.
+    pub disorder_at: Option<(String, Location)>,
     /// What was read (records, skipped ones).
     pub source: SourceInfo,
 }
 
+/// Reads every file of the input (see [`super::input_files`]) into `ctx`.
 fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
-    match format {
+    let files = super::input_files(path, &ctx.opts.more)?;
+    super::read_files(&files, format, ctx, &mut |path, format, ctx| match format {
         Format::Games => super::table::read_csv(path, format, ctx),
         Format::Pgn => super::pgn::read(path, ctx),
-        _ => unreachable!("only games and PGN inputs stream"),
-    }
+        _ => Err(ctx
+            .error(
+                Location::File,
+                super::errors::FieldError::whole(format!(
+                    "{format} inputs cannot be streamed (games CSV and PGN can): pass \
+                     --stream off"
+                )),
+            )
+            .into()),
+    })
 }
 
 /// The counting pass over a games CSV or a PGN: contests before `cutoff` (all without one),

@@ -10,20 +10,17 @@ use super::options::{ColumnMap, Format, IngestOptions};
 use super::standings::{StandingsReader, StandingsSchema};
 use anyhow::Context as _;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
-fn open(path: &Path) -> anyhow::Result<File> {
-    File::open(path).with_context(|| format!("cannot open {}", path.display()))
+fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
+    super::source::open(path)
 }
 
 /// The field delimiter: tab for `.tsv`, else whichever of `,` `;` tab is most frequent in the
 /// header line (comma when none is).
 pub(crate) fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
-    {
+    if super::source::format_extension(path).as_deref() == Some("tsv") {
         return b'\t';
     }
     let count = |c: char| first_line.matches(c).count();
@@ -79,7 +76,7 @@ fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
 
 /// Tells games from standings by the CSV header.
 pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
-    let head = first_line(&mut BufReader::new(open(path)?), path)?;
+    let head = first_line(&mut open(path)?, path)?;
     let not_table = if head.is_empty() {
         Some("empty file: no header")
     } else {
@@ -160,7 +157,7 @@ impl Rows {
 pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     // One open: the delimiter is sniffed from the first line, which is then read again from
     // memory ahead of the rest of the same reader (a pipe cannot be opened twice).
-    let mut file = BufReader::with_capacity(1 << 20, open(path)?);
+    let mut file = open(path)?;
     let head = first_line(&mut file, path)?;
     if let Some(what) = super::lines::not_text(&head) {
         return Err(ctx.error(Location::File, FieldError::whole(what)).into());
@@ -289,7 +286,7 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     if let Some(crashed) = super::parquet_probe::probe_parquet_in_child(path) {
         return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
     }
-    let file = open(path)?;
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     // A damaged file must be an error, never a crash: the decoder's panics on malformed
     // input (a library's, not ours) are caught and reported like its errors.
     let hook = std::panic::take_hook();

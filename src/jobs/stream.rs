@@ -52,7 +52,17 @@ pub struct StreamPlan {
 
 /// Why a replay cannot stream with these options, if it cannot.
 fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
-    let why = if !streamable(format) {
+    let why = if crate::ingest::source::is_stdin(&job.input)
+        || job
+            .ingest
+            .more
+            .iter()
+            .any(|p| crate::ingest::source::is_stdin(p))
+    {
+        "standard input can be read only once, and a stream is read twice (count, then rate): \
+         give a file"
+            .into()
+    } else if !streamable(format) {
         format!("{format} inputs are read whole; games CSV and PGN inputs stream")
     } else if job.replay.period == Period::Series {
         "--period series needs the whole input (a series' games are checked and rated together)"
@@ -93,7 +103,10 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
             Ok(None)
         };
     }
-    let size = std::fs::metadata(&job.input).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    let size: u64 = crate::ingest::input_files(&job.input, &opts.more)?
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| if m.is_file() { m.len() } else { 0 }))
+        .sum();
     if !forced && size < STREAM_ABOVE {
         return Ok(None);
     }
@@ -101,21 +114,22 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
     let c = &counted.count;
     let path = counted.source.path.clone();
     // Input that cannot stream: an error under `--stream on`, else a note and a whole read.
-    let note = |at: Location, why: String| -> anyhow::Result<Option<StreamPlan>> {
-        let e = InputError {
-            file: path.clone(),
-            at,
-            field: None,
-            message: why,
+    let note =
+        |(file, at): (String, Location), why: String| -> anyhow::Result<Option<StreamPlan>> {
+            let e = InputError {
+                file,
+                at,
+                field: None,
+                message: why,
+            };
+            if forced {
+                return Err(e.into());
+            }
+            if !job.quiet {
+                eprintln!("note: {e}; reading it whole instead of streaming");
+            }
+            Ok(None)
         };
-        if forced {
-            return Err(e.into());
-        }
-        if !job.quiet {
-            eprintln!("note: {e}; reading it whole instead of streaming");
-        }
-        Ok(None)
-    };
     if let (Some((_, time, latest)), Some(at)) = (c.first_disorder, &counted.disorder_at) {
         return note(
             at.clone(),
@@ -129,7 +143,7 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
     }
     if c.series {
         return note(
-            Location::File,
+            (path.clone(), Location::File),
             "it has series, whose checks need the whole input (--stream off)".to_string(),
         );
     }

@@ -37,8 +37,11 @@ struct EntryRec {
 /// Counts a reader reports besides the contests themselves.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct SourceInfo {
-    /// The input path as given.
+    /// The input path as given (for several files, the list or its ends).
     pub path: String,
+    /// Files read, when more than one.
+    #[serde(skip_serializing_if = "is_one_or_less")]
+    pub files: usize,
     /// The format that read it.
     pub format: String,
     /// Records (rows, games, contests) read, including skipped ones.
@@ -70,6 +73,10 @@ pub struct SourceInfo {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_one_or_less(n: &usize) -> bool {
+    *n <= 1
 }
 
 /// A player who arrives with a rating from elsewhere (`--initial-ratings`).

@@ -1,0 +1,217 @@
+//! Where an input's bytes come from: a file or standard input (`-`), decompressed as it is
+//! read when its first bytes are those of gzip or zstd (whatever its name); and which files
+//! an input names (several paths, or a folder of them).
+
+use anyhow::Context as _;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Cursor, Read};
+use std::path::{Path, PathBuf};
+
+/// The path that means standard input.
+pub const STDIN: &str = "-";
+
+/// True for `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// How an input is compressed, told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain.
+    None,
+    /// gzip (one or several members, as `cat a.gz b.gz` gives).
+    Gzip,
+    /// zstd (one or several frames).
+    Zstd,
+}
+
+impl Compression {
+    /// The compression whose magic number `head` begins with.
+    pub fn of(head: &[u8]) -> Self {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// Buffer of the text readers.
+const BUFFER: usize = 1 << 20;
+
+/// Opens an input for reading, decompressed if it is gzip or zstd.
+pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
+    let raw: Box<dyn Read + Send> = if is_stdin(path) {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(path).with_context(|| format!("cannot open {}", path.display()))?)
+    };
+    let (head, raw) = peek(raw, 4).with_context(|| format!("cannot read {}", path.display()))?;
+    let kind = Compression::of(&head);
+    let plain = Cursor::new(head).chain(raw);
+    Ok(match kind {
+        Compression::None => Box::new(BufReader::with_capacity(BUFFER, plain)),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            BUFFER,
+            Damaged {
+                inner: flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, plain)),
+                what: "gzip",
+            },
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            BUFFER,
+            Damaged {
+                inner: zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(
+                    BUFFER, plain,
+                ))
+                .with_context(|| format!("cannot read {}", path.display()))?,
+                what: "zstd",
+            },
+        )),
+    })
+}
+
+/// A decompressing reader whose errors say that the compressed data is damaged or cut short
+/// (a decoder's own message, such as "unexpected end of file", says little on its own).
+struct Damaged<R> {
+    inner: R,
+    what: &'static str,
+}
+
+impl<R: Read> Read for Damaged<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("its {} data is damaged or cut short ({e})", self.what),
+            )
+        })
+    }
+}
+
+/// How `path` is compressed (plain for standard input, which is not looked at).
+pub fn compression(path: &Path) -> Compression {
+    if is_stdin(path) {
+        return Compression::None;
+    }
+    let mut head = [0u8; 4];
+    let n = File::open(path)
+        .and_then(|mut f| {
+            let mut n = 0;
+            while n < head.len() {
+                match f.read(&mut head[n..])? {
+                    0 => break,
+                    k => n += k,
+                }
+            }
+            Ok(n)
+        })
+        .unwrap_or(0);
+    Compression::of(&head[..n])
+}
+
+/// Reads up to `n` bytes (fewer only at the end), handing back the rest of the reader.
+fn peek<R: Read>(mut r: R, n: usize) -> std::io::Result<(Vec<u8>, R)> {
+    let mut head = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    Ok((head, r))
+}
+
+/// The extension that tells the format, in lower case: the last one, or the one before a
+/// compression extension (`games.csv.gz` is a CSV).
+pub fn format_extension(path: &Path) -> Option<String> {
+    let ext = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+    };
+    match ext(path).as_deref() {
+        Some("gz" | "gzip" | "zst" | "zstd") => path.file_stem().and_then(|s| ext(Path::new(s))),
+        _ => ext(path),
+    }
+}
+
+/// The data files of a folder that is not a contest JSON folder: CSV, TSV and PGN files
+/// (plain or compressed), in name order, hidden files left out.
+pub fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let path = entry.path();
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        let data = matches!(
+            format_extension(&path).as_deref(),
+            Some("csv" | "tsv" | "pgn")
+        );
+        if !hidden && data && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn compressed_inputs_read_as_the_plain_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "time,a,b,result\n2020-01-01,x,y,1\n".repeat(1000);
+        let plain = dir.path().join("g.csv");
+        std::fs::write(&plain, &text).unwrap();
+        let gz = dir.path().join("g.data");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text.as_bytes()).unwrap();
+        // Two members, as `cat a.gz b.gz` makes: both are read.
+        let mut bytes = e.finish().unwrap();
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b"2021-01-01,z,y,0\n").unwrap();
+        bytes.extend(e.finish().unwrap());
+        std::fs::write(&gz, bytes).unwrap();
+        let zst = dir.path().join("g.csv.zst");
+        std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+        let read = |p: &Path| {
+            let mut s = String::new();
+            open(p).unwrap().read_to_string(&mut s).unwrap();
+            s
+        };
+        assert_eq!(read(&plain), text);
+        assert_eq!(read(&gz), text.clone() + "2021-01-01,z,y,0\n");
+        assert_eq!(read(&zst), text);
+        assert_eq!(compression(&gz), Compression::Gzip);
+        assert_eq!(compression(&zst), Compression::Zstd);
+        assert_eq!(compression(&plain), Compression::None);
+        // Shorter than a magic number.
+        let tiny = dir.path().join("t.csv");
+        std::fs::write(&tiny, "a").unwrap();
+        assert_eq!(read(&tiny), "a");
+    }
+
+    #[test]
+    fn the_format_extension_looks_through_compression() {
+        for (p, e) in [
+            ("a.csv", Some("csv")),
+            ("a.PGN.zst", Some("pgn")),
+            ("atp_2024.csv.gz", Some("csv")),
+            ("a.gz", None),
+            ("a", None),
+        ] {
+            assert_eq!(format_extension(Path::new(p)).as_deref(), e, "{p}");
+        }
+    }
+}
