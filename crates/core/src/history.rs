@@ -426,8 +426,9 @@ pub struct HistoryBuilder {
     /// Contests and players already handed over in blocks ([`HistoryBuilder::take_block`]).
     contests_taken: u32,
     names_taken: u32,
-    /// Counting only ([`HistoryBuilder::counting`]).
+    /// Counting only ([`HistoryBuilder::counting`]), and the names of the open contest.
     count: Option<Count>,
+    live: usize,
     /// Scratch for the duplicate check: per player id, the number of the last check that saw it.
     seen: Vec<u32>,
     checks: u32,
@@ -576,6 +577,9 @@ impl HistoryBuilder {
     /// name must already be validated (non-empty).
     pub fn player(&mut self, name: &str) -> PlayerId {
         let name = &*canonical_name(name);
+        if self.count.is_some() {
+            return self.contest_player(name);
+        }
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -583,6 +587,24 @@ impl HistoryBuilder {
         self.h.names.push(name.to_owned());
         self.ids.insert(name.into(), id);
         id
+    }
+
+    /// Counting: the id of a name among the open contest's few players (reusing the names'
+    /// buffers from one contest to the next: no allocation once they are long enough).
+    fn contest_player(&mut self, name: &str) -> PlayerId {
+        let names = &mut self.h.names;
+        if let Some(i) = names[..self.live].iter().position(|n| n == name) {
+            return i as PlayerId;
+        }
+        match names.get_mut(self.live) {
+            Some(slot) => {
+                slot.clear();
+                slot.push_str(name);
+            }
+            None => names.push(name.to_owned()),
+        }
+        self.live += 1;
+        (self.live - 1) as PlayerId
     }
 
     fn intern(map: &mut FxHashMap<Box<str>, u32>, store: &mut Vec<String>, s: &str) -> u32 {
@@ -670,7 +692,7 @@ impl HistoryBuilder {
         let h = &mut self.h;
         h.entries.clear();
         h.members.clear();
-        h.names.clear();
+        self.live = 0;
         h.labels.clear();
         h.series.clear();
         self.ids.clear();
