@@ -155,6 +155,18 @@ fn every_system_and_period_streams_to_the_same_outputs() {
             &["--system", "glicko2", "--period", period],
         );
     }
+    // history.parquet is written a row group at a time either way: the same bytes.
+    let (whole, streamed) = (dir.path().join("pq-whole"), dir.path().join("pq-streamed"));
+    let pq = ["--history-format", "parquet", "--system", "glicko2"];
+    common::replay_ok(&input, &whole, &[&pq[..], &["--stream", "off"]].concat());
+    common::replay_ok(
+        &input,
+        &streamed,
+        &[&pq[..], &["--stream", "on", "--stream-block", "23"]].concat(),
+    );
+    let bytes = |d: &Path| std::fs::read(d.join("history.parquet")).unwrap();
+    assert!(bytes(&whole).len() > 10_000);
+    assert!(bytes(&whole) == bytes(&streamed), "history.parquet differs");
     // The cutoff is counted in the first pass (the warm-up is a share of what it keeps).
     same_streamed_or_not(
         &input,

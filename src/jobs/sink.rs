@@ -10,12 +10,11 @@ use std::io::IsTerminal;
 use std::sync::mpsc::SyncSender;
 use std::time::Instant;
 
-/// Where the replay's rows go: to the history formatter's thread, into memory, or nowhere
+/// Where the replay's rows go: to the history writer's thread, or nowhere
 /// (no history file, or a writer that failed and has an error to report when joined); and the
 /// progress bar.
 pub(crate) enum Rows {
     Stream(SyncSender<Batch>),
-    Keep(Vec<HistoryRow>),
     Drop,
 }
 
@@ -98,7 +97,6 @@ impl Observer for Sink<'_> {
                     self.rows = Rows::Drop;
                 }
             }
-            Rows::Keep(kept) => kept.extend_from_slice(rows),
             Rows::Drop => {}
         }
     }

@@ -10,7 +10,6 @@ use super::sink::Sink;
 use crate::history::History;
 use crate::ingest::stream::{Counted, Streamed, count, stream, streamable};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
-use crate::output::HistoryFormat;
 use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
 use crate::systems::{RatingSystem, SystemVisitor};
 use std::borrow::Cow;
@@ -75,8 +74,6 @@ fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
         "--initial-ratings needs the whole input".into()
     } else if job.report {
         "--report needs the whole input".into()
-    } else if job.history_format == HistoryFormat::Parquet {
-        "--history-format parquet is written whole; csv and none stream".into()
     } else if job.dry_run {
         "--dry-run reads the input whole".into()
     } else {

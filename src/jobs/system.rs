@@ -235,24 +235,53 @@ fn replay_writing_history(
     staged: &Folder,
     sink: &mut Sink,
 ) -> anyhow::Result<Ran> {
-    let history = &loaded.history;
     match job.history_format {
         HistoryFormat::Csv => replay_writing_csv(loaded, job, staged, sink),
         HistoryFormat::None => run(loaded, job, sink),
         HistoryFormat::Parquet => {
-            sink.rows = Rows::Keep(Vec::with_capacity(history.placings()));
-            let result = run(loaded, job, sink)?;
-            let Rows::Keep(kept) = std::mem::replace(&mut sink.rows, Rows::Drop) else {
-                unreachable!("the rows were kept")
-            };
-            staged
-                .write("history.parquet", |w| {
-                    output::write_history_parquet(w, history, &kept)
-                })
-                .with_context(|| cannot_write(staged, "history.parquet"))?;
-            Ok(result)
+            replay_writing_parquet(loaded, staged, |sink| run(loaded, job, sink), sink)
         }
     }
+}
+
+/// `history.parquet` written a row group at a time by another thread as the replay hands over
+/// rows (and, streamed, the names of new players before their rows).
+fn replay_writing_parquet(
+    loaded: &Loaded,
+    staged: &Folder,
+    replay: impl FnOnce(&mut Sink) -> anyhow::Result<Ran>,
+    sink: &mut Sink,
+) -> anyhow::Result<Ran> {
+    let mut file = staged
+        .open("history.parquet")
+        .with_context(|| cannot_write(staged, "history.parquet"))?;
+    let history = &loaded.history;
+    let (rows_tx, rows_rx) = sync_channel::<Batch>(4);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
+            // On a write error this returns, the channel closes, and the replay's sends fail
+            // (it carries on without history; the error is reported when joined).
+            let mut parquet = output::HistoryParquet::new(history, &mut file);
+            for batch in rows_rx {
+                match batch {
+                    Batch::Names(names) => parquet.add_names(&names),
+                    Batch::Rows(rows) => parquet.rows(&rows)?,
+                }
+            }
+            parquet.finish()?;
+            Ok(file)
+        });
+        sink.rows = Rows::Stream(rows_tx);
+        let result = replay(sink);
+        sink.rows = Rows::Drop;
+        let file = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let result = result?;
+        file.and_then(StagedFile::finish)
+            .with_context(|| cannot_write(staged, "history.parquet"))?;
+        Ok(result)
+    })
 }
 
 /// `history.csv` through a pipeline: the replay hands over rows, one thread formats them,

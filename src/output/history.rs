@@ -122,13 +122,83 @@ impl HistoryCsv {
     }
 }
 
-/// The same columns as the CSV in Parquet, `time` as a UTC timestamp in seconds, missing
-/// uncertainty and performance as nulls.
-pub fn write_history_parquet(
-    w: &mut dyn Write,
-    history: &History,
-    rows: &[HistoryRow],
-) -> io::Result<()> {
+/// Rows per row group of `history.parquet`: the rows of a replay are written a row group at a
+/// time as they come (so memory holds one group, not the history), and the same rows always
+/// make the same file, whether the replay streamed or not.
+pub const PARQUET_ROW_GROUP: usize = 1 << 20;
+
+/// `history.parquet`, written a row group at a time: the same columns as the CSV, `time` as a
+/// UTC timestamp in milliseconds, missing uncertainty and performance as nulls.
+pub struct HistoryParquet<W: Write> {
+    names: Vec<String>,
+    pending: Vec<HistoryRow>,
+    writer: Option<polars::prelude::BatchedWriter<W>>,
+    out: Option<W>,
+}
+
+impl<W: Write> HistoryParquet<W> {
+    /// A writer to `w` whose players are those of `history` (and those added later).
+    pub fn new(history: &History, w: W) -> Self {
+        Self {
+            names: history.names().to_vec(),
+            pending: Vec::with_capacity(PARQUET_ROW_GROUP),
+            writer: None,
+            out: Some(w),
+        }
+    }
+
+    /// Players new to a streamed history, in the order of their ids.
+    pub fn add_names(&mut self, names: &[String]) {
+        self.names.extend_from_slice(names);
+    }
+
+    /// Takes rows, writing every full row group.
+    pub fn rows(&mut self, rows: &[HistoryRow]) -> io::Result<()> {
+        let mut rest = rows;
+        while !rest.is_empty() {
+            let take = (PARQUET_ROW_GROUP - self.pending.len()).min(rest.len());
+            self.pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.pending.len() == PARQUET_ROW_GROUP {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the last row group and the footer.
+    pub fn finish(mut self) -> io::Result<()> {
+        if !self.pending.is_empty() || self.writer.is_none() {
+            self.flush()?;
+        }
+        let to_io = |e: polars::prelude::PolarsError| io::Error::other(e.to_string());
+        match &self.writer {
+            Some(w) => w.finish().map(drop).map_err(to_io),
+            None => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        use polars::prelude::*;
+        let to_io = |e: PolarsError| io::Error::other(e.to_string());
+        let mut df = frame(&self.names, &self.pending)?;
+        self.pending.clear();
+        if self.writer.is_none() {
+            let out = self.out.take().expect("the writer is there until finish");
+            self.writer = Some(
+                ParquetWriter::new(out)
+                    .batched(df.schema())
+                    .map_err(to_io)?,
+            );
+        }
+        df.rechunk_mut();
+        let writer = self.writer.as_mut().expect("made above");
+        writer.write_batch(&df).map_err(to_io)
+    }
+}
+
+/// Rows as a data frame of `history.parquet`'s columns.
+fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::DataFrame> {
     use polars::prelude::*;
     let to_io = |e: PolarsError| io::Error::other(e.to_string());
     let opt = |v: f64| v.is_finite().then_some(v);
@@ -152,7 +222,7 @@ pub fn write_history_parquet(
         Column::new(
             "player".into(),
             rows.iter()
-                .map(|r| history.name(r.player))
+                .map(|r| names[r.player as usize].as_str())
                 .collect::<Vec<&str>>(),
         ),
         Column::new(
@@ -176,7 +246,5 @@ pub fn write_history_parquet(
                 .collect::<Vec<Option<f64>>>(),
         ),
     ];
-    let mut df = DataFrame::new(rows.len(), columns).map_err(to_io)?;
-    ParquetWriter::new(w).finish(&mut df).map_err(to_io)?;
-    Ok(())
+    DataFrame::new(rows.len(), columns).map_err(to_io)
 }

@@ -14,7 +14,7 @@ pub mod report;
 mod table;
 mod text;
 
-pub use history::{HistoryCsv, HistoryFormat, write_history_parquet};
+pub use history::{HistoryCsv, HistoryFormat, HistoryParquet, PARQUET_ROW_GROUP};
 pub use leaderboard::write_leaderboard;
 pub use metrics::write_metrics;
 pub use publish::{
