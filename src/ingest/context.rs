@@ -109,6 +109,18 @@ impl<'o> Context<'o> {
             e.next_check = n * 2;
             return Ok(());
         }
+        // Contests are numbered with 32 bits (history rows, the state): about 4.3 billion.
+        if e.contests + cut as u64 > u64::from(u32::MAX) {
+            return Err(InputError::whole_file(
+                self.file.clone(),
+                format!(
+                    "more than {} contests, the most one replay numbers (32-bit contest \
+                     numbers in the history rows and the state)",
+                    u32::MAX
+                ),
+            )
+            .into());
+        }
         let block = b.take_block(cut);
         e.contests += block.len() as u64;
         e.placings += block.placings() as u64;
