@@ -77,6 +77,27 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
                 .error(Location::Line(line_no), FieldError::whole(e.to_string()))
                 .into());
         }
+        // Move text, most of a PGN with moves, is scanned as bytes for its comments' braces:
+        // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
+        // general way below.)
+        match buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            None => continue,
+            Some(b'%') => continue,
+            Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
+                for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
+                    if buf[brace] == b'{' {
+                        comment_depth += 1;
+                    } else {
+                        comment_depth = comment_depth.saturating_sub(1);
+                    }
+                }
+                if !game.is_empty() {
+                    in_moves = true;
+                }
+                continue;
+            }
+            Some(_) => {}
+        }
         let text = decode(&buf);
         let line = text.trim_start_matches('\u{feff}').trim();
         if comment_depth == 0 && line.starts_with('[') {
