@@ -81,8 +81,7 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
         // general way below.)
         match buf.iter().find(|b| !b.is_ascii_whitespace()) {
-            None => continue,
-            Some(b'%') => continue,
+            None | Some(b'%') => continue,
             Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
                 for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
                     if buf[brace] == b'{' {
