@@ -202,41 +202,206 @@ impl Default for PoolConfig {
     }
 }
 
-/// Writes `games` random pairings of a pool with strengths N(1500, 300^2) as a games CSV
-/// (`time,a,b,result`), streaming, one game a minute.
-pub fn write_pool_games(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
-    if cfg.players < 2 {
-        return Err(io::Error::other("a pool needs at least two players"));
+/// The file format of a pool's games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolFormat {
+    /// A games CSV (`time,a,b,result`).
+    Csv,
+    /// PGN in the style of the Lichess database, with move text (see [`write_pool_pgn`]).
+    Pgn,
+}
+
+/// The pool's players and the source of its games, shared by the CSV and the PGN writers so
+/// that a seed gives the same games in both.
+struct Pool {
+    rng: ChaCha8Rng,
+    strengths: Vec<f64>,
+    names: Vec<String>,
+    draw_nu: f64,
+}
+
+impl Pool {
+    fn new(cfg: &PoolConfig) -> io::Result<Self> {
+        if cfg.players < 2 {
+            return Err(io::Error::other("a pool needs at least two players"));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let normal = Normal::new(1500.0, 300.0).map_err(io::Error::other)?;
+        let strengths: Vec<f64> = (0..cfg.players).map(|_| normal.sample(&mut rng)).collect();
+        let names: Vec<String> = (0..cfg.players).map(|i| format!("player{i:06}")).collect();
+        Ok(Self {
+            rng,
+            strengths,
+            names,
+            draw_nu: cfg.draw_nu,
+        })
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let normal = Normal::new(1500.0, 300.0).map_err(io::Error::other)?;
-    let strengths: Vec<f64> = (0..cfg.players).map(|_| normal.sample(&mut rng)).collect();
-    let names: Vec<String> = (0..cfg.players).map(|i| format!("player{i:06}")).collect();
-    writeln!(w, "time,a,b,result")?;
-    let mut line = String::new();
-    for g in 0..cfg.games {
-        let a = rng.random_range(0..cfg.players);
-        let mut b = rng.random_range(0..cfg.players - 1);
+
+    /// The next game: (first player or white, second or black, the first's score).
+    fn next_game(&mut self) -> (usize, usize, f64) {
+        let players = self.names.len();
+        let a = self.rng.random_range(0..players);
+        let mut b = self.rng.random_range(0..players - 1);
         if b >= a {
             b += 1;
         }
-        let result = match davidson(&mut rng, strengths[a], strengths[b], cfg.draw_nu) {
+        let score = davidson(
+            &mut self.rng,
+            self.strengths[a],
+            self.strengths[b],
+            self.draw_nu,
+        );
+        (a, b, score)
+    }
+}
+
+/// Writes the pool's games in `format` (see [`write_pool_games`] and [`write_pool_pgn`]).
+pub fn write_pool(w: &mut dyn Write, cfg: &PoolConfig, format: PoolFormat) -> io::Result<()> {
+    match format {
+        PoolFormat::Csv => write_pool_games(w, cfg),
+        PoolFormat::Pgn => write_pool_pgn(w, cfg),
+    }
+}
+
+/// Writes `games` random pairings of a pool with strengths N(1500, 300^2) as a games CSV
+/// (`time,a,b,result`), streaming, one game a minute.
+pub fn write_pool_games(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
+    let mut pool = Pool::new(cfg)?;
+    writeln!(w, "time,a,b,result")?;
+    let mut line = String::new();
+    for g in 0..cfg.games {
+        let (a, b, score) = pool.next_game();
+        let result = match score {
             1.0 => "1",
             0.0 => "0",
             _ => "0.5",
         };
         line.clear();
-        line.push_str(&crate::ingest::time::format_time(cfg.start + 60 * g as i64));
+        crate::ingest::time::push_time(&mut line, cfg.start + 60 * g as i64);
         line.push(',');
-        line.push_str(&names[a]);
+        line.push_str(&pool.names[a]);
         line.push(',');
-        line.push_str(&names[b]);
+        line.push_str(&pool.names[b]);
         line.push(',');
         line.push_str(result);
         line.push('\n');
         w.write_all(line.as_bytes())?;
     }
     Ok(())
+}
+
+/// Writes the same games as [`write_pool_games`] (same seed, same pairings, results and
+/// times; the CSV's first player is White) as PGN in the style of the Lichess database: the
+/// tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `UTCDate`, `UTCTime`, `WhiteElo`,
+/// `BlackElo` (the true strengths, rounded), `TimeControl` (3 minutes) and `Termination`, then
+/// on one line a move text of 20 to 60 moves with a `[%clk]` comment after each, ending with
+/// the result. The moves look like SAN but are not legal chess: they are there to give a
+/// reader the bytes and the comments of real games. They come from a second stream of the
+/// seed's generator, so the games themselves do not depend on them.
+pub fn write_pool_pgn(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
+    use std::fmt::Write as _;
+    let mut pool = Pool::new(cfg)?;
+    let mut moves = ChaCha8Rng::seed_from_u64(cfg.seed);
+    moves.set_stream(1);
+    let mut game = String::with_capacity(4096);
+    let mut time = String::with_capacity(20);
+    for g in 0..cfg.games {
+        let (white, black, score) = pool.next_game();
+        let result = match score {
+            1.0 => "1-0",
+            0.0 => "0-1",
+            _ => "1/2-1/2",
+        };
+        time.clear();
+        crate::ingest::time::push_time(&mut time, cfg.start + 60 * g as i64);
+        // `YYYY-MM-DDTHH:MM:SSZ` (the years 0 to 9999, which a pool stays within).
+        let date = time.get(..10).unwrap_or_default().replace('-', ".");
+        let clock = time.get(11..19).unwrap_or_default();
+        let elo = |i: usize| pool.strengths[i].round().max(0.0) as u32;
+        game.clear();
+        game.push_str("[Event \"Rated Blitz game\"]\n[Site \"https://rate-batch.invalid/");
+        for _ in 0..8 {
+            const ID: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            game.push(ID[moves.random_range(0..ID.len())] as char);
+        }
+        let _ = write!(
+            game,
+            "\"]\n[Date \"{date}\"]\n[White \"{}\"]\n[Black \"{}\"]\n[Result \"{result}\"]\n\
+             [UTCDate \"{date}\"]\n[UTCTime \"{clock}\"]\n[WhiteElo \"{}\"]\n\
+             [BlackElo \"{}\"]\n[TimeControl \"180+0\"]\n[Termination \"Normal\"]\n\n",
+            pool.names[white],
+            pool.names[black],
+            elo(white),
+            elo(black),
+        );
+        push_move_text(&mut game, &mut moves);
+        game.push_str(result);
+        game.push_str("\n\n");
+        w.write_all(game.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Appends 40 to 120 half-moves that look like SAN, each with its clock (three minutes each,
+/// a few seconds spent a move), as Lichess writes them: `1. e4 { [%clk 0:03:00] } 1... e5
+/// { [%clk 0:03:00] } 2. Nf3 ...`, and a space. Pawns stay on the third to sixth ranks and
+/// take on a neighbouring file, each side castles at most once; nothing else is checked.
+fn push_move_text(out: &mut String, rng: &mut ChaCha8Rng) {
+    use std::fmt::Write as _;
+    const PIECES: &[&str] = &["", "", "", "N", "B", "R", "Q", "K"];
+    const FILES: &[u8] = b"abcdefgh";
+    let half_moves = rng.random_range(40..=120usize);
+    let mut clocks = [180u32; 2];
+    let mut castled = [false; 2];
+    for h in 0..half_moves {
+        // One draw a half-move, its bits cut into the choices.
+        let bits: u64 = rng.random();
+        let side = h % 2;
+        let number = h / 2 + 1;
+        let _ = if side == 0 {
+            write!(out, "{number}. ")
+        } else {
+            write!(out, "{number}... ")
+        };
+        if h >= 6 && !castled[side] && bits.is_multiple_of(12) {
+            castled[side] = true;
+            out.push_str(if bits >> 4 & 3 == 0 { "O-O-O" } else { "O-O" });
+        } else {
+            let piece = PIECES[(bits >> 8 & 7) as usize];
+            let capture = bits >> 11 & 7 == 0;
+            let file = (bits >> 14 & 7) as usize;
+            let rank = if piece.is_empty() {
+                3 + (bits >> 17 & 3) as u8
+            } else {
+                1 + (bits >> 17 & 7) as u8
+            };
+            out.push_str(piece);
+            if capture {
+                if piece.is_empty() {
+                    // From the file on the left, or on the right on the a-file.
+                    out.push(FILES[if file == 0 { 1 } else { file - 1 }] as char);
+                }
+                out.push('x');
+            }
+            out.push(FILES[file] as char);
+            out.push((b'0' + rank) as char);
+            if bits >> 23 & 15 == 0 {
+                out.push('+');
+            }
+        }
+        // Lichess shows the clock after the move; the first moves take no time.
+        if h >= 2 {
+            clocks[side] = clocks[side].saturating_sub((bits >> 27 & 7) as u32 % 6);
+        }
+        let c = clocks[side];
+        let _ = write!(
+            out,
+            " {{ [%clk {}:{:02}:{:02}] }} ",
+            c / 3600,
+            c / 60 % 60,
+            c % 60
+        );
+    }
 }
 
 /// Settings of the Elo-MMR paper's synthetic contests (section 6.1): players with Gaussian
@@ -426,6 +591,84 @@ mod tests {
             assert_ne!(f[1], f[2]);
             assert!(["1", "0", "0.5"].contains(&f[3]));
         }
+    }
+
+    #[test]
+    fn pool_pgn_has_the_csvs_games_with_lichess_tags_and_move_text() {
+        let cfg = PoolConfig {
+            players: 7,
+            games: 60,
+            ..PoolConfig::default()
+        };
+        let mut csv = Vec::new();
+        write_pool(&mut csv, &cfg, PoolFormat::Csv).unwrap();
+        let mut pgn = Vec::new();
+        write_pool(&mut pgn, &cfg, PoolFormat::Pgn).unwrap();
+        let mut again = Vec::new();
+        write_pool_pgn(&mut again, &cfg).unwrap();
+        assert_eq!(pgn, again, "deterministic");
+        let csv = String::from_utf8(csv).unwrap();
+        let pgn = String::from_utf8(pgn).unwrap();
+        // A game is its tags, a blank line, the move text and a blank line.
+        let games: Vec<&str> = pgn.split_terminator("\n\n").collect();
+        assert_eq!(games.len(), 2 * cfg.games);
+        assert!(pgn.ends_with("\n\n") && !pgn.ends_with("\n\n\n"));
+        for (row, pair) in csv.lines().skip(1).zip(games.chunks(2)) {
+            let f: Vec<&str> = row.split(',').collect();
+            let (tags, moves) = (pair[0], pair[1]);
+            let tag = |name: &str| {
+                tags.lines()
+                    .find_map(|l| l.strip_prefix(&format!("[{name} \"")))
+                    .and_then(|v| v.strip_suffix("\"]"))
+                    .unwrap_or_else(|| panic!("no {name} in {tags}"))
+            };
+            let names: Vec<&str> = tags
+                .lines()
+                .map(|l| l[1..].split(' ').next().unwrap())
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    "Event",
+                    "Site",
+                    "Date",
+                    "White",
+                    "Black",
+                    "Result",
+                    "UTCDate",
+                    "UTCTime",
+                    "WhiteElo",
+                    "BlackElo",
+                    "TimeControl",
+                    "Termination"
+                ]
+            );
+            assert_eq!(tag("Event"), "Rated Blitz game");
+            assert_eq!(tag("TimeControl"), "180+0");
+            assert_eq!(tag("Termination"), "Normal");
+            // `2020-01-01T00:00:00Z` -> `2020.01.01`, `00:00:00`.
+            assert_eq!(tag("UTCDate"), f[0][..10].replace('-', "."));
+            assert_eq!(tag("Date"), tag("UTCDate"));
+            assert_eq!(tag("UTCTime"), &f[0][11..19]);
+            assert_eq!((tag("White"), tag("Black")), (f[1], f[2]));
+            let result = match f[3] {
+                "1" => "1-0",
+                "0" => "0-1",
+                _ => "1/2-1/2",
+            };
+            assert_eq!(tag("Result"), result);
+            assert!(tag("WhiteElo").parse::<u32>().is_ok());
+            // One line of move text: `1. e4 { [%clk 0:03:00] } 1... e5 { [%clk 0:03:00] }
+            // 2. ...`, 20 to 60 moves, then the result.
+            assert!(!moves.contains('\n'));
+            assert!(moves.starts_with("1. "), "{moves}");
+            assert!(moves.ends_with(&format!("] }} {result}")), "{moves}");
+            let clocks = moves.matches("{ [%clk ").count();
+            assert!((40..=120).contains(&clocks), "{clocks} half-moves");
+            assert!(moves.contains(" { [%clk 0:03:00] } 1... "), "{moves}");
+        }
+        // The move text is the bulk of the file, as in real databases.
+        assert!(pgn.len() > 20 * csv.len(), "{} vs {}", pgn.len(), csv.len());
     }
 
     #[test]
