@@ -583,7 +583,10 @@ pub enum Scenario {
         /// Random seed.
         #[arg(long, default_value_t = 7)]
         seed: u64,
-        /// The games CSV to write.
+        /// The games file to write, its format chosen by the name: a games CSV
+        /// (`time,a,b,result`), or PGN in the style of the Lichess database (the same games,
+        /// with tags and a move text that is not legal chess) if it ends in `.pgn`; a further
+        /// `.gz` or `.zst` compresses it (gzip, or zstd at level 3), e.g. `pool.pgn.zst`.
         #[arg(long, default_value = "output/pool.csv")]
         out: PathBuf,
     },

@@ -571,9 +571,23 @@ pub fn league(
     Ok(())
 }
 
-/// Writes a pool of games between random players (`simulate pool`).
+/// Writes a pool of games between random players (`simulate pool`): PGN if `out`'s name ends
+/// in `.pgn`, else a games CSV, compressed if a `.gz` or `.zst` follows (`pool.pgn.zst`).
 pub fn pool(cfg: &simulate::PoolConfig, out: &Path, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    write_file(out, |w| simulate::write_pool_games(w, cfg))?;
+    use crate::output::compress::Compression;
+    let compression = Compression::from_path(out);
+    let is_pgn = compression
+        .content_path(out)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
+    let format = if is_pgn {
+        simulate::PoolFormat::Pgn
+    } else {
+        simulate::PoolFormat::Csv
+    };
+    write_file(out, |w| {
+        compression.write(w, |w| simulate::write_pool(w, cfg, format))
+    })?;
     writeln!(
         stdout,
         "wrote {} games of {} players to {}",
