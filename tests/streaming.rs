@@ -202,6 +202,69 @@ fn pgn_and_skipped_records_stream_to_the_same_outputs() {
     assert_eq!(metrics["input"]["skipped_invalid"], 2, "{metrics}");
 }
 
+/// Without a warm-up there is nothing to count: the input is read once (standard input too),
+/// and time order and series are checked as it goes.
+#[test]
+fn without_a_warm_up_a_stream_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(1500, 21);
+    let input = common::write(dir.path(), "games.csv", &text);
+    same_streamed_or_not(&input, dir.path(), &["--warmup", "0", "--period", "week"]);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(900, 700);
+    let unsorted = common::write(dir.path(), "unsorted.csv", &(lines.join("\n") + "\n"));
+    let out = dir.path().join("out");
+    let o = replay(&unsorted, &out, &["--stream", "on", "--warmup", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = texts(&o).1;
+    // After line 701, which now holds a later game (or, if that one is an unplayed fixture,
+    // at line 901, which holds an earlier one).
+    let line: u64 = err
+        .split("unsorted.csv, line ")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        (702..=901).contains(&line) && err.contains("not in time order"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written");
+    let series = common::write(
+        dir.path(),
+        "series.csv",
+        "time,a,b,result,series\n2020-01-01,x,y,1,\n2020-01-02,x,y,0,s1\n",
+    );
+    let o = replay(&series, &out, &["--stream", "on", "--warmup", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        texts(&o).1.contains("series.csv, line 3"),
+        "{}",
+        texts(&o).1
+    );
+    // Standard input, read once.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+        .args([
+            "replay", "-", "--format", "games", "--stream", "on", "--warmup", "0",
+        ])
+        .args(["--period", "week", "--stream-block", "50", "--quiet", "--out"])
+        .arg(dir.path().join("stdin"))
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || {
+        use std::io::Write as _;
+        stdin.write_all(text.as_bytes()).unwrap();
+    });
+    let o = child.wait_with_output().unwrap();
+    feed.join().unwrap();
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let board = |d: &str| std::fs::read_to_string(dir.path().join(d).join("leaderboard.csv"));
+    assert_eq!(board("stdin").unwrap(), board("whole").unwrap());
+}
+
 #[test]
 fn unsorted_or_bad_input_is_refused_before_anything_is_rated() {
     let dir = tempfile::tempdir().unwrap();

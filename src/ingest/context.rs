@@ -33,6 +33,10 @@ pub(crate) struct Emit<'o> {
     /// Contests and placings handed over.
     pub contests: u64,
     pub placings: u64,
+    /// Contests pending when last looked at, and the latest time so far: a stream must come in
+    /// time order (checked here too, for a stream read once, without a counting pass).
+    pub looked: usize,
+    pub latest: i64,
 }
 
 /// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
@@ -76,10 +80,45 @@ impl<'o> Context<'o> {
             }
             return Ok(());
         }
-        match &self.emit {
-            Some(e) if self.builder.pending() >= e.next_check => self.hand_over(false),
-            _ => Ok(()),
+        let Some(e) = &mut self.emit else {
+            return Ok(());
+        };
+        let b = &self.builder;
+        let n = b.pending();
+        if n > e.looked {
+            // Games and PGN give one contest per record at most.
+            let t = b.pending_time(n - 1);
+            let problem = if t < e.latest {
+                Some(format!(
+                    "not in time order: a contest of {} after one of {}; a streamed input \
+                     must be sorted by time (--stream off reads it whole and sorts it in memory)",
+                    crate::time::format_time(t),
+                    crate::time::format_time(e.latest)
+                ))
+            } else if b.pending_in_series(n - 1) {
+                Some(
+                    "a contest of a series: their checks need the whole input (--stream off)"
+                        .to_string(),
+                )
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                return Err(InputError {
+                    file: self.file.clone(),
+                    at: at.clone(),
+                    field: None,
+                    message,
+                }
+                .into());
+            }
+            e.latest = t;
+            e.looked = n;
         }
+        if n >= e.next_check {
+            self.hand_over(false)?;
+        }
+        Ok(())
     }
 
     /// Hands over the pending contests that are whole rounds (all of them at the end).
@@ -125,6 +164,7 @@ impl<'o> Context<'o> {
         e.contests += block.len() as u64;
         e.placings += block.placings() as u64;
         e.next_check = b.pending() + e.size;
+        e.looked = b.pending();
         if !(e.send)(block) {
             return Err(ReplayStopped.into());
         }

@@ -104,6 +104,8 @@ pub fn stream(
         send,
         contests: 0,
         placings: 0,
+        looked: 0,
+        latest: i64::MIN,
     });
     read(path, format, &mut ctx)?;
     ctx.hand_over(true)?;

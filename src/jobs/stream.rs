@@ -45,21 +45,22 @@ pub struct StreamPlan {
     pub contests: usize,
     /// Contests per block.
     pub block: usize,
-    /// The counting pass's findings.
-    pub counted: Counted,
+    /// The counting pass's findings (none for a stream read once: `--warmup 0`).
+    pub counted: Option<Counted>,
 }
 
 /// Why a replay cannot stream with these options, if it cannot.
 fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
-    let why = if crate::ingest::source::is_stdin(&job.input)
+    let once = job.replay.warmup == 0.0;
+    let why = if !once && crate::ingest::source::is_stdin(&job.input)
         || job
             .ingest
             .more
             .iter()
             .any(|p| crate::ingest::source::is_stdin(p))
     {
-        "standard input can be read only once, and a stream is read twice (count, then rate): \
-         give a file"
+        "standard input can be read only once, and a stream is read twice (count, then rate) \
+         unless --warmup 0: give a file, or --warmup 0"
             .into()
     } else if !streamable(format) {
         format!("{format} inputs are read whole; games CSV and PGN inputs stream")
@@ -106,6 +107,18 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
         .sum();
     if !forced && size < STREAM_ABOVE {
         return Ok(None);
+    }
+    // Without a warm-up nothing needs counting: one pass, which checks time order and
+    // series as it goes (an error then stops the run half-way; nothing is written).
+    if job.replay.warmup == 0.0 {
+        return Ok(Some(StreamPlan {
+            path: job.input.clone(),
+            format,
+            opts: opts.clone(),
+            contests: 0,
+            block: job.stream_block,
+            counted: None,
+        }));
     }
     let counted = count(&job.input, format, opts, job.replay.as_of)?;
     let c = &counted.count;
@@ -163,14 +176,24 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
         opts: opts.clone(),
         contests: usize::try_from(c.before_cutoff).unwrap_or(usize::MAX),
         block: job.stream_block,
-        counted,
+        counted: Some(counted),
     }))
 }
 
 /// The input of a streamed replay as [`Loaded`] holds it before the replay: no contest yet.
 pub(crate) fn loaded(plan: StreamPlan, ingest_time: Duration) -> Loaded {
     Loaded {
-        history: History::players_only(Vec::new(), plan.counted.source.clone()),
+        history: History::players_only(
+            Vec::new(),
+            plan.counted.as_ref().map_or_else(
+                || crate::history::SourceInfo {
+                    path: plan.path.display().to_string(),
+                    format: plan.format.to_string(),
+                    ..Default::default()
+                },
+                |c| c.source.clone(),
+            ),
+        ),
         seeds: Vec::new(),
         seeds_absent: 0,
         seeds_file: None,
@@ -242,10 +265,27 @@ impl SystemVisitor for RunStream<'_, '_> {
 /// The file read twice must have given the same contests: one appended to or rewritten
 /// between the passes would be rated with a warm-up counted on another file.
 fn changed_since_counted(plan: &StreamPlan, read: &Streamed) -> anyhow::Result<()> {
-    let counted = plan.counted.count.contests;
+    let Some(c) = &plan.counted else {
+        // Read once: only now is it known whether there was anything to rate.
+        if read.contests == 0 {
+            let src = &read.players.source;
+            return Err(InputError::whole_file(
+                src.path.clone(),
+                format!(
+                    "no contest to rate ({} {} read, {} skipped)",
+                    src.records,
+                    src.record_unit,
+                    src.skipped_invalid + src.skipped_unfinished
+                ),
+            )
+            .into());
+        }
+        return Ok(());
+    };
+    let counted = c.count.contests;
     if read.contests != counted {
         return Err(InputError::whole_file(
-            plan.counted.source.path.clone(),
+            c.source.path.clone(),
             format!(
                 "the input changed while it was read: {counted} contests when counted, {} \
                  when replayed",

@@ -571,6 +571,11 @@ impl HistoryBuilder {
         self.h.contests[i].time
     }
 
+    /// Whether the `i`-th contest not yet handed over belongs to a series.
+    pub fn pending_in_series(&self, i: usize) -> bool {
+        self.h.contests[i].series != NONE
+    }
+
     /// The id of a player name, interned on first sight. The name is kept in Unicode
     /// normalisation form C ([`canonical_name`]) and otherwise exactly as given: its
     /// whitespace is not trimmed here (the readers remove it only under `--trim-names`). The
