@@ -247,7 +247,14 @@ fn without_a_warm_up_a_stream_is_read_once() {
         .args([
             "replay", "-", "--format", "games", "--stream", "on", "--warmup", "0",
         ])
-        .args(["--period", "week", "--stream-block", "50", "--quiet", "--out"])
+        .args([
+            "--period",
+            "week",
+            "--stream-block",
+            "50",
+            "--quiet",
+            "--out",
+        ])
         .arg(dir.path().join("stdin"))
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

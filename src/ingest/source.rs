@@ -56,22 +56,105 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
         Compression::None => Box::new(BufReader::with_capacity(BUFFER, plain)),
         Compression::Gzip => Box::new(BufReader::with_capacity(
             BUFFER,
-            Damaged {
+            Ahead::spawn(Damaged {
                 inner: flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, plain)),
                 what: "gzip",
-            },
+            }),
         )),
         Compression::Zstd => Box::new(BufReader::with_capacity(
             BUFFER,
-            Damaged {
+            Ahead::spawn(Damaged {
                 inner: zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(
                     BUFFER, plain,
                 ))
                 .with_context(|| format!("cannot read {}", path.display()))?,
                 what: "zstd",
-            },
+            }),
         )),
     })
+}
+
+/// A reader whose bytes are produced ahead by a thread of their own: decompression on one
+/// core while the reader parses on another. At most a few buffers are in flight; the thread
+/// ends when the reader is dropped (its next send fails) or at the end of the input.
+struct Ahead {
+    rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Ahead {
+    fn spawn<R: Read + Send + 'static>(mut inner: R) -> Self {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || {
+            loop {
+                let mut buf = vec![0u8; BUFFER];
+                let mut filled = 0;
+                // Fill the buffer (a decoder gives little at a time), or reach the end.
+                let result = loop {
+                    match inner.read(&mut buf[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == buf.len() {
+                                break Ok(());
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                buf.truncate(filled);
+                let end = filled == 0 || result.is_err();
+                let sent = match result {
+                    Ok(()) if filled == 0 => tx.send(Ok(Vec::new())),
+                    Ok(()) => tx.send(Ok(buf)),
+                    Err(e) if filled > 0 => tx.send(Ok(buf)).and_then(|()| tx.send(Err(e))),
+                    Err(e) => tx.send(Err(e)),
+                };
+                if end || sent.is_err() {
+                    return;
+                }
+            }
+        });
+        Self {
+            rx,
+            current: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+impl Read for Ahead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.current.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(buf)) if buf.is_empty() => self.done = true,
+                Ok(Ok(buf)) => {
+                    self.current = buf;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    // Gone without its end mark: never taken for the end of the input.
+                    self.done = true;
+                    return Err(std::io::Error::other("the decompressing thread stopped"));
+                }
+            }
+        }
+        let n = out.len().min(self.current.len() - self.at);
+        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// A decompressing reader whose errors say that the compressed data is damaged or cut short
@@ -200,6 +283,24 @@ mod tests {
         let tiny = dir.path().join("t.csv");
         std::fs::write(&tiny, "a").unwrap();
         assert_eq!(read(&tiny), "a");
+    }
+
+    /// Several of the decompressing thread's buffers, and a reader dropped half-way.
+    #[test]
+    fn large_compressed_inputs_read_whole_across_buffers() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..200_000)
+            .map(|i| format!("2020-01-01,p{i},q{i},1\n"))
+            .collect();
+        assert!(text.len() > 3 * BUFFER);
+        let zst = dir.path().join("big.csv.zst");
+        std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 1).unwrap()).unwrap();
+        let mut read = String::new();
+        open(&zst).unwrap().read_to_string(&mut read).unwrap();
+        assert!(read == text);
+        let mut part = [0u8; 100];
+        open(&zst).unwrap().read_exact(&mut part).unwrap();
+        assert_eq!(&part[..], &text.as_bytes()[..100]);
     }
 
     #[test]
