@@ -34,6 +34,30 @@ pub struct Loaded {
     pub stream: Option<super::stream::StreamPlan>,
 }
 
+impl Loaded {
+    /// The input of a streamed replay before the replay: its players and contests are read
+    /// as it goes.
+    pub(crate) fn streamed(plan: super::stream::StreamPlan, ingest_time: Duration) -> Loaded {
+        let source = plan.counted.as_ref().map_or_else(
+            || crate::history::SourceInfo {
+                path: plan.path.display().to_string(),
+                format: plan.format.to_string(),
+                ..Default::default()
+            },
+            |c| c.source.clone(),
+        );
+        Loaded {
+            history: History::players_only(Vec::new(), source),
+            seeds: Vec::new(),
+            seeds_absent: 0,
+            seeds_file: None,
+            ingest_time,
+            truth: None,
+            stream: Some(plan),
+        }
+    }
+}
+
 /// The size of what was replayed.
 #[derive(Clone, Copy, Debug)]
 pub struct Totals {

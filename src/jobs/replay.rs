@@ -98,8 +98,16 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         ..job.ingest.clone()
     };
     let counting = Instant::now();
-    let loaded = match super::stream::plan(job, &ingest_opts)? {
-        Some(plan) => super::stream::loaded(plan, counting.elapsed()),
+    let request = super::stream::StreamRequest {
+        input: &job.input,
+        replay: &job.replay,
+        mode: job.stream,
+        block: job.stream_block,
+        quiet: job.quiet,
+        needs_whole: needs_whole_input(job),
+    };
+    let loaded = match super::stream::plan(&request, &ingest_opts)? {
+        Some(plan) => super::load::Loaded::streamed(plan, counting.elapsed()),
         None => load(
             &job.input,
             &ingest_opts,
@@ -152,6 +160,26 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         done.print_text(job, stdout)
     } else {
         Ok(())
+    }
+}
+
+/// The first option of the job that needs the whole input in memory (so that it cannot
+/// stream), if any.
+fn needs_whole_input(job: &ReplayJob) -> Option<&'static str> {
+    if job.resume.is_some() {
+        Some("--resume")
+    } else if job.save_state.is_some() {
+        Some("--save-state")
+    } else if job.truth.is_some() {
+        Some("--truth")
+    } else if job.initial_ratings.is_some() {
+        Some("--initial-ratings")
+    } else if job.report {
+        Some("--report")
+    } else if job.dry_run {
+        Some("--dry-run")
+    } else {
+        None
     }
 }
 

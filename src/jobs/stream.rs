@@ -4,8 +4,6 @@
 //! open round, never every contest.
 
 use super::errors::UsageError;
-use super::load::Loaded;
-use super::replay::ReplayJob;
 use super::sink::Sink;
 use crate::history::History;
 use crate::ingest::stream::{Counted, Streamed, count, stream, streamable};
@@ -13,9 +11,8 @@ use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
 use crate::systems::{RatingSystem, SystemVisitor};
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
-use std::time::Duration;
 
 /// Whether `replay` streams its input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -49,34 +46,35 @@ pub struct StreamPlan {
     pub counted: Option<Counted>,
 }
 
+/// What a replay asks of a stream: its input and options, and which of its options needs the
+/// whole input, if one does.
+pub(crate) struct StreamRequest<'a> {
+    pub(crate) input: &'a Path,
+    pub(crate) replay: &'a ReplayOptions,
+    pub(crate) mode: StreamMode,
+    pub(crate) block: usize,
+    pub(crate) quiet: bool,
+    /// Named in `--stream on`'s refusal: "--report needs the whole input", say.
+    pub(crate) needs_whole: Option<&'static str>,
+}
+
 /// Why a replay cannot stream with these options, if it cannot.
-fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
-    let once = job.replay.warmup == 0.0;
-    let why = if !once && crate::ingest::source::is_stdin(&job.input)
-        || job
-            .ingest
-            .more
-            .iter()
-            .any(|p| crate::ingest::source::is_stdin(p))
-    {
+fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<String> {
+    let once = req.replay.warmup == 0.0;
+    let stdin = std::iter::once(req.input)
+        .chain(more.iter().map(PathBuf::as_path))
+        .any(crate::ingest::source::is_stdin);
+    let why = if !once && stdin {
         "standard input can be read only once, and a stream is read twice (count, then rate) \
          unless --warmup 0: give a file, or --warmup 0"
             .into()
     } else if !streamable(format) {
         format!("{format} inputs are read whole; games CSV and PGN inputs stream")
-    } else if job.replay.period == Period::Series {
+    } else if req.replay.period == Period::Series {
         "--period series needs the whole input (a series' games are checked and rated together)"
             .into()
-    } else if job.resume.is_some() || job.save_state.is_some() {
-        "--resume and --save-state need the whole input".into()
-    } else if job.truth.is_some() {
-        "--truth needs the whole input".into()
-    } else if job.initial_ratings.is_some() {
-        "--initial-ratings needs the whole input".into()
-    } else if job.report {
-        "--report needs the whole input".into()
-    } else if job.dry_run {
-        "--dry-run reads the input whole".into()
+    } else if let Some(option) = req.needs_whole {
+        format!("{option} needs the whole input")
     } else {
         return None;
     };
@@ -85,23 +83,26 @@ fn obstacle(job: &ReplayJob, format: Format) -> Option<String> {
 
 /// Decides whether the replay streams; when it does, runs the counting pass (which reports
 /// bad records as a full read does) and returns the plan.
-pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Option<StreamPlan>> {
-    if job.stream == StreamMode::Off {
+pub(crate) fn plan(
+    req: &StreamRequest,
+    opts: &IngestOptions,
+) -> anyhow::Result<Option<StreamPlan>> {
+    if req.mode == StreamMode::Off {
         return Ok(None);
     }
-    let forced = job.stream == StreamMode::On;
+    let forced = req.mode == StreamMode::On;
     let format = match opts.format {
         Some(f) => f,
-        None => crate::ingest::detect(&job.input)?,
+        None => crate::ingest::detect(req.input)?,
     };
-    if let Some(why) = obstacle(job, format) {
+    if let Some(why) = obstacle(req, &opts.more, format) {
         return if forced {
             Err(UsageError(format!("--stream on: {why}")).into())
         } else {
             Ok(None)
         };
     }
-    let size: u64 = crate::ingest::input_files(&job.input, &opts.more)?
+    let size: u64 = crate::ingest::input_files(req.input, &opts.more)?
         .iter()
         .map(|p| std::fs::metadata(p).map_or(0, |m| if m.is_file() { m.len() } else { 0 }))
         .sum();
@@ -110,17 +111,17 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
     }
     // Without a warm-up nothing needs counting: one pass, which checks time order and
     // series as it goes (an error then stops the run half-way; nothing is written).
-    if job.replay.warmup == 0.0 {
+    if req.replay.warmup == 0.0 {
         return Ok(Some(StreamPlan {
-            path: job.input.clone(),
+            path: req.input.to_path_buf(),
             format,
             opts: opts.clone(),
             contests: 0,
-            block: job.stream_block,
+            block: req.block,
             counted: None,
         }));
     }
-    let counted = count(&job.input, format, opts, job.replay.as_of)?;
+    let counted = count(req.input, format, opts, req.replay.as_of)?;
     let c = &counted.count;
     let path = counted.source.path.clone();
     // Input that cannot stream: an error under `--stream on`, else a note and a whole read.
@@ -135,7 +136,7 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
             if forced {
                 return Err(e.into());
             }
-            if !job.quiet {
+            if !req.quiet {
                 eprintln!("note: {e}; reading it whole instead of streaming");
             }
             Ok(None)
@@ -171,36 +172,13 @@ pub(crate) fn plan(job: &ReplayJob, opts: &IngestOptions) -> anyhow::Result<Opti
         .into());
     }
     Ok(Some(StreamPlan {
-        path: job.input.clone(),
+        path: req.input.to_path_buf(),
         format,
         opts: opts.clone(),
         contests: usize::try_from(c.before_cutoff).unwrap_or(usize::MAX),
-        block: job.stream_block,
+        block: req.block,
         counted: Some(counted),
     }))
-}
-
-/// The input of a streamed replay as [`Loaded`] holds it before the replay: no contest yet.
-pub(crate) fn loaded(plan: StreamPlan, ingest_time: Duration) -> Loaded {
-    Loaded {
-        history: History::players_only(
-            Vec::new(),
-            plan.counted.as_ref().map_or_else(
-                || crate::history::SourceInfo {
-                    path: plan.path.display().to_string(),
-                    format: plan.format.to_string(),
-                    ..Default::default()
-                },
-                |c| c.source.clone(),
-            ),
-        ),
-        seeds: Vec::new(),
-        seeds_absent: 0,
-        seeds_file: None,
-        ingest_time,
-        truth: None,
-        stream: Some(plan),
-    }
 }
 
 /// Why a streamed replay stopped.
