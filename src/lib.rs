@@ -13,6 +13,7 @@ pub use rate_batch_core::{
 };
 
 pub mod cli;
+pub mod compression;
 pub mod ingest;
 pub mod jobs;
 pub mod lab;

@@ -7,7 +7,6 @@ mod common;
 use common::{replay, replay_ok, texts, write};
 use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// One season per file, in time order, the seasons sharing players; some games of the second
 /// season at the same second as the last of the first.
@@ -100,22 +99,9 @@ fn standard_input_is_read_with_its_format_given() {
     let text = with_result(&season(2001, 100));
     let plain = write(dir.path(), "s.csv", &text);
     let run = |input: &[u8], args: &[&str], out: &Path| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
-            .args(["replay", "-", "--quiet", "--out", out.to_str().unwrap()])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let bytes = input.to_vec();
-        let feeder = std::thread::spawn(move || {
-            let _ = stdin.write_all(&bytes);
-        });
-        let o = child.wait_with_output().unwrap();
-        feeder.join().unwrap();
-        o
+        let mut all = vec!["replay", "-", "--quiet", "--out", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        common::with_stdin(&all, input)
     };
     let (a, b) = (dir.path().join("file"), dir.path().join("stdin"));
     replay_ok(&plain, &a, WINNER_LOSER);

@@ -472,26 +472,12 @@ fn bom_crlf_and_blank_lines() {
 
 /// Runs `rate-batch replay /dev/stdin ARGS...` with `text` piped into its standard input.
 fn replay_piped(text: &str, args: &[&str]) -> std::process::Output {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
-        .args(["replay", "/dev/stdin"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let text = text.to_string();
-    // Written from a thread, so that a reader that stops early cannot block the test; a
-    // reader that refuses without reading closes the pipe (an error here is expected then).
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(text.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    let all: Vec<&str> = ["replay", "/dev/stdin"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    common::with_stdin(&all, text.as_bytes())
 }
 
 /// A CSV piped in through `/dev/stdin` is read as the file itself: the header sniffed for the

@@ -243,30 +243,27 @@ fn without_a_warm_up_a_stream_is_read_once() {
         texts(&o).1
     );
     // Standard input, read once.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
-        .args([
-            "replay", "-", "--format", "games", "--stream", "on", "--warmup", "0",
-        ])
-        .args([
-            "--period",
-            "week",
-            "--stream-block",
-            "50",
-            "--quiet",
-            "--out",
-        ])
-        .arg(dir.path().join("stdin"))
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let feed = std::thread::spawn(move || {
-        use std::io::Write as _;
-        stdin.write_all(text.as_bytes()).unwrap();
-    });
-    let o = child.wait_with_output().unwrap();
-    feed.join().unwrap();
+    let stdin_out = dir.path().join("stdin");
+    let args = [
+        "replay",
+        "-",
+        "--format",
+        "games",
+        "--stream",
+        "on",
+        "--warmup",
+        "0",
+        "--period",
+        "week",
+        "--stream-block",
+        "50",
+        "--quiet",
+        "--out",
+    ];
+    let o = common::with_stdin(
+        &[&args[..], &[stdin_out.to_str().unwrap()]].concat(),
+        text.as_bytes(),
+    );
     assert!(o.status.success(), "{}", texts(&o).1);
     let board = |d: &str| std::fs::read_to_string(dir.path().join(d).join("leaderboard.csv"));
     assert_eq!(board("stdin").unwrap(), board("whole").unwrap());

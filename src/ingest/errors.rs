@@ -57,6 +57,19 @@ impl InputError {
             message,
         }
     }
+
+    /// An input that holds no contest to rate, with what was read and skipped.
+    pub fn nothing_to_rate(src: &crate::history::SourceInfo) -> Self {
+        Self::whole_file(
+            src.path.clone(),
+            format!(
+                "no contest to rate ({} {} read, {} skipped)",
+                src.records,
+                src.record_unit,
+                src.skipped_invalid + src.skipped_unfinished
+            ),
+        )
+    }
 }
 
 /// A problem with one field, before the reader adds file and place.

@@ -15,29 +15,7 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN
 }
 
-/// How an input is compressed, told by its first bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compression {
-    /// Plain.
-    None,
-    /// gzip (one or several members, as `cat a.gz b.gz` gives).
-    Gzip,
-    /// zstd (one or several frames).
-    Zstd,
-}
-
-impl Compression {
-    /// The compression whose magic number `head` begins with.
-    pub fn of(head: &[u8]) -> Self {
-        if head.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-}
+pub use crate::compression::Compression;
 
 /// Buffer of the text readers.
 const BUFFER: usize = 1 << 20;
@@ -220,9 +198,9 @@ pub fn format_extension(path: &Path) -> Option<String> {
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
     };
-    match ext(path).as_deref() {
-        Some("gz" | "gzip" | "zst" | "zstd") => path.file_stem().and_then(|s| ext(Path::new(s))),
-        _ => ext(path),
+    match Compression::from_path(path) {
+        Compression::None => ext(path),
+        kind => ext(&kind.content_path(path)),
     }
 }
 

@@ -113,16 +113,7 @@ pub fn load(
     };
     let src = &history.source;
     if history.is_empty() {
-        return Err(InputError::whole_file(
-            src.path.clone(),
-            format!(
-                "no contest to rate ({} {} read, {} skipped)",
-                src.records,
-                src.record_unit,
-                src.skipped_invalid + src.skipped_unfinished
-            ),
-        )
-        .into());
+        return Err(InputError::nothing_to_rate(src).into());
     }
     let truth = truth.map(|p| read_truth(p, &history)).transpose()?;
     Ok(Loaded {

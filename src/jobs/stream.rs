@@ -160,16 +160,7 @@ pub(crate) fn plan(
     }
     if c.before_cutoff == 0 {
         let src = &counted.source;
-        return Err(InputError::whole_file(
-            src.path.clone(),
-            format!(
-                "no contest to rate ({} {} read, {} skipped)",
-                src.records,
-                src.record_unit,
-                src.skipped_invalid + src.skipped_unfinished
-            ),
-        )
-        .into());
+        return Err(InputError::nothing_to_rate(src).into());
     }
     Ok(Some(StreamPlan {
         path: req.input.to_path_buf(),
@@ -247,16 +238,7 @@ fn changed_since_counted(plan: &StreamPlan, read: &Streamed) -> anyhow::Result<(
         // Read once: only now is it known whether there was anything to rate.
         if read.contests == 0 {
             let src = &read.players.source;
-            return Err(InputError::whole_file(
-                src.path.clone(),
-                format!(
-                    "no contest to rate ({} {} read, {} skipped)",
-                    src.records,
-                    src.record_unit,
-                    src.skipped_invalid + src.skipped_unfinished
-                ),
-            )
-            .into());
+            return Err(InputError::nothing_to_rate(src).into());
         }
         return Ok(());
     };

@@ -274,14 +274,25 @@ fn replay_writing_parquet(
         sink.rows = Rows::Stream(rows_tx);
         let result = replay(sink);
         sink.rows = Rows::Drop;
-        let file = writer
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        let result = result?;
-        file.and_then(StagedFile::finish)
-            .with_context(|| cannot_write(staged, "history.parquet"))?;
-        Ok(result)
+        finish_history(writer, result, staged, "history.parquet")
     })
+}
+
+/// Ends a replay that fed a history writer's thread (its channel closed by the caller): the
+/// writer joined, the replay's error first, then the file's, then the file completed.
+fn finish_history(
+    writer: std::thread::ScopedJoinHandle<'_, std::io::Result<StagedFile>>,
+    result: anyhow::Result<Ran>,
+    staged: &Folder,
+    name: &str,
+) -> anyhow::Result<Ran> {
+    let file = writer
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+    let result = result?;
+    file.and_then(StagedFile::finish)
+        .with_context(|| cannot_write(staged, name))?;
+    Ok(result)
 }
 
 /// `history.csv` through a pipeline: the replay hands over rows, one thread formats them,
@@ -335,13 +346,7 @@ fn replay_writing_csv(
         let result = run(loaded, job, sink);
         // Closing the channel ends the formatter, then the writer.
         sink.rows = Rows::Drop;
-        let file = writer
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        let result = result?;
-        file.and_then(StagedFile::finish)
-            .with_context(|| cannot_write(staged, "history.csv"))?;
-        Ok(result)
+        finish_history(writer, result, staged, "history.csv")
     })
 }
 

@@ -2,42 +2,10 @@
 //! default level) or `.zst` (zstd, level 3); any other name is written as is.
 
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
 
-/// How a file is compressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compression {
-    /// Not compressed.
-    None,
-    /// gzip (`.gz`).
-    Gzip,
-    /// Zstandard (`.zst`).
-    Zstd,
-}
+pub use crate::compression::Compression;
 
 impl Compression {
-    /// The compression `path`'s last extension asks for (in any case).
-    pub fn from_path(path: &Path) -> Self {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            Some("gz") => Self::Gzip,
-            Some("zst") => Self::Zstd,
-            _ => Self::None,
-        }
-    }
-
-    /// `path` without the compression's extension (`pool.pgn.zst` -> `pool.pgn`), whose own
-    /// extension names the format of the content.
-    pub fn content_path(self, path: &Path) -> PathBuf {
-        match self {
-            Self::None => path.to_path_buf(),
-            Self::Gzip | Self::Zstd => path.with_extension(""),
-        }
-    }
-
     /// Runs `write` on a writer that compresses into `w`, and completes the compressed
     /// stream (its last block and trailer) before returning.
     pub fn write(
@@ -45,36 +13,37 @@ impl Compression {
         w: &mut dyn Write,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        // The encoders compress each call's bytes: small writes (a CSV line) are gathered
-        // first.
-        const BUFFER: usize = 256 << 10;
         match self {
             Self::None => write(w),
-            Self::Gzip => {
-                let encoder = flate2::write::GzEncoder::new(w, flate2::Compression::default());
-                let mut b = BufWriter::with_capacity(BUFFER, encoder);
-                write(&mut b)?;
-                b.into_inner()
-                    .map_err(io::IntoInnerError::into_error)?
-                    .finish()?;
-                Ok(())
-            }
-            Self::Zstd => {
-                let encoder = zstd::stream::write::Encoder::new(w, 3)?;
-                let mut b = BufWriter::with_capacity(BUFFER, encoder);
-                write(&mut b)?;
-                b.into_inner()
-                    .map_err(io::IntoInnerError::into_error)?
-                    .finish()?;
-                Ok(())
-            }
+            Self::Gzip => through(
+                flate2::write::GzEncoder::new(w, flate2::Compression::default()),
+                write,
+                |e| e.finish().map(drop),
+            ),
+            Self::Zstd => through(zstd::stream::write::Encoder::new(w, 3)?, write, |e| {
+                e.finish().map(drop)
+            }),
         }
     }
+}
+
+/// Runs `write` into an encoder through a buffer (the encoders compress each call's bytes:
+/// small writes, a CSV line, are gathered first), then ends the encoder's stream.
+fn through<E: Write>(
+    encoder: E,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    finish: impl FnOnce(E) -> io::Result<()>,
+) -> io::Result<()> {
+    const BUFFER: usize = 256 << 10;
+    let mut b = BufWriter::with_capacity(BUFFER, encoder);
+    write(&mut b)?;
+    finish(b.into_inner().map_err(io::IntoInnerError::into_error)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn the_last_extension_decides() {

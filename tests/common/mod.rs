@@ -26,6 +26,29 @@ pub fn rate_batch(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the binary with arguments and `input` piped into its standard input (written from a
+/// thread, so that a run that stops reading early cannot block the test; a run that refuses
+/// without reading closes the pipe, and the write's error is expected then).
+pub fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 /// Runs `replay INPUT --out OUT --quiet ARGS...`.
 pub fn replay(input: &Path, out: &Path, args: &[&str]) -> Output {
     let mut all = vec![
