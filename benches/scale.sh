@@ -25,7 +25,9 @@ run() {
 }
 
 gen() { # file, then the simulate arguments
-    [ -s "$1" ] || "$BIN" simulate pool "$@" --out "$1" > /dev/null
+    file=$1
+    shift
+    [ -s "$file" ] || "$BIN" simulate pool "$@" --out "$file" > /dev/null
 }
 
 P1M="$DIR/pool1m.csv"
