@@ -8,7 +8,7 @@
 #
 #   cargo build --release
 #   benches/scale.sh target/release/rate-batch /tmp/rb-bench            # about a minute
-#   SCALE=large benches/scale.sh target/release/rate-batch /data/bench  # about an hour, 6 GB
+#   SCALE=large benches/scale.sh target/release/rate-batch /data/bench  # about 15 minutes and 10 GB of inputs
 set -eu
 BIN=${1:?usage: benches/scale.sh RATE_BATCH_BINARY DIR}
 DIR=${2:?usage: benches/scale.sh RATE_BATCH_BINARY DIR}

@@ -197,7 +197,7 @@ fn several_files_and_a_folder_read_as_one_history_in_time_order() {
         err.contains("atp_1999.csv, line 2") && err.contains("not in time order"),
         "{err}"
     );
-    // A bad row in the third file: the error names that file and its line.
+    // A bad row in the fourth file: the error names that file and its line.
     let bad = write(
         &seasons,
         "atp_2002.csv",

@@ -1,7 +1,7 @@
 //! A straightforward Elo replay of a games CSV (`time,a,b,result` with side a's score 1, 0.5
 //! or 0, in time order), as a user would write it with the skillratings crate: the rating of
 //! every player in a hash map keyed by name, the leaderboard printed at the end. The baseline
-//! that `rate-batch replay --system elo` is measured against (benches/naive-replay.sh).
+//! that `rate-batch replay --system elo` is measured against (docs/performance.md, "Streaming and scale").
 
 use skillratings::Outcomes;
 use skillratings::elo::{EloConfig, EloRating, elo};
