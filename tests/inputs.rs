@@ -87,6 +87,13 @@ fn compressed_files_replay_as_the_text_they_hold() {
                [White \"b\"]\n[Black \"a\"]\n[Result \"1/2-1/2\"]\n[Date \"2020.01.02\"]\n\n1. d4 1/2-1/2\n";
     let p = dir.path().join("games.pgn.zst");
     std::fs::write(&p, zstd::encode_all(pgn.as_bytes(), 3).unwrap()).unwrap();
+    // Contest JSON compressed too (a single array file; detected through the compression).
+    let json =
+        r#"[{"name":"r1","time_seconds":1600000000,"standings":[["x",0,0],["y",1,1],["z",2,2]]}]"#;
+    let jz = dir.path().join("contests.json.gz");
+    std::fs::write(&jz, gzip(json.as_bytes())).unwrap();
+    replay_ok(&jz, &out("json-gz"), &[]);
+    assert!(read(&out("json-gz").join("leaderboard.csv")).contains(",x,"));
     let o = replay(&p, &out("pgn"), &[]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let board = read(&out("pgn").join("leaderboard.csv"));

@@ -314,6 +314,63 @@ fn unsorted_or_bad_input_is_refused_before_anything_is_rated() {
     assert!(texts(&o).1.contains("--period series"), "{}", texts(&o).1);
 }
 
+/// What the review of the streaming found: a state that would overwrite the second input, a
+/// pipe named by a path, a cutoff before every contest, `--time-format` on a PGN: each as a
+/// whole read has it.
+#[test]
+fn streaming_options_are_checked_as_a_whole_read_checks_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = common::write(dir.path(), "a.csv", &games_csv(200, 1));
+    let b = common::write(dir.path(), "b.csv", &games_csv(200, 2));
+    let out = dir.path().join("out");
+    let o = common::rate_batch(&[
+        "replay",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--save-state",
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("is the input"), "{}", texts(&o).1);
+    assert!(
+        std::fs::read_to_string(&b).unwrap().starts_with("time,"),
+        "b.csv is intact"
+    );
+    // A FIFO, as `<(zcat f.gz)` gives: one pass only.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let o = replay(&fifo, &out, &["--format", "games", "--stream", "on"]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("a pipe can be read only once"),
+        "{}",
+        texts(&o).1
+    );
+    // Every contest after the cutoff: replayed with nothing to rate, streamed or not.
+    for mode in ["off", "on"] {
+        let o = replay(
+            &a,
+            &dir.path().join(mode),
+            &["--as-of", "2000-01-01", "--stream", mode],
+        );
+        assert!(o.status.success(), "--stream {mode}: {}", texts(&o).1);
+    }
+    // --time-format does not apply to PGN, streamed or not.
+    let pgn = common::write(dir.path(), "g.pgn", &pgn(10));
+    for mode in ["off", "on"] {
+        let o = replay(&pgn, &out, &["--time-format", "unix", "--stream", mode]);
+        assert_eq!(o.status.code(), Some(2), "--stream {mode}: {}", texts(&o).1);
+    }
+}
+
 /// Run in a child process by [`memory_is_bounded_by_players_not_games`]: replays the file
 /// named by `RATE_BATCH_CHILD_INPUT` in-process and prints its own peak resident size.
 #[test]

@@ -130,7 +130,10 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
 }
 
 fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // Through the text opener: a `.json.gz` or `.json.zst` is detected as JSON, and read so.
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut super::source::open(path)?, &mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let contests: Vec<RawContest> =
         serde_json::from_slice(without_bom(&bytes)).map_err(|e| json_error(path, &e))?;
     let mut order: Vec<usize> = (0..contests.len()).collect();

@@ -74,6 +74,10 @@ impl<'o> Context<'o> {
     /// enough contests are pending (streaming).
     #[inline]
     pub fn after_record(&mut self, at: &Location) -> anyhow::Result<()> {
+        // A whole read (most runs) has nothing to do here.
+        if self.emit.is_none() && self.builder.count().is_none() {
+            return Ok(());
+        }
         if let Some(count) = self.builder.count() {
             if count.first_disorder.is_some() && self.disorder_at.is_none() {
                 self.disorder_at = Some((self.file.clone(), at.clone()));

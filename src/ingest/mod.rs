@@ -197,6 +197,19 @@ fn check_series(h: &History) -> Result<(), InputError> {
     Ok(())
 }
 
+/// `--time-format` reads the time column of CSV and Parquet inputs; given for another format
+/// it is refused (a message for the caller's usage error).
+pub fn time_format_applies(format: Format, opts: &IngestOptions) -> Result<(), String> {
+    if opts.time_format != time::TimeFormat::Auto && matches!(format, Format::Json | Format::Pgn) {
+        return Err(format!(
+            "--time-format applies to the time column of CSV and Parquet inputs; {format} \
+             inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \
+             UTCDate, YYYY.MM.DD)"
+        ));
+    }
+    Ok(())
+}
+
 /// Picks the format from the path: a folder or `.json` is contest JSON, `.pgn` is PGN,
 /// `.parquet`/`.pq` is Parquet; otherwise a CSV whose header says games or standings. The
 /// header of a pipe (or another file that is not a regular one, such as `/dev/stdin`) is not

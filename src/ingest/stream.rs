@@ -67,7 +67,7 @@ pub fn count(
     ctx.builder = HistoryBuilder::counting(cutoff);
     read(path, format, &mut ctx)?;
     Ok(Counted {
-        count: ctx.builder.count().unwrap_or_default(),
+        count: ctx.builder.count().copied().unwrap_or_default(),
         disorder_at: ctx.disorder_at,
         source: ctx.source,
     })

@@ -3,7 +3,7 @@
 use super::errors::UsageError;
 use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
-use crate::ingest::{Format, IngestOptions, InputError, ingest_as};
+use crate::ingest::{IngestOptions, InputError, ingest_as};
 use crate::replay::{ReplayOptions, Seed};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -92,16 +92,7 @@ pub fn load(
         Some(f) => f,
         None => crate::ingest::detect(input)?,
     };
-    if ingest_opts.time_format != crate::ingest::time::TimeFormat::Auto
-        && matches!(format, Format::Json | Format::Pgn)
-    {
-        return Err(UsageError(format!(
-            "--time-format applies to the time column of CSV and Parquet inputs; {format} \
-             inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \
-             UTCDate, YYYY.MM.DD)"
-        ))
-        .into());
-    }
+    crate::ingest::time_format_applies(format, ingest_opts).map_err(UsageError)?;
     if !ingest_opts.no_memory_check {
         crate::ingest::budget::check(input, format, &ingest_opts.map)?;
     }

@@ -325,15 +325,17 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an
 /// output folder that is the input folder.
 pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
-    let inputs = [
-        Some(("the input", job.input.as_path())),
-        job.initial_ratings
-            .as_deref()
-            .map(|p| ("--initial-ratings", p)),
-        job.truth.as_deref().map(|p| ("--truth", p)),
-    ];
+    let inputs = std::iter::once(job.input.as_path())
+        .chain(job.ingest.more.iter().map(PathBuf::as_path))
+        .map(|p| ("the input", p))
+        .chain(
+            job.initial_ratings
+                .as_deref()
+                .map(|p| ("--initial-ratings", p)),
+        )
+        .chain(job.truth.as_deref().map(|p| ("--truth", p)));
     if let Some(state) = &job.save_state {
-        for (what, p) in inputs.iter().flatten() {
+        for (what, p) in inputs {
             if same_file(state, p) {
                 return Err(UsageError(format!(
                     "--save-state {} is {what}: the state would overwrite it",

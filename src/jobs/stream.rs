@@ -63,10 +63,14 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<Str
     let once = req.replay.warmup == 0.0;
     let stdin = std::iter::once(req.input)
         .chain(more.iter().map(PathBuf::as_path))
-        .any(crate::ingest::source::is_stdin);
+        // Standard input, or a pipe named by a path (`<(zcat f.gz)`): they can be read once.
+        .any(|p| {
+            crate::ingest::source::is_stdin(p)
+                || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        });
     let why = if !once && stdin {
-        "standard input can be read only once, and a stream is read twice (count, then rate) \
-         unless --warmup 0: give a file, or --warmup 0"
+        "standard input or a pipe can be read only once, and a stream is read twice (count, \
+         then rate) unless --warmup 0: give a file, or --warmup 0"
             .into()
     } else if !streamable(format) {
         format!("{format} inputs are read whole; games CSV and PGN inputs stream")
@@ -95,6 +99,7 @@ pub(crate) fn plan(
         Some(f) => f,
         None => crate::ingest::detect(req.input)?,
     };
+    crate::ingest::time_format_applies(format, opts).map_err(UsageError)?;
     if let Some(why) = obstacle(req, &opts.more, format) {
         return if forced {
             Err(UsageError(format!("--stream on: {why}")).into())
@@ -158,7 +163,9 @@ pub(crate) fn plan(
             "it has series, whose checks need the whole input (--stream off)".to_string(),
         );
     }
-    if c.before_cutoff == 0 {
+    // As a whole read decides it: no contest at all (one whose contests all lie past
+    // `--as-of` is replayed, with nothing to rate, as when read whole).
+    if c.contests == 0 {
         let src = &counted.source;
         return Err(InputError::nothing_to_rate(src).into());
     }
@@ -218,14 +225,20 @@ impl SystemVisitor for RunStream<'_, '_> {
             let read = reader
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            if let Some(d) = diverged {
-                return Err(StreamFailure::Diverged(d));
-            }
-            let read = read.map_err(StreamFailure::Input)?;
+            // A bad record is reported before a runaway, as a whole read would (the reader's
+            // only error after a runaway is that the replay stopped).
+            let read = match (read, diverged) {
+                (Err(e), Some(d)) if e.is::<crate::ingest::stream::ReplayStopped>() => {
+                    return Err(StreamFailure::Diverged(d));
+                }
+                (Err(e), _) => return Err(StreamFailure::Input(e)),
+                (Ok(_), Some(d)) => return Err(StreamFailure::Diverged(d)),
+                (Ok(read), None) => read,
+            };
+            changed_since_counted(plan, &read).map_err(StreamFailure::Input)?;
             let (result, _) = replayer
                 .finish(self.sink)
                 .map_err(StreamFailure::Diverged)?;
-            changed_since_counted(plan, &read).map_err(StreamFailure::Input)?;
             Ok((result, read))
         })
     }

@@ -141,7 +141,7 @@ impl<W: Write> HistoryParquet<W> {
     pub fn new(history: &History, w: W) -> Self {
         Self {
             names: history.names().to_vec(),
-            pending: Vec::with_capacity(PARQUET_ROW_GROUP),
+            pending: Vec::new(),
             writer: None,
             out: Some(w),
         }

@@ -492,8 +492,8 @@ impl HistoryBuilder {
     }
 
     /// What a counting builder has counted.
-    pub fn count(&self) -> Option<Count> {
-        self.count
+    pub fn count(&self) -> Option<&Count> {
+        self.count.as_ref()
     }
 
     /// Hands over the first `n` contests kept (which must be in time order, and whole rounds
