@@ -252,15 +252,8 @@ pub struct ReplayArgs {
     /// Only read and validate the input; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Stream the input (read it twice: once to count and check its contests, once to rate
-    /// them as they come), so that memory holds the players, not the contests. `auto`
-    /// streams games CSV and PGN inputs of 256 MiB and more that are in time order; `on`
-    /// streams or says why it cannot; `off` reads the input whole.
-    #[arg(long, value_enum, default_value_t = StreamMode::Auto, value_name = "WHEN")]
-    pub stream: StreamMode,
-    /// Contests per streamed block (for tests of the streaming engine).
-    #[arg(long, hide = true, default_value_t = crate::ingest::stream::BLOCK)]
-    pub stream_block: usize,
+    #[command(flatten)]
+    pub stream: StreamArgs,
     /// Write the replay's full state here after the run (with the outputs), for `--resume`.
     #[arg(long, value_name = "FILE")]
     pub save_state: Option<PathBuf>,
@@ -344,6 +337,21 @@ impl TuneArgs {
     }
 }
 
+/// Whether and how a replay streams its input.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// Stream the input (read it twice: once to count and check its contests, once to rate
+    /// them as they come; a `compare` reads it once for all its systems), so that memory
+    /// holds the players, not the contests. `auto` streams games CSV and PGN inputs of 256
+    /// MiB and more that are in time order; `on` streams or says why it cannot; `off` reads
+    /// the input whole.
+    #[arg(long, value_enum, default_value_t = StreamMode::Auto, value_name = "WHEN")]
+    pub stream: StreamMode,
+    /// Contests per streamed block (for tests of the streaming engine).
+    #[arg(long, hide = true, default_value_t = crate::ingest::stream::BLOCK)]
+    pub stream_block: usize,
+}
+
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -356,6 +364,8 @@ pub struct CompareArgs {
     /// A parameter of one system, SYSTEM:NAME=VALUE (repeatable), e.g. `elo:k=24`.
     #[arg(long = "param", value_name = "SYSTEM:NAME=VALUE")]
     pub param: Vec<String>,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 }
 
 /// Parameters of the systems. Each is checked against the chosen system: giving one that the
@@ -809,8 +819,8 @@ impl ReplayArgs {
             resume: self.resume.clone(),
             json: self.run.log_format == LogFormat::Json,
             truth: self.run.truth.clone(),
-            stream: self.stream,
-            stream_block: self.stream_block.max(1),
+            stream: self.stream.stream,
+            stream_block: self.stream.stream_block.max(1),
         })
     }
 }
@@ -835,6 +845,8 @@ impl CompareArgs {
             quiet: self.run.quiet,
             json: self.run.log_format == LogFormat::Json,
             truth: self.run.truth.clone(),
+            stream: self.stream.stream,
+            stream_block: self.stream.stream_block.max(1),
         })
     }
 }

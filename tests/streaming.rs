@@ -6,7 +6,7 @@
 mod common;
 
 use common::{replay, texts};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// SplitMix64, for inputs that are the same on every run.
 struct Rng(u64);
@@ -454,4 +454,242 @@ fn memory_is_bounded_by_players_not_games() {
         whole > 12 * 1024,
         "read whole, 300,000 more games took only {whole} KiB more: the measure is blind"
     );
+}
+
+/// Runs `compare INPUT --out OUT --quiet ARGS...`.
+fn compare(input: &Path, out: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec![
+        "compare",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    all.extend_from_slice(args);
+    common::rate_batch(&all)
+}
+
+/// `compare.csv` without its three timing columns (wall seconds, rounds per second, peak).
+fn compare_table(out: &Path) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(out.join("compare.csv"))
+        .expect("compare.csv");
+    reader
+        .records()
+        .map(|r| {
+            let mut cells: Vec<String> = r.unwrap().iter().map(str::to_string).collect();
+            cells.drain(8..11);
+            cells
+        })
+        .collect()
+}
+
+/// `compare` streamed reads the input once and hands every block to all its systems: each
+/// system's leaderboard, history and metrics, and the table, are those of the input read
+/// whole.
+#[test]
+fn compare_streams_one_read_to_every_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.csv", &games_csv(900, 5));
+    let (whole, streamed) = (dir.path().join("whole"), dir.path().join("streamed"));
+    let args = [
+        "--systems",
+        "all",
+        "--period",
+        "week",
+        "--history-format",
+        "csv",
+    ];
+    // (Topcoder runs away in the weeks of this history, streamed or not: exit 4, its row
+    // failed, the others complete.)
+    let o = compare(&input, &whole, &[&args[..], &["--stream", "off"]].concat());
+    assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
+    let on = ["--stream", "on", "--stream-block", "17"];
+    let o = compare(&input, &streamed, &[&args[..], &on[..]].concat());
+    assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
+    let table = compare_table(&whole);
+    assert_eq!(table.len(), 13, "a row for each of the twelve systems");
+    assert_eq!(table, compare_table(&streamed));
+    let failed: Vec<&str> = table[1..]
+        .iter()
+        .filter(|r| !r[8].is_empty())
+        .map(|r| r[0].as_str())
+        .collect();
+    assert_eq!(failed, ["topcoder"]);
+    for row in table[1..].iter().filter(|r| r[8].is_empty()) {
+        let (w, s) = (
+            outputs(&whole.join(&row[0])),
+            outputs(&streamed.join(&row[0])),
+        );
+        assert!(w.0 == s.0, "{}: leaderboards differ", row[0]);
+        assert!(w.1 == s.1, "{}: histories differ", row[0]);
+        assert_eq!(w.2, s.2, "{}: metrics differ", row[0]);
+    }
+    let json = |d: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join("compare.json")).unwrap()).unwrap()
+    };
+    let (w, s) = (json(&whole), json(&streamed));
+    for key in ["contests", "players", "placings"] {
+        assert_eq!(w[key], s[key], "{key}");
+    }
+    let played = games_csv(900, 5)
+        .lines()
+        .skip(1)
+        .filter(|l| !l.contains(",NA,"))
+        .count();
+    assert_eq!(
+        w["contests"], played as u64,
+        "the unplayed fixtures are not contests"
+    );
+}
+
+/// A streamed `compare` read once (`--warmup 0`) meets a bad record half-way: the whole run
+/// fails naming it, and nothing is written. A system that runs away gets its failed row while
+/// the others read on to the end.
+#[test]
+fn a_streamed_compare_fails_whole_on_bad_input_and_row_by_row_on_a_runaway() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(900, 6);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<&str> = lines[700].split(',').collect();
+    fields[3] = "won";
+    lines[700] = fields.join(",");
+    let bad = common::write(dir.path(), "bad.csv", &(lines.join("\n") + "\n"));
+    let out = dir.path().join("bad-out");
+    let once = ["--stream", "on", "--warmup", "0", "--stream-block", "16"];
+    let o = compare(
+        &bad,
+        &out,
+        &[&once[..], &["--systems", "elo,glicko2"]].concat(),
+    );
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("line 701") && err.contains("unknown result `won`"),
+        "{err}"
+    );
+    assert!(
+        !out.exists() || common::listing(&out).is_empty(),
+        "nothing is written"
+    );
+    // Elo with K 10^12 runs away in the first round; Glicko-2 is not held up by it.
+    let input = common::write(dir.path(), "games.csv", &text);
+    let out = dir.path().join("out");
+    let args = ["--systems", "elo,glicko2", "--param", "elo:k=1e12"];
+    let o = compare(&input, &out, &[&once[..], &args[..]].concat());
+    assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
+    let table = compare_table(&out);
+    assert!(table[1][8].starts_with("failed: elo diverged"), "{table:?}");
+    assert_eq!(table[2][0], "glicko2");
+    assert!(table[2][1].parse::<f64>().unwrap() > 50.0, "{table:?}");
+    assert!(!out.join("elo").exists());
+    let lb = std::fs::read_to_string(out.join("glicko2/leaderboard.csv")).unwrap();
+    assert!(lb.lines().count() > 50, "{lb}");
+}
+
+/// `--save-state` and `--resume` stream: a history saved in part and resumed on the whole
+/// gives the same state file, byte for byte, and the same outputs (the history continued) as
+/// the same two runs read whole, by game and by week (whose last round is left open for the
+/// next run).
+#[test]
+fn save_state_and_resume_stream_to_the_same_state_and_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let full_text = games_csv(1500, 9);
+    let cut = full_text.lines().count() * 3 / 5;
+    let part_text: String = full_text
+        .lines()
+        .take(cut)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let full = common::write(dir.path(), "full.csv", &full_text);
+    let part = common::write(dir.path(), "part.csv", &part_text);
+    for period in ["game", "week"] {
+        let run = |mode: &str| {
+            let out = dir.path().join(format!("out-{period}-{mode}"));
+            let state = |k: u8| dir.path().join(format!("state{k}-{period}-{mode}"));
+            let s = |p: &Path| p.to_str().unwrap().to_string();
+            let common_args = ["--system", "glicko2", "--period", period, "--stream", mode];
+            let (s1, s2) = (s(&state(1)), s(&state(2)));
+            let first = [
+                &common_args[..],
+                &["--stream-block", "41", "--save-state", &s1],
+            ];
+            common::replay_ok(&part, &out, &first.concat());
+            let second = [
+                &common_args[..],
+                &["--stream-block", "37", "--resume", &s1, "--save-state", &s2],
+            ];
+            let o = common::rate_batch(
+                &[
+                    &[
+                        "replay",
+                        full.to_str().unwrap(),
+                        "--out",
+                        out.to_str().unwrap(),
+                    ][..],
+                    &second.concat(),
+                ]
+                .concat(),
+            );
+            assert!(o.status.success(), "{period} {mode}: {}", texts(&o).1);
+            let skipped = texts(&o)
+                .0
+                .lines()
+                .find(|l| l.contains("applied before were skipped"))
+                .and_then(|l| l.rsplit(": ").next())
+                .map(str::to_string);
+            let read = |p: PathBuf| std::fs::read(p).expect("the state is written");
+            (outputs(&out), read(state(1)), read(state(2)), skipped)
+        };
+        let (whole, streamed) = (run("off"), run("on"));
+        assert!(whole.1 == streamed.1, "{period}: the first states differ");
+        assert!(whole.2 == streamed.2, "{period}: the second states differ");
+        let (w, s) = (&whole.0, &streamed.0);
+        assert!(w.0 == s.0, "{period}: leaderboards differ");
+        assert!(w.1 == s.1, "{period}: histories differ");
+        assert_eq!(w.2, s.2, "{period}: metrics differ");
+        assert!(w.1.lines().count() > 2000, "the history was continued");
+        assert_eq!(whole.3, streamed.3);
+        assert!(whole.3.is_some(), "the skipped contests are reported");
+    }
+}
+
+/// A streamed `--resume` meets a contest older than the state's last that was never applied:
+/// the run fails naming it (as a whole read does, only later in the read), and neither the
+/// outputs nor the state are touched.
+#[test]
+fn a_streamed_resume_refuses_a_rewritten_past() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(600, 10);
+    let lines: Vec<&str> = text.lines().collect();
+    let part = common::write(dir.path(), "part.csv", &(lines[..400].join("\n") + "\n"));
+    let out = dir.path().join("out");
+    let state = dir.path().join("state");
+    let st = state.to_str().unwrap();
+    common::replay_ok(&part, &out, &["--stream", "on", "--save-state", st]);
+    let before = (common::listing(&out), std::fs::read(&state).unwrap());
+    // A game of the first part's time between two new players: never applied, yet older.
+    let mut rewritten: Vec<String> = lines.iter().map(|&l| l.to_owned()).collect();
+    let mut fields: Vec<String> = rewritten[200].split(',').map(str::to_string).collect();
+    (fields[1], fields[2], fields[3]) = ("new one".into(), "new two".into(), "1".into());
+    rewritten.insert(201, fields.join(","));
+    let full = common::write(dir.path(), "full.csv", &(rewritten.join("\n") + "\n"));
+    let args = ["--stream", "on", "--resume", st, "--save-state", st];
+    let o = replay(&full, &out, &args);
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("full.csv") && err.contains("never applied") && err.contains("#"),
+        "{err}"
+    );
+    assert_eq!(common::listing(&out), before.0);
+    assert!(
+        std::fs::read(&state).unwrap() == before.1,
+        "the state is as it was"
+    );
+    // Read whole, the same refusal.
+    let o = replay(&full, &out, &["--stream", "off", "--resume", st]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(texts(&o).1.contains("never applied"), "{}", texts(&o).1);
 }

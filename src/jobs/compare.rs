@@ -7,11 +7,14 @@
 //! and with `--report` to `report.html`.
 
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Loaded, check_replay_options, load, same_file};
+use super::load::{Loaded, Totals, check_replay_options, load, same_file};
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
+use super::stream::{Piece, StreamMode, StreamPlan, StreamRequest, read_for};
+use super::system::totals;
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::ingest::IngestOptions;
+use crate::ingest::stream::{ReplayStopped, Streamed};
 use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
 use crate::replay::ReplayOptions;
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
@@ -21,6 +24,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Everything `compare` needs.
 #[derive(Clone, Debug)]
@@ -51,6 +57,10 @@ pub struct CompareJob {
     pub json: bool,
     /// `--truth`: true ratings to measure the RMSE against.
     pub truth: Option<PathBuf>,
+    /// Whether to stream the input (read once for every system).
+    pub stream: StreamMode,
+    /// Contests per streamed block.
+    pub stream_block: usize,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -118,16 +128,38 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = load(
-        &job.input,
-        &job.ingest,
-        job.initial_ratings.as_deref(),
-        job.truth.as_deref(),
-    )?;
-    let outcomes = replay_each(job, &loaded, &staged);
+    let counting = Instant::now();
+    let request = StreamRequest {
+        input: &job.input,
+        replay: &job.replay,
+        mode: job.stream,
+        block: job.stream_block,
+        quiet: job.quiet,
+        needs_whole: needs_whole_input(job),
+    };
+    let loaded = match super::stream::plan(&request, &job.ingest)? {
+        Some(plan) => Loaded::streamed(plan, counting.elapsed()),
+        None => load(
+            &job.input,
+            &job.ingest,
+            job.initial_ratings.as_deref(),
+            job.truth.as_deref(),
+        )?,
+    };
+    let outcomes = match &loaded.stream {
+        Some(plan) => replay_streamed_each(job, &loaded, plan, &staged)?,
+        None => replay_each(job, &loaded, &staged, |_| None),
+    };
     let (rows, done) = table_rows(job, outcomes)?;
+    // A streamed input's players and size are known once it was read (by a system that
+    // replayed to the end: if none did, the table says only that they failed).
+    let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
+    let input = Input {
+        history: read.as_ref().map_or(&loaded.history, |r| &r.players),
+        totals: totals(&loaded, read.as_ref()),
+    };
     let table = markdown(&rows);
-    write_tables(job, &loaded, &staged.root(), &rows, &done, &table)?;
+    write_tables(job, &loaded, &input, &staged.root(), &rows, &done, &table)?;
     let written: Vec<std::path::PathBuf> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?
@@ -139,7 +171,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         .filter(|r| r.failed.is_some())
         .map(|r| r.system)
         .collect();
-    let history = &loaded.history;
+    let history = input.history;
     if job.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
@@ -149,7 +181,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         });
         writeln!(stdout, "{doc}")?;
     } else if !job.quiet {
-        writeln!(stdout, "{}", describe(history))?;
+        writeln!(stdout, "{}", describe(history, input.totals))?;
         writeln!(stdout)?;
         write!(stdout, "{table}")?;
         writeln!(stdout)?;
@@ -195,42 +227,117 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
         .collect()
 }
 
-/// Every system replayed into its own folder of the publication, in parallel.
+/// The first option of the job that needs the whole input in memory, if any.
+fn needs_whole_input(job: &CompareJob) -> Option<&'static str> {
+    if job.truth.is_some() {
+        Some("--truth")
+    } else if job.initial_ratings.is_some() {
+        Some("--initial-ratings")
+    } else if job.report {
+        Some("--report")
+    } else {
+        None
+    }
+}
+
+/// The input as the tables describe it: its players, and its size.
+struct Input<'a> {
+    history: &'a crate::history::History,
+    totals: Totals,
+}
+
+/// Every system replayed into its own folder of the publication, in parallel; `pieces`
+/// gives a streamed system its share of the blocks.
 fn replay_each(
     job: &CompareJob,
     loaded: &Loaded,
     staged: &Publication,
+    pieces: impl Fn(usize) -> Option<Receiver<Piece>> + Sync,
 ) -> Vec<anyhow::Result<SystemOutcome>> {
-    let bars = progress_bars(job, loaded.history.len());
+    let contests = loaded
+        .stream
+        .as_ref()
+        .map_or(loaded.history.len(), |p| p.contests);
+    let bars = progress_bars(job, contests);
     let chart_players = if job.report { REPORT_PLAYERS } else { 0 };
-    job.systems
-        .par_iter()
-        .zip(&job.params)
-        .zip(bars)
-        .map(|((&kind, params), bar)| {
-            let dir = job.out.join(kind.name());
-            let folder = staged
-                .folder(kind.name())
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            let sys_job = SystemJob {
-                system: kind,
-                params,
-                replay: &job.replay,
-                history_format: job.history_format,
-                leaderboard: &job.leaderboard,
-                chart_players,
-                bar,
-                state: None,
-                continue_history: None,
-            };
-            let outcome = replay_system(loaded, &sys_job, &folder);
-            if outcome.is_err() {
-                // A failed system leaves no folder (nor an old one) behind.
-                let _ = folder.discard();
-            }
-            outcome
+    let one = |k: usize, bar: Option<ProgressBar>| {
+        let kind = job.systems[k];
+        let dir = job.out.join(kind.name());
+        let folder = staged
+            .folder(kind.name())
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let sys_job = SystemJob {
+            system: kind,
+            params: &job.params[k],
+            replay: &job.replay,
+            history_format: job.history_format,
+            leaderboard: &job.leaderboard,
+            chart_players,
+            bar,
+            state: None,
+            continue_history: None,
+            pieces: Mutex::new(pieces(k)),
+        };
+        let outcome = replay_system(loaded, &sys_job, &folder);
+        if outcome.is_err() {
+            // A failed system leaves no folder (nor an old one) behind.
+            let _ = folder.discard();
+        }
+        outcome
+    };
+    if loaded.stream.is_some() {
+        // Every system on a thread of its own: each waits for the reader's next block, and
+        // the reader for the slowest system, so none may wait for a free worker.
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = bars
+                .into_iter()
+                .enumerate()
+                .map(|(k, bar)| scope.spawn(move || one(k, bar)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
         })
-        .collect()
+    } else {
+        bars.into_par_iter()
+            .enumerate()
+            .map(|(k, bar)| one(k, bar))
+            .collect()
+    }
+}
+
+/// The systems fed by one read of a streamed input: the reader on a thread of its own hands
+/// every block to each system. Its error (a bad record) stops the whole comparison; a system
+/// that ran away gets its failed row.
+fn replay_streamed_each(
+    job: &CompareJob,
+    loaded: &Loaded,
+    plan: &StreamPlan,
+    staged: &Publication,
+) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
+    let (senders, receivers): (Vec<_>, Vec<_>) =
+        job.systems.iter().map(|_| sync_channel::<Piece>(2)).unzip();
+    let receivers: Vec<Mutex<Option<Receiver<Piece>>>> =
+        receivers.into_iter().map(|r| Mutex::new(Some(r))).collect();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(|| read_for(plan, job.replay.period, senders));
+        let outcomes = replay_each(job, loaded, staged, |k| {
+            receivers[k]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+        });
+        match reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        {
+            Ok(()) => Ok(outcomes),
+            // Every system stopped (ran away) before the end: their rows say so.
+            Err(e) if e.is::<ReplayStopped>() => Ok(outcomes),
+            Err(e) => Err(e),
+        }
+    })
 }
 
 /// A system that replayed to the end, with what it produced.
@@ -266,12 +373,12 @@ fn table_rows(
 fn write_tables(
     job: &CompareJob,
     loaded: &Loaded,
+    input: &Input,
     root: &output::Folder,
     rows: &[CompareRow],
     done: &[Replayed],
     table: &str,
 ) -> anyhow::Result<()> {
-    let history = &loaded.history;
     let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
     root.write("compare.csv", |w| write_csv(w, rows))
         .with_context(|| ctx("compare.csv"))?;
@@ -279,10 +386,10 @@ fn write_tables(
         output::write_metrics(
             w,
             &CompareDocument {
-                input: &history.source,
-                contests: history.len(),
-                players: history.player_count(),
-                placings: history.placings(),
+                input: &input.history.source,
+                contests: input.totals.contests,
+                players: input.totals.players,
+                placings: input.totals.placings,
                 ingest_seconds: loaded.ingest_time.as_secs_f64(),
                 systems: rows,
             },

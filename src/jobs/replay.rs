@@ -117,7 +117,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     };
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
-    if let Some(f) = &resume {
+    // A streamed input's contests applied before are found as they come.
+    if let Some(f) = resume.as_ref().filter(|_| loaded.stream.is_none()) {
         let (skip, n) = already_applied(&loaded.history, f)?;
         skipped_applied = n;
         replay_opts.skip = Some(std::sync::Arc::new(skip));
@@ -151,7 +152,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         contests: outcome.totals(&loaded).contests,
         outcome: &outcome,
         written: &written,
-        skipped_applied,
+        skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
         seconds: t0.elapsed().as_secs_f64(),
     };
     if job.json {
@@ -166,11 +167,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
 /// The first option of the job that needs the whole input in memory (so that it cannot
 /// stream), if any.
 fn needs_whole_input(job: &ReplayJob) -> Option<&'static str> {
-    if job.resume.is_some() {
-        Some("--resume")
-    } else if job.save_state.is_some() {
-        Some("--save-state")
-    } else if job.truth.is_some() {
+    if job.truth.is_some() {
         Some("--truth")
     } else if job.initial_ratings.is_some() {
         Some("--initial-ratings")
@@ -236,6 +233,7 @@ fn system_job<'a>(
         leaderboard: &job.leaderboard,
         chart_players: if job.report { REPORT_PLAYERS } else { 0 },
         bar,
+        pieces: Default::default(),
     }
 }
 

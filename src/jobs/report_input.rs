@@ -15,7 +15,7 @@ pub fn report_input(
     let rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
     output::report::ReportInput {
         title: format!("rate-batch: {}", history.source.path),
-        description: describe(history),
+        description: describe(history, super::load::Totals::of(history)),
         table_header: HEADER
             .iter()
             .map(std::string::ToString::to_string)

@@ -57,73 +57,110 @@ impl SystemVisitor for RunReplay<'_> {
             .map(StateFile::carry::<S::Player>)
             .transpose()
             .map_err(ReplayFailure::State)?;
-        let at = match (state.save, self.opts.period) {
-            (false, _) => SnapshotAt::Never,
-            (true, Period::Game) => SnapshotAt::End,
-            (true, _) => SnapshotAt::BeforeLastRound,
-        };
+        let at = snapshot_at(state, self.opts.period);
         let (result, snapshot) =
             replay_from(self.history, system, self.opts, self.observer, from, at)?;
         let Some(snap) = snapshot else {
             return Ok((result, None));
         };
-        // The state: every digest applied before and now (as often as applied), the contests
-        // of this input left for the next run, the watermark, the players.
         let h = self.history;
-        let mut applied: Vec<u64> = state
-            .resume
-            .map(|f| f.meta.applied.clone())
-            .unwrap_or_default();
-        let mut now = vec![false; h.len()];
-        for &c in &snap.applied {
-            now[c as usize] = true;
-            applied.push(state::contest_digest(h, &h.contest(c as usize)));
-        }
-        applied.sort_unstable();
-        let before = self.opts.skip.as_deref();
-        let mut pending: Vec<u64> = h
-            .contests()
-            .filter(|c| !now[c.index()] && !before.is_some_and(|b| b[c.index()]))
-            .map(|c| state::contest_digest(h, &c))
-            .collect();
-        pending.sort_unstable();
-        let mut closed_series: Vec<String> = Vec::new();
+        let mut closed_now: Vec<String> = Vec::new();
         if self.opts.period == Period::Series {
-            closed_series = state
-                .resume
-                .map(|f| f.meta.closed_series.clone())
-                .unwrap_or_default();
-            closed_series.extend(snap.applied.iter().filter_map(|&c| {
+            closed_now.extend(snap.applied.iter().filter_map(|&c| {
                 h.contest(c as usize)
                     .series()
                     .map(|s| h.series_name(s).to_string())
             }));
-            closed_series.sort_unstable();
-            closed_series.dedup();
         }
-        let last = snap.applied.last().map(|&c| h.contest(c as usize));
-        let watermark = match last {
-            Some(c) => Some((c.time(), c.label().map(str::to_string))),
-            None => state.resume.and_then(|f| f.meta.watermark.clone()),
+        let digests: Vec<u64> = h.contests().map(|c| state::contest_digest(h, &c)).collect();
+        let before = self.opts.skip.as_deref().map_or(&[][..], Vec::as_slice);
+        let input = InputContests {
+            digests: &digests,
+            skipped: before,
+            closed_now,
+            players: h.names(),
         };
-        let meta = StateMeta {
-            system: system.name().to_string(),
-            params: system.params().to_string(),
-            period: period_name(self.opts.period),
-            decay_per_day: self.opts.decay_per_day,
-            experienced_after: self.opts.experienced_after,
-            players: h.names().to_vec(),
-            watermark,
-            applied,
-            history_rows: snap.carry.history_rows,
-            open_from: snap.open_from.filter(|_| !pending.is_empty()),
-            pending,
-            closed_series,
-        };
-        let mut bytes = Vec::new();
-        state::write_state(&mut bytes, &meta, &snap.carry)
-            .map_err(|e| ReplayFailure::State(e.to_string()))?;
+        let bytes = state_bytes(system, self.opts, state, snap, input)?;
         Ok((result, Some(bytes)))
+    }
+}
+
+/// What a state records of this run's input: each contest's digest (by index in the input),
+/// those the state resumed from had applied, the series this run closed, the players.
+pub(crate) struct InputContests<'a> {
+    pub(crate) digests: &'a [u64],
+    /// Indexed as `digests`; a contest past its end was not applied before.
+    pub(crate) skipped: &'a [bool],
+    pub(crate) closed_now: Vec<String>,
+    pub(crate) players: &'a [String],
+}
+
+/// The state file of a replay that took `snap`: every digest applied before and now (as often
+/// as applied), the contests of this input left for the next run, the watermark, the players.
+pub(crate) fn state_bytes<S: RatingSystem>(
+    system: &S,
+    opts: &ReplayOptions,
+    state: &StateJob,
+    snap: state::Snapshot<S::Player>,
+    input: InputContests,
+) -> Result<Vec<u8>, ReplayFailure> {
+    let mut applied: Vec<u64> = state
+        .resume
+        .map(|f| f.meta.applied.clone())
+        .unwrap_or_default();
+    let mut now = vec![false; input.digests.len()];
+    for &c in &snap.applied {
+        now[c as usize] = true;
+        applied.push(input.digests[c as usize]);
+    }
+    applied.sort_unstable();
+    let skipped = |c: usize| input.skipped.get(c).is_some_and(|&s| s);
+    let mut pending: Vec<u64> = (0..input.digests.len())
+        .filter(|&c| !now[c] && !skipped(c))
+        .map(|c| input.digests[c])
+        .collect();
+    pending.sort_unstable();
+    let mut closed_series: Vec<String> = Vec::new();
+    if opts.period == Period::Series {
+        closed_series = state
+            .resume
+            .map(|f| f.meta.closed_series.clone())
+            .unwrap_or_default();
+        closed_series.extend(input.closed_now);
+        closed_series.sort_unstable();
+        closed_series.dedup();
+    }
+    let watermark = snap
+        .last_applied
+        .clone()
+        .or_else(|| state.resume.and_then(|f| f.meta.watermark.clone()));
+    let meta = StateMeta {
+        system: system.name().to_string(),
+        params: system.params().to_string(),
+        period: period_name(opts.period),
+        decay_per_day: opts.decay_per_day,
+        experienced_after: opts.experienced_after,
+        players: input.players.to_vec(),
+        watermark,
+        applied,
+        history_rows: snap.carry.history_rows,
+        open_from: snap.open_from.filter(|_| !pending.is_empty()),
+        pending,
+        closed_series,
+    };
+    let mut bytes = Vec::new();
+    state::write_state(&mut bytes, &meta, &snap.carry)
+        .map_err(|e| ReplayFailure::State(e.to_string()))?;
+    Ok(bytes)
+}
+
+/// Where a replay with this state job takes its snapshot: at the end for games, before the
+/// last round (left open for the next run) for periods.
+pub(crate) fn snapshot_at(state: &StateJob, period: Period) -> SnapshotAt {
+    match (state.save, period) {
+        (false, _) => SnapshotAt::Never,
+        (true, Period::Game) => SnapshotAt::End,
+        (true, _) => SnapshotAt::BeforeLastRound,
     }
 }
 

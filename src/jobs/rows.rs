@@ -112,12 +112,9 @@ pub const HEADER: [&str; 11] = [
     "peak rounds/s",
 ];
 
-pub(crate) fn describe(history: &History) -> String {
+pub(crate) fn describe(history: &History, totals: super::load::Totals) -> String {
     format!(
         "{}: {} contests, {} players, {} placings",
-        history.source.path,
-        history.len(),
-        history.player_count(),
-        history.placings()
+        history.source.path, totals.contests, totals.players, totals.placings
     )
 }

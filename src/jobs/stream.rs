@@ -1,18 +1,21 @@
 //! Streamed replays: whether a replay streams its input (`--stream`), the counting pass that
-//! decides it, and the replay fed block by block while the input is read on another thread.
+//! decides it, and the replays fed block by block while the input is read on another thread
+//! (once, for one system or for all the systems of a `compare`).
 //! Memory then holds the players' states, the block being read, the block being rated and the
 //! open round, never every contest.
 
 use super::errors::UsageError;
+use super::resume::{InputContests, ReplayFailure, StateJob, snapshot_at, state_bytes};
 use super::sink::Sink;
 use crate::history::History;
 use crate::ingest::stream::{Counted, Streamed, count, stream, streamable};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
+use crate::state::{AppliedCheck, StateFile, contest_digest_named};
 use crate::systems::{RatingSystem, SystemVisitor};
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Whether `replay` streams its input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -182,66 +185,220 @@ pub(crate) fn plan(
 /// Why a streamed replay stopped.
 pub(crate) enum StreamFailure {
     Diverged(Divergence),
-    Input(anyhow::Error),
+    /// The reader stopped before the end of the input: its own error says why.
+    Unread,
+    /// The state resumed from does not fit the input (an error naming the file).
+    State(anyhow::Error),
 }
 
-/// One system's streamed replay: the input read on a scoped thread, its blocks rated here as
-/// they come, the new players' names passed to the history writer before their rows.
+/// What the reader hands a streamed replay: blocks, then what was read.
+pub(crate) enum Piece {
+    Block(Arc<History>),
+    End(Arc<Streamed>),
+}
+
+/// The reader's side: reads the plan's input once and hands every block to each replay still
+/// listening (several systems of a `compare` share one read), then what was read, checked
+/// against the counting pass. Stops with [`ReplayStopped`] once no replay listens.
+///
+/// [`ReplayStopped`]: crate::ingest::stream::ReplayStopped
+pub(crate) fn read_for(
+    plan: &StreamPlan,
+    period: Period,
+    mut listeners: Vec<SyncSender<Piece>>,
+) -> anyhow::Result<()> {
+    let mut send = |block: History| {
+        let block = Arc::new(block);
+        listeners.retain(|tx| tx.send(Piece::Block(Arc::clone(&block))).is_ok());
+        !listeners.is_empty()
+    };
+    let read = stream(
+        &plan.path,
+        plan.format,
+        &plan.opts,
+        period,
+        plan.block,
+        &mut send,
+    )?;
+    changed_since_counted(plan, &read)?;
+    let read = Arc::new(read);
+    for tx in &listeners {
+        // A replay that stopped since the last block no longer needs the end.
+        let _ = tx.send(Piece::End(Arc::clone(&read)));
+    }
+    Ok(())
+}
+
+/// One system's streamed replay: its blocks rated as they come, the new players' names
+/// passed to the history writer before their rows; with `--resume`, the contests the state
+/// applied before found block by block and skipped; with `--save-state`, each contest's digest
+/// kept for the state (eight bytes a contest, as the state file itself keeps).
 pub(crate) struct RunStream<'a, 's> {
-    pub(crate) plan: &'a StreamPlan,
+    pub(crate) pieces: Receiver<Piece>,
+    /// Contests the replay rates (the warm-up is a share of them).
+    pub(crate) contests: usize,
     pub(crate) opts: &'a ReplayOptions,
     pub(crate) sink: &'a mut Sink<'s>,
+    pub(crate) state: Option<&'a StateJob<'a>>,
+    /// The input, as the errors of a resumed state name it.
+    pub(crate) input: &'a Path,
+}
+
+/// What a streamed replay gives.
+pub(crate) struct StreamRan {
+    pub(crate) result: ReplayResult,
+    /// The input's players and size.
+    pub(crate) read: Arc<Streamed>,
+    /// With `--save-state`, the state's bytes.
+    pub(crate) state: Option<Vec<u8>>,
+    /// With `--resume`, the contests skipped as applied before.
+    pub(crate) skipped: Option<usize>,
 }
 
 impl SystemVisitor for RunStream<'_, '_> {
-    type Output = Result<(ReplayResult, Streamed), StreamFailure>;
+    type Output = Result<StreamRan, StreamFailure>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
-        let plan = self.plan;
-        let (tx, rx) = sync_channel::<History>(2);
-        std::thread::scope(|scope| {
-            let reader = scope.spawn(move || {
-                let mut send = |block: History| tx.send(block).is_ok();
-                stream(
-                    &plan.path,
-                    plan.format,
-                    &plan.opts,
-                    self.opts.period,
-                    plan.block,
-                    &mut send,
-                )
-            });
-            let mut replayer =
-                Replayer::new(system, self.opts, None, SnapshotAt::Never, plan.contests);
-            let mut diverged = None;
-            for block in &rx {
-                self.sink.names(block.names());
-                if let Err(d) = replayer.feed(Cow::Owned(block), self.sink) {
-                    diverged = Some(d);
-                    break;
+        let state = self.state;
+        let resumed = state.and_then(|s| s.resume);
+        let state_error = |message: String| {
+            let file = state
+                .and_then(|s| s.resume_path)
+                .map_or_else(String::new, |p| p.display().to_string());
+            StreamFailure::State(InputError::whole_file(file, message).into())
+        };
+        let input_error = |message: String| {
+            StreamFailure::State(
+                InputError::whole_file(self.input.display().to_string(), message).into(),
+            )
+        };
+        let from = resumed
+            .map(StateFile::carry::<S::Player>)
+            .transpose()
+            .map_err(state_error)?;
+        let at = state.map_or(SnapshotAt::Never, |s| snapshot_at(s, self.opts.period));
+        let mut replayer = Replayer::new(system, self.opts, from, at, self.contests);
+        let mut check = resumed.map(|f| AppliedCheck::new(&f.meta));
+        let keep = at != SnapshotAt::Never;
+        // With a snapshot: every contest's digest, and whether it was applied before.
+        let (mut digests, mut skipped) = (Vec::<u64>::new(), Vec::<bool>::new());
+        // Returning drops the receiver: the reader's next send to this replay fails.
+        for piece in self.pieces {
+            let block = match piece {
+                Piece::Block(block) => block,
+                Piece::End(read) => {
+                    let skipped_n = check.map(AppliedCheck::finish).transpose();
+                    let skipped_n = skipped_n.map_err(input_error)?;
+                    let (result, snap) = replayer
+                        .finish(self.sink)
+                        .map_err(StreamFailure::Diverged)?;
+                    let bytes = match (state, snap) {
+                        (Some(state), Some(snap)) => {
+                            let input = InputContests {
+                                digests: &digests,
+                                skipped: &skipped,
+                                closed_now: Vec::new(),
+                                players: read.players.names(),
+                            };
+                            let bytes = state_bytes(system, self.opts, state, snap, input)
+                                .map_err(|e| match e {
+                                    ReplayFailure::Diverged(d) => StreamFailure::Diverged(d),
+                                    ReplayFailure::State(m) => state_error(m),
+                                })?;
+                            Some(bytes)
+                        }
+                        _ => None,
+                    };
+                    return Ok(StreamRan {
+                        result,
+                        read,
+                        state: bytes,
+                        skipped: skipped_n,
+                    });
+                }
+            };
+            self.sink.names(block.names());
+            let mut skip = Vec::new();
+            if check.is_some() || keep {
+                debug_assert_eq!(block.first_index(), digests.len());
+                let names = replayer.names();
+                for c in block.contests() {
+                    let d = contest_digest_named(&block, &c, |p| {
+                        if p as usize >= block.first_named() {
+                            block.name(p)
+                        } else {
+                            &names[p as usize]
+                        }
+                    });
+                    if let Some(check) = &mut check {
+                        skip.push(check.contest(&block, &c, d).map_err(input_error)?);
+                    }
+                    if keep {
+                        digests.push(d);
+                    }
+                }
+                if keep {
+                    skipped.extend_from_slice(&skip);
                 }
             }
-            // The reader's next send fails and it stops.
-            drop(rx);
-            let read = reader
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            // A bad record is reported before a runaway, as a whole read would (the reader's
-            // only error after a runaway is that the replay stopped).
-            let read = match (read, diverged) {
-                (Err(e), Some(d)) if e.is::<crate::ingest::stream::ReplayStopped>() => {
-                    return Err(StreamFailure::Diverged(d));
-                }
-                (Err(e), _) => return Err(StreamFailure::Input(e)),
-                (Ok(_), Some(d)) => return Err(StreamFailure::Diverged(d)),
-                (Ok(read), None) => read,
-            };
-            changed_since_counted(plan, &read).map_err(StreamFailure::Input)?;
-            let (result, _) = replayer
-                .finish(self.sink)
+            replayer
+                .feed_skipping(block, &skip, self.sink)
                 .map_err(StreamFailure::Diverged)?;
-            Ok((result, read))
-        })
+        }
+        Err(StreamFailure::Unread)
     }
+}
+
+/// A replay fed by a reader it does not own (one of a `compare`'s systems) found the input
+/// unread to its end: the reader's error, reported by whoever joins it, says why.
+#[derive(Debug)]
+pub(crate) struct ReaderFailed;
+
+impl std::fmt::Display for ReaderFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the input's reader stopped before its end")
+    }
+}
+
+impl std::error::Error for ReaderFailed {}
+
+/// A streamed replay: fed by `shared` (a reader owned by the caller, which reports its
+/// errors) or by a reader of its own on another thread. `replay` runs the system on the
+/// pieces it is given. A bad record is reported before a runaway, as a whole read would
+/// (the reader's only error after a runaway is that the replay stopped).
+pub(crate) fn replay_streamed(
+    plan: &StreamPlan,
+    period: Period,
+    shared: Option<Receiver<Piece>>,
+    replay: impl FnOnce(Receiver<Piece>) -> Result<Result<StreamRan, StreamFailure>, UsageError>,
+) -> anyhow::Result<StreamRan> {
+    if let Some(pieces) = shared {
+        return match replay(pieces)? {
+            Ok(ran) => Ok(ran),
+            Err(StreamFailure::Diverged(d)) => Err(d.into()),
+            Err(StreamFailure::Unread) => Err(ReaderFailed.into()),
+            Err(StreamFailure::State(e)) => Err(e),
+        };
+    }
+    let (tx, rx) = sync_channel::<Piece>(2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_for(plan, period, vec![tx]));
+        // The receiver is gone once `replay` returns: the reader stops at its next block.
+        let ran = replay(rx);
+        let read = reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        match (read, ran?) {
+            (Err(e), Err(StreamFailure::Diverged(d)))
+                if e.is::<crate::ingest::stream::ReplayStopped>() =>
+            {
+                Err(d.into())
+            }
+            (Err(e), _) | (Ok(()), Err(StreamFailure::State(e))) => Err(e),
+            (Ok(()), Err(StreamFailure::Diverged(d))) => Err(d.into()),
+            (Ok(()), Err(StreamFailure::Unread)) => Err(ReaderFailed.into()),
+            (Ok(()), Ok(ran)) => Ok(ran),
+        }
+    })
 }
 
 /// The file read twice must have given the same contests: one appended to or rewritten

@@ -5,8 +5,10 @@ use super::errors::UsageError;
 use super::load::Loaded;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
 use super::sink::{Batch, RateMeter, Rows, Sink};
+use super::stream::{Piece, RunStream, replay_streamed};
 use crate::history::{History, PlayerId};
 use crate::ingest::InputError;
+use crate::ingest::stream::Streamed;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
 use crate::replay::{ReplayOptions, ReplayResult};
 use crate::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
@@ -15,7 +17,8 @@ use anyhow::Context as _;
 use indicatif::ProgressBar;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// One system's replay of a loaded history, its files staged in a folder.
@@ -40,6 +43,9 @@ pub struct SystemJob<'a> {
     /// With `--resume`: the previous `history.csv` and how many of its rows the state has
     /// applied; they are copied before the new rows.
     pub continue_history: Option<(PathBuf, u64)>,
+    /// A streamed input read once for several systems: this system's share of the blocks
+    /// (taken by the replay). Without it a streamed replay reads the input itself.
+    pub(crate) pieces: Mutex<Option<Receiver<Piece>>>,
 }
 
 /// What one system's replay produced.
@@ -60,7 +66,9 @@ pub struct SystemOutcome {
     /// With `--truth`: (time, RMSE) per measured round.
     pub rmse: Vec<(i64, f64)>,
     /// A streamed input's players and size, known once it was read.
-    pub streamed: Option<crate::ingest::stream::Streamed>,
+    pub streamed: Option<Arc<Streamed>>,
+    /// A streamed input with `--resume`: the contests skipped as applied before.
+    pub skipped_applied: Option<usize>,
 }
 
 impl SystemOutcome {
@@ -104,7 +112,12 @@ pub fn replay_system(
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
     };
-    let (result, state_bytes, streamed) = replay_writing_history(loaded, job, staged, &mut sink)?;
+    let Ran {
+        result,
+        state: state_bytes,
+        streamed,
+        skipped,
+    } = replay_writing_history(loaded, job, staged, &mut sink)?;
     let history = streamed.as_ref().map_or(history, |s| &s.players);
     let totals = totals(loaded, streamed.as_ref());
     if let Some(b) = &sink.bar {
@@ -152,14 +165,12 @@ pub fn replay_system(
         state_bytes,
         rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
         streamed,
+        skipped_applied: skipped,
     })
 }
 
 /// The size of the input: the loaded history's, or what a streamed replay read.
-fn totals(
-    loaded: &Loaded,
-    streamed: Option<&crate::ingest::stream::Streamed>,
-) -> super::load::Totals {
+pub(crate) fn totals(loaded: &Loaded, streamed: Option<&Arc<Streamed>>) -> super::load::Totals {
     match streamed {
         Some(s) => super::load::Totals {
             contests: usize::try_from(s.contests).unwrap_or(usize::MAX),
@@ -176,11 +187,14 @@ fn cannot_write(staged: &Folder, name: &str) -> String {
 
 /// What a replay gives: the result, the state's bytes with `--save-state`, a streamed input's
 /// players and size.
-type Ran = (
-    ReplayResult,
-    Option<Vec<u8>>,
-    Option<crate::ingest::stream::Streamed>,
-);
+struct Ran {
+    result: ReplayResult,
+    state: Option<Vec<u8>>,
+    streamed: Option<Arc<Streamed>>,
+    /// Streamed with `--resume`: the contests skipped as applied before (a whole read knows
+    /// them before the replay).
+    skipped: Option<usize>,
+}
 
 /// The replay through the sink (rows are kept only when it takes them).
 fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran> {
@@ -193,16 +207,28 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
         ..job.replay.clone()
     };
     if let Some(plan) = &loaded.stream {
-        let visitor = super::stream::RunStream {
-            plan,
-            opts: &opts,
-            sink,
-        };
-        return match dispatch(job.system, job.params, visitor).map_err(UsageError)? {
-            Ok((result, streamed)) => Ok((result, None, Some(streamed))),
-            Err(super::stream::StreamFailure::Diverged(d)) => Err(d.into()),
-            Err(super::stream::StreamFailure::Input(e)) => Err(e),
-        };
+        let shared = job
+            .pieces
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        let ran = replay_streamed(plan, opts.period, shared, |pieces| {
+            let visitor = RunStream {
+                pieces,
+                contests: plan.contests,
+                opts: &opts,
+                sink,
+                state: job.state.as_ref(),
+                input: &plan.path,
+            };
+            dispatch(job.system, job.params, visitor).map_err(UsageError)
+        })?;
+        return Ok(Ran {
+            result: ran.result,
+            state: ran.state,
+            streamed: Some(ran.read),
+            skipped: ran.skipped,
+        });
     }
     let visitor = RunReplay {
         history: &loaded.history,
@@ -225,7 +251,12 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
                 }
             }
         })?;
-    Ok((result, state, None))
+    Ok(Ran {
+        result,
+        state,
+        streamed: None,
+        skipped: None,
+    })
 }
 
 /// The replay with its rating history written in the format asked for.

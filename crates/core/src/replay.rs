@@ -69,7 +69,7 @@ impl Rounds {
         self.filtered(|c| !skip[c as usize])
     }
 
-    fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
+    pub(crate) fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
         let mut kept = Rounds::default();
         for r in 0..self.len() {
             let start = kept.order.len();
@@ -375,7 +375,7 @@ pub fn replay_from<S: RatingSystem>(
 ) -> Result<ResultAndSnapshot<S::Player>, Divergence> {
     let contests = replayed_contests(history, opts);
     let mut replayer = Replayer::new(system, opts, from, snapshot_at, contests);
-    replayer.feed(std::borrow::Cow::Borrowed(history), observer)?;
+    replayer.feed(history, observer)?;
     replayer.finish(observer)
 }
 
@@ -383,6 +383,46 @@ pub fn replay_from<S: RatingSystem>(
 /// and the contests to skip): what the warm-up is a share of.
 pub fn replayed_contests(history: &History, opts: &ReplayOptions) -> usize {
     select_rounds(history, opts).order.len()
+}
+
+/// A block of the history handed to a [`Replayer`]: borrowed (a history held whole), owned
+/// (read for this replay alone) or shared (one block read once and rated by several systems).
+pub enum Block<'a> {
+    /// A history that outlives the replay.
+    Borrowed(&'a History),
+    /// A block the replay keeps as long as it needs it.
+    Owned(Box<History>),
+    /// A block shared with other replays.
+    Shared(std::sync::Arc<History>),
+}
+
+impl std::ops::Deref for Block<'_> {
+    type Target = History;
+    fn deref(&self) -> &History {
+        match self {
+            Block::Borrowed(h) => h,
+            Block::Owned(h) => h,
+            Block::Shared(h) => h,
+        }
+    }
+}
+
+impl<'a> From<&'a History> for Block<'a> {
+    fn from(h: &'a History) -> Self {
+        Block::Borrowed(h)
+    }
+}
+
+impl From<History> for Block<'_> {
+    fn from(h: History) -> Self {
+        Block::Owned(Box::new(h))
+    }
+}
+
+impl From<std::sync::Arc<History>> for Block<'_> {
+    fn from(h: std::sync::Arc<History>) -> Self {
+        Block::Shared(h)
+    }
 }
 
 /// A replay fed one block of the history at a time, for inputs too large to hold: the
@@ -401,7 +441,7 @@ pub struct Replayer<'a, S: RatingSystem> {
     snapshot: Option<Snapshot<S::Player>>,
     /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
     /// next one shows whether its last round is the replay's last.
-    held: Option<(std::borrow::Cow<'a, History>, Rounds)>,
+    held: Option<(Block<'a>, Rounds)>,
     /// Every player's name (for the message of one who runs away).
     names: Vec<String>,
     /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
@@ -410,8 +450,10 @@ pub struct Replayer<'a, S: RatingSystem> {
     rounds: usize,
     /// The time of the latest contest rated.
     end: Option<i64>,
-    /// Contests applied, in replay order (kept only for a snapshot).
+    /// Contests applied, in replay order, and the time and label of the last (kept only for
+    /// a snapshot).
     applied: Vec<u32>,
+    last_applied: Option<(i64, Option<String>)>,
     start: Instant,
 }
 
@@ -435,16 +477,36 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             rounds: 0,
             end: None,
             applied: Vec::new(),
+            last_applied: None,
             start: Instant::now(),
         }
+    }
+
+    /// Every player's name so far, by id (those of the blocks fed, and of the state resumed
+    /// from).
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 
     /// Rates the next block of the history (see the type's documentation).
     pub fn feed(
         &mut self,
-        block: std::borrow::Cow<'a, History>,
+        block: impl Into<Block<'a>>,
         observer: &mut dyn Observer,
     ) -> Result<(), Divergence> {
+        self.feed_skipping(block, &[], observer)
+    }
+
+    /// [`Replayer::feed`], without the contests of the block marked in `skip` (indexed from
+    /// the block's first contest; a contest past its end is kept): those a resumed state
+    /// applied before, found as the blocks come.
+    pub fn feed_skipping(
+        &mut self,
+        block: impl Into<Block<'a>>,
+        skip: &[bool],
+        observer: &mut dyn Observer,
+    ) -> Result<(), Divergence> {
+        let block = block.into();
         // Every player of the input has a state and a record, rated or not.
         self.run.grow(block.player_count());
         if block.player_count() > self.names.len() {
@@ -467,6 +529,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some(skip) = &self.run.opts.skip {
             rounds = rounds.without(skip);
         }
+        if skip.contains(&true) {
+            let first = block.first_index();
+            rounds = rounds.filtered(|c| !skip.get(c as usize - first).is_some_and(|&s| s));
+        }
         if rounds.is_empty() {
             return Ok(());
         }
@@ -483,7 +549,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// Rates the rounds of one block; with `last`, the snapshot is taken before its last.
     fn rate(
         &mut self,
-        block: std::borrow::Cow<'a, History>,
+        block: Block<'a>,
         rounds: &Rounds,
         observer: &mut dyn Observer,
         last: bool,
@@ -496,6 +562,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             if last && k + 1 == rounds.len() {
                 let mut snap = run.snapshot(r, self.applied.clone());
                 snap.open_from = round.contests().map(|c| c.time()).min();
+                snap.last_applied = self.last_applied.clone();
                 self.snapshot = Some(snap);
             }
             let first_row = run.rows.len();
@@ -508,7 +575,12 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
             }
             if keep_applied {
-                self.applied.extend_from_slice(rounds.round(k));
+                let ids = rounds.round(k);
+                self.applied.extend_from_slice(ids);
+                if let Some(&c) = ids.last() {
+                    let c = block.contest(c as usize);
+                    self.last_applied = Some((c.time(), c.label().map(str::to_string)));
+                }
             }
             self.rounds += 1;
         }
@@ -533,7 +605,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         observer.progress(run.seen_contests as u64, self.rounds as u64);
         let at = self.snapshot_at;
         if at == SnapshotAt::End || (at != SnapshotAt::Never && self.snapshot.is_none()) {
-            self.snapshot = Some(run.snapshot(self.rounds, std::mem::take(&mut self.applied)));
+            let mut snap = run.snapshot(self.rounds, std::mem::take(&mut self.applied));
+            snap.last_applied = self.last_applied.take();
+            self.snapshot = Some(snap);
         }
         let end = run.opts.as_of.or(self.end);
         run.elapse_to_end(&self.names, end, self.rounds)?;
@@ -687,6 +761,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             },
             applied,
             open_from: None,
+            last_applied: None,
         }
     }
 

@@ -87,6 +87,8 @@ pub struct Snapshot<P> {
     pub applied: Vec<u32>,
     /// Time of the first contest of the round left out (BeforeLastRound), if any.
     pub open_from: Option<i64>,
+    /// The time and label of the last contest applied in the snapshot, if any.
+    pub last_applied: Option<(i64, Option<String>)>,
 }
 
 /// The file's first bytes.
@@ -325,52 +327,87 @@ fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
 }
 
 impl StateFile {
-    /// The contests of `history` applied before (to be skipped) and how many. A digest
-    /// applied k times skips its first k occurrences only (a real rematch is new). A contest
-    /// older than the watermark that was never applied is an error naming it, unless the state
-    /// left it for this run (the open round); so is a contest that continues a series the
-    /// state rated whole; and every contest the state left for this run must be in the input.
+    /// The contests of `history` applied before (to be skipped) and how many: see
+    /// [`AppliedCheck`].
     pub fn already_applied(&self, history: &History) -> Result<(Vec<bool>, usize), String> {
-        let meta = &self.meta;
-        let mut applied = digest_counts(&meta.applied);
-        let mut pending = digest_counts(&meta.pending);
-        let mut skip = vec![false; history.len()];
-        let mut n = 0;
-        for c in history.contests() {
-            let d = contest_digest(history, &c);
-            if let Some(k) = applied.get_mut(&d).filter(|k| **k > 0) {
-                *k -= 1;
-                skip[c.index()] = true;
-                n += 1;
-            } else if let Some(k) = pending.get_mut(&d).filter(|k| **k > 0) {
-                *k -= 1;
-            } else if let Some(name) = c.series().map(|s| history.series_name(s))
-                && meta
-                    .closed_series
-                    .binary_search_by(|x| x.as_str().cmp(name))
-                    .is_ok()
-            {
-                return Err(format!(
-                    "contest {} of {} continues series `{name}`, which an earlier run rated \
-                     whole (another series began after it): rating the new games apart would \
-                     differ from a full replay; replay from scratch instead",
-                    contest_name(&c),
-                    format_time(c.time()),
-                ));
-            } else if let Some((t, _)) = &meta.watermark
-                && c.time() < *t
-            {
-                return Err(format!(
-                    "contest {} of {} is older than the state's last contest ({}) but was \
-                     never applied: history cannot be rewritten by --resume (replay from \
-                     scratch instead)",
-                    contest_name(&c),
-                    format_time(c.time()),
-                    format_time(*t)
-                ));
-            }
+        let mut check = AppliedCheck::new(&self.meta);
+        let skip = history
+            .contests()
+            .map(|c| check.contest(history, &c, contest_digest(history, &c)))
+            .collect::<Result<Vec<bool>, String>>()?;
+        let n = check.finish()?;
+        Ok((skip, n))
+    }
+}
+
+/// Which contests of a resumed input the state applied before, contest by contest (a streamed
+/// input is checked block by block). A digest applied k times skips its first k occurrences
+/// only (a real rematch is new). A contest older than the watermark that was never applied is
+/// an error naming it, unless the state left it for this run (the open round); so is a contest
+/// that continues a series the state rated whole; and every contest the state left for this
+/// run must be in the input ([`AppliedCheck::finish`]).
+pub struct AppliedCheck<'m> {
+    meta: &'m StateMeta,
+    applied: rustc_hash::FxHashMap<u64, usize>,
+    pending: rustc_hash::FxHashMap<u64, usize>,
+    skipped: usize,
+}
+
+impl<'m> AppliedCheck<'m> {
+    /// A check against the state described by `meta`.
+    pub fn new(meta: &'m StateMeta) -> Self {
+        Self {
+            meta,
+            applied: digest_counts(&meta.applied),
+            pending: digest_counts(&meta.pending),
+            skipped: 0,
         }
-        let missing: usize = pending.values().sum();
+    }
+
+    /// Whether contest `c` of `history` (whose digest is `digest`) was applied before, to be
+    /// skipped; an error for one that cannot be resumed.
+    pub fn contest(&mut self, history: &History, c: &Contest, digest: u64) -> Result<bool, String> {
+        let meta = self.meta;
+        if let Some(k) = self.applied.get_mut(&digest).filter(|k| **k > 0) {
+            *k -= 1;
+            self.skipped += 1;
+            return Ok(true);
+        }
+        if let Some(k) = self.pending.get_mut(&digest).filter(|k| **k > 0) {
+            *k -= 1;
+        } else if let Some(name) = c.series().map(|s| history.series_name(s))
+            && meta
+                .closed_series
+                .binary_search_by(|x| x.as_str().cmp(name))
+                .is_ok()
+        {
+            return Err(format!(
+                "contest {} of {} continues series `{name}`, which an earlier run rated \
+                 whole (another series began after it): rating the new games apart would \
+                 differ from a full replay; replay from scratch instead",
+                contest_name(c),
+                format_time(c.time()),
+            ));
+        } else if let Some((t, _)) = &meta.watermark
+            && c.time() < *t
+        {
+            return Err(format!(
+                "contest {} of {} is older than the state's last contest ({}) but was \
+                 never applied: history cannot be rewritten by --resume (replay from \
+                 scratch instead)",
+                contest_name(c),
+                format_time(c.time()),
+                format_time(*t)
+            ));
+        }
+        Ok(false)
+    }
+
+    /// Ends the check: how many contests were skipped, or an error if a contest the state
+    /// left for this run was not in the input.
+    pub fn finish(self) -> Result<usize, String> {
+        let meta = self.meta;
+        let missing: usize = self.pending.values().sum();
         if missing > 0 {
             let from = meta
                 .open_from
@@ -382,13 +419,23 @@ impl StateFile {
                 meta.period
             ));
         }
-        Ok((skip, n))
+        Ok(self.skipped)
     }
 }
 
 /// A stable 64-bit digest of a contest's content (FNV-1a over its fields), independent of
 /// player ids and of the order of other contests.
 pub fn contest_digest(history: &History, c: &Contest) -> u64 {
+    contest_digest_named(history, c, |p| history.name(p))
+}
+
+/// [`contest_digest`] with the players' names from `name` (a streamed block holds only the
+/// names of the players new in it).
+pub fn contest_digest_named<'n>(
+    history: &History,
+    c: &Contest,
+    name: impl Fn(crate::history::PlayerId) -> &'n str,
+) -> u64 {
     let mut h = Fnv::new();
     h.bytes(&c.time().to_le_bytes());
     h.bytes(&c.weight().to_bits().to_le_bytes());
@@ -400,7 +447,7 @@ pub fn contest_digest(history: &History, c: &Contest) -> u64 {
         h.bytes(&e.score.map_or(u64::MAX, f64::to_bits).to_le_bytes());
         h.bytes(&(e.players.len() as u64).to_le_bytes());
         for &p in e.players {
-            h.text(history.name(p));
+            h.text(name(p));
         }
     }
     h.0

@@ -9,7 +9,6 @@ use rate_batch_core::replay::{
     replay_from, replayed_contests,
 };
 use rate_batch_core::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
-use std::borrow::Cow;
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -155,12 +154,12 @@ fn outcome<S: RatingSystem>(
             let mut r = Replayer::new(system, opts, None, at, replayed_contests(h, opts));
             if taken {
                 for block in taken_blocks(h, cuts) {
-                    r.feed(Cow::Owned(block), &mut rows)?;
+                    r.feed(block, &mut rows)?;
                 }
             } else {
                 let mut from = 0;
                 for &end in cuts.iter().chain(std::iter::once(&h.len())) {
-                    r.feed(Cow::Owned(h.block(from..end)), &mut rows)?;
+                    r.feed(h.block(from..end), &mut rows)?;
                     from = end;
                 }
             }
