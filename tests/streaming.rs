@@ -693,3 +693,34 @@ fn a_streamed_resume_refuses_a_rewritten_past() {
     assert_eq!(o.status.code(), Some(1));
     assert!(texts(&o).1.contains("never applied"), "{}", texts(&o).1);
 }
+
+/// A streamed `--dry-run` holds the players, not the contests, and says what a whole read
+/// says: records, contests, players, placings and the skipped records.
+#[test]
+fn a_streamed_dry_run_reports_as_a_whole_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.csv", &games_csv(700, 12));
+    let out = dir.path().join("out");
+    let dry = |mode: &str| {
+        let o = common::rate_batch(&[
+            "replay",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--dry-run",
+            "--stream",
+            mode,
+            "--stream-block",
+            "29",
+        ]);
+        assert!(o.status.success(), "{mode}: {}", texts(&o).1);
+        texts(&o).0
+    };
+    let whole = dry("off");
+    assert!(
+        whole.contains("700 rows read") && whole.contains("skipped"),
+        "{whole}"
+    );
+    assert_eq!(whole, dry("on"));
+    assert!(!out.exists(), "a dry run writes nothing");
+}

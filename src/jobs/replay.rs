@@ -124,8 +124,25 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         replay_opts.skip = Some(std::sync::Arc::new(skip));
     }
     let Some(staged) = staged else {
+        // Streamed, a dry run reads the input once more for its players (the counting pass
+        // has validated it, and checked its order), holding only their names.
+        let streamed = match &loaded.stream {
+            Some(plan) => Some(crate::ingest::stream::stream(
+                &plan.path,
+                plan.format,
+                &plan.opts,
+                crate::replay::Period::Game,
+                plan.block,
+                &mut |_| true,
+            )?),
+            None => None,
+        };
         if !job.quiet {
-            print_dry_run(stdout, &loaded.history)?;
+            let (history, totals) = match &streamed {
+                Some(read) => (&read.players, super::system::streamed_totals(read)),
+                None => (&loaded.history, super::load::Totals::of(&loaded.history)),
+            };
+            print_dry_run(stdout, history, totals)?;
         }
         return Ok(());
     };
@@ -173,15 +190,17 @@ fn needs_whole_input(job: &ReplayJob) -> Option<&'static str> {
         Some("--initial-ratings")
     } else if job.report {
         Some("--report")
-    } else if job.dry_run {
-        Some("--dry-run")
     } else {
         None
     }
 }
 
 /// What `--dry-run` prints: what was read, and that it is valid.
-fn print_dry_run(stdout: &mut dyn Write, history: &History) -> anyhow::Result<()> {
+fn print_dry_run(
+    stdout: &mut dyn Write,
+    history: &History,
+    totals: super::load::Totals,
+) -> anyhow::Result<()> {
     let src = &history.source;
     writeln!(
         stdout,
@@ -190,9 +209,9 @@ fn print_dry_run(stdout: &mut dyn Write, history: &History) -> anyhow::Result<()
         src.format,
         src.records,
         src.record_unit,
-        history.len(),
-        history.player_count(),
-        history.placings()
+        totals.contests,
+        totals.players,
+        totals.placings
     )?;
     print_skipped(stdout, history)?;
     Ok(())

@@ -172,12 +172,17 @@ pub fn replay_system(
 /// The size of the input: the loaded history's, or what a streamed replay read.
 pub(crate) fn totals(loaded: &Loaded, streamed: Option<&Arc<Streamed>>) -> super::load::Totals {
     match streamed {
-        Some(s) => super::load::Totals {
-            contests: usize::try_from(s.contests).unwrap_or(usize::MAX),
-            players: s.players.player_count(),
-            placings: usize::try_from(s.placings).unwrap_or(usize::MAX),
-        },
+        Some(s) => streamed_totals(s),
         None => super::load::Totals::of(&loaded.history),
+    }
+}
+
+/// The size of a streamed input, once read.
+pub(crate) fn streamed_totals(s: &Streamed) -> super::load::Totals {
+    super::load::Totals {
+        contests: usize::try_from(s.contests).unwrap_or(usize::MAX),
+        players: s.players.player_count(),
+        placings: usize::try_from(s.placings).unwrap_or(usize::MAX),
     }
 }
 
