@@ -458,15 +458,7 @@ fn memory_is_bounded_by_players_not_games() {
 
 /// Runs `compare INPUT --out OUT --quiet ARGS...`.
 fn compare(input: &Path, out: &Path, args: &[&str]) -> std::process::Output {
-    let mut all = vec![
-        "compare",
-        input.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ];
-    all.extend_from_slice(args);
-    common::rate_batch(&all)
+    common::command("compare", input, out, args)
 }
 
 /// `compare.csv` without its three timing columns (wall seconds, rounds per second, peak).

@@ -7,10 +7,10 @@
 //! and with `--report` to `report.html`.
 
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Loaded, Totals, check_replay_options, load, same_file};
+use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
-use super::stream::{Piece, StreamMode, StreamPlan, StreamRequest, read_for};
+use super::stream::{Piece, StreamMode, StreamPlan, read_for};
 use super::system::totals;
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::ingest::IngestOptions;
@@ -26,7 +26,6 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 /// Everything `compare` needs.
 #[derive(Clone, Debug)]
@@ -128,24 +127,14 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let counting = Instant::now();
-    let request = StreamRequest {
+    let inputs = Inputs {
         input: &job.input,
-        replay: &job.replay,
-        mode: job.stream,
-        block: job.stream_block,
-        quiet: job.quiet,
-        needs_whole: needs_whole_input(job),
+        ingest: &job.ingest,
+        initial_ratings: job.initial_ratings.as_deref(),
+        truth: job.truth.as_deref(),
     };
-    let loaded = match super::stream::plan(&request, &job.ingest)? {
-        Some(plan) => Loaded::streamed(plan, counting.elapsed()),
-        None => load(
-            &job.input,
-            &job.ingest,
-            job.initial_ratings.as_deref(),
-            job.truth.as_deref(),
-        )?,
-    };
+    let stream = (job.stream, job.stream_block);
+    let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet)?;
     let outcomes = match &loaded.stream {
         Some(plan) => replay_streamed_each(job, &loaded, plan, &staged)?,
         None => replay_each(job, &loaded, &staged, |_| None),
@@ -225,19 +214,6 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
             })
         })
         .collect()
-}
-
-/// The first option of the job that needs the whole input in memory, if any.
-fn needs_whole_input(job: &CompareJob) -> Option<&'static str> {
-    if job.truth.is_some() {
-        Some("--truth")
-    } else if job.initial_ratings.is_some() {
-        Some("--initial-ratings")
-    } else if job.report {
-        Some("--report")
-    } else {
-        None
-    }
 }
 
 /// The input as the tables describe it: its players, and its size.

@@ -118,6 +118,47 @@ pub fn load(
     })
 }
 
+/// What a replay reads: the history, and the files that go with it.
+pub(crate) struct Inputs<'a> {
+    pub(crate) input: &'a Path,
+    pub(crate) ingest: &'a IngestOptions,
+    pub(crate) initial_ratings: Option<&'a Path>,
+    pub(crate) truth: Option<&'a Path>,
+}
+
+/// Plans the input's streaming (its counting pass, see [`super::stream::plan`]) or, when it
+/// does not stream, reads it whole.
+pub(crate) fn load_or_stream(
+    inputs: &Inputs,
+    replay: &ReplayOptions,
+    (mode, block): (super::stream::StreamMode, usize),
+    report: bool,
+    quiet: bool,
+) -> anyhow::Result<Loaded> {
+    let t0 = Instant::now();
+    let request = super::stream::StreamRequest {
+        input: inputs.input,
+        replay,
+        mode,
+        block,
+        quiet,
+        needs_whole: super::stream::needs_whole(
+            inputs.truth.is_some(),
+            inputs.initial_ratings.is_some(),
+            report,
+        ),
+    };
+    match super::stream::plan(&request, inputs.ingest)? {
+        Some(plan) => Ok(Loaded::streamed(plan, t0.elapsed())),
+        None => load(
+            inputs.input,
+            inputs.ingest,
+            inputs.initial_ratings,
+            inputs.truth,
+        ),
+    }
+}
+
 /// Checks the options shared by `replay` and `compare`.
 pub fn check_replay_options(opts: &ReplayOptions) -> Result<(), UsageError> {
     if !(0.0..=1.0).contains(&opts.warmup) {

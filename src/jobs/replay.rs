@@ -1,7 +1,7 @@
 //! `replay`: one system over one history, its outputs published together, the state saved last.
 
 use super::errors::UsageError;
-use super::load::{check_replay_options, load, same_file};
+use super::load::{check_replay_options, same_file};
 use super::resume::{CheckState, StateJob, already_applied, period_name};
 use super::sink::progress_bar;
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
@@ -97,24 +97,14 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .unwrap_or_default(),
         ..job.ingest.clone()
     };
-    let counting = Instant::now();
-    let request = super::stream::StreamRequest {
+    let inputs = super::load::Inputs {
         input: &job.input,
-        replay: &job.replay,
-        mode: job.stream,
-        block: job.stream_block,
-        quiet: job.quiet,
-        needs_whole: needs_whole_input(job),
+        ingest: &ingest_opts,
+        initial_ratings: job.initial_ratings.as_deref(),
+        truth: job.truth.as_deref(),
     };
-    let loaded = match super::stream::plan(&request, &ingest_opts)? {
-        Some(plan) => super::load::Loaded::streamed(plan, counting.elapsed()),
-        None => load(
-            &job.input,
-            &ingest_opts,
-            job.initial_ratings.as_deref(),
-            job.truth.as_deref(),
-        )?,
-    };
+    let stream = (job.stream, job.stream_block);
+    let loaded = super::load::load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet)?;
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.
@@ -178,20 +168,6 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         done.print_text(job, stdout)
     } else {
         Ok(())
-    }
-}
-
-/// The first option of the job that needs the whole input in memory (so that it cannot
-/// stream), if any.
-fn needs_whole_input(job: &ReplayJob) -> Option<&'static str> {
-    if job.truth.is_some() {
-        Some("--truth")
-    } else if job.initial_ratings.is_some() {
-        Some("--initial-ratings")
-    } else if job.report {
-        Some("--report")
-    } else {
-        None
     }
 }
 

@@ -66,6 +66,25 @@ pub(crate) struct StreamRequest<'a> {
     pub(crate) needs_whole: Option<&'static str>,
 }
 
+/// The first of a job's options that needs the whole input in memory (so that it cannot
+/// stream), if any: `--truth` and `--initial-ratings` are matched against every player before
+/// the replay, the report draws trajectories over every contest.
+pub(crate) fn needs_whole(
+    truth: bool,
+    initial_ratings: bool,
+    report: bool,
+) -> Option<&'static str> {
+    if truth {
+        Some("--truth")
+    } else if initial_ratings {
+        Some("--initial-ratings")
+    } else if report {
+        Some("--report")
+    } else {
+        None
+    }
+}
+
 /// Why a replay cannot stream with these options, if it cannot.
 fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<String> {
     let once = req.replay.warmup == 0.0;

@@ -51,8 +51,13 @@ pub fn with_stdin(args: &[&str], input: &[u8]) -> Output {
 
 /// Runs `replay INPUT --out OUT --quiet ARGS...`.
 pub fn replay(input: &Path, out: &Path, args: &[&str]) -> Output {
+    command("replay", input, out, args)
+}
+
+/// Runs `COMMAND INPUT --out OUT --quiet ARGS...` (`replay`, `compare`, ...).
+pub fn command(command: &str, input: &Path, out: &Path, args: &[&str]) -> Output {
     let mut all = vec![
-        "replay",
+        command,
         input.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
