@@ -51,7 +51,8 @@ impl std::fmt::Display for ReplayStopped {
 
 impl std::error::Error for ReplayStopped {}
 
-const SKIPPED_EXAMPLES: usize = 5;
+/// The skipped records whose errors the source summary keeps.
+pub(crate) const SKIPPED_EXAMPLES: usize = 5;
 
 impl<'o> Context<'o> {
     pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {

@@ -98,6 +98,22 @@ impl GamesReader {
         }
     }
 
+    /// A reader whose time column goes on with `times` (a later piece of a file read on its
+    /// own).
+    pub fn with_times(schema: GamesSchema, times: super::time::TimeParser) -> Self {
+        Self {
+            schema,
+            side_a: Vec::new(),
+            side_b: Vec::new(),
+            times,
+        }
+    }
+
+    /// The time column's parser, with what it has seen.
+    pub fn times(&self) -> &super::time::TimeParser {
+        &self.times
+    }
+
     /// How the time column was read.
     pub fn time_reading(&self) -> String {
         self.times.reading()

@@ -89,7 +89,9 @@ pub fn not_text(head: &[u8]) -> Option<&'static str> {
         .map(|(_, what)| *what)
 }
 
-/// Wraps a reader and notes where its newlines are.
+/// Wraps a reader and notes where its newlines are; a line longer than [`MAX_LINE`] bytes
+/// (its line feed left out) is an error, raised by the read that brings its end or its
+/// [`MAX_LINE`]` + 1`-th byte, whatever the sizes of the reads.
 pub struct Counting<R> {
     inner: R,
     offset: u64,
@@ -107,16 +109,25 @@ pub struct Lines {
 
 /// A reader that counts lines, and the counter to ask.
 pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
+    counting_after(inner, 0)
+}
+
+/// [`counting`] of a piece of a text that begins a line, after `lines_before` line feeds:
+/// lines are numbered as in the whole text.
+pub fn counting_after<R: Read>(inner: R, lines_before: u64) -> (Counting<R>, Lines) {
     let ahead = Rc::new(RefCell::new(VecDeque::new()));
     (
         Counting {
             inner,
             offset: 0,
             ahead: Rc::clone(&ahead),
-            lfs: 0,
+            lfs: lines_before,
             line_start: 0,
         },
-        Lines { ahead, before: 0 },
+        Lines {
+            ahead,
+            before: lines_before,
+        },
     )
 }
 
@@ -124,12 +135,19 @@ impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         let mut ahead = self.ahead.borrow_mut();
+        let too_long =
+            |line| std::io::Error::new(std::io::ErrorKind::InvalidData, LineTooLong { line });
         for i in memchr::memchr2_iter(b'\n', b'\r', &buf[..n]) {
             let lf = buf[i] == b'\n';
             ahead.push_back((self.offset + i as u64, lf));
             if lf {
+                // A line is too long whatever the reads it came in: checked at its end too.
+                let end = self.offset + i as u64;
+                if end - self.line_start > MAX_LINE {
+                    return Err(too_long(self.lfs + 1));
+                }
                 self.lfs += 1;
-                self.line_start = self.offset + i as u64 + 1;
+                self.line_start = end + 1;
             }
         }
         self.offset += n as u64;

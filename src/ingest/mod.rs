@@ -13,6 +13,7 @@ mod errors;
 mod games;
 mod lines;
 mod options;
+mod parallel;
 mod parquet_probe;
 mod pgn;
 pub mod seeds;

@@ -6,11 +6,12 @@ use super::columns::{find_column, header_list};
 use super::context::Context;
 use super::errors::{FieldError, InputError, Location};
 use super::games::{GamesReader, GamesSchema};
+use super::lines::Lines;
 use super::options::{ColumnMap, Format, IngestOptions};
 use super::standings::{StandingsReader, StandingsSchema};
 use anyhow::Context as _;
 use std::fs::File;
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Cursor, Read};
 use std::path::Path;
 
 fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
@@ -103,7 +104,7 @@ pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
     })
 }
 
-enum Rows {
+pub(crate) enum Rows {
     Games(GamesReader),
     Standings(StandingsReader),
 }
@@ -153,7 +154,22 @@ impl Rows {
     const UNIT: &'static str = "rows";
 }
 
-/// Reads a games or standings CSV, streaming.
+/// The CSV reader of a table: its records, with their lines counted.
+pub(crate) type CsvReader<R> = csv::Reader<super::lines::Counting<R>>;
+
+/// A CSV reader of a table's header and records.
+pub(crate) fn csv_reader<R: Read>(delimiter: u8, reader: R) -> (CsvReader<R>, Lines) {
+    let (reader, lines) = super::lines::counting(reader);
+    let rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .trim(csv::Trim::Headers)
+        .from_reader(reader);
+    (rdr, lines)
+}
+
+/// Reads a games or standings CSV, streaming; a large games CSV is parsed on every core
+/// ([`super::parallel`]), with the same results.
 pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     // One open: the delimiter is sniffed from the first line, which is then read again from
     // memory ahead of the rest of the same reader (a pipe cannot be opened twice).
@@ -163,18 +179,82 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         return Err(ctx.error(Location::File, FieldError::whole(what)).into());
     }
     let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
-    let (reader, mut lines) = super::lines::counting(std::io::Cursor::new(head).chain(file));
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .flexible(true)
-        .trim(csv::Trim::Headers)
-        .from_reader(reader);
+    if format != Format::Games {
+        return read_sequential(path, format, delimiter, Cursor::new(head).chain(file), ctx);
+    }
+    let sizes = super::parallel::sizes();
+    // The first bytes, read ahead to see whether the input is large enough to be worth the
+    // threads; a read that fails is failed again where the sequential reader gets to it.
+    let first = head.len();
+    let mut ahead = head;
+    let failed = loop {
+        if ahead.len() >= sizes.parallel_from.max(first + 1) {
+            return super::parallel::read(path, delimiter, ahead, file, ctx, &sizes);
+        }
+        match file.fill_buf() {
+            Ok([]) => break None,
+            Ok(bytes) => {
+                let n = bytes
+                    .len()
+                    .min(sizes.parallel_from.max(first + 1) - ahead.len());
+                ahead.extend_from_slice(&bytes[..n]);
+                file.consume(n);
+            }
+            Err(e) => break Some(e),
+        }
+    };
+    let rest: Box<dyn Read> = match failed {
+        None => Box::new(file),
+        Some(e) => Box::new(FailedRead(Some(e))),
+    };
+    read_sequential(path, format, delimiter, Cursor::new(ahead).chain(rest), ctx)
+}
+
+/// A reader whose first read fails with the error a source gave.
+struct FailedRead(Option<std::io::Error>);
+
+impl Read for FailedRead {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
+}
+
+/// Reads a CSV table, header and records, in order on this thread.
+pub(crate) fn read_sequential<R: Read>(
+    path: &Path,
+    format: Format,
+    delimiter: u8,
+    input: R,
+    ctx: &mut Context,
+) -> anyhow::Result<()> {
+    let (mut rdr, mut lines) = csv_reader(delimiter, input);
+    let (header, mut rows) = read_header(&mut rdr, &mut lines, format, ctx)?;
+    read_records(
+        &mut rdr,
+        &mut lines,
+        &mut rows,
+        &header,
+        path,
+        ctx,
+        &mut |ctx, at| ctx.after_record(at),
+    )?;
+    rows.finish(ctx)?;
+    Ok(())
+}
+
+/// Reads and checks a table's header: its column names, and the reader of its rows.
+pub(crate) fn read_header<R: Read>(
+    rdr: &mut CsvReader<R>,
+    lines: &mut Lines,
+    format: Format,
+    ctx: &mut Context,
+) -> anyhow::Result<(Vec<String>, Rows)> {
     let header: Vec<String> = match rdr.headers() {
         Ok(h) => h
             .iter()
             .map(|f| f.trim_start_matches('\u{feff}').trim().to_string())
             .collect(),
-        Err(e) => return Err(csv_error(ctx, e, &mut lines, &[]).into()),
+        Err(e) => return Err(csv_error(ctx, e, lines, &[]).into()),
     };
     if header.iter().all(std::string::String::is_empty) {
         return Err(ctx
@@ -193,9 +273,23 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
                 .into());
         }
     }
-    let mut rows =
-        Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::Line(1), e))?;
+    let rows = Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::Line(1), e))?;
     ctx.source.record_unit = Rows::UNIT.into();
+    Ok((header, rows))
+}
+
+/// Reads the records that follow a header (or a piece of them), each validated into `ctx`:
+/// a bad one is refused or, under `--skip-invalid`, counted. `after` runs after each row
+/// that reached the row reader (the whole read's is [`Context::after_record`]).
+pub(crate) fn read_records<R: Read>(
+    rdr: &mut CsvReader<R>,
+    lines: &mut Lines,
+    rows: &mut Rows,
+    header: &[String],
+    path: &Path,
+    ctx: &mut Context,
+    after: &mut dyn FnMut(&mut Context, &Location) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let width = rows.width();
     let mut rec = csv::StringRecord::new();
     loop {
@@ -211,11 +305,9 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
                         .into());
                 }
                 if e.is_io_error() {
-                    return Err(
-                        anyhow::Error::new(e).context(format!("cannot read {}", path.display()))
-                    );
+                    return Err(cannot_read(path, e));
                 }
-                let err = csv_error(ctx, e, &mut lines, &header);
+                let err = csv_error(ctx, e, lines, header);
                 ctx.source.records += 1;
                 ctx.reject(
                     err.at.clone(),
@@ -248,16 +340,20 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         if let Err(e) = rows.row(ctx, &at, |i| r.get(i).unwrap_or("")) {
             ctx.reject(at.clone(), e)?;
         }
-        ctx.after_record(&at)?;
+        after(ctx, &at)?;
     }
-    rows.finish(ctx)?;
     Ok(())
 }
 
-fn csv_error(
+/// The error of an input that cannot be read (an I/O error, inside the CSV reader's).
+pub(crate) fn cannot_read(path: &Path, e: csv::Error) -> anyhow::Error {
+    anyhow::Error::new(e).context(format!("cannot read {}", path.display()))
+}
+
+pub(crate) fn csv_error(
     ctx: &Context,
     e: csv::Error,
-    lines: &mut super::lines::Lines,
+    lines: &mut Lines,
     header: &[String],
 ) -> InputError {
     let at = e

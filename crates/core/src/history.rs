@@ -452,6 +452,22 @@ pub struct Count {
     pub series: bool,
 }
 
+impl Count {
+    /// Counts a valid contest of time `time` (in a series or not).
+    fn add(&mut self, time: i64, series: bool) {
+        if let Some(latest) = self.latest
+            && time < latest
+            && self.first_disorder.is_none()
+        {
+            self.first_disorder = Some((self.contests, time, latest));
+        }
+        self.latest = Some(self.latest.map_or(time, |l| l.max(time)));
+        self.contests += 1;
+        self.before_cutoff += u64::from(self.cutoff.is_none_or(|c| time < c));
+        self.series |= series;
+    }
+}
+
 impl HistoryBuilder {
     /// A new, empty builder.
     pub fn new() -> Self {
@@ -675,21 +691,49 @@ impl HistoryBuilder {
             None => self.discard(&rec),
             Some(count) => {
                 if result.is_ok() {
-                    if let Some(latest) = count.latest
-                        && rec.time < latest
-                        && count.first_disorder.is_none()
-                    {
-                        count.first_disorder = Some((count.contests, rec.time, latest));
-                    }
-                    count.latest = Some(count.latest.map_or(rec.time, |l| l.max(rec.time)));
-                    count.contests += 1;
-                    count.before_cutoff += u64::from(count.cutoff.is_none_or(|c| rec.time < c));
-                    count.series |= rec.series != NONE;
+                    count.add(rec.time, rec.series != NONE);
                 }
                 self.forget();
             }
         }
         result
+    }
+
+    /// Appends the `i`-th contest kept by `part`, a builder that read a later piece of the same
+    /// input on its own (in parallel): its players are mapped to this builder's ids through
+    /// `ids` (indexed by `part`'s ids), its series by name. The contest was checked when `part`
+    /// kept it, so it is kept as it is; a counting builder only counts it (and `ids` may then
+    /// be empty).
+    pub fn append_from(&mut self, part: &HistoryBuilder, i: usize, ids: &[PlayerId]) {
+        let c = &part.h.contests[i];
+        let series = (c.series != NONE).then(|| part.h.series[c.series as usize].as_str());
+        if let Some(count) = &mut self.count {
+            count.add(c.time, series.is_some());
+            return;
+        }
+        let label = (c.label != NONE).then(|| part.h.labels[c.label as usize].as_str());
+        self.begin_contest(c.time, c.weight, label, series);
+        let mut rec = self.open.take().expect("a contest was just begun");
+        for e in &part.h.entries[c.entry_start as usize..c.entry_end as usize] {
+            let member_start = self.h.members.len() as u32;
+            self.h.members.extend(
+                part.h.members[e.member_start as usize..e.member_end as usize]
+                    .iter()
+                    .map(|&p| ids[p as usize]),
+            );
+            self.h.entries.push(EntryRec {
+                member_start,
+                member_end: self.h.members.len() as u32,
+                ..*e
+            });
+        }
+        rec.entry_end = self.h.entries.len() as u32;
+        self.h.contests.push(rec);
+    }
+
+    /// Every player's name so far, by id.
+    pub fn names(&self) -> &[String] {
+        &self.h.names
     }
 
     /// Counting: the contest's entries and players are forgotten.

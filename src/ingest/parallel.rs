@@ -1,0 +1,1004 @@
+//! A large games CSV parsed on every core, with the results of the sequential reader
+//! ([`super::table::read_sequential`]) in every respect: the contests and their order, the
+//! players' ids (in order of first appearance), the counts and skipped examples, the first
+//! error with its file, line and field, the blocks a streaming read hands over.
+//!
+//! After the header (read as the sequential reader reads it), a chunker thread cuts the byte
+//! stream into pieces of about [`Sizes::chunk`] bytes at record boundaries: a line feed outside
+//! a quoted field, found by [`Scanner`], which follows the CSV parser's quoting exactly (a
+//! quoted field may hold line feeds). It counts each piece's line feeds, so that every piece
+//! knows the line it begins on. Worker threads parse the pieces, each into a builder of its
+//! own with the sequential reader's record loop ([`super::table::read_records`]), stopping at
+//! a piece's first error. The calling thread merges their results strictly in order: it
+//! appends each contest to the real builder (a counting builder only counts it) with the
+//! piece's players given their ids there, interning each name where the sequential reader
+//! would have (so that the names a streamed block carries are the same), calls
+//! [`Context::after_record`] after each contest (time order's first break, streamed blocks),
+//! adds the counts and the first skipped examples, and returns the first error.
+//!
+//! The time column's `auto` reading of integers is settled by the column's first integer, so
+//! a piece's parse depends on the pieces before it. A piece is parsed with the reading
+//! settled when it is known as it begins (a piece after the first integer's); one parsed
+//! before it was known, whose result could differ with it, is parsed again with it.
+//!
+//! Small inputs (under [`Sizes::parallel_from`]) and standings are read sequentially.
+
+use super::context::Context;
+use super::errors::{FieldError, Location};
+use super::games::{GamesReader, GamesSchema};
+use super::lines::MAX_LINE;
+use super::options::Format;
+use super::table::{Rows, csv_reader, read_header, read_records};
+use super::time::TimeParser;
+use crate::history::{HistoryBuilder, PlayerId, SourceInfo};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Cursor, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
+use std::sync::{Mutex, OnceLock};
+
+/// When and how finely a games CSV is parsed in parallel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    /// Inputs at least this long (in bytes, after decompression) are parsed in parallel.
+    pub parallel_from: usize,
+    /// The bytes of a piece (it ends at the first record boundary from there on).
+    pub chunk: usize,
+}
+
+impl Sizes {
+    /// A few pieces per thread of a file of a few MiB; a piece's results (a builder of about
+    /// twice its bytes) times the pieces in flight stay a few MiB.
+    pub const DEFAULT: Sizes = Sizes {
+        parallel_from: 4 << 20,
+        chunk: 1 << 20,
+    };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The sizes of the reads on this thread (tests).
+    pub(crate) static TEST_SIZES: std::cell::Cell<Option<Sizes>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The sizes to use: [`Sizes::DEFAULT`], or for tests the bytes in the environment variable
+/// `RATE_BATCH_CSV_CHUNK` as both the size from which inputs are parsed in parallel and the
+/// size of a piece (so that the whole test suite can be run through the parallel reader).
+pub(crate) fn sizes() -> Sizes {
+    #[cfg(test)]
+    if let Some(s) = TEST_SIZES.with(std::cell::Cell::get) {
+        return s;
+    }
+    match std::env::var("RATE_BATCH_CSV_CHUNK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        Some(n) if n > 0 => Sizes {
+            parallel_from: n,
+            chunk: n,
+        },
+        _ => Sizes::DEFAULT,
+    }
+}
+
+/// Where the CSV parser is with respect to quoting, as far as record boundaries go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quoting {
+    /// At the start of a field (or of a record): a quote here opens a quoted field.
+    FieldStart,
+    /// In a field that did not begin with a quote: a quote is a plain byte.
+    Unquoted,
+    /// In a quoted field: a line feed is part of the field.
+    Quoted,
+    /// Just after a quote in a quoted field: a second quote is an escaped one, anything else
+    /// closes the field.
+    QuoteInQuoted,
+}
+
+/// Finds record boundaries in a CSV byte stream: line feeds outside quoted fields. It follows
+/// the csv crate's parser as configured here (quote `"`, doubled to escape it, no escape
+/// byte, no comments, records ended by CR, LF or CRLF): a quote opens a quoted field only as
+/// the field's first byte, and a quoted field ends at a quote not followed by another.
+#[derive(Clone, Debug)]
+pub(crate) struct Scanner {
+    delimiter: u8,
+    state: Quoting,
+}
+
+impl Scanner {
+    /// A scanner at the start of a record.
+    pub(crate) fn new(delimiter: u8) -> Self {
+        Self {
+            delimiter,
+            state: Quoting::FieldStart,
+        }
+    }
+
+    fn ends_field(&self, c: u8) -> bool {
+        c == self.delimiter || c == b'\r' || c == b'\n'
+    }
+
+    /// Goes through the next bytes of the stream; returns the position just after the last
+    /// line feed in them that ends a record, if one does.
+    pub(crate) fn scan(&mut self, b: &[u8]) -> Option<usize> {
+        let mut last = None;
+        let mut i = 0;
+        while i < b.len() {
+            match self.state {
+                Quoting::Quoted => match memchr::memchr(b'"', &b[i..]) {
+                    Some(k) => {
+                        i += k + 1;
+                        self.state = Quoting::QuoteInQuoted;
+                    }
+                    None => return last,
+                },
+                Quoting::QuoteInQuoted => {
+                    let c = b[i];
+                    i += 1;
+                    self.state = if c == b'"' {
+                        Quoting::Quoted
+                    } else if self.ends_field(c) {
+                        Quoting::FieldStart
+                    } else {
+                        Quoting::Unquoted
+                    };
+                    if c == b'\n' {
+                        last = Some(i);
+                    }
+                }
+                Quoting::FieldStart | Quoting::Unquoted => {
+                    // The next quote that opens a quoted field: the line feeds before it end
+                    // records.
+                    let mut from = i;
+                    let open = loop {
+                        match memchr::memchr(b'"', &b[from..]) {
+                            None => break None,
+                            Some(k) => {
+                                let q = from + k;
+                                let opens = if q == i {
+                                    self.state == Quoting::FieldStart
+                                } else {
+                                    self.ends_field(b[q - 1])
+                                };
+                                if opens {
+                                    break Some(q);
+                                }
+                                from = q + 1;
+                            }
+                        }
+                    };
+                    let end = open.unwrap_or(b.len());
+                    if let Some(k) = memchr::memrchr(b'\n', &b[i..end]) {
+                        last = Some(i + k + 1);
+                    }
+                    if let Some(q) = open {
+                        self.state = Quoting::Quoted;
+                        i = q + 1;
+                    } else {
+                        if end > i {
+                            self.state = if self.ends_field(b[end - 1]) {
+                                Quoting::FieldStart
+                            } else {
+                                Quoting::Unquoted
+                            };
+                        }
+                        return last;
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+/// A piece of the records: its place among the pieces, the line feeds before it, its bytes.
+struct Piece {
+    index: usize,
+    lines_before: u64,
+    bytes: Vec<u8>,
+}
+
+/// Why the chunker stopped before the end of the input.
+enum Stop {
+    /// The input could not be read.
+    Io(std::io::Error),
+    /// A line longer than [`MAX_LINE`] (its number).
+    TooLong(u64),
+}
+
+/// What the merger hears.
+enum Msg {
+    Parsed(Box<Parsed>),
+    /// The chunker is done: the number of pieces, and why it stopped early if it did.
+    End(usize, Option<Stop>),
+    /// A worker panicked.
+    Panicked(Box<dyn std::any::Any + Send>),
+}
+
+/// A piece read on its own.
+struct Parsed {
+    index: usize,
+    /// The piece, kept when it may have to be parsed again (see [`Merger::times`]).
+    piece: Option<Piece>,
+    /// Whether its time parser began with the column's reading of integers settled.
+    seeded: bool,
+    /// Its contests and players (ids of its own).
+    builder: HistoryBuilder,
+    /// Per contest kept: its line, and the number of the piece's players named by the end of
+    /// its row.
+    kept: Vec<(u64, u32)>,
+    /// Its records, skipped ones and examples.
+    source: SourceInfo,
+    /// Its time column's parser, with what it saw.
+    times: TimeParser,
+    /// Its first error, which ended it.
+    result: anyhow::Result<()>,
+}
+
+impl Parsed {
+    fn rejected(&self) -> bool {
+        self.source.skipped_invalid > 0 || self.result.is_err()
+    }
+}
+
+/// What every piece is parsed with.
+struct Shared<'a> {
+    path: &'a Path,
+    file: &'a str,
+    opts: &'a super::options::IngestOptions,
+    delimiter: u8,
+    header: &'a [String],
+    schema: GamesSchema,
+    /// The time column's parser once it has settled how integers read (set by the merger).
+    settled: OnceLock<TimeParser>,
+    /// Set when the merger has stopped: the pieces left are not worth parsing.
+    stop: AtomicBool,
+}
+
+impl Shared<'_> {
+    /// Parses a piece with a time parser that begins as `times`.
+    fn parse(&self, piece: Piece, times: TimeParser, seeded: bool) -> Parsed {
+        let mut ctx = Context {
+            file: self.file.to_string(),
+            opts: self.opts,
+            builder: HistoryBuilder::new(),
+            source: SourceInfo::default(),
+            emit: None,
+            disorder_at: None,
+        };
+        let (reader, mut lines) =
+            super::lines::counting_after(Cursor::new(&piece.bytes[..]), piece.lines_before);
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .delimiter(self.delimiter)
+            .flexible(true)
+            .from_reader(reader);
+        let mut rows = Rows::Games(GamesReader::with_times(self.schema.clone(), times));
+        let mut kept = Vec::new();
+        let result = read_records(
+            &mut rdr,
+            &mut lines,
+            &mut rows,
+            self.header,
+            self.path,
+            &mut ctx,
+            &mut |ctx, at| {
+                if ctx.builder.pending() > kept.len() {
+                    let line = match at {
+                        Location::Line(l) => *l,
+                        _ => 0,
+                    };
+                    kept.push((line, ctx.builder.names().len() as u32));
+                }
+                Ok(())
+            },
+        );
+        drop(rdr);
+        let Rows::Games(games) = rows else {
+            unreachable!("a games reader")
+        };
+        let times = games.times().clone();
+        let mut parsed = Parsed {
+            index: piece.index,
+            piece: None,
+            seeded,
+            builder: ctx.builder,
+            kept,
+            source: ctx.source,
+            times,
+            result,
+        };
+        // Kept for a parse again only when the reading of integers could change its result.
+        if !seeded && (parsed.times.settled() || parsed.rejected()) {
+            parsed.piece = Some(piece);
+        }
+        parsed
+    }
+
+    /// A parser for a piece about to be parsed: the column's, once its reading is settled.
+    fn times(&self) -> (TimeParser, bool) {
+        match self.settled.get() {
+            Some(t) => (TimeParser::continuing(t), true),
+            None => (TimeParser::new(self.opts.time_format.clone()), false),
+        }
+    }
+}
+
+/// Reads a games CSV whose first bytes are `ahead` (at least its first line and a byte more)
+/// and the rest `rest`, parsing on every core.
+pub(crate) fn read(
+    path: &Path,
+    delimiter: u8,
+    ahead: Vec<u8>,
+    rest: Box<dyn BufRead + Send>,
+    ctx: &mut Context,
+    sizes: &Sizes,
+) -> anyhow::Result<()> {
+    // The header, read as the sequential reader reads it; where it ends, the records begin.
+    let (mut rdr, mut lines) = csv_reader(delimiter, Cursor::new(&ahead[..]));
+    let header = read_header(&mut rdr, &mut lines, Format::Games, ctx);
+    let body = rdr.position().byte() as usize;
+    drop(rdr);
+    if body >= ahead.len() {
+        // The header may go on beyond what was read ahead.
+        return super::table::read_sequential(
+            path,
+            Format::Games,
+            delimiter,
+            Cursor::new(ahead).chain(rest),
+            ctx,
+        );
+    }
+    let (header, rows) = header?;
+    let Rows::Games(games) = rows else {
+        unreachable!("a games reader")
+    };
+    let lines_before = memchr::memchr_iter(b'\n', &ahead[..body]).count() as u64;
+    let line_start = memchr::memrchr(b'\n', &ahead[..body]).map_or(0, |k| k + 1);
+    let file = ctx.file.clone();
+    let shared = Shared {
+        path,
+        file: &file,
+        opts: ctx.opts,
+        delimiter,
+        header: &header,
+        schema: games.schema().clone(),
+        settled: OnceLock::new(),
+        stop: AtomicBool::new(false),
+    };
+    let workers = rayon::current_num_threads().max(1);
+    let in_flight = workers + 2;
+    let mut merger = Merger {
+        times: games.times().clone(),
+        counting: ctx.builder.count().is_some(),
+    };
+    let (work_tx, work_rx) = channel::<Piece>();
+    let work_rx = Mutex::new(work_rx);
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = channel::<Msg>();
+        let (token_tx, token_rx) = sync_channel::<()>(in_flight);
+        for _ in 0..in_flight {
+            token_tx.send(()).expect("room for every token");
+        }
+        let chunker = Chunker {
+            scanner: Scanner::new(delimiter),
+            pending: ahead,
+            start: body,
+            lines_before,
+            since_lf: body - line_start,
+            chunk: sizes.chunk.max(1),
+        };
+        let done = done_tx.clone();
+        let stop = &shared.stop;
+        scope.spawn(move || chunker.run(rest, &work_tx, &token_rx, &done, stop));
+        for _ in 0..workers {
+            let (done, work_rx, shared) = (done_tx.clone(), &work_rx, &shared);
+            scope.spawn(move || work(shared, work_rx, &done));
+        }
+        drop(done_tx);
+        let merged = merger.run(ctx, &shared, &done_rx, &token_tx);
+        shared.stop.store(true, Ordering::Relaxed);
+        // Dropping the channels' ends here lets every thread see that it is over.
+        drop((done_rx, token_tx));
+        merged
+    })?;
+    ctx.source.time_format = Some(merger.times.reading());
+    Ok(())
+}
+
+/// A worker: parses the pieces it is given until there are none or the merger has stopped.
+fn work(shared: &Shared, queue: &Mutex<Receiver<Piece>>, done: &Sender<Msg>) {
+    loop {
+        let next = queue.lock().map(|q| q.recv());
+        let Ok(Ok(piece)) = next else {
+            return;
+        };
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let (times, seeded) = shared.times();
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            shared.parse(piece, times, seeded)
+        }));
+        let msg = match parsed {
+            Ok(p) => Msg::Parsed(Box::new(p)),
+            Err(panic) => Msg::Panicked(panic),
+        };
+        if done.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+/// Cuts the input into pieces.
+struct Chunker {
+    scanner: Scanner,
+    /// Bytes read and not yet sent, from `start` on (a record boundary).
+    pending: Vec<u8>,
+    start: usize,
+    /// Line feeds before `start`.
+    lines_before: u64,
+    /// Bytes since the last line feed, up to the end of `pending`.
+    since_lf: usize,
+    chunk: usize,
+}
+
+impl Chunker {
+    fn run(
+        mut self,
+        mut rest: Box<dyn BufRead + Send>,
+        work: &Sender<Piece>,
+        tokens: &Receiver<()>,
+        done: &Sender<Msg>,
+        stop: &AtomicBool,
+    ) {
+        let mut index = 0;
+        // Scanned up to here, a window at a time; the last record boundary found.
+        let mut scanned = self.start;
+        let mut cut = None;
+        let window = self.chunk.clamp(1, 1 << 16);
+        let stopped = loop {
+            if scanned < self.pending.len() {
+                let to = self.pending.len().min(scanned + window);
+                let new = &self.pending[scanned..to];
+                let cut_before = cut;
+                if let Some(c) = self.scanner.scan(new) {
+                    cut = Some(scanned + c);
+                }
+                // A line too long (as the sequential reader's [`super::lines::Counting`]
+                // finds it): one ended in the window by its first line feed, or one that
+                // goes on past it.
+                let first_lf = memchr::memchr(b'\n', new);
+                let ended_too_long =
+                    first_lf.is_some_and(|k| (self.since_lf + k) as u64 > MAX_LINE);
+                self.since_lf = match memchr::memrchr(b'\n', new) {
+                    Some(k) => new.len() - k - 1,
+                    None => self.since_lf + new.len(),
+                };
+                if ended_too_long || self.since_lf as u64 > MAX_LINE {
+                    // The sequential reader stops at such a line, having read the records
+                    // before it. It began before this window (it is longer), in which no
+                    // line feed comes before its end.
+                    let line = self.lines_before
+                        + memchr::memchr_iter(b'\n', &self.pending[self.start..scanned]).count()
+                            as u64
+                        + 1;
+                    if let Some(c) = cut_before
+                        && !self.send(c, &mut index, work, tokens)
+                    {
+                        return;
+                    }
+                    break Some(Stop::TooLong(line));
+                }
+                scanned = to;
+                if let Some(c) = cut
+                    && scanned - self.start >= self.chunk
+                {
+                    if !self.send(c, &mut index, work, tokens) {
+                        return;
+                    }
+                    cut = None;
+                }
+                continue;
+            }
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            // All scanned: the bytes not sent yet go to the front, and more are read.
+            self.pending.drain(..self.start);
+            scanned -= self.start;
+            cut = cut.map(|c| c - self.start);
+            self.start = 0;
+            match rest.fill_buf() {
+                Ok([]) => {
+                    let end = self.pending.len();
+                    if end > 0 && !self.send(end, &mut index, work, tokens) {
+                        return;
+                    }
+                    break None;
+                }
+                Ok(bytes) => {
+                    let n = bytes.len();
+                    self.pending.extend_from_slice(bytes);
+                    rest.consume(n);
+                }
+                Err(e) => {
+                    // The sequential reader reads every whole record before the failure
+                    // first.
+                    if let Some(c) = cut
+                        && !self.send(c, &mut index, work, tokens)
+                    {
+                        return;
+                    }
+                    break Some(Stop::Io(e));
+                }
+            }
+        };
+        let _ = done.send(Msg::End(index, stopped));
+    }
+
+    /// Sends the pending bytes up to `end` as the next piece, once the merger has room for it;
+    /// false when the merger has stopped.
+    fn send(
+        &mut self,
+        end: usize,
+        index: &mut usize,
+        work: &Sender<Piece>,
+        tokens: &Receiver<()>,
+    ) -> bool {
+        if tokens.recv().is_err() {
+            return false;
+        }
+        let bytes = self.pending[self.start..end].to_vec();
+        let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        let piece = Piece {
+            index: *index,
+            lines_before: self.lines_before,
+            bytes,
+        };
+        self.lines_before += lines;
+        self.start = end;
+        *index += 1;
+        work.send(piece).is_ok()
+    }
+}
+
+/// Merges the pieces' results in order into the read's context.
+struct Merger {
+    /// The time column's parser as the sequential reader's would be after the pieces merged.
+    times: TimeParser,
+    /// Whether the read's builder only counts.
+    counting: bool,
+}
+
+impl Merger {
+    fn run(
+        &mut self,
+        ctx: &mut Context,
+        shared: &Shared,
+        done: &Receiver<Msg>,
+        tokens: &std::sync::mpsc::SyncSender<()>,
+    ) -> anyhow::Result<()> {
+        let mut waiting: BTreeMap<usize, Box<Parsed>> = BTreeMap::new();
+        let mut end: Option<(usize, Option<Stop>)> = None;
+        let mut next = 0;
+        loop {
+            if let Some(parsed) = waiting.remove(&next) {
+                self.merge(*parsed, ctx, shared)?;
+                next += 1;
+                let _ = tokens.try_send(());
+                continue;
+            }
+            if let Some((pieces, stop)) = &mut end
+                && *pieces == next
+            {
+                return match stop.take() {
+                    None => Ok(()),
+                    Some(Stop::TooLong(line)) => Err(ctx
+                        .error(
+                            Location::Line(line),
+                            FieldError::whole(super::lines::LineTooLong { line }.to_string()),
+                        )
+                        .into()),
+                    Some(Stop::Io(e)) => Err(super::table::cannot_read(shared.path, e.into())),
+                };
+            }
+            match done.recv() {
+                Ok(Msg::Parsed(p)) => {
+                    waiting.insert(p.index, p);
+                }
+                Ok(Msg::End(pieces, stop)) => end = Some((pieces, stop)),
+                Ok(Msg::Panicked(panic)) => std::panic::resume_unwind(panic),
+                Err(_) => unreachable!("the chunker says when it is done"),
+            }
+        }
+    }
+
+    fn merge(&mut self, mut p: Parsed, ctx: &mut Context, shared: &Shared) -> anyhow::Result<()> {
+        // A piece parsed before the column's reading of integers was known, whose result
+        // could be another with it: parsed again with it.
+        if !p.seeded
+            && self.times.settled()
+            && (p.times.settled_otherwise(&self.times) || p.rejected())
+            && let Some(piece) = p.piece.take()
+        {
+            p = shared.parse(piece, TimeParser::continuing(&self.times), true);
+        }
+        let was_settled = self.times.settled();
+        self.times.absorb(&p.times);
+        if !was_settled && self.times.settled() {
+            let _ = shared.settled.set(self.times.clone());
+        }
+        let names = p.builder.names();
+        let mut ids: Vec<PlayerId> = Vec::new();
+        for (i, &(line, named)) in p.kept.iter().enumerate() {
+            if !self.counting {
+                intern(ctx, names, named as usize, &mut ids);
+            }
+            ctx.builder.append_from(&p.builder, i, &ids);
+            ctx.after_record(&Location::Line(line))?;
+        }
+        if !self.counting {
+            intern(ctx, names, names.len(), &mut ids);
+        }
+        let (src, from) = (&mut ctx.source, &p.source);
+        src.records += from.records;
+        src.skipped_invalid += from.skipped_invalid;
+        src.skipped_unfinished += from.skipped_unfinished;
+        for example in &from.skipped_examples {
+            if src.skipped_examples.len() < super::context::SKIPPED_EXAMPLES {
+                src.skipped_examples.push(example.clone());
+            }
+        }
+        p.result
+    }
+}
+
+/// Gives the first `upto` of a piece's players (`names`, by the piece's ids) their ids in the
+/// read's builder, in order, after the `ids` given already.
+fn intern(ctx: &mut Context, names: &[String], upto: usize, ids: &mut Vec<PlayerId>) {
+    while ids.len() < upto {
+        ids.push(ctx.builder.player(&names[ids.len()]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::History;
+    use crate::ingest::options::IngestOptions;
+    use crate::replay::Period;
+    use std::path::PathBuf;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Runs `f` with the reads on this thread parsed in pieces of `chunk` bytes (sequentially
+    /// for `None`) on `threads` workers.
+    fn with<T: Send>(chunk: Option<usize>, threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        let sizes = chunk.map_or(
+            Sizes {
+                parallel_from: usize::MAX,
+                chunk: 1,
+            },
+            |chunk| Sizes {
+                parallel_from: 1,
+                chunk,
+            },
+        );
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let before = TEST_SIZES.with(|s| s.replace(Some(sizes)));
+            let out = f();
+            TEST_SIZES.with(|s| s.set(before));
+            out
+        })
+    }
+
+    /// Everything a history holds, as text.
+    fn dump(h: &History) -> String {
+        let mut out = format!(
+            "first {} named from {}: {:?}\nsource {:?}\n",
+            h.first_index(),
+            h.first_named(),
+            h.names(),
+            h.source
+        );
+        for c in h.contests() {
+            out.push_str(&format!(
+                "{} t{} w{} s{:?}:",
+                c.index(),
+                c.time(),
+                c.weight(),
+                c.series().map(|s| h.series_name(s))
+            ));
+            for e in c.entries() {
+                out.push_str(&format!(
+                    " {:?} {}..{} {:?};",
+                    e.players, e.lo, e.hi, e.score
+                ));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// A whole read, a counting pass and a streamed read (blocks of `block` contests by day)
+    /// of a games file, as text (or their errors).
+    fn reads(path: &Path, opts: &IngestOptions) -> [String; 3] {
+        let whole = match crate::ingest::ingest_as(path, Format::Games, opts) {
+            Ok(h) => dump(&h),
+            Err(e) => format!("error: {e:#}"),
+        };
+        let counted = crate::ingest::stream::count(path, Format::Games, opts, Some(1));
+        let streams = counted
+            .as_ref()
+            .is_ok_and(|c| c.count.first_disorder.is_none() && !c.count.series);
+        let counted = match counted {
+            Ok(c) => format!("{:?} {:?} {:?}", c.count, c.disorder_at, c.source),
+            Err(e) => format!("error: {e:#}"),
+        };
+        if !streams {
+            return [whole, counted, String::new()];
+        }
+        let mut blocks = String::new();
+        let streamed =
+            crate::ingest::stream::stream(path, Format::Games, opts, Period::Day, 7, &mut |b| {
+                blocks.push_str(&dump(&b));
+                true
+            });
+        let streamed = match streamed {
+            Ok(s) => format!("{blocks}{} {} {}", dump(&s.players), s.contests, s.placings),
+            Err(e) => format!("{blocks}error: {e:#}"),
+        };
+        [whole, counted, streamed]
+    }
+
+    /// Reads `path` sequentially, then in pieces of several sizes on 1 to 3 workers: the same
+    /// results every time.
+    fn same_in_pieces(path: &Path, opts: &IngestOptions) -> [String; 3] {
+        let want = with(None, 1, || reads(path, opts));
+        for (chunk, threads) in [(1, 2), (7, 3), (64, 2), (300, 1), (4096, 2), (1 << 20, 2)] {
+            let got = with(Some(chunk), threads, || reads(path, opts));
+            for (w, g) in want.iter().zip(&got) {
+                if w != g {
+                    let at = w
+                        .lines()
+                        .zip(g.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    panic!(
+                        "pieces of {chunk} bytes on {threads} threads differ at line {at}:\n{}\n{}",
+                        w.lines().nth(at).unwrap_or(""),
+                        g.lines().nth(at).unwrap_or("")
+                    );
+                }
+            }
+        }
+        want
+    }
+
+    fn opts(skip_invalid: bool) -> IngestOptions {
+        IngestOptions {
+            skip_invalid,
+            ..IngestOptions::default()
+        }
+    }
+
+    /// Rows of every kind: quoted names with delimiters, quotes and line feeds, stray quotes,
+    /// CRLF and LF, blank lines, unplayed games, teams, and (with `bad`) invalid rows.
+    fn games(rows: usize, seed: u64, bad: bool) -> Vec<u8> {
+        let mut rng = Rng(seed);
+        let mut out = b"time,a,b,result,weight\r\n".to_vec();
+        let names = [
+            "ann",
+            "bob",
+            "Smith, John",
+            "two\nlines",
+            "\"hi\" he said",
+            "o\"brien",
+            "zoe\u{308}",
+            "eve",
+            "cr\r\nlf",
+            "dan",
+        ];
+        // As a CSV writer writes a field, except that a quote inside is left as it is.
+        let quoted = |f: &str| {
+            if f.contains([',', '\r', '\n']) || f.starts_with('"') {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.to_string()
+            }
+        };
+        let mut t = 1_600_000_000i64;
+        for _ in 0..rows {
+            t += rng.below(30_000) as i64;
+            let time = crate::time::format_time(t);
+            let x = rng.below(10) as usize;
+            let mut y = rng.below(10) as usize;
+            if !bad && (y == x || y == (x + 1) % 10) {
+                y = (x + 5) % 10;
+            }
+            let (a, b) = if rng.below(8) == 0 {
+                (
+                    format!("{}+{}", names[x], names[(x + 1) % 10]),
+                    names[y].to_string(),
+                )
+            } else {
+                (names[x].to_string(), names[y].to_string())
+            };
+            let (a, b) = (quoted(&a), quoted(&b));
+            let result = ["1", "0", "0.5", "1-0", "NA", ""][rng.below(6) as usize];
+            let mut row = format!("{time},{a},{b},{result},").into_bytes();
+            if bad {
+                match rng.below(40) {
+                    0 => row = format!("{time},{a},{b},2-0,").into_bytes(),
+                    1 => row = format!("{time},{a},{b}").into_bytes(),
+                    2 => row = format!("2021-13-01,{a},{b},1,").into_bytes(),
+                    3 => row = format!("{time},{a},,1,").into_bytes(),
+                    4 => {
+                        row = format!("{time},").into_bytes();
+                        row.push(0xff);
+                        row.extend_from_slice(format!("{a},{b},1,").as_bytes());
+                    }
+                    5 => row = format!("{time},{a},{b},1,0").into_bytes(),
+                    _ => {}
+                }
+            }
+            out.extend_from_slice(&row);
+            out.extend_from_slice(match rng.below(12) {
+                0 => b"\r\n",
+                1 => b"\n\n",
+                2 => b"\n  \n",
+                _ => b"\n",
+            });
+        }
+        out
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn the_scanner_finds_the_boundaries_the_csv_parser_sees() {
+        let mut rng = Rng(7);
+        let alphabet = b"a,;\"\r\n";
+        for _ in 0..3000 {
+            let n = rng.below(40) as usize;
+            let text: Vec<u8> = (0..n)
+                .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+                .collect();
+            let records = |b: &[u8]| -> Vec<Vec<Vec<u8>>> {
+                let mut r = csv::ReaderBuilder::new()
+                    .has_headers(false)
+                    .flexible(true)
+                    .from_reader(b);
+                r.byte_records()
+                    .map(|x| x.unwrap().iter().map(<[u8]>::to_vec).collect())
+                    .collect()
+            };
+            // Every cut the scanner allows, fed in two parts, splits the records in two.
+            for split in 0..=n {
+                let mut s = Scanner::new(b',');
+                let first = s.scan(&text[..split]);
+                let second = s.scan(&text[split..]).map(|c| c + split);
+                for cut in [first, second].into_iter().flatten() {
+                    let mut both = records(&text[..cut]);
+                    both.extend(records(&text[cut..]));
+                    assert_eq!(both, records(&text), "{text:?} cut at {cut}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_read_as_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let clean = write(dir.path(), "clean.csv", &games(400, 1, false));
+        let [whole, ..] = same_in_pieces(&clean, &opts(false));
+        assert!(whole.contains("records: 400"), "{whole}");
+        let bad = write(dir.path(), "bad.csv", &games(400, 2, true));
+        let [whole, counted, _] = same_in_pieces(&bad, &opts(true));
+        assert!(whole.contains("skipped_invalid: "), "{whole}");
+        assert!(!whole.contains("skipped_invalid: 0,"), "{whole}");
+        assert!(counted.contains("line"), "{counted}");
+        // Strict: the first bad row, wherever it is.
+        for seed in 3..9 {
+            let bad = write(dir.path(), "strict.csv", &games(300, seed, true));
+            let [whole, ..] = same_in_pieces(&bad, &opts(false));
+            assert!(whole.starts_with("error: "), "{whole}");
+        }
+    }
+
+    #[test]
+    fn integers_read_as_the_first_one_reads_across_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = String::from("time,a,b,result\n");
+        for i in 0..200 {
+            text.push_str(&format!(
+                "2020-01-{:02},p{},q{},1\n",
+                i % 28 + 1,
+                i % 5,
+                i % 7
+            ));
+        }
+        for i in 0..200 {
+            text.push_str(&format!(
+                "202101{:02},p{},q{},1\n",
+                i % 28 + 1,
+                i % 5,
+                i % 7
+            ));
+        }
+        let dates = write(dir.path(), "dates.csv", text.as_bytes());
+        let [whole, ..] = same_in_pieces(&dates, &opts(false));
+        assert!(
+            whole.contains("YYYYMMDD dates (the first: 20210101)"),
+            "{whole}"
+        );
+        // One later integer that reads otherwise: refused, as sequentially.
+        let mut odd = text.clone();
+        odd.push_str("1609459200,p1,q1,1\n");
+        for i in 0..100 {
+            odd.push_str(&format!(
+                "202102{:02},p{},q{},1\n",
+                i % 28 + 1,
+                i % 5,
+                i % 7
+            ));
+        }
+        let odd = write(dir.path(), "odd.csv", odd.as_bytes());
+        let [whole, ..] = same_in_pieces(&odd, &opts(false));
+        assert!(whole.contains("first integer `20210101`"), "{whole}");
+        let [whole, ..] = same_in_pieces(&odd, &opts(true));
+        assert!(whole.contains("skipped_invalid: 1,"), "{whole}");
+        // Seconds first, then a date: ambiguous.
+        let mut secs = text.replace("202101", "");
+        secs.push_str("1609459200,p1,q1,1\n20210102,p1,q2,1\n");
+        for i in 0..300 {
+            secs.push_str(&format!("{},p{},q{},1\n", 1_700_000_000 + i, i % 5, i % 7));
+        }
+        let secs = write(dir.path(), "secs.csv", secs.as_bytes());
+        let [whole, ..] = same_in_pieces(&secs, &opts(true));
+        assert!(whole.contains("ambiguous"), "{whole}");
+    }
+
+    #[test]
+    fn unreadable_and_overlong_input_fails_as_sequentially() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = games(3000, 11, false);
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut e, &text).unwrap();
+        let gz = e.finish().unwrap();
+        let whole = write(dir.path(), "g.csv.gz", &gz);
+        same_in_pieces(&whole, &opts(true));
+        let cut = write(dir.path(), "cut.csv.gz", &gz[..gz.len() * 2 / 3]);
+        let [whole, ..] = same_in_pieces(&cut, &opts(true));
+        assert!(whole.contains("damaged or cut short"), "{whole}");
+        let mut long = games(50, 12, false);
+        long.extend(std::iter::repeat_n(b'x', (MAX_LINE + 10) as usize));
+        long.extend_from_slice(b"\n2021-01-01,a,b,1,\n");
+        let long = write(dir.path(), "long.csv", &long);
+        let o = opts(true);
+        let want = with(None, 1, || reads(&long, &o));
+        let got = with(Some(4096), 2, || reads(&long, &o));
+        assert_eq!(want, got);
+        assert!(want[0].contains("longer than 16 MiB"), "{}", want[0]);
+    }
+}
