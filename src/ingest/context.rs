@@ -3,7 +3,7 @@
 
 use super::errors::{FieldError, InputError, Location};
 use super::options::{Format, IngestOptions};
-use crate::history::{History, HistoryBuilder, SourceInfo};
+use crate::history::{History, HistoryBuilder, PlayerId, SourceInfo};
 use std::path::Path;
 
 /// What every reader shares: the builder, the options, the counts and the error policy; for
@@ -19,6 +19,37 @@ pub(crate) struct Context<'o> {
     /// Counting: the file and place where the first contest earlier than one before it was
     /// read.
     pub disorder_at: Option<(String, Location)>,
+    /// A piece of a file read on its own: the players named in it, in order.
+    pub appear: Option<Appearances>,
+}
+
+/// The players a piece of a file names ([`super::parallel`]), each once, in the order of their
+/// first appearance in it, whatever the builder knew of them before.
+#[derive(Default)]
+pub(crate) struct Appearances {
+    /// Per player, the last piece that named him (plus one).
+    stamp: Vec<u32>,
+    piece: u32,
+    pub order: Vec<PlayerId>,
+}
+
+impl Appearances {
+    /// Starts the next piece.
+    pub fn next_piece(&mut self) {
+        self.piece += 1;
+        self.order.clear();
+    }
+
+    fn note(&mut self, p: PlayerId) {
+        let p = p as usize;
+        if self.stamp.len() <= p {
+            self.stamp.resize(p + 1, 0);
+        }
+        if self.stamp[p] != self.piece {
+            self.stamp[p] = self.piece;
+            self.order.push(p as PlayerId);
+        }
+    }
 }
 
 /// Where a streaming reader's blocks go, and how they are cut: at least `size` contests, ended
@@ -67,7 +98,18 @@ impl<'o> Context<'o> {
             },
             emit: None,
             disorder_at: None,
+            appear: None,
         }
+    }
+
+    /// The id of a player name, interned on first sight ([`HistoryBuilder::player`]).
+    #[inline]
+    pub fn player(&mut self, name: &str) -> PlayerId {
+        let id = self.builder.player(name);
+        if let Some(a) = &mut self.appear {
+            a.note(id);
+        }
+        id
     }
 
     /// After each record of a reader that hands contests to the builder as it reads them

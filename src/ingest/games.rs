@@ -78,6 +78,11 @@ impl GamesSchema {
     pub fn width(&self) -> usize {
         self.names.len()
     }
+
+    /// The columns of the two sides.
+    pub fn sides(&self) -> (usize, usize) {
+        (self.a, self.b)
+    }
 }
 
 /// Reads rows of a games table into the history.
@@ -249,7 +254,7 @@ fn side(
     let trim = ctx.opts.trim_names;
     let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
         let n = super::context::player_name(n, field, trim)?;
-        let id = ctx.builder.player(n);
+        let id = ctx.player(n);
         if out.contains(&id) {
             return Err(FieldError::new(
                 field,

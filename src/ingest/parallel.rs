@@ -23,14 +23,14 @@
 //!
 //! Small inputs (under [`Sizes::parallel_from`]) and standings are read sequentially.
 
-use super::context::Context;
+use super::context::{Appearances, Context};
 use super::errors::{FieldError, Location};
 use super::games::{GamesReader, GamesSchema};
 use super::lines::MAX_LINE;
 use super::options::Format;
 use super::table::{Rows, csv_reader, read_header, read_records};
 use super::time::TimeParser;
-use crate::history::{HistoryBuilder, PlayerId, SourceInfo};
+use crate::history::{History, HistoryBuilder, PlayerId, SourceInfo};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Cursor, Read};
 use std::path::Path;
@@ -45,6 +45,10 @@ pub(crate) struct Sizes {
     pub parallel_from: usize,
     /// The bytes of a piece (it ends at the first record boundary from there on).
     pub chunk: usize,
+    /// The players a worker keeps from piece to piece at most: beyond, it begins again with
+    /// none (an input of many players gains little from keeping them, and a worker's names
+    /// stay a few MiB).
+    pub worker_players: usize,
 }
 
 impl Sizes {
@@ -52,7 +56,8 @@ impl Sizes {
     /// twice its bytes) times the pieces in flight stay a few MiB.
     pub const DEFAULT: Sizes = Sizes {
         parallel_from: 4 << 20,
-        chunk: 1 << 20,
+        chunk: 256 << 10,
+        worker_players: 1 << 17,
     };
 }
 
@@ -78,6 +83,7 @@ pub(crate) fn sizes() -> Sizes {
         Some(n) if n > 0 => Sizes {
             parallel_from: n,
             chunk: n,
+            ..Sizes::DEFAULT
         },
         _ => Sizes::DEFAULT,
     }
@@ -220,14 +226,18 @@ enum Msg {
 /// A piece read on its own.
 struct Parsed {
     index: usize,
-    /// The piece, kept when it may have to be parsed again (see [`Merger::times`]).
+    /// The piece, kept when it may have to be parsed again (see [`Merger::merge`]).
     piece: Option<Piece>,
     /// Whether its time parser began with the column's reading of integers settled.
     seeded: bool,
-    /// Its contests and players (ids of its own).
-    builder: HistoryBuilder,
-    /// Per contest kept: its line, and the number of the piece's players named by the end of
-    /// its row.
+    /// The worker whose players' ids it uses ([`FRESH`] for players of its own).
+    worker: usize,
+    /// Its contests (players by the worker's ids), and the players new to the worker.
+    part: History,
+    /// The worker's players it names, in the order of their first appearance in it.
+    appeared: Vec<PlayerId>,
+    /// Per contest kept: its line, and how many of `appeared` the piece had named by the end
+    /// of its row.
     kept: Vec<(u64, u32)>,
     /// Its records, skipped ones and examples.
     source: SourceInfo,
@@ -235,6 +245,25 @@ struct Parsed {
     times: TimeParser,
     /// Its first error, which ended it.
     result: anyhow::Result<()>,
+}
+
+/// The worker of a piece parsed with players of its own (by the merger, again).
+const FRESH: usize = usize::MAX;
+
+/// A worker's players, kept from piece to piece (so that a name is interned once per worker,
+/// not once per piece), until there are more than [`Sizes::worker_players`].
+struct Table {
+    builder: HistoryBuilder,
+    appear: Appearances,
+}
+
+impl Table {
+    fn new() -> Self {
+        Self {
+            builder: HistoryBuilder::new(),
+            appear: Appearances::default(),
+        }
+    }
 }
 
 impl Parsed {
@@ -255,18 +284,29 @@ struct Shared<'a> {
     settled: OnceLock<TimeParser>,
     /// Set when the merger has stopped: the pieces left are not worth parsing.
     stop: AtomicBool,
+    worker_players: usize,
 }
 
 impl Shared<'_> {
-    /// Parses a piece with a time parser that begins as `times`.
-    fn parse(&self, piece: Piece, times: TimeParser, seeded: bool) -> Parsed {
+    /// Parses a piece with the players of `table` (of `worker`) and a time parser that
+    /// begins as `times`.
+    fn parse(
+        &self,
+        piece: Piece,
+        times: TimeParser,
+        seeded: bool,
+        table: &mut Table,
+        worker: usize,
+    ) -> Parsed {
+        table.appear.next_piece();
         let mut ctx = Context {
             file: self.file.to_string(),
             opts: self.opts,
-            builder: HistoryBuilder::new(),
+            builder: std::mem::take(&mut table.builder),
             source: SourceInfo::default(),
             emit: None,
             disorder_at: None,
+            appear: Some(std::mem::take(&mut table.appear)),
         };
         let (reader, mut lines) =
             super::lines::counting_after(Cursor::new(&piece.bytes[..]), piece.lines_before);
@@ -290,7 +330,8 @@ impl Shared<'_> {
                         Location::Line(l) => *l,
                         _ => 0,
                     };
-                    kept.push((line, ctx.builder.names().len() as u32));
+                    let named = ctx.appear.as_ref().map_or(0, |a| a.order.len());
+                    kept.push((line, named as u32));
                 }
                 Ok(())
             },
@@ -299,15 +340,19 @@ impl Shared<'_> {
         let Rows::Games(games) = rows else {
             unreachable!("a games reader")
         };
-        let times = games.times().clone();
+        let part = ctx.builder.take_part();
+        table.builder = ctx.builder;
+        table.appear = ctx.appear.take().unwrap_or_default();
         let mut parsed = Parsed {
             index: piece.index,
             piece: None,
             seeded,
-            builder: ctx.builder,
+            worker,
+            part,
+            appeared: std::mem::take(&mut table.appear.order),
             kept,
             source: ctx.source,
-            times,
+            times: games.times().clone(),
             result,
         };
         // Kept for a parse again only when the reading of integers could change its result.
@@ -355,6 +400,15 @@ pub(crate) fn read(
     let Rows::Games(games) = rows else {
         unreachable!("a games reader")
     };
+    if mostly_distinct(&ahead[body..], delimiter, games.schema().sides()) {
+        return super::table::read_sequential(
+            path,
+            Format::Games,
+            delimiter,
+            Cursor::new(ahead).chain(rest),
+            ctx,
+        );
+    }
     let lines_before = memchr::memchr_iter(b'\n', &ahead[..body]).count() as u64;
     let line_start = memchr::memrchr(b'\n', &ahead[..body]).map_or(0, |k| k + 1);
     let file = ctx.file.clone();
@@ -367,12 +421,15 @@ pub(crate) fn read(
         schema: games.schema().clone(),
         settled: OnceLock::new(),
         stop: AtomicBool::new(false),
+        worker_players: sizes.worker_players,
     };
     let workers = rayon::current_num_threads().max(1);
     let in_flight = workers + 2;
     let mut merger = Merger {
         times: games.times().clone(),
         counting: ctx.builder.count().is_some(),
+        known: (0..workers).map(|_| Known::default()).collect(),
+        back: Vec::new(),
     };
     let (work_tx, work_rx) = channel::<Piece>();
     let work_rx = Mutex::new(work_rx);
@@ -393,24 +450,60 @@ pub(crate) fn read(
         let done = done_tx.clone();
         let stop = &shared.stop;
         scope.spawn(move || chunker.run(rest, &work_tx, &token_rx, &done, stop));
-        for _ in 0..workers {
+        for worker in 0..workers {
             let (done, work_rx, shared) = (done_tx.clone(), &work_rx, &shared);
-            scope.spawn(move || work(shared, work_rx, &done));
+            let (back, returned) = channel();
+            merger.back.push(back);
+            scope.spawn(move || work(shared, worker, work_rx, &done, &returned));
         }
         drop(done_tx);
         let merged = merger.run(ctx, &shared, &done_rx, &token_tx);
         shared.stop.store(true, Ordering::Relaxed);
         // Dropping the channels' ends here lets every thread see that it is over.
-        drop((done_rx, token_tx));
+        drop((done_rx, token_tx, std::mem::take(&mut merger.back)));
         merged
     })?;
     ctx.source.time_format = Some(merger.times.reading());
     Ok(())
 }
 
+/// Whether most of the sides in the first records (`sample`) are distinct: an input of many
+/// players, each in few games. Parsed in pieces, its names would be interned twice as often as
+/// sequentially (once by the worker that meets a name, once by the merger, which would do
+/// about as much of it as the sequential reader does, alone), so it is read sequentially.
+fn mostly_distinct(sample: &[u8], delimiter: u8, (a, b): (usize, usize)) -> bool {
+    use std::hash::BuildHasher;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(delimiter)
+        .flexible(true)
+        .from_reader(sample);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut sides = 0usize;
+    let mut rec = csv::ByteRecord::new();
+    while let Ok(true) = rdr.read_byte_record(&mut rec) {
+        for side in [rec.get(a), rec.get(b)].into_iter().flatten() {
+            sides += 1;
+            seen.insert(rustc_hash::FxBuildHasher.hash_one(side));
+        }
+    }
+    sides >= 1000 && seen.len() * 2 > sides
+}
+
 /// A worker: parses the pieces it is given until there are none or the merger has stopped.
-fn work(shared: &Shared, queue: &Mutex<Receiver<Piece>>, done: &Sender<Msg>) {
+fn work(
+    shared: &Shared,
+    worker: usize,
+    queue: &Mutex<Receiver<Piece>>,
+    done: &Sender<Msg>,
+    returned: &Receiver<History>,
+) {
+    let mut table = Table::new();
     loop {
+        // The arrays of a part merged, to keep the next one in.
+        for part in returned.try_iter() {
+            table.builder.reuse(part);
+        }
         let next = queue.lock().map(|q| q.recv());
         let Ok(Ok(piece)) = next else {
             return;
@@ -418,9 +511,14 @@ fn work(shared: &Shared, queue: &Mutex<Receiver<Piece>>, done: &Sender<Msg>) {
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }
+        if table.builder.names().len() > shared.worker_players {
+            let players = table.builder.names().len();
+            table = Table::new();
+            table.builder.reserve_players(players);
+        }
         let (times, seeded) = shared.times();
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            shared.parse(piece, times, seeded)
+            shared.parse(piece, times, seeded, &mut table, worker)
         }));
         let msg = match parsed {
             Ok(p) => Msg::Parsed(Box::new(p)),
@@ -508,6 +606,8 @@ impl Chunker {
             }
             // All scanned: the bytes not sent yet go to the front, and more are read.
             self.pending.drain(..self.start);
+            // What was read ahead before the pieces began need not stay allocated.
+            self.pending.shrink_to(self.chunk + (2 << 20));
             scanned -= self.start;
             cut = cut.map(|c| c - self.start);
             self.start = 0;
@@ -571,6 +671,44 @@ struct Merger {
     times: TimeParser,
     /// Whether the read's builder only counts.
     counting: bool,
+    /// Per worker, its players as far as the merged pieces told them.
+    known: Vec<Known>,
+    /// Per worker, where the parts merged go back (their arrays are used again).
+    back: Vec<Sender<History>>,
+}
+
+/// A worker's players (by its ids): their ids in the read's builder once a merged piece has
+/// named them (`NONE` before). Their names are in the parts, which every player new to the
+/// worker is first named by, except those of a part parsed again instead of merged, kept
+/// here.
+#[derive(Default)]
+struct Known {
+    ids: Vec<PlayerId>,
+    unmerged: rustc_hash::FxHashMap<PlayerId, String>,
+}
+
+/// No id in the read's builder yet.
+const NONE: PlayerId = PlayerId::MAX;
+
+impl Known {
+    /// Takes in the players new to the worker in a part (all of them when it began again).
+    fn add(&mut self, part: &History) {
+        if part.first_named() == 0 {
+            self.ids.clear();
+            self.unmerged.clear();
+        }
+        debug_assert_eq!(self.ids.len(), part.first_named());
+        self.ids.resize(part.player_count(), NONE);
+    }
+
+    /// The same for a part that is not merged: its new players' names are kept.
+    fn add_unmerged(&mut self, part: &History) {
+        self.add(part);
+        for (k, name) in part.names().iter().enumerate() {
+            self.unmerged
+                .insert((part.first_named() + k) as PlayerId, name.clone());
+        }
+    }
 }
 
 impl Merger {
@@ -618,30 +756,61 @@ impl Merger {
 
     fn merge(&mut self, mut p: Parsed, ctx: &mut Context, shared: &Shared) -> anyhow::Result<()> {
         // A piece parsed before the column's reading of integers was known, whose result
-        // could be another with it: parsed again with it.
+        // could be another with it: parsed again with it, with players of its own. The
+        // worker's players new in it are noted all the same (its ids go on from them).
+        let mut fresh = Known::default();
         if !p.seeded
             && self.times.settled()
             && (p.times.settled_otherwise(&self.times) || p.rejected())
             && let Some(piece) = p.piece.take()
         {
-            p = shared.parse(piece, TimeParser::continuing(&self.times), true);
+            if !self.counting {
+                self.known[p.worker].add_unmerged(&p.part);
+            }
+            let times = TimeParser::continuing(&self.times);
+            p = shared.parse(piece, times, true, &mut Table::new(), FRESH);
+            if !self.counting {
+                fresh.add(&p.part);
+            }
+        } else if !self.counting {
+            self.known[p.worker].add(&p.part);
         }
         let was_settled = self.times.settled();
         self.times.absorb(&p.times);
         if !was_settled && self.times.settled() {
             let _ = shared.settled.set(self.times.clone());
         }
-        let names = p.builder.names();
-        let mut ids: Vec<PlayerId> = Vec::new();
-        for (i, &(line, named)) in p.kept.iter().enumerate() {
+        let known = if p.worker == FRESH {
+            &mut fresh
+        } else {
+            &mut self.known[p.worker]
+        };
+        // The contests in runs that end where the sequential reader's `after_record` could do
+        // something: after each contest when counting (time order's first break), where the
+        // pending contests reach the next block's size when streaming, else at the end. The
+        // players a run's rows named are interned before it.
+        let first = p.part.first_index();
+        let (mut done, mut named) = (0, 0);
+        while done < p.kept.len() {
+            let end = if self.counting {
+                done + 1
+            } else if let Some(e) = &ctx.emit {
+                (done + e.next_check.saturating_sub(ctx.builder.pending()).max(1)).min(p.kept.len())
+            } else {
+                p.kept.len()
+            };
+            let (line, upto) = p.kept[end - 1];
             if !self.counting {
-                intern(ctx, names, named as usize, &mut ids);
+                intern(ctx, known, &p.part, &p.appeared[named..upto as usize]);
+                named = upto as usize;
             }
-            ctx.builder.append_from(&p.builder, i, &ids);
+            ctx.builder
+                .append(&p.part, first + done..first + end, &known.ids);
             ctx.after_record(&Location::Line(line))?;
+            done = end;
         }
         if !self.counting {
-            intern(ctx, names, names.len(), &mut ids);
+            intern(ctx, known, &p.part, &p.appeared[named..]);
         }
         let (src, from) = (&mut ctx.source, &p.source);
         src.records += from.records;
@@ -652,22 +821,32 @@ impl Merger {
                 src.skipped_examples.push(example.clone());
             }
         }
+        if let Some(back) = self.back.get(p.worker) {
+            let _ = back.send(p.part);
+        }
         p.result
     }
 }
 
-/// Gives the first `upto` of a piece's players (`names`, by the piece's ids) their ids in the
-/// read's builder, in order, after the `ids` given already.
-fn intern(ctx: &mut Context, names: &[String], upto: usize, ids: &mut Vec<PlayerId>) {
-    while ids.len() < upto {
-        ids.push(ctx.builder.player(&names[ids.len()]));
+/// Gives the players a piece named (in order) their ids in the read's builder, where they have
+/// none yet: each where the sequential reader would have interned it.
+fn intern(ctx: &mut Context, known: &mut Known, part: &History, named: &[PlayerId]) {
+    for &p in named {
+        let id = &mut known.ids[p as usize];
+        if *id == NONE {
+            let name = if p as usize >= part.first_named() {
+                part.name(p)
+            } else {
+                &known.unmerged[&p]
+            };
+            *id = ctx.builder.player(name);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::History;
     use crate::ingest::options::IngestOptions;
     use crate::replay::Period;
     use std::path::PathBuf;
@@ -686,14 +865,16 @@ mod tests {
     /// Runs `f` with the reads on this thread parsed in pieces of `chunk` bytes (sequentially
     /// for `None`) on `threads` workers.
     fn with<T: Send>(chunk: Option<usize>, threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        // Small pieces on few workers keep few players; large ones the default.
         let sizes = chunk.map_or(
             Sizes {
                 parallel_from: usize::MAX,
-                chunk: 1,
+                ..Sizes::DEFAULT
             },
             |chunk| Sizes {
                 parallel_from: 1,
                 chunk,
+                worker_players: if threads < 3 { chunk.min(4) } else { 1 << 17 },
             },
         );
         let pool = rayon::ThreadPoolBuilder::new()
@@ -908,11 +1089,43 @@ mod tests {
     }
 
     #[test]
+    fn inputs_of_mostly_new_players_are_told() {
+        let rows = |players: usize| {
+            let mut t = String::new();
+            for i in 0..2000 {
+                t.push_str(&format!(
+                    "2020-01-01,p{},p{},1\n",
+                    i % players,
+                    (i * 7 + 1) % players
+                ));
+            }
+            t
+        };
+        assert!(mostly_distinct(rows(100_000).as_bytes(), b',', (1, 2)));
+        assert!(!mostly_distinct(rows(500).as_bytes(), b',', (1, 2)));
+        // Too few records to tell: parsed in pieces.
+        assert!(!mostly_distinct(b"2020-01-01,a,b,1\n", b',', (1, 2)));
+    }
+
+    #[test]
     fn pieces_read_as_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
         let clean = write(dir.path(), "clean.csv", &games(400, 1, false));
         let [whole, ..] = same_in_pieces(&clean, &opts(false));
         assert!(whole.contains("records: 400"), "{whole}");
+        // Players known before (a resumed replay's), names trimmed, no teams.
+        let known = IngestOptions {
+            known_players: vec!["eve".into(), "nobody".into(), "ann".into()],
+            trim_names: true,
+            ..opts(true)
+        };
+        let [whole, ..] = same_in_pieces(&clean, &known);
+        assert!(whole.contains(r#"["eve", "nobody", "ann""#), "{whole}");
+        let solo = IngestOptions {
+            team_separator: crate::ingest::TeamSeparator::None,
+            ..opts(true)
+        };
+        same_in_pieces(&clean, &solo);
         let bad = write(dir.path(), "bad.csv", &games(400, 2, true));
         let [whole, counted, _] = same_in_pieces(&bad, &opts(true));
         assert!(whole.contains("skipped_invalid: "), "{whole}");
@@ -977,6 +1190,24 @@ mod tests {
         let secs = write(dir.path(), "secs.csv", secs.as_bytes());
         let [whole, ..] = same_in_pieces(&secs, &opts(true));
         assert!(whole.contains("ambiguous"), "{whole}");
+        // Seconds first, then dates (refused as ambiguous) whose players come again later
+        // with seconds: a piece that first read the dates as dates named those players, and
+        // is read again without them.
+        let mut later = String::from("time,a,b,result\n1700000000,s,t,1\n");
+        for i in 0..120 {
+            later.push_str(&format!("202301{:02},d{},e{},1\n", i % 28 + 1, i, i / 2));
+        }
+        for i in 0..120 {
+            later.push_str(&format!(
+                "{},d{},e{},0\n",
+                1_700_000_100 + i,
+                119 - i,
+                i / 3
+            ));
+        }
+        let later = write(dir.path(), "later.csv", later.as_bytes());
+        let [whole, ..] = same_in_pieces(&later, &opts(true));
+        assert!(whole.contains("skipped_invalid: 120,"), "{whole}");
     }
 
     #[test]

@@ -699,36 +699,113 @@ impl HistoryBuilder {
         result
     }
 
-    /// Appends the `i`-th contest kept by `part`, a builder that read a later piece of the same
-    /// input on its own (in parallel): its players are mapped to this builder's ids through
-    /// `ids` (indexed by `part`'s ids), its series by name. The contest was checked when `part`
-    /// kept it, so it is kept as it is; a counting builder only counts it (and `ids` may then
-    /// be empty).
-    pub fn append_from(&mut self, part: &HistoryBuilder, i: usize, ids: &[PlayerId]) {
-        let c = &part.h.contests[i];
-        let series = (c.series != NONE).then(|| part.h.series[c.series as usize].as_str());
+    /// Hands over every contest kept so far, with its labels and series, and keeps the players
+    /// (ids and names): a part of an input that one of several builders read, for another
+    /// builder to [`append`](Self::append). Its contests are in the order they were kept
+    /// (not sorted by time); its names are those of the players new since the last part, the
+    /// first of them [`History::first_named`].
+    pub fn take_part(&mut self) -> History {
+        debug_assert!(self.open.is_none(), "take_part with a contest open");
+        let h = &mut self.h;
+        let part = History {
+            names: h.names[self.names_taken as usize..].to_vec(),
+            names_offset: self.names_taken,
+            offset: self.contests_taken,
+            contests: std::mem::take(&mut h.contests),
+            entries: std::mem::take(&mut h.entries),
+            members: std::mem::take(&mut h.members),
+            labels: std::mem::take(&mut h.labels),
+            series: std::mem::take(&mut h.series),
+            ..History::default()
+        };
+        self.label_ids.clear();
+        self.series_ids.clear();
+        self.contests_taken += part.contests.len() as u32;
+        self.names_taken = h.names.len() as u32;
+        part
+    }
+
+    /// Takes back the arrays of a part handed over before ([`take_part`](Self::take_part)),
+    /// emptied, to keep the next part's contests in (so that they are not grown again).
+    pub fn reuse(&mut self, part: History) {
+        fn keep<T>(mine: &mut Vec<T>, mut theirs: Vec<T>) {
+            if mine.is_empty() && mine.capacity() < theirs.capacity() {
+                theirs.clear();
+                *mine = theirs;
+            }
+        }
+        keep(&mut self.h.contests, part.contests);
+        keep(&mut self.h.entries, part.entries);
+        keep(&mut self.h.members, part.members);
+    }
+
+    /// Appends the contests `range` (indices of `part`, a part another builder read:
+    /// [`take_part`](Self::take_part)), their players mapped to this builder's ids through
+    /// `ids` (indexed by the part's ids), their labels and series by name. They were checked
+    /// when the part was read, so they are kept as they are; a counting builder only counts
+    /// them (`ids` may then be empty).
+    pub fn append(&mut self, part: &History, range: std::ops::Range<usize>, ids: &[PlayerId]) {
+        let contests =
+            &part.contests[range.start - part.offset as usize..range.end - part.offset as usize];
         if let Some(count) = &mut self.count {
-            count.add(c.time, series.is_some());
+            for c in contests {
+                count.add(c.time, c.series != NONE);
+            }
             return;
         }
-        let label = (c.label != NONE).then(|| part.h.labels[c.label as usize].as_str());
-        self.begin_contest(c.time, c.weight, label, series);
-        let mut rec = self.open.take().expect("a contest was just begun");
-        for e in &part.h.entries[c.entry_start as usize..c.entry_end as usize] {
-            let member_start = self.h.members.len() as u32;
-            self.h.members.extend(
-                part.h.members[e.member_start as usize..e.member_end as usize]
-                    .iter()
-                    .map(|&p| ids[p as usize]),
-            );
-            self.h.entries.push(EntryRec {
-                member_start,
-                member_end: self.h.members.len() as u32,
+        let (Some(first), Some(last)) = (contests.first(), contests.last()) else {
+            return;
+        };
+        // A part's contests, entries and members lie in order, each after the one before.
+        let (e0, e1) = (first.entry_start as usize, last.entry_end as usize);
+        let m0 = part.entries[e0].member_start;
+        let m1 = part.entries[e1 - 1].member_end;
+        let (entries_at, members_at) = (self.h.entries.len() as u32, self.h.members.len() as u32);
+        self.h.members.extend(
+            part.members[m0 as usize..m1 as usize]
+                .iter()
+                .map(|&p| ids[p as usize]),
+        );
+        self.h
+            .entries
+            .extend(part.entries[e0..e1].iter().map(|e| EntryRec {
+                member_start: e.member_start - m0 + members_at,
+                member_end: e.member_end - m0 + members_at,
                 ..*e
+            }));
+        for c in contests {
+            let label = if c.label == NONE {
+                NONE
+            } else {
+                Self::intern(
+                    &mut self.label_ids,
+                    &mut self.h.labels,
+                    &part.labels[c.label as usize],
+                )
+            };
+            let series = if c.series == NONE {
+                NONE
+            } else {
+                Self::intern(
+                    &mut self.series_ids,
+                    &mut self.h.series,
+                    &part.series[c.series as usize],
+                )
+            };
+            self.h.contests.push(ContestRec {
+                entry_start: c.entry_start - e0 as u32 + entries_at,
+                entry_end: c.entry_end - e0 as u32 + entries_at,
+                label,
+                series,
+                ..*c
             });
         }
-        rec.entry_end = self.h.entries.len() as u32;
-        self.h.contests.push(rec);
+    }
+
+    /// Makes room for `n` more players without growing the name table again.
+    pub fn reserve_players(&mut self, n: usize) {
+        self.h.names.reserve(n);
+        self.ids.reserve(n);
     }
 
     /// Every player's name so far, by id.
