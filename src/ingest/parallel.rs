@@ -1,27 +1,31 @@
 //! A large games CSV parsed on every core, with the results of the sequential reader
 //! ([`super::table::read_sequential`]) in every respect: the contests and their order, the
 //! players' ids (in order of first appearance), the counts and skipped examples, the first
-//! error with its file, line and field, the blocks a streaming read hands over.
+//! error with its file, line and field, the time column's reading, and what a counting or
+//! streaming read does after each record (time order's first break, the blocks handed over).
 //!
 //! After the header (read as the sequential reader reads it), a chunker thread cuts the byte
 //! stream into pieces of about [`Sizes::chunk`] bytes at record boundaries: a line feed outside
 //! a quoted field, found by [`Scanner`], which follows the CSV parser's quoting exactly (a
 //! quoted field may hold line feeds). It counts each piece's line feeds, so that every piece
-//! knows the line it begins on. Worker threads parse the pieces, each into a builder of its
-//! own with the sequential reader's record loop ([`super::table::read_records`]), stopping at
-//! a piece's first error. The calling thread merges their results strictly in order: it
-//! appends each contest to the real builder (a counting builder only counts it) with the
-//! piece's players given their ids there, interning each name where the sequential reader
-//! would have (so that the names a streamed block carries are the same), calls
-//! [`Context::after_record`] after each contest (time order's first break, streamed blocks),
-//! adds the counts and the first skipped examples, and returns the first error.
+//! knows the line it begins on. Worker threads (`--threads`, one per core by default) parse the
+//! pieces with the sequential reader's record loop ([`super::table::read_records`]), each into
+//! a builder of its own that keeps its players from piece to piece, noting which of them each
+//! piece names in the order of their first appearance; a piece stops at its first error. The
+//! calling thread merges the results strictly in order: it gives each worker's player an id in
+//! the read's builder when a merged piece first names him (so ids come in order of first
+//! appearance, and the names a streamed block carries are the sequential reader's), appends
+//! the contests in runs that end where [`Context::after_record`] could act, adds the counts
+//! and the first skipped examples, and returns the first error. A counting read interns no
+//! name at all. How many threads there are changes nothing but the time taken.
 //!
 //! The time column's `auto` reading of integers is settled by the column's first integer, so
 //! a piece's parse depends on the pieces before it. A piece is parsed with the reading
 //! settled when it is known as it begins (a piece after the first integer's); one parsed
 //! before it was known, whose result could differ with it, is parsed again with it.
 //!
-//! Small inputs (under [`Sizes::parallel_from`]) and standings are read sequentially.
+//! Small inputs (under [`Sizes::parallel_from`]), standings, and inputs whose first records
+//! name mostly distinct players ([`mostly_distinct`]) are read sequentially.
 
 use super::context::{Appearances, Context};
 use super::errors::{FieldError, Location};

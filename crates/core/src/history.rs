@@ -1020,6 +1020,78 @@ mod tests {
         assert_eq!(h.player_count(), 8);
     }
 
+    /// Parts read by builders of their own, appended in order with their players mapped by
+    /// name, give the history one builder reading everything gives.
+    #[test]
+    fn parts_appended_in_order_make_the_whole() {
+        let games: &[(i64, &str, &str, Option<&str>)] = &[
+            (5, "a", "b", Some("s1")),
+            (3, "c", "a", None),
+            (7, "b", "d", Some("s1")),
+            (7, "e", "c", Some("s2")),
+            (9, "a", "e", None),
+        ];
+        let mut whole = HistoryBuilder::new();
+        for &(t, x, y, s) in games {
+            let (x, y) = (whole.player(x), whole.player(y));
+            whole
+                .add_game(t, 2.0, s, (&[x], &[y]), 1.0, Some((3.0, 1.0)))
+                .unwrap();
+        }
+        let whole = whole.finish(SourceInfo::default());
+        let mut merged = HistoryBuilder::new();
+        let mut worker = HistoryBuilder::new();
+        let mut ids: Vec<PlayerId> = Vec::new();
+        for piece in games.chunks(2) {
+            for &(t, x, y, s) in piece {
+                let (x, y) = (worker.player(x), worker.player(y));
+                worker
+                    .add_game(t, 2.0, s, (&[x], &[y]), 1.0, Some((3.0, 1.0)))
+                    .unwrap();
+            }
+            let part = worker.take_part();
+            for (k, name) in part.names().iter().enumerate() {
+                assert_eq!(ids.len(), part.first_named() + k);
+                ids.push(merged.player(name));
+            }
+            merged.append(&part, part.first_index()..part.end_index(), &ids);
+            worker.reuse(part);
+        }
+        let merged = merged.finish(SourceInfo::default());
+        let show = |h: &History| {
+            h.contests()
+                .map(|c| {
+                    let e: Vec<_> = c
+                        .entries()
+                        .map(|e| (e.players.to_vec(), e.lo, e.hi, e.score))
+                        .collect();
+                    format!(
+                        "{} {} {:?} {:?}",
+                        c.time(),
+                        c.weight(),
+                        c.series().map(|s| h.series_name(s)),
+                        e
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(show(&merged), show(&whole));
+        assert_eq!(merged.names(), whole.names());
+        // A counting builder counts what it is given.
+        let mut counting = HistoryBuilder::counting(Some(8));
+        let mut worker = HistoryBuilder::new();
+        for &(t, x, y, s) in games {
+            let (x, y) = (worker.player(x), worker.player(y));
+            worker.add_game(t, 1.0, s, (&[x], &[y]), 1.0, None).unwrap();
+        }
+        let part = worker.take_part();
+        counting.append(&part, 0..part.len(), &[]);
+        let count = counting.count().unwrap();
+        assert_eq!((count.contests, count.before_cutoff), (5, 4));
+        assert_eq!(count.first_disorder, Some((1, 3, 5)));
+        assert!(count.series);
+    }
+
     #[test]
     fn refuses_a_player_against_himself_and_recovers() {
         let mut b = HistoryBuilder::new();
