@@ -179,7 +179,9 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
         return Err(ctx.error(Location::File, FieldError::whole(what)).into());
     }
     let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
-    if format != Format::Games {
+    // A streamed replay rates on another thread as this one reads: its reading stays on one
+    // core, leaving the other to the replay (parsed on both, it was slower, and larger).
+    if format != Format::Games || ctx.emit.is_some() {
         return read_sequential(path, format, delimiter, Cursor::new(head).chain(file), ctx);
     }
     let sizes = super::parallel::sizes();
