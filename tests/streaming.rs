@@ -716,3 +716,87 @@ fn a_streamed_dry_run_reports_as_a_whole_read() {
     assert_eq!(whole, dry("on"));
     assert!(!out.exists(), "a dry run writes nothing");
 }
+
+/// A games table in Parquet is read a row group at a time, and streams: the file written with
+/// row groups of 37 rows (the games of `games_csv`, the weights as numbers) gives the outputs
+/// of the same games read from CSV, read whole or streamed; an error names its row counted
+/// across the row groups; a standings table is read whole (and `--stream on` says why).
+#[test]
+fn parquet_is_read_by_row_groups_and_streams() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(800, 13);
+    let csv = common::write(dir.path(), "games.csv", &text);
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let column = |k: usize| -> Vec<&str> { lines.iter().map(|f| f[k]).collect() };
+    let weights: Vec<Option<f64>> = lines.iter().map(|f| f[4].parse().ok()).collect();
+    let write = |name: &str, results: Vec<&str>| {
+        let mut df = df!(
+            "time" => column(0),
+            "a" => column(1),
+            "b" => column(2),
+            "result" => results,
+            "weight" => weights.clone(),
+        )
+        .unwrap();
+        let path = dir.path().join(name);
+        ParquetWriter::new(std::fs::File::create(&path).unwrap())
+            .with_row_group_size(Some(37))
+            .finish(&mut df)
+            .unwrap();
+        path
+    };
+    let pq = write("games.parquet", column(3));
+    // The CSV's weights are text ("2" or empty); the same numbers in the outputs.
+    let args = ["--system", "glicko2", "--period", "week"];
+    let from_csv = dir.path().join("from-csv");
+    common::replay_ok(&csv, &from_csv, &[&args[..], &["--stream", "off"]].concat());
+    same_streamed_or_not(&pq, dir.path(), &args);
+    let o = outputs(&dir.path().join("streamed"));
+    let c = outputs(&from_csv);
+    assert!(
+        o.0 == c.0,
+        "the leaderboards of the CSV and the Parquet differ"
+    );
+    assert!(
+        o.1 == c.1,
+        "the histories of the CSV and the Parquet differ"
+    );
+    // A bad result in the 10th row group: its row, counted from the first.
+    let mut results = column(3);
+    results[400] = "won";
+    let bad = write("bad.parquet", results);
+    for mode in ["off", "on"] {
+        let o = replay(&bad, &dir.path().join("bad"), &["--stream", mode]);
+        let err = texts(&o).1;
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("bad.parquet, row 401") && err.contains("unknown result `won`"),
+            "{mode}: {err}"
+        );
+    }
+    // Standings stay whole.
+    let mut st = df!(
+        "contest" => ["c1", "c1", "c2", "c2"],
+        "time" => ["2021-01-01", "2021-01-01", "2021-01-02", "2021-01-02"],
+        "player" => ["ann", "bob", "ann", "bob"],
+        "rank" => [1i64, 2, 2, 1],
+    )
+    .unwrap();
+    let standings = dir.path().join("standings.parquet");
+    ParquetWriter::new(std::fs::File::create(&standings).unwrap())
+        .finish(&mut st)
+        .unwrap();
+    let o = replay(&standings, &dir.path().join("st"), &["--stream", "on"]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("standings table is read whole"),
+        "{}",
+        texts(&o).1
+    );
+    common::replay_ok(&standings, &dir.path().join("st"), &["--stream", "auto"]);
+}

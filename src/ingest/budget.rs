@@ -414,28 +414,13 @@ pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) ->
             }),
         },
         Format::Parquet => {
-            use polars::prelude::*;
-            let file = std::fs::File::open(path).ok()?;
-            let hook = std::panic::take_hook();
-            std::panic::set_hook(Box::new(|_| {}));
-            let meta = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut r = ParquetReader::new(file);
-                r.get_metadata().ok().map(|m| {
-                    let rows = m.num_rows as f64;
-                    let decoded: f64 = m
-                        .row_groups
-                        .iter()
-                        .map(|g| g.total_byte_size() as f64)
-                        .sum();
-                    (rows, decoded)
-                })
-            }))
-            .ok()
-            .flatten();
-            std::panic::set_hook(hook);
-            let (rows, decoded) = meta?;
-            // Decoded, then cast to text: three times the decoded columns; every row may
-            // bring a new player (nothing cheaper can be known before decoding).
+            let file = super::parquet::ParquetFile::open(path).ok()?;
+            let rows = file.row_group_rows();
+            // The largest row group, decoded: the read holds one at a time.
+            let decoded = file.largest_row_group_bytes() as f64;
+            let rows = rows.iter().sum::<usize>() as f64;
+            // A row group decoded, then cast to text: three times its decoded columns; every
+            // row may bring a new player (nothing cheaper can be known before decoding).
             let placings = 2.0 * rows;
             Some(Estimate {
                 placings,

@@ -14,6 +14,7 @@ mod games;
 mod lines;
 mod options;
 mod parallel;
+pub mod parquet;
 mod parquet_probe;
 mod pgn;
 pub mod seeds;
@@ -56,7 +57,7 @@ pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::R
         &mut ctx,
         &mut |path, format, ctx| match format {
             Format::Games | Format::Standings => table::read_csv(path, format, ctx),
-            Format::Parquet => table::read_parquet(path, ctx),
+            Format::Parquet => parquet::read_parquet(path, ctx),
             Format::Json => contest_json::read(path, ctx),
             Format::Pgn => pgn::read(path, ctx),
         },

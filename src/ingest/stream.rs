@@ -5,9 +5,9 @@
 //! no contest and no player: it finds the number of contests (the warm-up is a share of it),
 //! whether they come in time order, and the first bad record, before anything is rated. The
 //! second pass reads the input again and hands over blocks of about [`BLOCK`] contests, each
-//! ending where a round ends. Only the games (CSV) and PGN readers stream: they give each
-//! contest as they read it (the standings reader gathers a contest's rows from anywhere in
-//! the file, contest JSON is a contest per file, Parquet is read whole).
+//! ending where a round ends. Only the games (CSV and Parquet) and PGN readers stream: they
+//! give each contest as they read it (the standings reader gathers a contest's rows from
+//! anywhere in the file, contest JSON is a contest per file).
 
 use super::context::{Context, Emit, note_padded_names};
 use super::errors::Location;
@@ -23,7 +23,7 @@ pub const BLOCK: usize = 1 << 16;
 
 /// Whether `format` can be streamed.
 pub fn streamable(format: Format) -> bool {
-    matches!(format, Format::Games | Format::Pgn)
+    matches!(format, Format::Games | Format::Pgn | Format::Parquet)
 }
 
 /// What the counting pass found.
@@ -43,12 +43,13 @@ fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     super::read_files(&files, format, ctx, &mut |path, format, ctx| match format {
         Format::Games => super::table::read_csv(path, format, ctx),
         Format::Pgn => super::pgn::read(path, ctx),
+        Format::Parquet => super::parquet::read_parquet(path, ctx),
         _ => Err(ctx
             .error(
                 Location::File,
                 super::errors::FieldError::whole(format!(
-                    "{format} inputs cannot be streamed (games CSV and PGN can): pass \
-                     --stream off"
+                    "{format} inputs cannot be streamed (games CSV, PGN and Parquet can): \
+                     pass --stream off"
                 )),
             )
             .into()),

@@ -10,7 +10,6 @@ use super::lines::Lines;
 use super::options::{ColumnMap, Format, IngestOptions};
 use super::standings::{StandingsReader, StandingsSchema};
 use anyhow::Context as _;
-use std::fs::File;
 use std::io::{BufRead, Cursor, Read};
 use std::path::Path;
 
@@ -61,7 +60,7 @@ fn header_fields(line: &str, delimiter: u8) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
+pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
     let has = |c: &str| find_column(header, map.source(c)).is_some();
     // The formats' distinctive columns; with some of them missing, the reader of the format
     // they point to names the missing column.
@@ -104,13 +103,19 @@ pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
     })
 }
 
+/// The rows of a games or a standings table, whatever the file type.
 pub(crate) enum Rows {
     Games(GamesReader),
     Standings(StandingsReader),
 }
 
 impl Rows {
-    fn new(format: Format, header: &[String], opts: &IngestOptions) -> Result<Self, FieldError> {
+    /// The reader of a table of `format` with this header.
+    pub(crate) fn new(
+        format: Format,
+        header: &[String],
+        opts: &IngestOptions,
+    ) -> Result<Self, FieldError> {
         let (map, times) = (&opts.map, opts.time_format.clone());
         Ok(match format {
             Format::Standings => Rows::Standings(StandingsReader::new(
@@ -128,7 +133,8 @@ impl Rows {
         }
     }
 
-    fn row<'r>(
+    /// Reads one row, its cells given by column.
+    pub(crate) fn row<'r>(
         &mut self,
         ctx: &mut Context,
         at: &Location,
@@ -140,7 +146,8 @@ impl Rows {
         }
     }
 
-    fn finish(self, ctx: &mut Context) -> Result<(), InputError> {
+    /// Ends the table (a standings table's contests are complete only now).
+    pub(crate) fn finish(self, ctx: &mut Context) -> Result<(), InputError> {
         match self {
             Rows::Games(g) => {
                 ctx.source.time_format = Some(g.time_reading());
@@ -151,7 +158,7 @@ impl Rows {
     }
 
     /// What a record of a table is.
-    const UNIT: &'static str = "rows";
+    pub(crate) const UNIT: &'static str = "rows";
 }
 
 /// The CSV reader of a table: its records, with their lines counted.
@@ -374,119 +381,4 @@ pub(crate) fn csv_error(
         },
         _ => ctx.error(at, FieldError::whole(e.to_string())),
     }
-}
-
-/// Reads a games or standings table from Parquet. Every column is read as text (numbers and
-/// dates are printed by polars, then validated as in a CSV), so both file types accept the same
-/// values.
-pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
-    use polars::prelude::*;
-    if let Some(crashed) = super::parquet_probe::probe_parquet_in_child(path) {
-        return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
-    }
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    // A damaged file must be an error, never a crash: the decoder's panics on malformed
-    // input (a library's, not ours) are caught and reported like its errors.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ParquetReader::new(file).finish().map_err(|e| e.to_string())
-    }))
-    .unwrap_or_else(|_| Err("the Parquet decoder failed on it".to_string()));
-    std::panic::set_hook(hook);
-    let df = read.map_err(|e| {
-        ctx.error(
-            Location::File,
-            FieldError::whole(format!("not a readable Parquet file: {e}")),
-        )
-    })?;
-    let header: Vec<String> = df
-        .get_column_names()
-        .iter()
-        .map(std::string::ToString::to_string)
-        .collect();
-    let format = match ctx.opts.format {
-        Some(Format::Games) => Format::Games,
-        Some(Format::Standings) => Format::Standings,
-        _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
-            ctx.error(
-                Location::File,
-                FieldError::whole(format!(
-                    "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
-                    header_list(&header)
-                )),
-            )
-        })?,
-    };
-    ctx.source.format = format!("parquet ({format})");
-    let mut rows =
-        Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::File, e))?;
-    ctx.source.record_unit = Rows::UNIT.into();
-    // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
-    // named, with its type, and its first bad row where one can be found.
-    let mut texts: Vec<Column> = Vec::with_capacity(header.len());
-    for name in &header {
-        let col = df
-            .column(name)
-            .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?;
-        let dtype = col.dtype().clone();
-        let text = match &dtype {
-            DataType::List(_) => Err(format!(
-                "column of type {dtype}: a list per row, not one value; rate-batch reads \
-                 one value per cell"
-            )),
-            DataType::Binary => {
-                let bin = col.binary().map_err(|e| e.to_string());
-                match bin.map(|b| {
-                    b.iter()
-                        .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
-                }) {
-                    Ok(Some(row)) => {
-                        return Err(ctx
-                            .error(
-                                Location::Row(row as u64 + 1),
-                                FieldError::new(name, "bytes that are not UTF-8 text"),
-                            )
-                            .into());
-                    }
-                    _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-                }
-            }
-            _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-        };
-        match text {
-            Ok(t) => texts.push(t),
-            Err(m) => {
-                return Err(ctx
-                    .error(
-                        Location::File,
-                        FieldError::new(name, format!("cannot be read as text ({dtype}): {m}")),
-                    )
-                    .into());
-            }
-        }
-    }
-    // Walk the columns in step, a row at a time, without copying the cells.
-    let mut cells = Vec::with_capacity(texts.len());
-    for (c, name) in texts.iter().zip(&header) {
-        cells.push(
-            c.str()
-                .map(polars::prelude::ChunkedArray::iter)
-                .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?,
-        );
-    }
-    let mut row: Vec<&str> = vec![""; cells.len()];
-    for r in 0..df.height() {
-        for (slot, it) in row.iter_mut().zip(cells.iter_mut()) {
-            *slot = it.next().flatten().unwrap_or("");
-        }
-        ctx.source.records += 1;
-        let at = Location::Row(r as u64 + 1);
-        let fields = &row;
-        if let Err(e) = rows.row(ctx, &at, |i| fields[i]) {
-            ctx.reject(at, e)?;
-        }
-    }
-    rows.finish(ctx)?;
-    Ok(())
 }
