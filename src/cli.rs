@@ -342,9 +342,10 @@ impl TuneArgs {
 pub struct StreamArgs {
     /// Stream the input (read it twice: once to count and check its contests, once to rate
     /// them as they come; a `compare` reads it once for all its systems), so that memory
-    /// holds the players, not the contests. `auto` streams games CSV and PGN inputs of 256
-    /// MiB and more that are in time order; `on` streams or says why it cannot; `off` reads
-    /// the input whole.
+    /// holds the players, not the contests. `auto` streams games and standings (CSV or
+    /// Parquet) and PGN inputs of 256 MiB and more (a compressed file counts five times its
+    /// size) that are in time order; `on` streams or says why it cannot; `off` reads the
+    /// input whole.
     #[arg(long, value_enum, default_value_t = StreamMode::Auto, value_name = "WHEN")]
     pub stream: StreamMode,
     /// Contests per streamed block (for tests of the streaming engine).

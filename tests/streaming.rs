@@ -720,7 +720,7 @@ fn a_streamed_dry_run_reports_as_a_whole_read() {
 /// A games table in Parquet is read a row group at a time, and streams: the file written with
 /// row groups of 37 rows (the games of `games_csv`, the weights as numbers) gives the outputs
 /// of the same games read from CSV, read whole or streamed; an error names its row counted
-/// across the row groups; a standings table is read whole (and `--stream on` says why).
+/// across the row groups; a standings table streams as well.
 #[test]
 fn parquet_is_read_by_row_groups_and_streams() {
     use polars::prelude::*;
@@ -779,7 +779,7 @@ fn parquet_is_read_by_row_groups_and_streams() {
             "{mode}: {err}"
         );
     }
-    // Standings stay whole.
+    // A standings table streams too (its contests' rows together).
     let mut st = df!(
         "contest" => ["c1", "c1", "c2", "c2"],
         "time" => ["2021-01-01", "2021-01-01", "2021-01-02", "2021-01-02"],
@@ -791,12 +791,99 @@ fn parquet_is_read_by_row_groups_and_streams() {
     ParquetWriter::new(std::fs::File::create(&standings).unwrap())
         .finish(&mut st)
         .unwrap();
-    let o = replay(&standings, &dir.path().join("st"), &["--stream", "on"]);
-    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    let (st_whole, st_streamed) = (dir.path().join("st-whole"), dir.path().join("st-streamed"));
+    common::replay_ok(&standings, &st_whole, &["--stream", "off"]);
+    common::replay_ok(&standings, &st_streamed, &["--stream", "on"]);
+    assert_eq!(outputs(&st_whole), outputs(&st_streamed));
+}
+
+/// Standings of `n` contests among 30 players, 2 to 7 entries each (some two-player teams,
+/// ties, weights), several contests at one time; contest 40 has a single entry (invalid) and
+/// the 99th row a rank that is not a number. Each contest's rows are together.
+fn standings_csv(n: usize, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::from("contest,time,player,rank,team,weight\n");
+    let mut t = 1_600_000_000i64;
+    let mut rows = 0;
+    for c in 0..n {
+        if rng.below(3) > 0 {
+            t += rng.below(200_000) as i64;
+        }
+        let entries = if c == 40 { 1 } else { 2 + rng.below(6) };
+        let weight = if rng.below(5) == 0 { "2" } else { "" };
+        let mut used: Vec<u64> = Vec::new();
+        let mut rank = 1;
+        for e in 0..entries {
+            if e > 0 && rng.below(4) > 0 {
+                rank = e + 1;
+            }
+            let members = if rng.below(4) == 0 { 2 } else { 1 };
+            let team = if members == 2 {
+                format!("t{e}")
+            } else {
+                String::new()
+            };
+            for _ in 0..members {
+                let mut p = rng.below(30);
+                while used.contains(&p) {
+                    p = rng.below(30);
+                }
+                used.push(p);
+                rows += 1;
+                let r = if rows == 99 {
+                    "x".to_string()
+                } else {
+                    rank.to_string()
+                };
+                out.push_str(&format!("c{c},{t},p{p:02},{r},{team},{weight}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// A standings CSV streams when each contest's rows are together: the outputs, and with
+/// `--skip-invalid` the count of what was skipped (a bad row, and a contest of one entry,
+/// reported after every row as a whole read reports it), are those of the whole read. Its
+/// rows scattered, `--stream on` refuses it naming the row; read whole, it is read as always.
+#[test]
+fn standings_stream_when_each_contest_is_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = standings_csv(300, 14);
+    let input = common::write(dir.path(), "standings.csv", &text);
+    for period in ["game", "week"] {
+        same_streamed_or_not(
+            &input,
+            dir.path(),
+            &["--system", "elo-mmr", "--period", period, "--skip-invalid"],
+        );
+    }
+    let skipped = |out: &Path| {
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        m["input"]["skipped_invalid"].clone()
+    };
+    let streamed = skipped(&dir.path().join("streamed"));
+    assert_eq!(streamed, skipped(&dir.path().join("whole")));
+    assert_eq!(streamed, 2, "the bad row and the contest of one entry");
+    // Without --skip-invalid, the first error is the whole read's: the bad row (line 100).
+    let o = replay(&input, &dir.path().join("x"), &["--stream", "on"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(texts(&o).1.contains("line 100"), "{}", texts(&o).1);
+    // A contest's rows scattered: its first row moved after the next contest's rows began.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let moved = lines.remove(1);
+    lines.insert(30, moved);
+    let scattered = common::write(dir.path(), "scattered.csv", &(lines.join("\n") + "\n"));
+    let args = ["--stream", "on", "--skip-invalid"];
+    let o = replay(&scattered, &dir.path().join("y"), &args);
+    let err = texts(&o).1;
+    assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        texts(&o).1.contains("standings table is read whole"),
-        "{}",
-        texts(&o).1
+        err.contains("line 31") && err.contains("keeps each contest's rows together"),
+        "{err}"
     );
-    common::replay_ok(&standings, &dir.path().join("st"), &["--stream", "auto"]);
+    let whole = ["--stream", "off", "--skip-invalid"];
+    common::replay_ok(&scattered, &dir.path().join("y"), &whole);
 }

@@ -479,7 +479,7 @@ pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> st
     Err(std::io::Error::other(format!(
         "{}: {:.2} GB of input{counts} needs about {:.1} GB of memory to replay, and {:.1} GB \
          is available (the least of free memory, the cgroup's limit and ulimit -v); use a \
-         machine with more memory, stream it (games CSV and PGN sorted by time: --stream on), \
+         machine with more memory, stream it (games, standings or PGN sorted by time: --stream on), \
          replay the history in parts (--save-state on the older part, then --resume with the \
          rest), or pass --no-memory-check if the estimate is \
          wrong for this input",

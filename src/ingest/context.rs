@@ -19,6 +19,9 @@ pub(crate) struct Context<'o> {
     /// Counting: the file and place where the first contest earlier than one before it was
     /// read.
     pub disorder_at: Option<(String, Location)>,
+    /// Counting a standings input: the file and place of the first row of a contest whose
+    /// rows continue after another contest began (such an input cannot stream).
+    pub scattered_at: Option<(String, Location)>,
     /// A piece of a file read on its own: the players named in it, in order.
     pub appear: Option<Appearances>,
 }
@@ -98,6 +101,7 @@ impl<'o> Context<'o> {
             },
             emit: None,
             disorder_at: None,
+            scattered_at: None,
             appear: None,
         }
     }

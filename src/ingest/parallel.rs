@@ -310,6 +310,7 @@ impl Shared<'_> {
             source: SourceInfo::default(),
             emit: None,
             disorder_at: None,
+            scattered_at: None,
             appear: Some(std::mem::take(&mut table.appear)),
         };
         let (reader, mut lines) =

@@ -87,12 +87,6 @@ impl<'p> ParquetFile<'p> {
     }
 }
 
-/// Whether a Parquet file holds a games table (by its columns, as [`read_parquet`] decides):
-/// only those stream. False when it cannot be read.
-pub fn is_games(path: &Path, map: &super::options::ColumnMap) -> bool {
-    ParquetFile::open(path).is_ok_and(|f| format_from_header(&f.header, map) == Some(Format::Games))
-}
-
 /// Reads a games or standings table from Parquet, a row group at a time (see the module's
 /// documentation). Rows are numbered from 1 across the row groups.
 pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
@@ -120,20 +114,8 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
             )
         })?,
     };
-    if format == Format::Standings && ctx.emit.is_some() {
-        return Err(ctx
-            .error(
-                Location::File,
-                FieldError::whole(
-                    "a standings table cannot be streamed (a contest's rows may lie anywhere \
-                     in it): pass --stream off",
-                ),
-            )
-            .into());
-    }
     ctx.source.format = format!("parquet ({format})");
-    let mut rows =
-        Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::File, e))?;
+    let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
     ctx.source.record_unit = Rows::UNIT.into();
     let mut offset = 0usize;
     for n in file.row_group_rows() {
@@ -214,6 +196,7 @@ fn read_rows(
         ctx.source.records += 1;
         let at = Location::Row((offset + r) as u64 + 1);
         let fields = &row;
+        rows.before_row(ctx, &at, |i| fields[i])?;
         if let Err(e) = rows.row(ctx, &at, |i| fields[i]) {
             ctx.reject(at.clone(), e)?;
         }

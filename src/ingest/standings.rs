@@ -4,6 +4,12 @@
 //! `team` form a team, which must share one rank) and `weight`. Rank 1 is best, equal ranks are
 //! ties; ranks need not be dense (`1,1,3` and `1,1,2` mean the same). The rows of a contest need
 //! not be adjacent; every row of a contest must give the same time and weight.
+//!
+//! A streamed read (or its counting pass) keeps each contest's rows together instead: a
+//! contest is complete when the next one begins ([`StandingsReader::before_row`]), so that it
+//! can be handed over at once; one whose rows continue after another began cannot stream.
+//! Its contests, players and errors are those of a whole read: a contest found invalid is
+//! reported where a whole read reports it, after every row.
 
 use super::columns::{find_column, header_list};
 use super::context::Context;
@@ -80,16 +86,82 @@ pub(crate) struct StandingsReader {
     pending: Vec<Pending>,
     index: FxHashMap<String, usize>,
     times: super::time::TimeParser,
+    /// Streamed: each contest is built when the next begins; the labels of those built.
+    contiguous: Option<FxHashSet<String>>,
+    /// Streamed: the contests found invalid, reported at the end as a whole read reports them
+    /// (the first few, and how many more).
+    invalid: (Vec<super::errors::InputError>, usize),
 }
 
 impl StandingsReader {
-    pub fn new(schema: StandingsSchema, time_format: super::time::TimeFormat) -> Self {
+    /// A reader; `contiguous` for a streamed read (see the module's documentation).
+    pub fn new(
+        schema: StandingsSchema,
+        time_format: super::time::TimeFormat,
+        contiguous: bool,
+    ) -> Self {
         Self {
             schema,
             pending: Vec::new(),
             index: FxHashMap::default(),
             times: super::time::TimeParser::new(time_format),
+            contiguous: contiguous.then(FxHashSet::default),
+            invalid: (Vec::new(), 0),
         }
+    }
+
+    /// Streamed, before each row: the open contest is built and handed on when this row
+    /// begins another, before the row's player is named (a counting read numbers players
+    /// within the open contest). A row of a contest built before cannot stream: the counting
+    /// pass notes where (the input is then read whole); a streamed read stops there.
+    pub fn before_row(
+        &mut self,
+        ctx: &mut Context,
+        at: &Location,
+        label: &str,
+    ) -> anyhow::Result<()> {
+        let label = label.trim();
+        let Some(closed) = &mut self.contiguous else {
+            return Ok(());
+        };
+        if self.pending.first().is_some_and(|p| p.label != label) {
+            let p = self.pending.pop().expect("one open contest");
+            self.index.clear();
+            closed.insert(p.label.clone());
+            let first = p.first.clone();
+            self.build(ctx, p)?;
+            ctx.after_record(&first)?;
+        }
+        let Some(closed) = &self.contiguous else {
+            return Ok(());
+        };
+        if self.pending.is_empty() && closed.contains(label) {
+            if ctx.builder.count().is_some() {
+                if ctx.scattered_at.is_none() {
+                    ctx.scattered_at = Some((ctx.file.clone(), at.clone()));
+                }
+            } else {
+                return Err(ctx
+                    .error(
+                        at.clone(),
+                        FieldError::new(
+                            &self.schema.names[self.schema.contest],
+                            format!(
+                                "contest `{label}` has rows after another contest began; a \
+                                 streamed standings input keeps each contest's rows together \
+                                 (--stream off reads it whole)"
+                            ),
+                        ),
+                    )
+                    .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The column of the contest id.
+    pub fn contest_column(&self) -> usize {
+        self.schema.contest
     }
 
     pub fn schema(&self) -> &StandingsSchema {
@@ -202,48 +274,78 @@ impl StandingsReader {
         Ok(())
     }
 
-    /// Builds the contests, in order of first appearance (the history sorts them by time).
-    pub fn finish(self, ctx: &mut Context) -> Result<(), super::errors::InputError> {
+    /// Builds the contests, in order of first appearance (the history sorts them by time);
+    /// streamed, the last one, then the invalid ones are reported.
+    pub fn finish(mut self, ctx: &mut Context) -> anyhow::Result<()> {
         ctx.source.time_format = Some(self.times.reading());
+        for p in std::mem::take(&mut self.pending) {
+            let first = p.first.clone();
+            self.build(ctx, p)?;
+            if self.contiguous.is_some() {
+                ctx.after_record(&first)?;
+            }
+        }
+        let (invalid, more) = std::mem::take(&mut self.invalid);
+        for e in invalid {
+            ctx.skip_or_fail(e)?;
+        }
+        ctx.source.skipped_invalid += more;
+        Ok(())
+    }
+
+    /// Builds one contest; one that is invalid is rejected (streamed: set aside until the end).
+    fn build(&mut self, ctx: &mut Context, p: Pending) -> Result<(), super::errors::InputError> {
         let mut members: Vec<PlayerId> = Vec::new();
-        for p in self.pending {
-            // Entries: each team once (at its first member), each teamless player alone.
-            let mut entries: Vec<(u32, u64)> = Vec::new(); // (team or NO_TEAM, rank)
-            let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
-            let mut team_entry: Vec<usize> = vec![usize::MAX; p.teams.len()];
-            for pl in &p.placings {
-                if pl.team == NO_TEAM {
-                    entry_of.push(entries.len());
-                    entries.push((NO_TEAM, pl.rank));
-                } else {
-                    let slot = &mut team_entry[pl.team as usize];
-                    if *slot == usize::MAX {
-                        *slot = entries.len();
-                        entries.push((pl.team, pl.rank));
-                    }
-                    entry_of.push(*slot);
+        // Entries: each team once (at its first member), each teamless player alone.
+        let mut entries: Vec<(u32, u64)> = Vec::new(); // (team or NO_TEAM, rank)
+        let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
+        let mut team_entry: Vec<usize> = vec![usize::MAX; p.teams.len()];
+        for pl in &p.placings {
+            if pl.team == NO_TEAM {
+                entry_of.push(entries.len());
+                entries.push((NO_TEAM, pl.rank));
+            } else {
+                let slot = &mut team_entry[pl.team as usize];
+                if *slot == usize::MAX {
+                    *slot = entries.len();
+                    entries.push((pl.team, pl.rank));
                 }
+                entry_of.push(*slot);
             }
-            let ranks: Vec<u64> = entries.iter().map(|e| e.1).collect();
-            let ranges = ranks_to_ranges(&ranks);
-            let mut by_entry: Vec<usize> = (0..p.placings.len()).collect();
-            by_entry.sort_by_key(|&i| entry_of[i]);
-            let b = &mut ctx.builder;
-            b.begin_contest(p.time, p.weight, Some(&p.label), None);
-            let mut k = 0;
-            for (e, &(lo, hi)) in ranges.iter().enumerate() {
-                members.clear();
-                while k < by_entry.len() && entry_of[by_entry[k]] == e {
-                    members.push(p.placings[by_entry[k]].player);
-                    k += 1;
-                }
-                b.add_entry(&members, lo, hi, None);
+        }
+        let ranks: Vec<u64> = entries.iter().map(|e| e.1).collect();
+        let ranges = ranks_to_ranges(&ranks);
+        let mut by_entry: Vec<usize> = (0..p.placings.len()).collect();
+        by_entry.sort_by_key(|&i| entry_of[i]);
+        let b = &mut ctx.builder;
+        b.begin_contest(p.time, p.weight, Some(&p.label), None);
+        let mut k = 0;
+        for (e, &(lo, hi)) in ranges.iter().enumerate() {
+            members.clear();
+            while k < by_entry.len() && entry_of[by_entry[k]] == e {
+                members.push(p.placings[by_entry[k]].player);
+                k += 1;
             }
-            if let Err(e) = b.end_contest() {
-                ctx.reject(
-                    Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first))),
-                    FieldError::whole(e.to_string()),
-                )?;
+            b.add_entry(&members, lo, hi, None);
+        }
+        if let Err(e) = b.end_contest() {
+            let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));
+            let e = FieldError::whole(e.to_string());
+            if self.contiguous.is_none() {
+                return ctx.reject(at, e);
+            }
+            let (first, more) = &mut self.invalid;
+            // Without --skip-invalid the first ends the read; with it, the first few are
+            // examples and the rest are counted.
+            let keep = if ctx.opts.skip_invalid {
+                first.len() < super::context::SKIPPED_EXAMPLES
+            } else {
+                first.is_empty()
+            };
+            if keep {
+                first.push(ctx.error(at, e));
+            } else if ctx.opts.skip_invalid {
+                *more += 1;
             }
         }
         Ok(())

@@ -5,9 +5,9 @@
 //! no contest and no player: it finds the number of contests (the warm-up is a share of it),
 //! whether they come in time order, and the first bad record, before anything is rated. The
 //! second pass reads the input again and hands over blocks of about [`BLOCK`] contests, each
-//! ending where a round ends. Only the games (CSV and Parquet) and PGN readers stream: they
-//! give each contest as they read it (the standings reader gathers a contest's rows from
-//! anywhere in the file, contest JSON is a contest per file).
+//! ending where a round ends. The games and standings (CSV and Parquet) and PGN readers
+//! stream: they give each contest as they read it (a standings contest when the next begins:
+//! a streamed standings input keeps each contest's rows together). Contest JSON is read whole.
 
 use super::context::{Context, Emit, note_padded_names};
 use super::errors::Location;
@@ -23,7 +23,10 @@ pub const BLOCK: usize = 1 << 16;
 
 /// Whether `format` can be streamed.
 pub fn streamable(format: Format) -> bool {
-    matches!(format, Format::Games | Format::Pgn | Format::Parquet)
+    matches!(
+        format,
+        Format::Games | Format::Standings | Format::Pgn | Format::Parquet
+    )
 }
 
 /// What the counting pass found.
@@ -33,6 +36,8 @@ pub struct Counted {
     pub count: Count,
     /// The file and place where the first contest earlier than one before it was read.
     pub disorder_at: Option<(String, Location)>,
+    /// The file and place where a standings contest's rows continued after another began.
+    pub scattered_at: Option<(String, Location)>,
     /// What was read (records, skipped ones).
     pub source: SourceInfo,
 }
@@ -41,15 +46,15 @@ pub struct Counted {
 fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let files = super::input_files(path, &ctx.opts.more)?;
     super::read_files(&files, format, ctx, &mut |path, format, ctx| match format {
-        Format::Games => super::table::read_csv(path, format, ctx),
+        Format::Games | Format::Standings => super::table::read_csv(path, format, ctx),
         Format::Pgn => super::pgn::read(path, ctx),
         Format::Parquet => super::parquet::read_parquet(path, ctx),
         _ => Err(ctx
             .error(
                 Location::File,
                 super::errors::FieldError::whole(format!(
-                    "{format} inputs cannot be streamed (games CSV, PGN and Parquet can): \
-                     pass --stream off"
+                    "{format} inputs cannot be streamed (games, standings and PGN can): pass \
+                     --stream off"
                 )),
             )
             .into()),
@@ -70,6 +75,7 @@ pub fn count(
     Ok(Counted {
         count: ctx.builder.count().copied().unwrap_or_default(),
         disorder_at: ctx.disorder_at,
+        scattered_at: ctx.scattered_at,
         source: ctx.source,
     })
 }

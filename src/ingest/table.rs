@@ -7,7 +7,7 @@ use super::context::Context;
 use super::errors::{FieldError, InputError, Location};
 use super::games::{GamesReader, GamesSchema};
 use super::lines::Lines;
-use super::options::{ColumnMap, Format, IngestOptions};
+use super::options::{ColumnMap, Format};
 use super::standings::{StandingsReader, StandingsSchema};
 use anyhow::Context as _;
 use std::io::{BufRead, Cursor, Read};
@@ -114,13 +114,16 @@ impl Rows {
     pub(crate) fn new(
         format: Format,
         header: &[String],
-        opts: &IngestOptions,
+        ctx: &Context,
     ) -> Result<Self, FieldError> {
-        let (map, times) = (&opts.map, opts.time_format.clone());
+        let (map, times) = (&ctx.opts.map, ctx.opts.time_format.clone());
+        // A streamed read (or its counting pass) takes a standings contest's rows together.
+        let contiguous = ctx.emit.is_some() || ctx.builder.count().is_some();
         Ok(match format {
             Format::Standings => Rows::Standings(StandingsReader::new(
                 StandingsSchema::resolve(header, map)?,
                 times,
+                contiguous,
             )),
             _ => Rows::Games(GamesReader::new(GamesSchema::resolve(header, map)?, times)),
         })
@@ -130,6 +133,23 @@ impl Rows {
         match self {
             Rows::Games(g) => g.schema().width(),
             Rows::Standings(s) => s.schema().width(),
+        }
+    }
+
+    /// Before a row (its cells given by column): a streamed standings table's open contest
+    /// is built when the row begins another.
+    pub(crate) fn before_row<'r>(
+        &mut self,
+        ctx: &mut Context,
+        at: &Location,
+        get: impl Fn(usize) -> &'r str,
+    ) -> anyhow::Result<()> {
+        match self {
+            Rows::Games(_) => Ok(()),
+            Rows::Standings(s) => {
+                let label = get(s.contest_column());
+                s.before_row(ctx, at, label)
+            }
         }
     }
 
@@ -147,7 +167,7 @@ impl Rows {
     }
 
     /// Ends the table (a standings table's contests are complete only now).
-    pub(crate) fn finish(self, ctx: &mut Context) -> Result<(), InputError> {
+    pub(crate) fn finish(self, ctx: &mut Context) -> anyhow::Result<()> {
         match self {
             Rows::Games(g) => {
                 ctx.source.time_format = Some(g.time_reading());
@@ -282,7 +302,7 @@ pub(crate) fn read_header<R: Read>(
                 .into());
         }
     }
-    let rows = Rows::new(format, &header, ctx.opts).map_err(|e| ctx.error(Location::Line(1), e))?;
+    let rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::Line(1), e))?;
     ctx.source.record_unit = Rows::UNIT.into();
     Ok((header, rows))
 }
@@ -346,6 +366,7 @@ pub(crate) fn read_records<R: Read>(
             continue;
         }
         let r = &rec;
+        rows.before_row(ctx, &at, |i| r.get(i).unwrap_or(""))?;
         if let Err(e) = rows.row(ctx, &at, |i| r.get(i).unwrap_or("")) {
             ctx.reject(at.clone(), e)?;
         }

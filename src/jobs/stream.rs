@@ -86,12 +86,7 @@ pub(crate) fn needs_whole(
 }
 
 /// Why a replay cannot stream with these options, if it cannot.
-fn obstacle(
-    req: &StreamRequest,
-    more: &[PathBuf],
-    map: &crate::ingest::ColumnMap,
-    format: Format,
-) -> Option<String> {
+fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<String> {
     let once = req.replay.warmup == 0.0;
     let stdin = std::iter::once(req.input)
         .chain(more.iter().map(PathBuf::as_path))
@@ -105,11 +100,9 @@ fn obstacle(
          then rate) unless --warmup 0: give a file, or --warmup 0"
             .into()
     } else if !streamable(format) {
-        format!("{format} inputs are read whole; games CSV, PGN and Parquet inputs stream")
-    } else if format == Format::Parquet && !crate::ingest::parquet::is_games(req.input, map) {
-        "a standings table is read whole (a contest's rows may lie anywhere in it); games \
-         tables stream"
-            .into()
+        format!(
+            "{format} inputs are read whole; games and standings (CSV or Parquet) and PGN stream"
+        )
     } else if req.replay.period == Period::Series {
         "--period series needs the whole input (a series' games are checked and rated together)"
             .into()
@@ -136,7 +129,7 @@ pub(crate) fn plan(
         None => crate::ingest::detect(req.input)?,
     };
     crate::ingest::time_format_applies(format, opts).map_err(UsageError)?;
-    if let Some(why) = obstacle(req, &opts.more, &opts.map, format) {
+    if let Some(why) = obstacle(req, &opts.more, format) {
         return if forced {
             Err(UsageError(format!("--stream on: {why}")).into())
         } else {
@@ -197,6 +190,14 @@ pub(crate) fn plan(
                 crate::time::format_time(time),
                 crate::time::format_time(latest)
             ),
+        );
+    }
+    if let Some(at) = &counted.scattered_at {
+        return note(
+            at.clone(),
+            "a contest's rows continue here after another contest began; a streamed standings \
+             input keeps each contest's rows together (--stream off reads it whole)"
+                .to_string(),
         );
     }
     if c.series {
