@@ -887,3 +887,68 @@ fn standings_stream_when_each_contest_is_together() {
     let whole = ["--stream", "off", "--skip-invalid"];
     common::replay_ok(&scattered, &dir.path().join("y"), &whole);
 }
+
+/// A contest JSON folder streams in the whole read's order (by time, then number, whatever
+/// order the numbers give) a few files at a time: with a file that does not parse and a
+/// contest of a single placing skipped (`--skip-invalid`), the outputs and what was skipped
+/// are the whole read's.
+#[test]
+fn a_contest_json_folder_streams_in_time_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("contests");
+    std::fs::create_dir(&folder).unwrap();
+    let mut rng = Rng(15);
+    for n in 0..250u64 {
+        // Numbers and times in different orders: each block of ten runs backwards in time.
+        let t = 1_600_000_000 + (n / 10 * 10 + (9 - n % 10)) * 3_600;
+        let text = if n == 33 {
+            "{\"name\": \"broken\", \"time_seconds\": ".to_string()
+        } else {
+            let entries = if n == 70 { 1 } else { 2 + rng.below(13) };
+            let mut players: Vec<String> = Vec::new();
+            while (players.len() as u64) < entries {
+                let p = format!("p{:02}", rng.below(40));
+                if !players.contains(&p) {
+                    players.push(p);
+                }
+            }
+            let standings: Vec<String> = players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("[\"{p}\", {i}, {i}]"))
+                .collect();
+            format!(
+                "{{\"name\": \"Round {n}\", \"time_seconds\": {t}, \"standings\": [{}]}}",
+                standings.join(", ")
+            )
+        };
+        std::fs::write(folder.join(format!("{n}.json")), text).unwrap();
+    }
+    same_streamed_or_not(
+        &folder,
+        dir.path(),
+        &[
+            "--system",
+            "elo-mmr",
+            "--skip-invalid",
+            "--history-format",
+            "csv",
+        ],
+    );
+    let skipped = |out: &Path| -> serde_json::Value {
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        m["input"].clone()
+    };
+    let (w, s) = (
+        skipped(&dir.path().join("whole")),
+        skipped(&dir.path().join("streamed")),
+    );
+    assert_eq!(
+        w["skipped_invalid"], 2,
+        "the broken file and the contest of one placing"
+    );
+    assert_eq!(w["skipped_invalid"], s["skipped_invalid"]);
+    assert_eq!(w["skipped_examples"], s["skipped_examples"]);
+}

@@ -6,7 +6,8 @@
 //! `time_seconds`, equal times by N as a number (by array position for one file).
 //!
 //! Files are read and parsed in parallel; players are then interned in contest order, so ids
-//! do not depend on the number of threads.
+//! do not depend on the number of threads. A streamed read takes the files a few at a time, in
+//! the same order, and hands each contest on.
 
 use super::context::Context;
 use super::errors::{FieldError, InputError, Location};
@@ -99,6 +100,9 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
             )
             .into());
     }
+    if ctx.emit.is_some() || ctx.builder.count().is_some() {
+        return stream_folder(&files, ctx);
+    }
     let bytes: Vec<Vec<u8>> = files
         .par_iter()
         .map(|(_, p)| std::fs::read(p).with_context(|| format!("cannot read {}", p.display())))
@@ -129,6 +133,60 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Files read and parsed at once by a streamed read (a few MiB of JSON).
+const STREAM_FILES: usize = 64;
+
+/// A streamed read of the folder, in the order of a whole read without holding it: a first
+/// look parses every file (a few at a time, in parallel) for its time, reporting the files
+/// that do not parse in the order of their numbers, as a whole read does; then the contests,
+/// by time and number, are read and parsed again a few at a time and handed on as they are
+/// added (their content's errors in the whole read's order too).
+fn stream_folder(files: &[(u64, PathBuf)], ctx: &mut Context) -> anyhow::Result<()> {
+    let read =
+        |p: &PathBuf| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
+    let mut order: Vec<(i64, u64, usize)> = Vec::with_capacity(files.len());
+    for (b, batch) in files.chunks(STREAM_FILES).enumerate() {
+        let times: Vec<anyhow::Result<Result<i64, serde_json::Error>>> = batch
+            .par_iter()
+            .map(|(_, p)| {
+                let bytes = read(p)?;
+                Ok(serde_json::from_slice::<RawContest>(without_bom(&bytes))
+                    .map(|c| c.time_seconds))
+            })
+            .collect();
+        for (k, (time, (n, p))) in times.into_iter().zip(batch).enumerate() {
+            ctx.source.records += 1;
+            match time? {
+                Ok(t) => order.push((t, *n, b * STREAM_FILES + k)),
+                Err(e) => ctx.skip_or_fail(json_error(p, &e))?,
+            }
+        }
+    }
+    order.sort_by_key(|&(t, n, _)| (t, n));
+    for batch in order.chunks(STREAM_FILES) {
+        let bytes: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|&(_, _, i)| read(&files[i].1))
+            .collect::<anyhow::Result<_>>()?;
+        let parsed: Vec<Result<RawContest, serde_json::Error>> = bytes
+            .par_iter()
+            .map(|b| serde_json::from_slice(without_bom(b)))
+            .collect();
+        for (res, &(_, _, i)) in parsed.into_iter().zip(batch) {
+            let p = &files[i].1;
+            // It parsed a moment ago: a file rewritten since is an error.
+            let c = res.map_err(|e| json_error(p, &e))?;
+            let file_name = p
+                .file_name()
+                .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+            let at = Location::Contest(file_name.clone());
+            add_contest(ctx, &file_name, c)?;
+            ctx.after_record(&at)?;
+        }
+    }
+    Ok(())
+}
+
 fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     // Through the text opener: a `.json.gz` or `.json.zst` is detected as JSON, and read so.
     let mut bytes = Vec::new();
@@ -143,6 +201,8 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         ctx.source.records += 1;
         let c = slots[i].take().expect("each contest once");
         add_contest(ctx, &format!("#{i}"), c)?;
+        // Streamed: handed on as added (in time order already).
+        ctx.after_record(&Location::Contest(format!("#{i}")))?;
     }
     Ok(())
 }

@@ -24,6 +24,11 @@ pub(crate) struct Context<'o> {
     pub scattered_at: Option<(String, Location)>,
     /// A piece of a file read on its own: the players named in it, in order.
     pub appear: Option<Appearances>,
+    /// A streamed read whose whole read reports some errors after all others (a standings
+    /// contest's, a contest JSON file's content after every file's syntax): those errors
+    /// set aside ([`Context::defer`]) until [`Context::report_deferred`].
+    pub deferring: bool,
+    pub(crate) deferred: (Vec<InputError>, usize),
 }
 
 /// The players a piece of a file names ([`super::parallel`]), each once, in the order of their
@@ -103,6 +108,8 @@ impl<'o> Context<'o> {
             disorder_at: None,
             scattered_at: None,
             appear: None,
+            deferring: false,
+            deferred: (Vec::new(), 0),
         }
     }
 
@@ -236,6 +243,39 @@ impl<'o> Context<'o> {
     pub fn reject(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
         let err = self.error(at, e);
         self.skip_or_fail(err)
+    }
+
+    /// [`Context::reject`], or while deferring, the error set aside (the first few kept, the
+    /// rest counted) to be reported where a whole read reports it.
+    pub fn defer(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
+        if !self.deferring {
+            return self.reject(at, e);
+        }
+        // Without --skip-invalid the first ends the read; with it, the first few are examples
+        // and the rest are counted.
+        let skip = self.opts.skip_invalid;
+        let keep = if skip {
+            self.deferred.0.len() < SKIPPED_EXAMPLES
+        } else {
+            self.deferred.0.is_empty()
+        };
+        if keep {
+            let err = self.error(at, e);
+            self.deferred.0.push(err);
+        } else if skip {
+            self.deferred.1 += 1;
+        }
+        Ok(())
+    }
+
+    /// Reports the errors set aside ([`Context::defer`]), as a whole read would have.
+    pub fn report_deferred(&mut self) -> Result<(), InputError> {
+        let (first, more) = std::mem::take(&mut self.deferred);
+        for e in first {
+            self.skip_or_fail(e)?;
+        }
+        self.source.skipped_invalid += more;
+        Ok(())
     }
 
     /// The same for an error already placed (in another file of a folder, say).

@@ -88,9 +88,6 @@ pub(crate) struct StandingsReader {
     times: super::time::TimeParser,
     /// Streamed: each contest is built when the next begins; the labels of those built.
     contiguous: Option<FxHashSet<String>>,
-    /// Streamed: the contests found invalid, reported at the end as a whole read reports them
-    /// (the first few, and how many more).
-    invalid: (Vec<super::errors::InputError>, usize),
 }
 
 impl StandingsReader {
@@ -106,7 +103,6 @@ impl StandingsReader {
             index: FxHashMap::default(),
             times: super::time::TimeParser::new(time_format),
             contiguous: contiguous.then(FxHashSet::default),
-            invalid: (Vec::new(), 0),
         }
     }
 
@@ -285,11 +281,7 @@ impl StandingsReader {
                 ctx.after_record(&first)?;
             }
         }
-        let (invalid, more) = std::mem::take(&mut self.invalid);
-        for e in invalid {
-            ctx.skip_or_fail(e)?;
-        }
-        ctx.source.skipped_invalid += more;
+        ctx.report_deferred()?;
         Ok(())
     }
 
@@ -331,22 +323,11 @@ impl StandingsReader {
         if let Err(e) = b.end_contest() {
             let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));
             let e = FieldError::whole(e.to_string());
-            if self.contiguous.is_none() {
-                return ctx.reject(at, e);
-            }
-            let (first, more) = &mut self.invalid;
-            // Without --skip-invalid the first ends the read; with it, the first few are
-            // examples and the rest are counted.
-            let keep = if ctx.opts.skip_invalid {
-                first.len() < super::context::SKIPPED_EXAMPLES
-            } else {
-                first.is_empty()
-            };
-            if keep {
-                first.push(ctx.error(at, e));
-            } else if ctx.opts.skip_invalid {
-                *more += 1;
-            }
+            // Streamed, reported after every row, where a whole read reports it.
+            ctx.deferring = self.contiguous.is_some();
+            let reported = ctx.defer(at, e);
+            ctx.deferring = false;
+            reported?;
         }
         Ok(())
     }

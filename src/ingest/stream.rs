@@ -7,7 +7,7 @@
 //! second pass reads the input again and hands over blocks of about [`BLOCK`] contests, each
 //! ending where a round ends. The games and standings (CSV and Parquet) and PGN readers
 //! stream: they give each contest as they read it (a standings contest when the next begins:
-//! a streamed standings input keeps each contest's rows together). Contest JSON is read whole.
+//! a streamed standings input keeps each contest's rows together; a contest JSON file each).
 
 use super::context::{Context, Emit, note_padded_names};
 use super::errors::Location;
@@ -20,14 +20,6 @@ pub use super::context::ReplayStopped;
 
 /// Contests per block: a few megabytes of two-player games.
 pub const BLOCK: usize = 1 << 16;
-
-/// Whether `format` can be streamed.
-pub fn streamable(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Games | Format::Standings | Format::Pgn | Format::Parquet
-    )
-}
 
 /// What the counting pass found.
 #[derive(Clone, Debug)]
@@ -49,15 +41,7 @@ fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
         Format::Games | Format::Standings => super::table::read_csv(path, format, ctx),
         Format::Pgn => super::pgn::read(path, ctx),
         Format::Parquet => super::parquet::read_parquet(path, ctx),
-        _ => Err(ctx
-            .error(
-                Location::File,
-                super::errors::FieldError::whole(format!(
-                    "{format} inputs cannot be streamed (games, standings and PGN can): pass \
-                     --stream off"
-                )),
-            )
-            .into()),
+        Format::Json => super::contest_json::read(path, ctx),
     })
 }
 

@@ -8,7 +8,7 @@ use super::errors::UsageError;
 use super::resume::{InputContests, ReplayFailure, StateJob, snapshot_at, state_bytes};
 use super::sink::Sink;
 use crate::history::History;
-use crate::ingest::stream::{Counted, Streamed, count, stream, streamable};
+use crate::ingest::stream::{Counted, Streamed, count, stream};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
 use crate::state::{AppliedCheck, StateFile, contest_digest_named};
@@ -86,7 +86,7 @@ pub(crate) fn needs_whole(
 }
 
 /// Why a replay cannot stream with these options, if it cannot.
-fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<String> {
+fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
     let once = req.replay.warmup == 0.0;
     let stdin = std::iter::once(req.input)
         .chain(more.iter().map(PathBuf::as_path))
@@ -99,10 +99,6 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<Str
         "standard input or a pipe can be read only once, and a stream is read twice (count, \
          then rate) unless --warmup 0: give a file, or --warmup 0"
             .into()
-    } else if !streamable(format) {
-        format!(
-            "{format} inputs are read whole; games and standings (CSV or Parquet) and PGN stream"
-        )
     } else if req.replay.period == Period::Series {
         "--period series needs the whole input (a series' games are checked and rated together)"
             .into()
@@ -112,6 +108,23 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf], format: Format) -> Option<Str
         return None;
     };
     Some(why)
+}
+
+/// The bytes of a file, or of the files of a folder (contest JSON); 0 for a pipe.
+fn file_bytes(p: &Path) -> u64 {
+    let Ok(m) = std::fs::metadata(p) else {
+        return 0;
+    };
+    if m.is_dir() {
+        return std::fs::read_dir(p).map_or(0, |d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len())
+                .sum()
+        });
+    }
+    if m.is_file() { m.len() } else { 0 }
 }
 
 /// Decides whether the replay streams; when it does, runs the counting pass (which reports
@@ -129,7 +142,7 @@ pub(crate) fn plan(
         None => crate::ingest::detect(req.input)?,
     };
     crate::ingest::time_format_applies(format, opts).map_err(UsageError)?;
-    if let Some(why) = obstacle(req, &opts.more, format) {
+    if let Some(why) = obstacle(req, &opts.more) {
         return if forced {
             Err(UsageError(format!("--stream on: {why}")).into())
         } else {
@@ -139,7 +152,7 @@ pub(crate) fn plan(
     let size: u64 = crate::ingest::input_files(req.input, &opts.more)?
         .iter()
         .map(|p| {
-            let len = std::fs::metadata(p).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+            let len = file_bytes(p);
             match crate::ingest::source::compression(p) {
                 crate::ingest::source::Compression::None => len,
                 _ => len.saturating_mul(COMPRESSED_TEXT),
