@@ -9,13 +9,13 @@ pub mod budget;
 mod columns;
 mod contest_json;
 mod context;
+mod csv_input;
 mod errors;
 mod games;
 mod lines;
 mod options;
 mod parallel;
 pub mod parquet;
-mod parquet_probe;
 mod pgn;
 pub mod seeds;
 pub mod small_csv;
@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use context::{Context, note_padded_names};
 pub use errors::{InputError, Location};
 pub use options::{CANONICAL_COLUMNS, ColumnMap, Format, IngestOptions, TeamSeparator};
-pub use parquet_probe::probe_parquet_here;
+pub use parquet::probe_parquet_here;
 
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
 /// `std::io::Error` (inside anyhow) for files that cannot be read.
@@ -56,7 +56,7 @@ pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::R
         format,
         &mut ctx,
         &mut |path, format, ctx| match format {
-            Format::Games | Format::Standings => table::read_csv(path, format, ctx),
+            Format::Games | Format::Standings => csv_input::read_csv(path, format, ctx),
             Format::Parquet => parquet::read_parquet(path, ctx),
             Format::Json => contest_json::read(path, ctx),
             Format::Pgn => pgn::read(path, ctx),

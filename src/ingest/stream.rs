@@ -38,7 +38,7 @@ pub struct Counted {
 fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let files = super::input_files(path, &ctx.opts.more)?;
     super::read_files(&files, format, ctx, &mut |path, format, ctx| match format {
-        Format::Games | Format::Standings => super::table::read_csv(path, format, ctx),
+        Format::Games | Format::Standings => super::csv_input::read_csv(path, format, ctx),
         Format::Pgn => super::pgn::read(path, ctx),
         Format::Parquet => super::parquet::read_parquet(path, ctx),
         Format::Json => super::contest_json::read(path, ctx),
