@@ -331,8 +331,9 @@ fn finish_history(
     Ok(result)
 }
 
-/// `history.csv` through a pipeline: the replay hands over rows, one thread formats them,
-/// another writes the text, so that all three overlap (continuing the previous file with
+/// `history.csv` through a pipeline: the replay hands over rows, one thread formats them (a
+/// large batch in pieces on rayon's threads), another writes the text and hands its buffers
+/// back to be filled again, so that all three overlap (continuing the previous file with
 /// `--resume`).
 fn replay_writing_csv(
     loaded: &Loaded,
@@ -356,14 +357,18 @@ fn replay_writing_csv(
             .with_context(|| cannot_write(staged, "history.csv"))?,
     };
     let (rows_tx, rows_rx) = sync_channel::<Batch>(4);
-    let (text_tx, text_rx) = sync_channel::<String>(4);
+    let (text_tx, text_rx) = sync_channel::<Vec<String>>(4);
+    // The writer hands the text's buffers back to the formatter, which fills them again.
+    let (spent_tx, spent_rx) = std::sync::mpsc::channel::<Vec<String>>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for batch in rows_rx {
                 match batch {
                     Batch::Names(names) => csv.add_names(&names),
                     Batch::Rows(rows) => {
-                        if text_tx.send(csv.rows(&rows)).is_err() {
+                        let mut pieces = spent_rx.try_recv().unwrap_or_default();
+                        csv.rows_into(&rows, &mut pieces);
+                        if text_tx.send(pieces).is_err() {
                             break;
                         }
                     }
@@ -373,9 +378,12 @@ fn replay_writing_csv(
         let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
             // On a write error the formatter stops when this channel closes, then the
             // replay's sends fail and it carries on without history.
-            text_rx
-                .iter()
-                .try_for_each(|text| file.write_all(text.as_bytes()))?;
+            for pieces in text_rx {
+                for text in &pieces {
+                    file.write_all(text.as_bytes())?;
+                }
+                let _ = spent_tx.send(pieces);
+            }
             Ok(file)
         });
         sink.rows = Rows::Stream(rows_tx);

@@ -90,35 +90,59 @@ impl HistoryCsv {
         Ok(out)
     }
 
-    /// Formats a batch of rows.
-    pub fn rows(&mut self, rows: &[HistoryRow]) -> String {
-        let mut text = String::with_capacity(rows.len() * 90);
-        let s = &mut text;
-        let mut ints = itoa::Buffer::new();
-        for r in rows {
-            if self.time_of.0 != r.contest_id {
-                self.time_of.0 = r.contest_id;
-                self.time_of.1.clear();
-                push_time(&mut self.time_of.1, r.time);
-            }
-            s.push_str(ints.format(r.round));
-            s.push(',');
-            s.push_str(ints.format(r.contest));
-            s.push(',');
-            s.push_str(&self.time_of.1);
-            s.push(',');
-            s.push_str(&self.names[r.player as usize]);
-            s.push(',');
-            number(r.before, s);
-            s.push(',');
-            number(r.after, s);
-            s.push(',');
-            number(r.uncertainty, s);
-            s.push(',');
-            number(r.performance, s);
-            s.push('\n');
+    /// Formats a batch of rows into `pieces`, buffers handed back by the writer and reused
+    /// (each cleared, then filled): a large batch in pieces of [`CSV_PIECE`] rows on rayon's
+    /// threads, a small one in one piece here. Written in order, the pieces are the batch's
+    /// text.
+    pub fn rows_into(&mut self, rows: &[HistoryRow], pieces: &mut Vec<String>) {
+        let n = rows.len().div_ceil(CSV_PIECE).max(1);
+        pieces.truncate(n);
+        pieces.resize_with(n, String::new);
+        let names = &self.names;
+        if n == 1 {
+            pieces[0].clear();
+            format_rows(names, rows, &mut pieces[0], &mut self.time_of);
+            return;
         }
-        text
+        use rayon::prelude::*;
+        rows.par_chunks(CSV_PIECE)
+            .zip(pieces.par_iter_mut())
+            .for_each(|(chunk, text)| {
+                text.clear();
+                format_rows(names, chunk, text, &mut (u32::MAX, String::new()));
+            });
+    }
+}
+
+/// Rows of `history.csv` formatted on one thread at a time (about 1.5 MB of text).
+pub const CSV_PIECE: usize = 1 << 14;
+
+/// Appends the lines of `rows` to `s`; `time_of` keeps the text of the latest contest's time.
+fn format_rows(names: &[String], rows: &[HistoryRow], s: &mut String, time_of: &mut (u32, String)) {
+    s.reserve(rows.len() * 90);
+    let mut ints = itoa::Buffer::new();
+    for r in rows {
+        if time_of.0 != r.contest_id {
+            time_of.0 = r.contest_id;
+            time_of.1.clear();
+            push_time(&mut time_of.1, r.time);
+        }
+        s.push_str(ints.format(r.round));
+        s.push(',');
+        s.push_str(ints.format(r.contest));
+        s.push(',');
+        s.push_str(&time_of.1);
+        s.push(',');
+        s.push_str(&names[r.player as usize]);
+        s.push(',');
+        number(r.before, s);
+        s.push(',');
+        number(r.after, s);
+        s.push(',');
+        number(r.uncertainty, s);
+        s.push(',');
+        number(r.performance, s);
+        s.push('\n');
     }
 }
 
