@@ -10,11 +10,11 @@ use super::errors::{PartialFailure, UsageError};
 use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
-use super::stream::{Piece, StreamMode, StreamPlan, read_for};
+use super::stream::{Piece, StreamMode, fan_out};
 use super::system::totals;
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::ingest::IngestOptions;
-use crate::ingest::stream::{ReplayStopped, Streamed};
+use crate::ingest::stream::Streamed;
 use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
 use crate::replay::ReplayOptions;
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 
 /// Everything `compare` needs.
@@ -135,10 +135,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     };
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet)?;
-    let outcomes = match &loaded.stream {
-        Some(plan) => replay_streamed_each(job, &loaded, plan, &staged)?,
-        None => replay_each(job, &loaded, &staged, |_| None),
-    };
+    let outcomes = replay_each(job, &loaded, &staged)?;
     let (rows, done) = table_rows(job, outcomes)?;
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
@@ -222,21 +219,21 @@ struct Input<'a> {
     totals: Totals,
 }
 
-/// Every system replayed into its own folder of the publication, in parallel; `pieces`
-/// gives a streamed system its share of the blocks.
+/// Every system replayed into its own folder of the publication, in parallel; a streamed
+/// input read once for all of them ([`fan_out`]: its reader's error stops the whole
+/// comparison, a system that ran away gets its failed row).
 fn replay_each(
     job: &CompareJob,
     loaded: &Loaded,
     staged: &Publication,
-    pieces: impl Fn(usize) -> Option<Receiver<Piece>> + Sync,
-) -> Vec<anyhow::Result<SystemOutcome>> {
+) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
     let contests = loaded
         .stream
         .as_ref()
         .map_or(loaded.history.len(), |p| p.contests);
     let bars = progress_bars(job, contests);
     let chart_players = if job.report { REPORT_PLAYERS } else { 0 };
-    let one = |k: usize, bar: Option<ProgressBar>| {
+    let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
         let kind = job.systems[k];
         let dir = job.out.join(kind.name());
         let folder = staged
@@ -252,7 +249,7 @@ fn replay_each(
             bar,
             state: None,
             continue_history: None,
-            pieces: Mutex::new(pieces(k)),
+            pieces: Mutex::new(pieces),
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {
@@ -261,59 +258,25 @@ fn replay_each(
         }
         outcome
     };
-    if loaded.stream.is_some() {
-        // Every system on a thread of its own: each waits for the reader's next block, and
-        // the reader for the slowest system, so none may wait for a free worker.
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = bars
-                .into_iter()
-                .enumerate()
-                .map(|(k, bar)| scope.spawn(move || one(k, bar)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        })
-    } else {
-        bars.into_par_iter()
-            .enumerate()
-            .map(|(k, bar)| one(k, bar))
-            .collect()
-    }
-}
-
-/// The systems fed by one read of a streamed input: the reader on a thread of its own hands
-/// every block to each system. Its error (a bad record) stops the whole comparison; a system
-/// that ran away gets its failed row.
-fn replay_streamed_each(
-    job: &CompareJob,
-    loaded: &Loaded,
-    plan: &StreamPlan,
-    staged: &Publication,
-) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
-    let (senders, receivers): (Vec<_>, Vec<_>) =
-        job.systems.iter().map(|_| sync_channel::<Piece>(2)).unzip();
-    let receivers: Vec<Mutex<Option<Receiver<Piece>>>> =
-        receivers.into_iter().map(|r| Mutex::new(Some(r))).collect();
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_for(plan, job.replay.period, senders));
-        let outcomes = replay_each(job, loaded, staged, |k| {
-            receivers[k]
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take()
-        });
-        match reader
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p))
-        {
-            Ok(()) => Ok(outcomes),
-            // Every system stopped (ran away) before the end: their rows say so.
-            Err(e) if e.is::<ReplayStopped>() => Ok(outcomes),
-            Err(e) => Err(e),
+    match &loaded.stream {
+        Some(plan) => {
+            let bars: Vec<Mutex<Option<ProgressBar>>> = bars.into_iter().map(Mutex::new).collect();
+            let take = |k: usize| {
+                bars[k]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+            };
+            fan_out(plan, job.replay.period, job.systems.len(), |k, pieces| {
+                one(k, take(k), Some(pieces))
+            })
         }
-    })
+        None => Ok(bars
+            .into_par_iter()
+            .enumerate()
+            .map(|(k, bar)| one(k, bar, None))
+            .collect()),
+    }
 }
 
 /// A system that replayed to the end, with what it produced.

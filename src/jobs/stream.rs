@@ -282,6 +282,40 @@ pub(crate) fn read_for(
     Ok(())
 }
 
+/// Several replays fed by one read of a streamed input (`compare`'s systems, `tune`'s
+/// parameter sets), each on a thread of its own: each waits for the reader's next block and the
+/// reader for the slowest replay, so none may wait for a worker another holds. `replay(k,
+/// pieces)` runs the `k`-th of `n`. The reader's error (a bad record) is the whole run's; one
+/// that stopped because every replay stopped (they ran away) is not an error.
+pub(crate) fn fan_out<T: Send>(
+    plan: &StreamPlan,
+    period: Period,
+    n: usize,
+    replay: impl Fn(usize, Receiver<Piece>) -> T + Sync,
+) -> anyhow::Result<Vec<T>> {
+    let (senders, receivers): (Vec<_>, Vec<_>) = (0..n).map(|_| sync_channel::<Piece>(2)).unzip();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(|| read_for(plan, period, senders));
+        let replay = &replay;
+        let handles: Vec<_> = receivers
+            .into_iter()
+            .enumerate()
+            .map(|(k, pieces)| scope.spawn(move || replay(k, pieces)))
+            .collect();
+        let out: Vec<T> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        match reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        {
+            Err(e) if !e.is::<crate::ingest::stream::ReplayStopped>() => Err(e),
+            _ => Ok(out),
+        }
+    })
+}
+
 /// One system's streamed replay: its blocks rated as they come, the new players' names
 /// passed to the history writer before their rows; with `--resume`, the contests the state
 /// applied before found block by block and skipped; with `--save-state`, each contest's digest
