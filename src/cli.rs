@@ -307,6 +307,8 @@ pub struct TuneArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 }
 
 impl TuneArgs {
@@ -333,6 +335,8 @@ impl TuneArgs {
             out: self.out.clone(),
             top: self.top,
             quiet: self.quiet,
+            stream: self.stream.stream,
+            stream_block: self.stream.stream_block.max(1),
         })
     }
 }

@@ -952,3 +952,47 @@ fn a_contest_json_folder_streams_in_time_order() {
     assert_eq!(w["skipped_invalid"], s["skipped_invalid"]);
     assert_eq!(w["skipped_examples"], s["skipped_examples"]);
 }
+
+/// `tune` streams: the sets scored on one read, the best set and the defaults held out on a
+/// second; `tune.csv` and what is printed are those of the input read whole.
+#[test]
+fn tune_streams_to_the_same_trials() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.csv", &games_csv(1500, 16));
+    let run = |mode: &str| {
+        let out = dir.path().join(format!("tune-{mode}"));
+        let o = common::rate_batch(&[
+            "tune",
+            input.to_str().unwrap(),
+            "--system",
+            "glicko2",
+            "--grid",
+            "tau=0.3,0.6,1.2",
+            "--period",
+            "week",
+            "--fraction",
+            "0.3",
+            "--out",
+            out.to_str().unwrap(),
+            "--stream",
+            mode,
+            "--stream-block",
+            "19",
+        ]);
+        assert!(o.status.success(), "{mode}: {}", texts(&o).1);
+        let table = std::fs::read_to_string(out.join("tune.csv")).unwrap();
+        (
+            table,
+            texts(&o).0.replace(&out.display().to_string(), "OUT"),
+        )
+    };
+    let (whole, streamed) = (run("off"), run("on"));
+    assert_eq!(whole.1, streamed.1, "what is printed");
+    assert_eq!(whole.0, streamed.0, "tune.csv");
+    assert_eq!(whole.0.lines().count(), 1 + 3, "{}", whole.0);
+    assert!(
+        whole.1.contains("held out") || whole.1.contains("defaults"),
+        "{}",
+        whole.1
+    );
+}

@@ -35,6 +35,19 @@ pub(crate) struct Sink<'a> {
     pub(crate) truth: Option<(&'a History, &'a Truth, RmseSeries)>,
 }
 
+impl Sink<'_> {
+    /// A sink that keeps nothing and shows nothing (a replay scored for its metrics only).
+    pub(crate) fn quiet() -> Self {
+        Sink {
+            rows: Rows::Drop,
+            bar: None,
+            trajectory: None,
+            rate: RateMeter::new(),
+            truth: None,
+        }
+    }
+}
+
 /// The best rate of rounds per second over stretches of at least 50 ms.
 pub(crate) struct RateMeter {
     pub(crate) last: Instant,

@@ -7,10 +7,13 @@
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
 use super::errors::{PartialFailure, UsageError};
-use super::load::{check_replay_options, load};
+use super::load::{Inputs, check_replay_options, load_or_stream};
+use super::sink::Sink;
+use super::stream::{ReaderFailed, RunStream, StreamFailure, StreamMode, StreamPlan, fan_out};
 use super::system::Noop;
 use crate::history::History;
 use crate::ingest::IngestOptions;
+use crate::ingest::stream::Streamed;
 use crate::metrics::MetricsReport;
 use crate::output::Publication;
 use crate::replay::{ReplayOptions, replay};
@@ -25,6 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What the parameter sets are ranked by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -84,6 +88,11 @@ pub struct TuneJob {
     pub top: usize,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Whether to stream the input (the sets fed by one read, then the held-out replays by
+    /// another).
+    pub stream: StreamMode,
+    /// Contests per streamed block.
+    pub stream_block: usize,
 }
 
 /// Parses `k=16,24,32;scale=400`.
@@ -197,6 +206,17 @@ impl SystemVisitor for Score<'_> {
     }
 }
 
+/// The options of the tuning replays: the first `fraction` of `contests` contests, from
+/// scratch, every contest with a prior scored.
+fn slice_options(contests: usize, fraction: f64, base: &ReplayOptions) -> ReplayOptions {
+    ReplayOptions {
+        warmup: 0.0,
+        keep_history: false,
+        max_contests: Some(crate::numeric::first_share(contests, fraction).max(1)),
+        ..base.clone()
+    }
+}
+
 /// Scores every set on the first `fraction` of the contests (in parallel), best first.
 pub fn run_trials(
     history: &History,
@@ -206,37 +226,47 @@ pub fn run_trials(
     fraction: f64,
     base: &ReplayOptions,
 ) -> Result<Vec<Trial>, String> {
-    let slice = ReplayOptions {
-        warmup: 0.0,
-        keep_history: false,
-        max_contests: Some(crate::numeric::first_share(history.len(), fraction).max(1)),
-        ..base.clone()
-    };
-    let mut trials = sets
-        .into_par_iter()
+    let slice = slice_options(history.len(), fraction, base);
+    let outcomes = sets
+        .par_iter()
         .map(|params| {
-            let outcome = dispatch(
+            dispatch(
                 kind,
-                &params,
+                params,
                 Score {
                     history,
                     opts: &slice,
                 },
-            )?;
-            Ok(match outcome {
-                Ok(tuning) => Trial {
-                    params,
-                    tuning,
-                    failed: None,
-                },
-                Err(d) => Trial {
-                    params,
-                    tuning: crate::metrics::Metrics::new().report(),
-                    failed: Some(d.to_string()),
-                },
-            })
+            )
         })
-        .collect::<Result<Vec<Trial>, String>>()?;
+        .collect::<Result<Vec<_>, String>>()?;
+    rank(kind, sets, outcomes, metric)
+}
+
+/// The trials of the sets scored `outcomes` (a set whose replay ran away has failed), best
+/// first.
+fn rank(
+    kind: SystemKind,
+    sets: Vec<ParamMap>,
+    outcomes: Vec<Result<MetricsReport, crate::replay::Divergence>>,
+    metric: TuneMetric,
+) -> Result<Vec<Trial>, String> {
+    let mut trials: Vec<Trial> = sets
+        .into_iter()
+        .zip(outcomes)
+        .map(|(params, outcome)| match outcome {
+            Ok(tuning) => Trial {
+                params,
+                tuning,
+                failed: None,
+            },
+            Err(d) => Trial {
+                params,
+                tuning: crate::metrics::Metrics::new().report(),
+                failed: Some(d.to_string()),
+            },
+        })
+        .collect();
     // Best first; unmeasured last; among equals the sets with more parameters at their
     // defaults first (no change without evidence), then the order of the sets.
     let defaults = dispatch(kind, &ParamMap::new(), ParamsOf)?;
@@ -266,6 +296,46 @@ pub fn run_trials(
         }
     });
     Ok(trials)
+}
+
+/// A replay's metrics, or the runaway that stopped it.
+type Scored = Result<MetricsReport, crate::replay::Divergence>;
+
+/// Replays of a streamed input fed by one read, each set with `opts` (see [`fan_out`]):
+/// their metrics, and what was read (from a replay that read to the end).
+fn score_streamed(
+    plan: &StreamPlan,
+    kind: SystemKind,
+    sets: &[&ParamMap],
+    opts: &ReplayOptions,
+) -> anyhow::Result<(Vec<Scored>, Option<Arc<Streamed>>)> {
+    let runs = fan_out(plan, opts.period, sets.len(), |k, pieces| {
+        let mut sink = Sink::quiet();
+        let visitor = RunStream {
+            pieces,
+            contests: plan.contests,
+            opts,
+            sink: &mut sink,
+            state: None,
+            input: &plan.path,
+        };
+        dispatch(kind, sets[k], visitor)
+    })?;
+    let mut read = None;
+    let mut scored = Vec::with_capacity(runs.len());
+    for run in runs {
+        match run.map_err(UsageError)? {
+            Ok(ran) => {
+                read.get_or_insert(ran.read);
+                scored.push(Ok(ran.result.metrics));
+            }
+            Err(StreamFailure::Diverged(d)) => scored.push(Err(d)),
+            Err(StreamFailure::State(e)) => return Err(e),
+            // The reader's error was returned by the fan-out.
+            Err(StreamFailure::Unread) => return Err(ReaderFailed.into()),
+        }
+    }
+    Ok((scored, read))
 }
 
 /// Metrics of a whole replay scored on everything after the first `fraction` of contests
@@ -299,32 +369,51 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     // The output folder's lock from the start: a second tune on it stops before its trials.
     let staged = Publication::begin(&job.out, &["tune.csv"])
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    let loaded = load(&job.input, &job.ingest, None, None)?;
-    let history = &loaded.history;
-    let trials = run_trials(
-        history,
-        job.system,
-        sets,
-        job.metric,
-        job.fraction,
-        &job.replay,
-    )
-    .map_err(UsageError)?;
+    // The plan counts the contests whatever the replay's warm-up: the slice is a share of them.
+    let counting = ReplayOptions {
+        warmup: job.fraction,
+        ..job.replay.clone()
+    };
+    let inputs = Inputs {
+        input: &job.input,
+        ingest: &job.ingest,
+        initial_ratings: None,
+        truth: None,
+    };
+    let stream = (job.stream, job.stream_block);
+    let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet)?;
+    let (trials, best_held, default_held, read) = match &loaded.stream {
+        Some(plan) => tune_streamed(job, plan, sets)?,
+        None => {
+            let history = &loaded.history;
+            let trials = run_trials(
+                history,
+                job.system,
+                sets,
+                job.metric,
+                job.fraction,
+                &job.replay,
+            )
+            .map_err(UsageError)?;
+            let best = trials.iter().find(|t| t.failed.is_none());
+            let held_of = |params: &ParamMap| {
+                held_out(history, job.system, params, job.fraction, &job.replay)
+            };
+            let best_held = best
+                .map(|b| held_of(&b.params))
+                .transpose()
+                .map_err(UsageError)?;
+            let default_held = held_of(&ParamMap::new()).map_err(UsageError)?;
+            (trials, best_held, default_held, None)
+        }
+    };
+    let history = read.as_ref().map_or(&loaded.history, |r| &r.players);
+    let contests = read.as_ref().map_or(loaded.history.len(), |r| {
+        usize::try_from(r.contests).unwrap_or(usize::MAX)
+    });
     let failed = trials.iter().filter(|t| t.failed.is_some()).count();
     // The best set that did not fail (failed sets sort last).
     let best = trials.iter().find(|t| t.failed.is_none());
-    let best_held = best
-        .map(|b| held_out(history, job.system, &b.params, job.fraction, &job.replay))
-        .transpose()
-        .map_err(UsageError)?;
-    let default_held = held_out(
-        history,
-        job.system,
-        &ParamMap::new(),
-        job.fraction,
-        &job.replay,
-    )
-    .map_err(UsageError)?;
 
     staged
         .root()
@@ -334,6 +423,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     if !job.quiet {
         let report = TuneReport {
             history,
+            contests,
             trials: &trials,
             held: [
                 ("tuned", best_held.as_ref()),
@@ -362,6 +452,41 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// What a tune found: the trials, best first, the held-out scores of the best set (if one did
+/// not fail) and of the defaults, and a streamed input's players and size.
+type Tuned = (Vec<Trial>, Option<Scored>, Scored, Option<Arc<Streamed>>);
+
+/// A streamed tune: every set scored on one read of the input (the slice's contests, a share
+/// of those the plan counted), then the best set and the defaults held out on a second read.
+fn tune_streamed(job: &TuneJob, plan: &StreamPlan, sets: Vec<ParamMap>) -> anyhow::Result<Tuned> {
+    let all = plan.counted.as_ref().map_or(plan.contests, |c| {
+        usize::try_from(c.count.contests).unwrap_or(usize::MAX)
+    });
+    let slice = slice_options(all, job.fraction, &job.replay);
+    let refs: Vec<&ParamMap> = sets.iter().collect();
+    let (scored, _) = score_streamed(plan, job.system, &refs, &slice)?;
+    let trials = rank(job.system, sets, scored, job.metric).map_err(UsageError)?;
+    let defaults = ParamMap::new();
+    let mut held_sets: Vec<&ParamMap> = trials
+        .iter()
+        .find(|t| t.failed.is_none())
+        .map(|t| &t.params)
+        .into_iter()
+        .collect();
+    held_sets.push(&defaults);
+    let opts = ReplayOptions {
+        warmup: job.fraction,
+        keep_history: false,
+        ..job.replay.clone()
+    };
+    let (mut held, read) = score_streamed(plan, job.system, &held_sets, &opts)?;
+    let default_held = held
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
+    let best_held = held.pop();
+    Ok((trials, best_held, default_held, read))
 }
 
 /// The parameter sets to try, each checked against the system before anything is read.
@@ -406,6 +531,8 @@ type HeldOut<'a> = Option<&'a Result<MetricsReport, crate::replay::Divergence>>;
 /// A finished tune, as printed.
 struct TuneReport<'a> {
     history: &'a crate::history::History,
+    /// Contests read.
+    contests: usize,
     trials: &'a [Trial],
     held: [(&'static str, HeldOut<'a>); 2],
     written: &'a [std::path::PathBuf],
@@ -425,7 +552,7 @@ impl TuneReport<'_> {
             trials.len(),
             name,
             100.0 * job.fraction,
-            history.len()
+            self.contests
         )?;
         writeln!(stdout)?;
         writeln!(stdout, "  {name:>12}  parameters")?;
