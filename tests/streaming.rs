@@ -680,10 +680,27 @@ fn a_streamed_resume_refuses_a_rewritten_past() {
         std::fs::read(&state).unwrap() == before.1,
         "the state is as it was"
     );
-    // Read whole, the same refusal.
-    let o = replay(&full, &out, &["--stream", "off", "--resume", st]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(texts(&o).1.contains("never applied"), "{}", texts(&o).1);
+    // Read whole, the same refusal; and a dry run, streamed or not, checks it too.
+    for args in [
+        &["--stream", "off", "--resume", st][..],
+        &["--stream", "on", "--resume", st, "--dry-run"],
+        &["--stream", "off", "--resume", st, "--dry-run"],
+    ] {
+        let o = replay(&full, &out, args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            texts(&o).1.contains("never applied"),
+            "{args:?}: {}",
+            texts(&o).1
+        );
+    }
+    // The input as it was, continued: the streamed dry run passes.
+    let rest = common::write(dir.path(), "rest.csv", &(lines.join("\n") + "\n"));
+    common::replay_ok(
+        &rest,
+        &out,
+        &["--stream", "on", "--resume", st, "--dry-run"],
+    );
 }
 
 /// A streamed `--dry-run` holds the players, not the contests, and says what a whole read

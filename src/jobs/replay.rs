@@ -3,7 +3,7 @@
 use super::errors::UsageError;
 use super::load::{check_replay_options, same_file};
 use super::resume::{CheckState, StateJob, already_applied, period_name};
-use super::sink::progress_bar;
+use super::sink::{progress_bar, progress_counter};
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
 use crate::ingest::IngestOptions;
@@ -115,16 +115,10 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     }
     let Some(staged) = staged else {
         // Streamed, a dry run reads the input once more for its players (the counting pass
-        // has validated it, and checked its order), holding only their names.
+        // has validated it, and checked its order), holding only their names, and checks it
+        // against the state resumed from as a whole read does.
         let streamed = match &loaded.stream {
-            Some(plan) => Some(crate::ingest::stream::stream(
-                &plan.path,
-                plan.format,
-                &plan.opts,
-                crate::replay::Period::Game,
-                plan.block,
-                &mut |_| true,
-            )?),
+            Some(plan) => Some(dry_run_streamed(plan, resume.as_ref())?),
             None => None,
         };
         if !job.quiet {
@@ -171,6 +165,51 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     }
 }
 
+/// The second pass of a streamed dry run: the players, and with `--resume` the check of the
+/// input against the state (contest by contest, block by block).
+fn dry_run_streamed(
+    plan: &super::stream::StreamPlan,
+    resume: Option<&crate::state::StateFile>,
+) -> anyhow::Result<crate::ingest::stream::Streamed> {
+    use crate::state::{AppliedCheck, contest_digest_named};
+    let mut check = resume.map(|f| AppliedCheck::new(&f.meta));
+    let mut names: Vec<String> = Vec::new();
+    let mut refused: Option<String> = None;
+    let mut send = |block: History| {
+        names.extend_from_slice(&block.names()[names.len() - block.first_named()..]);
+        let Some(check) = &mut check else {
+            return true;
+        };
+        for c in block.contests() {
+            let d = contest_digest_named(&block, &c, |p| &names[p as usize]);
+            if let Err(m) = check.contest(&block, &c, d) {
+                refused = Some(m);
+                return false;
+            }
+        }
+        true
+    };
+    let read = crate::ingest::stream::stream(
+        &plan.path,
+        plan.format,
+        &plan.opts,
+        crate::replay::Period::Game,
+        plan.block,
+        &mut send,
+    );
+    let file = || plan.path.display().to_string();
+    if let Some(m) = refused {
+        return Err(InputError::whole_file(file(), m).into());
+    }
+    let read = read?;
+    if let Some(check) = check {
+        check
+            .finish()
+            .map_err(|m| InputError::whole_file(file(), m))?;
+    }
+    Ok(read)
+}
+
 /// What `--dry-run` prints: what was read, and that it is valid.
 fn print_dry_run(
     stdout: &mut dyn Write,
@@ -206,9 +245,13 @@ fn system_job<'a>(
         Some(plan) => (plan.contests, plan.contests * 2),
         None => (loaded.history.len(), loaded.history.placings()),
     };
-    let bar = (placings > 200_000)
-        .then(|| progress_bar(contests as u64, job.quiet))
-        .flatten();
+    let bar = match &loaded.stream {
+        // Read once: nothing is known of the size before the end.
+        Some(plan) if plan.counted.is_none() => progress_counter(job.quiet),
+        _ => (placings > 200_000)
+            .then(|| progress_bar(contests as u64, job.quiet))
+            .flatten(),
+    };
     SystemJob {
         system: job.system,
         params: &job.params,

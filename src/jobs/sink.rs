@@ -134,3 +134,17 @@ pub(crate) fn progress_bar(len: u64, quiet: bool) -> Option<ProgressBar> {
     );
     Some(bar)
 }
+
+/// A progress line for a replay whose size is not known (a stream read once): the contests
+/// rated so far and the rate.
+pub(crate) fn progress_counter(quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} replaying {pos} contests ({per_sec})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    Some(bar)
+}

@@ -96,8 +96,9 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
                 || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
         });
     let why = if !once && stdin {
-        "standard input or a pipe can be read only once, and a stream is read twice (count, \
-         then rate) unless --warmup 0: give a file, or --warmup 0"
+        "standard input or a pipe can be read only once, and this stream is read twice \
+         (count, then rate): give a file (replay and compare read a stream once with \
+         --warmup 0)"
             .into()
     } else if req.replay.period == Period::Series {
         "--period series needs the whole input (a series' games are checked and rated together)"
