@@ -230,15 +230,16 @@ fn without_a_warm_up_a_stream_is_read_once() {
         "{err}"
     );
     assert!(!out.exists(), "nothing is written");
+    // A series interrupted by another game of its player, found where it is read.
     let series = common::write(
         dir.path(),
         "series.csv",
-        "time,a,b,result,series\n2020-01-01,x,y,1,\n2020-01-02,x,y,0,s1\n",
+        "time,a,b,result,series\n2020-01-01,x,y,1,s1\n2020-01-02,x,z,0,\n2020-01-03,x,y,0,s1\n",
     );
     let o = replay(&series, &out, &["--stream", "on", "--warmup", "0"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        texts(&o).1.contains("series.csv, line 3"),
+        texts(&o).1.contains("series.csv, line 4, field `series`"),
         "{}",
         texts(&o).1
     );
@@ -1012,4 +1013,108 @@ fn tune_streams_to_the_same_trials() {
         "{}",
         whole.1
     );
+}
+
+/// Best-of-3 series between pairs of 24 players, two series at a time (their games
+/// interleaved, their players apart), some games without a series; `bad` makes a series'
+/// third game come after one of its players played elsewhere.
+fn series_csv(n: usize, seed: u64, bad: bool) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::from("time,a,b,result,series\n");
+    let mut t = 1_600_000_000i64;
+    for k in 0..n {
+        let mut picked: Vec<u64> = Vec::new();
+        while picked.len() < 4 {
+            let p = rng.below(24);
+            if !picked.contains(&p) {
+                picked.push(p);
+            }
+        }
+        let name = |i: u64| format!("p{i:02}");
+        let (s1, s2) = (format!("s{k}a"), format!("s{k}b"));
+        for g in 0..3 {
+            for (x, y, s) in [(picked[0], picked[1], &s1), (picked[2], picked[3], &s2)] {
+                t += 600 + rng.below(3_000) as i64;
+                let result = ["1", "0", "0.5"][rng.below(3) as usize];
+                out.push_str(&format!("{t},{},{},{result},{s}\n", name(x), name(y)));
+            }
+            if g == 1 && bad && k == n / 2 {
+                // A game of the first series' player outside it, before its third game.
+                t += 60;
+                out.push_str(&format!("{t},{},{},1,\n", name(picked[0]), name(picked[2])));
+            }
+        }
+        if rng.below(3) == 0 {
+            t += 600;
+            out.push_str(&format!("{t},{},{},0,\n", name(picked[1]), name(picked[3])));
+        }
+    }
+    out
+}
+
+/// Inputs with series stream (for every period but `--period series`): the series check of a
+/// whole read runs as the contests come, the blocks carry their series' names (the state's
+/// digests name them), and outputs and states are the whole read's. A series broken by an
+/// interleaved game stops a streamed run where it is found, with the whole read's message.
+#[test]
+fn inputs_with_series_stream_with_their_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "series.csv", &series_csv(120, 17, false));
+    for period in ["game", "day"] {
+        same_streamed_or_not(
+            &input,
+            dir.path(),
+            &["--system", "trueskill", "--period", period],
+        );
+    }
+    // A state saved and resumed, streamed and not: the same bytes.
+    let text = series_csv(120, 17, false);
+    let part_text: String = text.lines().take(400).map(|l| format!("{l}\n")).collect();
+    let part = common::write(dir.path(), "part.csv", &part_text);
+    let mut states = Vec::new();
+    for mode in ["off", "on"] {
+        let st = dir.path().join(format!("state-{mode}"));
+        let s = st.to_str().unwrap();
+        let out = dir.path().join(format!("st-out-{mode}"));
+        let args = ["--stream", mode, "--stream-block", "5", "--save-state", s];
+        common::replay_ok(&part, &out, &args);
+        let args = [
+            "--stream",
+            mode,
+            "--stream-block",
+            "7",
+            "--resume",
+            s,
+            "--save-state",
+            s,
+        ];
+        common::replay_ok(&input, &out, &args);
+        states.push(std::fs::read(&st).unwrap());
+    }
+    assert!(states[0] == states[1], "the states differ");
+    // Broken: the streamed runs (two passes, one pass) stop with the whole read's message.
+    let bad = common::write(dir.path(), "bad.csv", &series_csv(120, 17, true));
+    let whole = replay(&bad, &dir.path().join("b0"), &["--stream", "off"]);
+    assert_eq!(whole.status.code(), Some(1));
+    let message = texts(&whole).1;
+    let core = message
+        .split("series `")
+        .nth(1)
+        .map(|m| format!("series `{m}"))
+        .expect("the series named");
+    assert!(core.contains("played another contest"), "{message}");
+    for args in [
+        &["--stream", "on"][..],
+        &["--stream", "on", "--warmup", "0"],
+    ] {
+        let out = dir.path().join("b1");
+        let o = replay(&bad, &out, args);
+        let err = texts(&o).1;
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("line ") && err.contains(core.trim()),
+            "{args:?}: {err}"
+        );
+        assert!(!out.exists(), "nothing is written");
+    }
 }

@@ -76,6 +76,8 @@ pub(crate) struct Emit<'o> {
     /// time order (checked here too, for a stream read once, without a counting pass).
     pub looked: usize,
     pub latest: i64,
+    /// The series check of a whole read, run as the contests come.
+    pub series: super::SeriesCheck,
 }
 
 /// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
@@ -153,19 +155,34 @@ impl<'o> Context<'o> {
                     crate::time::format_time(t),
                     crate::time::format_time(e.latest)
                 ))
-            } else if b.pending_in_series(n - 1) {
-                Some(
-                    "a contest of a series: their checks need the whole input (--stream off)"
-                        .to_string(),
-                )
             } else {
                 None
+            };
+            let sides = || {
+                let sides: Vec<String> = b
+                    .pending_entries(n - 1)
+                    .iter()
+                    .map(|e| {
+                        let names: Vec<&str> = e.iter().map(|&p| b.name(p)).collect();
+                        names.join("+")
+                    })
+                    .collect();
+                sides.join(" vs ")
+            };
+            let series = b.pending_series(n - 1);
+            let players = b.pending_players(n - 1);
+            let (field, problem) = match problem {
+                Some(m) => (None, Some(m)),
+                None => match e.series.contest(series, t, players, |p| b.name(p), &sides) {
+                    Ok(()) => (None, None),
+                    Err(m) => (Some("series".to_string()), Some(m)),
+                },
             };
             if let Some(message) = problem {
                 return Err(InputError {
                     file: self.file.clone(),
                     at: at.clone(),
-                    field: None,
+                    field,
                     message,
                 }
                 .into());

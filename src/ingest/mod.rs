@@ -141,62 +141,106 @@ fn check_series(h: &History) -> Result<(), InputError> {
     if h.series_count() == 0 {
         return Ok(());
     }
-    // Per series id: index of its first contest and its players so far; per player: the
-    // index and series of his latest contest.
-    let mut series: Vec<Option<(usize, Vec<PlayerId>)>> = vec![None; h.series_count()];
-    let mut latest: Vec<Option<(usize, Option<u32>)>> = vec![None; h.player_count()];
+    let mut check = SeriesCheck::default();
     for c in h.contests() {
-        if let Some(s) = c.series()
-            && let Some((first, players)) = &series[s as usize]
+        let series = c.series().map(|s| h.series_name(s));
+        check
+            .contest(series, c.time(), c.players(), |p| h.name(p), &|| {
+                sides(h, &c)
+            })
+            .map_err(|message| InputError {
+                field: Some("series".into()),
+                ..InputError::whole_file(h.source.path.clone(), message)
+            })?;
+    }
+    Ok(())
+}
+
+/// A contest's sides as a message names them: `a+b vs c`.
+fn sides(h: &History, c: &crate::history::Contest) -> String {
+    let sides: Vec<String> = c
+        .entries()
+        .map(|e| {
+            let names: Vec<&str> = e.players.iter().map(|&p| h.name(p)).collect();
+            names.join("+")
+        })
+        .collect();
+    sides.join(" vs ")
+}
+
+/// The series check ([`check_series`]) one contest at a time, in time order: a streamed read
+/// checks contests as they come. Per series: the index of its first contest and its players so
+/// far; per player: the index, series and time of his latest contest.
+#[derive(Default)]
+pub(crate) struct SeriesCheck {
+    ids: rustc_hash::FxHashMap<Box<str>, u32>,
+    series: Vec<(u64, Vec<PlayerId>)>,
+    latest: Vec<Option<(u64, Option<u32>, i64)>>,
+    contests: u64,
+}
+
+impl SeriesCheck {
+    /// Checks the next contest (of `series`, if any, at `time`, between `players`); the
+    /// message of one that breaks the rule (`sides` names its sides).
+    pub(crate) fn contest<'n>(
+        &mut self,
+        series: Option<&str>,
+        time: i64,
+        players: &[PlayerId],
+        name: impl Fn(PlayerId) -> &'n str,
+        sides: &dyn Fn() -> String,
+    ) -> Result<(), String> {
+        let index = self.contests;
+        self.contests += 1;
+        if let Some(&p) = players.iter().max()
+            && self.latest.len() <= p as usize
         {
-            let problem = if !c.players().iter().any(|p| players.contains(p)) {
+            self.latest.resize(p as usize + 1, None);
+        }
+        let s = series.map(|name| {
+            let next = self.ids.len() as u32;
+            *self.ids.entry(name.into()).or_insert(next)
+        });
+        if let (Some(s), Some(name_of_series)) = (s, series)
+            && let Some((first, members)) = self.series.get(s as usize)
+        {
+            let problem = if !players.iter().any(|p| members.contains(p)) {
                 Some("has no player of its earlier games (one id for two series?)".to_string())
             } else {
-                c.players().iter().find_map(|&p| match latest[p as usize] {
-                    Some((k, other)) if k > *first && other != Some(s) => Some(format!(
+                players.iter().find_map(|&p| match self.latest[p as usize] {
+                    Some((k, other, t)) if k > *first && other != Some(s) => Some(format!(
                         "comes after {} played another contest ({}) since the series began; a \
                          series' games cannot be interleaved with other games of its players",
-                        h.name(p),
-                        time::format_time(h.contest(k).time())
+                        name(p),
+                        time::format_time(t)
                     )),
                     _ => None,
                 })
             };
             if let Some(problem) = problem {
-                let sides: Vec<String> = c
-                    .entries()
-                    .map(|e| {
-                        let names: Vec<&str> = e.players.iter().map(|&p| h.name(p)).collect();
-                        names.join("+")
-                    })
-                    .collect();
-                return Err(InputError {
-                    field: Some("series".into()),
-                    ..InputError::whole_file(
-                        h.source.path.clone(),
-                        format!(
-                            "series `{}`: its game of {} ({}) {problem}",
-                            h.series_name(s),
-                            time::format_time(c.time()),
-                            sides.join(" vs ")
-                        ),
-                    )
-                });
+                return Err(format!(
+                    "series `{name_of_series}`: its game of {} ({}) {problem}",
+                    time::format_time(time),
+                    sides()
+                ));
             }
         }
-        if let Some(s) = c.series() {
-            let (_, players) = series[s as usize].get_or_insert((c.index(), Vec::new()));
-            for &p in c.players() {
-                if !players.contains(&p) {
-                    players.push(p);
+        if let Some(s) = s {
+            if self.series.len() <= s as usize {
+                self.series.push((index, Vec::new()));
+            }
+            let members = &mut self.series[s as usize].1;
+            for &p in players {
+                if !members.contains(&p) {
+                    members.push(p);
                 }
             }
         }
-        for &p in c.players() {
-            latest[p as usize] = Some((c.index(), c.series()));
+        for &p in players {
+            self.latest[p as usize] = Some((index, s, time));
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `--time-format` reads the time column of CSV and Parquet inputs; given for another format

@@ -177,7 +177,6 @@ pub(crate) fn plan(
     }
     let counted = count(req.input, format, opts, req.replay.as_of)?;
     let c = &counted.count;
-    let path = counted.source.path.clone();
     // Input that cannot stream: an error under `--stream on`, else a note and a whole read.
     let note =
         |(file, at): (String, Location), why: String| -> anyhow::Result<Option<StreamPlan>> {
@@ -212,12 +211,6 @@ pub(crate) fn plan(
             "a contest's rows continue here after another contest began; a streamed standings \
              input keeps each contest's rows together (--stream off reads it whole)"
                 .to_string(),
-        );
-    }
-    if c.series {
-        return note(
-            (path.clone(), Location::File),
-            "it has series, whose checks need the whole input (--stream off)".to_string(),
         );
     }
     // As a whole read decides it: no contest at all (one whose contests all lie past

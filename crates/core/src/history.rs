@@ -549,7 +549,8 @@ impl HistoryBuilder {
         if let Some(open) = &mut self.open {
             open.entry_start -= entries_end as u32;
         }
-        // Labels go with their contests; the builder starts a new table for those left.
+        // Labels and series names go with their contests; the builder starts new tables for
+        // those left.
         let old = std::mem::take(&mut h.labels);
         self.label_ids.clear();
         let mut local: FxHashMap<u32, u32> = FxHashMap::default();
@@ -565,6 +566,24 @@ impl HistoryBuilder {
         for c in h.contests.iter_mut().chain(self.open.as_mut()) {
             if c.label != NONE {
                 c.label = Self::intern(&mut self.label_ids, &mut h.labels, &old[c.label as usize]);
+            }
+        }
+        let old = std::mem::take(&mut h.series);
+        self.series_ids.clear();
+        local.clear();
+        for c in &mut block.contests {
+            if c.series != NONE {
+                let next = block.series.len() as u32;
+                c.series = *local.entry(c.series).or_insert_with(|| {
+                    block.series.push(old[c.series as usize].clone());
+                    next
+                });
+            }
+        }
+        for c in h.contests.iter_mut().chain(self.open.as_mut()) {
+            if c.series != NONE {
+                c.series =
+                    Self::intern(&mut self.series_ids, &mut h.series, &old[c.series as usize]);
             }
         }
         self.contests_taken += n as u32;
@@ -587,9 +606,31 @@ impl HistoryBuilder {
         self.h.contests[i].time
     }
 
-    /// Whether the `i`-th contest not yet handed over belongs to a series.
-    pub fn pending_in_series(&self, i: usize) -> bool {
-        self.h.contests[i].series != NONE
+    /// The series of the `i`-th contest not yet handed over, if it has one.
+    pub fn pending_series(&self, i: usize) -> Option<&str> {
+        let s = self.h.contests[i].series;
+        (s != NONE).then(|| self.h.series[s as usize].as_str())
+    }
+
+    /// The entries (each its players) of the `i`-th contest not yet handed over.
+    pub fn pending_entries(&self, i: usize) -> Vec<&[PlayerId]> {
+        let c = &self.h.contests[i];
+        self.h.entries[c.entry_start as usize..c.entry_end as usize]
+            .iter()
+            .map(|e| &self.h.members[e.member_start as usize..e.member_end as usize])
+            .collect()
+    }
+
+    /// The players of the `i`-th contest not yet handed over, entry by entry.
+    pub fn pending_players(&self, i: usize) -> &[PlayerId] {
+        let c = &self.h.contests[i];
+        let (e0, e1) = (c.entry_start as usize, c.entry_end as usize);
+        if e0 == e1 {
+            return &[];
+        }
+        let m0 = self.h.entries[e0].member_start as usize;
+        let m1 = self.h.entries[e1 - 1].member_end as usize;
+        &self.h.members[m0..m1]
     }
 
     /// The id of a player name, interned on first sight. The name is kept in Unicode
