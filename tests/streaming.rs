@@ -310,9 +310,22 @@ fn unsorted_or_bad_input_is_refused_before_anything_is_rated() {
     );
     assert!(!out.exists());
     // Options that need the whole input say so.
-    let o = replay(&input, &out, &["--stream", "on", "--period", "series"]);
+    let st = dir.path().join("state");
+    let args = [
+        "--stream",
+        "on",
+        "--period",
+        "series",
+        "--save-state",
+        st.to_str().unwrap(),
+    ];
+    let o = replay(&input, &out, &args);
     assert_eq!(o.status.code(), Some(2));
-    assert!(texts(&o).1.contains("--period series"), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("--period series with --save-state"),
+        "{}",
+        texts(&o).1
+    );
 }
 
 /// What the review of the streaming found: a state that would overwrite the second input, a
@@ -1052,21 +1065,32 @@ fn series_csv(n: usize, seed: u64, bad: bool) -> String {
     out
 }
 
-/// Inputs with series stream (for every period but `--period series`): the series check of a
-/// whole read runs as the contests come, the blocks carry their series' names (the state's
+/// Inputs with series stream, `--period series` too (a block ends where no series is open
+/// and none is split): the series check of a whole read runs as the contests come, the blocks carry their series' names (the state's
 /// digests name them), and outputs and states are the whole read's. A series broken by an
 /// interleaved game stops a streamed run where it is found, with the whole read's message.
 #[test]
 fn inputs_with_series_stream_with_their_check() {
     let dir = tempfile::tempdir().unwrap();
     let input = common::write(dir.path(), "series.csv", &series_csv(120, 17, false));
-    for period in ["game", "day"] {
+    for period in ["game", "day", "series"] {
         same_streamed_or_not(
             &input,
             dir.path(),
             &["--system", "trueskill", "--period", period],
         );
     }
+    // By series, with blocks of 3 contests: each cut waits until no series is open, or spans it.
+    let (whole, streamed) = (dir.path().join("s-whole"), dir.path().join("s-streamed"));
+    let by_series = ["--system", "elo-mmr", "--period", "series"];
+    common::replay_ok(
+        &input,
+        &whole,
+        &[&by_series[..], &["--stream", "off"]].concat(),
+    );
+    let small = ["--stream", "on", "--stream-block", "3"];
+    common::replay_ok(&input, &streamed, &[&by_series[..], &small[..]].concat());
+    assert_eq!(outputs(&whole), outputs(&streamed));
     // A state saved and resumed, streamed and not: the same bytes.
     let text = series_csv(120, 17, false);
     let part_text: String = text.lines().take(400).map(|l| format!("{l}\n")).collect();

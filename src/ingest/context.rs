@@ -215,6 +215,7 @@ impl<'o> Context<'o> {
                     }
                     i
                 }
+                None if e.period == crate::replay::Period::Series => series_cut(b, &e.series),
                 None => n,
             }
         };
@@ -392,4 +393,40 @@ pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
             format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]"),
         )),
     }
+}
+
+/// Where a block of `--period series` may end: the most pending contests that split no series
+/// (a series' round holds all its games) and hold no game of a series still open (whose later
+/// games would belong to that round).
+fn series_cut(b: &HistoryBuilder, check: &super::SeriesCheck) -> usize {
+    let n = b.pending();
+    // Per series among the pending contests: its first and last index.
+    let mut span: rustc_hash::FxHashMap<&str, (usize, usize)> = rustc_hash::FxHashMap::default();
+    let mut most = n;
+    for i in 0..n {
+        if let Some(name) = b.pending_series(i) {
+            let (first, last) = span.entry(name).or_insert((i, i));
+            *last = i;
+            if *first == i && check.is_open(name) {
+                most = most.min(i);
+            }
+        }
+    }
+    // No cut inside a series' span: (first, last] is out (counted with a difference array).
+    let mut inside = vec![0i64; most + 2];
+    for &(first, last) in span.values() {
+        if first < most {
+            inside[first + 1] += 1;
+            inside[last.min(most) + 1] -= 1;
+        }
+    }
+    let mut depth = 0;
+    let mut cut = 0;
+    for (i, d) in inside.iter().take(most + 1).enumerate() {
+        depth += d;
+        if depth == 0 {
+            cut = i;
+        }
+    }
+    cut
 }

@@ -171,12 +171,18 @@ fn sides(h: &History, c: &crate::history::Contest) -> String {
 /// The series check ([`check_series`]) one contest at a time, in time order: a streamed read
 /// checks contests as they come. Per series: the index of its first contest and its players so
 /// far; per player: the index, series and time of his latest contest.
+///
+/// It also knows which series are still open: a series is closed once each of its players
+/// has played a contest outside it since (a later game of it between them would break the
+/// rule), and only then is its round of `--period series` whole.
 #[derive(Default)]
 pub(crate) struct SeriesCheck {
     ids: rustc_hash::FxHashMap<Box<str>, u32>,
     series: Vec<(u64, Vec<PlayerId>)>,
     latest: Vec<Option<(u64, Option<u32>, i64)>>,
     contests: u64,
+    /// Per series, its players who have not played outside it since.
+    staying: Vec<u32>,
 }
 
 impl SeriesCheck {
@@ -225,12 +231,25 @@ impl SeriesCheck {
                 ));
             }
         }
+        // Players leaving a series for this contest.
+        for &p in players {
+            if let Some((_, Some(before), _)) = self.latest[p as usize]
+                && Some(before) != s
+            {
+                self.staying[before as usize] -= 1;
+            }
+        }
         if let Some(s) = s {
             if self.series.len() <= s as usize {
                 self.series.push((index, Vec::new()));
+                self.staying.push(0);
             }
             let members = &mut self.series[s as usize].1;
             for &p in players {
+                let stays = self.latest[p as usize].is_none_or(|(_, before, _)| before != Some(s));
+                if stays {
+                    self.staying[s as usize] += 1;
+                }
                 if !members.contains(&p) {
                     members.push(p);
                 }
@@ -240,6 +259,13 @@ impl SeriesCheck {
             self.latest[p as usize] = Some((index, s, time));
         }
         Ok(())
+    }
+
+    /// Whether the series of this name may still have games to come.
+    pub(crate) fn is_open(&self, name: &str) -> bool {
+        self.ids
+            .get(name)
+            .is_some_and(|&s| self.staying[s as usize] > 0)
     }
 }
 

@@ -86,7 +86,6 @@ pub fn stream(
     block: usize,
     send: &mut dyn FnMut(History) -> bool,
 ) -> anyhow::Result<Streamed> {
-    debug_assert!(period != Period::Series);
     let mut ctx = Context::new(path, format, opts);
     ctx.emit = Some(Emit {
         period,

@@ -134,7 +134,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         truth: job.truth.as_deref(),
     };
     let stream = (job.stream, job.stream_block);
-    let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet)?;
+    let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, false)?;
     let outcomes = replay_each(job, &loaded, &staged)?;
     let (rows, done) = table_rows(job, outcomes)?;
     // A streamed input's players and size are known once it was read (by a system that

@@ -134,6 +134,7 @@ pub(crate) fn load_or_stream(
     (mode, block): (super::stream::StreamMode, usize),
     report: bool,
     quiet: bool,
+    state: bool,
 ) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
     let request = super::stream::StreamRequest {
@@ -147,6 +148,7 @@ pub(crate) fn load_or_stream(
             inputs.initial_ratings.is_some(),
             report,
         ),
+        state,
     };
     match super::stream::plan(&request, inputs.ingest)? {
         Some(plan) => Ok(Loaded::streamed(plan, t0.elapsed())),

@@ -104,7 +104,9 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         truth: job.truth.as_deref(),
     };
     let stream = (job.stream, job.stream_block);
-    let loaded = super::load::load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet)?;
+    let state = job.resume.is_some() || job.save_state.is_some();
+    let loaded =
+        super::load::load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, state)?;
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.

@@ -64,6 +64,8 @@ pub(crate) struct StreamRequest<'a> {
     pub(crate) quiet: bool,
     /// Named in `--stream on`'s refusal: "--report needs the whole input", say.
     pub(crate) needs_whole: Option<&'static str>,
+    /// `--save-state` or `--resume`.
+    pub(crate) state: bool,
 }
 
 /// The first of a job's options that needs the whole input in memory (so that it cannot
@@ -100,8 +102,9 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
          (count, then rate): give a file (replay and compare read a stream once with \
          --warmup 0)"
             .into()
-    } else if req.replay.period == Period::Series {
-        "--period series needs the whole input (a series' games are checked and rated together)"
+    } else if req.replay.period == Period::Series && req.state {
+        "--period series with --save-state or --resume needs the whole input (the state \
+         names the series closed)"
             .into()
     } else if let Some(option) = req.needs_whole {
         format!("{option} needs the whole input")

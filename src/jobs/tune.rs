@@ -381,7 +381,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         truth: None,
     };
     let stream = (job.stream, job.stream_block);
-    let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet)?;
+    let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet, false)?;
     let (trials, best_held, default_held, read) = match &loaded.stream {
         Some(plan) => tune_streamed(job, plan, sets)?,
         None => {
