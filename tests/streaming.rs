@@ -1142,3 +1142,73 @@ fn inputs_with_series_stream_with_their_check() {
         assert!(!out.exists(), "nothing is written");
     }
 }
+
+/// `--initial-ratings` streams: the players are seeded as the blocks bring their names, and
+/// the outputs, with metrics.json's count of players seeded and not in the history, are the
+/// whole read's (replay and compare). A file with a name padded by whitespace is read whole
+/// (a whole read matches it to the trimmed name only if no player has it exactly).
+#[test]
+fn initial_ratings_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::write(dir.path(), "games.csv", &games_csv(1200, 18));
+    let seeds = common::write(
+        dir.path(),
+        "seeds.csv",
+        "player,rating,uncertainty\nplayer 07,1900,80\nplayer 42,1300,\nplayer 59,2100,50\nnobody,1500,\n",
+    );
+    let s = seeds.to_str().unwrap();
+    for system in ["elo", "glicko2"] {
+        same_streamed_or_not(
+            &input,
+            dir.path(),
+            &["--system", system, "--initial-ratings", s],
+        );
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("streamed/metrics.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            m["initial_ratings"]["players"], 3,
+            "{}",
+            m["initial_ratings"]
+        );
+        assert_eq!(m["initial_ratings"]["not_in_history"], 1);
+    }
+    let (whole, streamed) = (dir.path().join("c-whole"), dir.path().join("c-streamed"));
+    let args = ["--systems", "elo,trueskill", "--initial-ratings", s];
+    let o = compare(&input, &whole, &[&args[..], &["--stream", "off"]].concat());
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let on = ["--stream", "on", "--stream-block", "29"];
+    let o = compare(&input, &streamed, &[&args[..], &on[..]].concat());
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_eq!(compare_table(&whole), compare_table(&streamed));
+    for system in ["elo", "trueskill"] {
+        assert_eq!(
+            outputs_without_history(&whole.join(system)),
+            outputs_without_history(&streamed.join(system))
+        );
+    }
+    let padded = common::write(dir.path(), "padded.csv", "player,rating\nplayer 07 ,1900\n");
+    let args = [
+        "--stream",
+        "on",
+        "--initial-ratings",
+        padded.to_str().unwrap(),
+    ];
+    let o = replay(&input, &dir.path().join("p"), &args);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("padded by whitespace"),
+        "{}",
+        texts(&o).1
+    );
+}
+
+/// The leaderboard and metrics.json (without wall times) of an output folder.
+fn outputs_without_history(out: &Path) -> (String, serde_json::Value) {
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).expect("the output is there");
+    let mut metrics: serde_json::Value =
+        serde_json::from_str(&read("metrics.json")).expect("metrics.json");
+    metrics.as_object_mut().unwrap().remove("wall_seconds");
+    (read("leaderboard.csv"), metrics)
+}

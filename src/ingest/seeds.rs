@@ -13,21 +13,73 @@ use crate::history::{History, NameIndex, canonical_name};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// The seeds of a file, for the players of `history`, and how many listed players it does not
-/// have.
-pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), InputError> {
+/// A row's rating, uncertainty and volatility.
+type Values = (f64, Option<f64>, Option<f64>);
+
+/// Reads the file's rows: `each(csv, line, name, values)` is called for every row, `values`
+/// reading and checking its numbers when the caller asks for them.
+fn read_rows(
+    path: &Path,
+    mut each: impl FnMut(
+        &SmallCsv,
+        u64,
+        &str,
+        &dyn Fn() -> Result<Values, InputError>,
+    ) -> Result<(), InputError>,
+) -> Result<(), InputError> {
     const EXPECTED: &str = "player,rating[,uncertainty][,volatility]";
     let csv = SmallCsv::open(path)?;
     let player_col = csv.require("player", EXPECTED)?;
     let rating_col = csv.require("rating", EXPECTED)?;
     let (unc_col, vol_col) = (csv.column("uncertainty"), csv.column("volatility"));
+    csv.for_each(player_col, |csv, line, name, rec| {
+        let values = || -> Result<Values, InputError> {
+            let number =
+                |c: usize, field: &str, positive: bool| -> Result<Option<f64>, InputError> {
+                    let text = rec.get(c).unwrap_or("").trim();
+                    if text.is_empty() {
+                        return Ok(None);
+                    }
+                    // Ratings, uncertainties and volatilities beyond 1e6 in size are no real
+                    // scale's and overflow some systems' arithmetic.
+                    match text.parse::<f64>() {
+                        Ok(v) if v.abs() <= 1e6 && (!positive || v > 0.0) => Ok(Some(v)),
+                        _ => Err(csv.error(
+                            line,
+                            Some(field),
+                            format!(
+                                "`{text}` is not a {}number of at most 1e6 in size",
+                                if positive { "positive " } else { "" }
+                            ),
+                        )),
+                    }
+                };
+            let rating = number(rating_col, "rating", false)?
+                .ok_or_else(|| csv.error(line, Some("rating"), "empty rating".into()))?;
+            let uncertainty = unc_col
+                .map(|c| number(c, "uncertainty", true))
+                .transpose()?
+                .flatten();
+            let volatility = vol_col
+                .map(|c| number(c, "volatility", true))
+                .transpose()?
+                .flatten();
+            Ok((rating, uncertainty, volatility))
+        };
+        each(csv, line, name, &values)
+    })
+}
+
+/// The seeds of a file, for the players of `history`, and how many listed players it does not
+/// have.
+pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), InputError> {
     let ids = NameIndex::new(history.names());
     let mut seeds = Vec::new();
     // The line each player (found in the history, or not) was listed on.
     let mut listed: HashMap<u32, u64> = HashMap::new();
     let mut listed_absent: HashMap<String, u64> = HashMap::new();
     let mut absent = 0;
-    csv.for_each(player_col, |csv, line, name, rec| {
+    read_rows(path, |csv, line, name, values| {
         let player = ids.find(name);
         let first = match player {
             Some(p) => listed.insert(p, line),
@@ -40,35 +92,7 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
                 format!("player `{name}` is listed twice (first on line {first})"),
             ));
         }
-        let number = |c: usize, field: &str, positive: bool| -> Result<Option<f64>, InputError> {
-            let text = rec.get(c).unwrap_or("").trim();
-            if text.is_empty() {
-                return Ok(None);
-            }
-            // Ratings, uncertainties and volatilities beyond 1e6 in size are no real scale's
-            // and overflow some systems' arithmetic.
-            match text.parse::<f64>() {
-                Ok(v) if v.abs() <= 1e6 && (!positive || v > 0.0) => Ok(Some(v)),
-                _ => Err(csv.error(
-                    line,
-                    Some(field),
-                    format!(
-                        "`{text}` is not a {}number of at most 1e6 in size",
-                        if positive { "positive " } else { "" }
-                    ),
-                )),
-            }
-        };
-        let rating = number(rating_col, "rating", false)?
-            .ok_or_else(|| csv.error(line, Some("rating"), "empty rating".into()))?;
-        let uncertainty = unc_col
-            .map(|c| number(c, "uncertainty", true))
-            .transpose()?
-            .flatten();
-        let volatility = vol_col
-            .map(|c| number(c, "volatility", true))
-            .transpose()?
-            .flatten();
+        let (rating, uncertainty, volatility) = values()?;
         match player {
             Some(player) => seeds.push(Seed {
                 player,
@@ -81,6 +105,61 @@ pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), 
         Ok(())
     })?;
     Ok((seeds, absent))
+}
+
+/// The seeds of a file by name, for a streamed replay, which meets its players as it goes:
+/// each name as the history would keep it (NFC). A name with whitespace around it would be
+/// matched by a whole read to a player of the trimmed name only if none has it exactly, which
+/// a stream cannot know before its end: such a file is marked `padded` (and read whole).
+#[derive(Debug, Default)]
+pub struct SeedList {
+    by_name: rustc_hash::FxHashMap<String, Values>,
+    /// A name has whitespace around it.
+    pub padded: bool,
+}
+
+impl SeedList {
+    /// Reads the file; a name listed twice is an error, as in a whole read.
+    pub fn read(path: &Path) -> Result<Self, InputError> {
+        let mut list = SeedList::default();
+        let mut lines: HashMap<String, u64> = HashMap::new();
+        read_rows(path, |csv, line, name, values| {
+            list.padded |= name.trim().len() != name.len();
+            let key = canonical_name(name).into_owned();
+            if let Some(first) = lines.insert(key.clone(), line) {
+                return Err(csv.error(
+                    line,
+                    Some("player"),
+                    format!("player `{name}` is listed twice (first on line {first})"),
+                ));
+            }
+            list.by_name.insert(key, values()?);
+            Ok(())
+        })?;
+        Ok(list)
+    }
+
+    /// Players listed.
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// True when nobody is listed.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// The seed of player `player` named `name` (as the history keeps it), if listed.
+    pub fn seed(&self, player: crate::history::PlayerId, name: &str) -> Option<Seed> {
+        self.by_name
+            .get(name)
+            .map(|&(rating, uncertainty, volatility)| Seed {
+                player,
+                rating,
+                uncertainty,
+                volatility,
+            })
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub struct Loaded {
     pub truth: Option<Truth>,
     /// A streamed input: `history` holds no contest, the replay reads them as it goes.
     pub stream: Option<super::stream::StreamPlan>,
+    /// A streamed input's `--initial-ratings`, by name: its players are seeded as they come.
+    pub seed_list: Option<std::sync::Arc<crate::ingest::seeds::SeedList>>,
 }
 
 impl Loaded {
@@ -54,6 +56,7 @@ impl Loaded {
             ingest_time,
             truth: None,
             stream: Some(plan),
+            seed_list: None,
         }
     }
 }
@@ -115,6 +118,7 @@ pub fn load(
         ingest_time: t0.elapsed(),
         truth,
         stream: None,
+        seed_list: None,
     })
 }
 
@@ -137,6 +141,14 @@ pub(crate) fn load_or_stream(
     state: bool,
 ) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
+    // A stream meets its players as it goes: the seeds are read first, by name (a file with
+    // padded names is matched as a whole read matches it: read whole).
+    let seeds = match inputs.initial_ratings {
+        Some(path) if mode != super::stream::StreamMode::Off => {
+            Some(crate::ingest::seeds::SeedList::read(path)?)
+        }
+        _ => None,
+    };
     let request = super::stream::StreamRequest {
         input: inputs.input,
         replay,
@@ -145,13 +157,18 @@ pub(crate) fn load_or_stream(
         quiet,
         needs_whole: super::stream::needs_whole(
             inputs.truth.is_some(),
-            inputs.initial_ratings.is_some(),
+            seeds.as_ref().is_some_and(|l| l.padded),
             report,
         ),
         state,
     };
     match super::stream::plan(&request, inputs.ingest)? {
-        Some(plan) => Ok(Loaded::streamed(plan, t0.elapsed())),
+        Some(plan) => {
+            let mut loaded = Loaded::streamed(plan, t0.elapsed());
+            loaded.seeds_file = inputs.initial_ratings.map(Path::to_path_buf);
+            loaded.seed_list = seeds.map(std::sync::Arc::new);
+            Ok(loaded)
+        }
         None => load(
             inputs.input,
             inputs.ingest,

@@ -67,9 +67,10 @@ pub(crate) struct WallSeconds {
     pub(crate) total_before_writing: f64,
 }
 
-/// The document of one system's replay.
+/// The document of one system's replay (`seeded`: a streamed replay's count of the players
+/// it seeded).
 pub(crate) fn document<'a>(
-    loaded: &'a Loaded,
+    (loaded, seeded): (&'a Loaded, Option<usize>),
     (history, totals): (&'a crate::history::History, super::load::Totals),
     replay: &'a crate::replay::ReplayOptions,
     leaderboard: &'a crate::output::LeaderboardOptions,
@@ -90,10 +91,17 @@ pub(crate) fn document<'a>(
         decay_per_day: replay.decay_per_day,
         // The last instant covered (the cutoff is exclusive).
         as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),
-        initial_ratings: loaded.seeds_file.as_ref().map(|p| InitialRatings {
-            file: p.display().to_string(),
-            players: loaded.seeds.len(),
-            not_in_history: loaded.seeds_absent,
+        // Streamed, the players seeded are counted as they came.
+        initial_ratings: loaded.seeds_file.as_ref().map(|p| {
+            let listed = loaded.seed_list.as_ref().map(|l| l.len());
+            InitialRatings {
+                file: p.display().to_string(),
+                players: seeded.unwrap_or(loaded.seeds.len()),
+                not_in_history: match (seeded, listed) {
+                    (Some(s), Some(l)) => l.saturating_sub(s),
+                    _ => loaded.seeds_absent,
+                },
+            }
         }),
         leaderboard,
         truth: loaded.truth.as_ref().map(|t| TruthSummary {

@@ -7,7 +7,7 @@
 use super::errors::UsageError;
 use super::resume::{InputContests, ReplayFailure, StateJob, snapshot_at, state_bytes};
 use super::sink::Sink;
-use crate::history::History;
+use crate::history::{History, PlayerId};
 use crate::ingest::stream::{Counted, Streamed, count, stream};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
@@ -69,17 +69,15 @@ pub(crate) struct StreamRequest<'a> {
 }
 
 /// The first of a job's options that needs the whole input in memory (so that it cannot
-/// stream), if any: `--truth` and `--initial-ratings` are matched against every player before
-/// the replay, the report draws trajectories over every contest.
-pub(crate) fn needs_whole(
-    truth: bool,
-    initial_ratings: bool,
-    report: bool,
-) -> Option<&'static str> {
+/// stream), if any: `--truth` is matched against every player before the replay, and so is an
+/// `--initial-ratings` file whose names have whitespace around them (a whole read matches one
+/// to a trimmed name only if no player has it exactly); the report draws trajectories over
+/// every contest.
+pub(crate) fn needs_whole(truth: bool, padded_seeds: bool, report: bool) -> Option<&'static str> {
     if truth {
         Some("--truth")
-    } else if initial_ratings {
-        Some("--initial-ratings")
+    } else if padded_seeds {
+        Some("--initial-ratings with names padded by whitespace")
     } else if report {
         Some("--report")
     } else {
@@ -326,6 +324,8 @@ pub(crate) struct RunStream<'a, 's> {
     pub(crate) state: Option<&'a StateJob<'a>>,
     /// The input, as the errors of a resumed state name it.
     pub(crate) input: &'a Path,
+    /// `--initial-ratings`, by name: the players seeded as their names come.
+    pub(crate) seeds: Option<&'a crate::ingest::seeds::SeedList>,
 }
 
 /// What a streamed replay gives.
@@ -337,6 +337,8 @@ pub(crate) struct StreamRan {
     pub(crate) state: Option<Vec<u8>>,
     /// With `--resume`, the contests skipped as applied before.
     pub(crate) skipped: Option<usize>,
+    /// With `--initial-ratings`, the players seeded.
+    pub(crate) seeded: usize,
 }
 
 impl SystemVisitor for RunStream<'_, '_> {
@@ -365,6 +367,7 @@ impl SystemVisitor for RunStream<'_, '_> {
         let keep = at != SnapshotAt::Never;
         // With a snapshot: every contest's digest, and whether it was applied before.
         let (mut digests, mut skipped) = (Vec::<u64>::new(), Vec::<bool>::new());
+        let mut seeded = 0;
         // Returning drops the receiver: the reader's next send to this replay fails.
         for piece in self.pieces {
             let block = match piece {
@@ -397,10 +400,19 @@ impl SystemVisitor for RunStream<'_, '_> {
                         read,
                         state: bytes,
                         skipped: skipped_n,
+                        seeded,
                     });
                 }
             };
             self.sink.names(block.names());
+            if let Some(list) = self.seeds {
+                let first = block.first_named();
+                let found: Vec<_> = (first..block.player_count())
+                    .filter_map(|p| list.seed(p as PlayerId, block.name(p as PlayerId)))
+                    .collect();
+                seeded += found.len();
+                replayer.add_seeds(found);
+            }
             let mut skip = Vec::new();
             if check.is_some() || keep {
                 debug_assert_eq!(block.first_index(), digests.len());

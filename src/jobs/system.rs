@@ -117,6 +117,7 @@ pub fn replay_system(
         state: state_bytes,
         streamed,
         skipped,
+        seeded,
     } = replay_writing_history(loaded, job, staged, &mut sink)?;
     let history = streamed.as_ref().map_or(history, |s| &s.players);
     let totals = totals(loaded, streamed.as_ref());
@@ -141,7 +142,7 @@ pub fn replay_system(
         })
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
     let doc = super::metrics_doc::document(
-        loaded,
+        (loaded, seeded),
         (history, totals),
         job.replay,
         job.leaderboard,
@@ -199,6 +200,8 @@ struct Ran {
     /// Streamed with `--resume`: the contests skipped as applied before (a whole read knows
     /// them before the replay).
     skipped: Option<usize>,
+    /// Streamed with `--initial-ratings`: the players seeded (a whole read knows them first).
+    seeded: Option<usize>,
 }
 
 /// The replay through the sink (rows are kept only when it takes them).
@@ -225,6 +228,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
                 sink,
                 state: job.state.as_ref(),
                 input: &plan.path,
+                seeds: loaded.seed_list.as_deref(),
             };
             dispatch(job.system, job.params, visitor).map_err(UsageError)
         })?;
@@ -233,6 +237,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
             state: ran.state,
             streamed: Some(ran.read),
             skipped: ran.skipped,
+            seeded: loaded.seed_list.as_ref().map(|_| ran.seeded),
         });
     }
     let visitor = RunReplay {
@@ -261,6 +266,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
         state,
         streamed: None,
         skipped: None,
+        seeded: None,
     })
 }
 

@@ -318,6 +318,7 @@ fn score_streamed(
             sink: &mut sink,
             state: None,
             input: &plan.path,
+            seeds: None,
         };
         dispatch(kind, sets[k], visitor)
     })?;

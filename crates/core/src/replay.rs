@@ -482,6 +482,17 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
     }
 
+    /// Seeds for players not met yet (a streamed replay finds them as the blocks bring their
+    /// names); a seed for a player already met, or carried from a state, is ignored, as
+    /// [`ReplayOptions::seeds`]' are.
+    pub fn add_seeds(&mut self, seeds: impl IntoIterator<Item = Seed>) {
+        let met = self.run.states.len();
+        let run = &mut self.run;
+        run.seeds
+            .extend(seeds.into_iter().filter(|s| s.player as usize >= met));
+        run.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
+    }
+
     /// Every player's name so far, by id (those of the blocks fed, and of the state resumed
     /// from).
     pub fn names(&self) -> &[String] {
