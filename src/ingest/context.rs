@@ -77,7 +77,7 @@ pub(crate) struct Emit<'o> {
     pub looked: usize,
     pub latest: i64,
     /// The series check of a whole read, run as the contests come.
-    pub series: super::SeriesCheck,
+    pub series: super::series::SeriesCheck,
 }
 
 /// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
@@ -398,7 +398,7 @@ pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
 /// Where a block of `--period series` may end: the most pending contests that split no series
 /// (a series' round holds all its games) and hold no game of a series still open (whose later
 /// games would belong to that round).
-fn series_cut(b: &HistoryBuilder, check: &super::SeriesCheck) -> usize {
+fn series_cut(b: &HistoryBuilder, check: &super::series::SeriesCheck) -> usize {
     let n = b.pending();
     // Per series among the pending contests: its first and last index.
     let mut span: rustc_hash::FxHashMap<&str, (usize, usize)> = rustc_hash::FxHashMap::default();

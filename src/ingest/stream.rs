@@ -96,7 +96,7 @@ pub fn stream(
         placings: 0,
         looked: 0,
         latest: i64::MIN,
-        series: super::SeriesCheck::default(),
+        series: super::series::SeriesCheck::default(),
     });
     read(path, format, &mut ctx)?;
     ctx.hand_over(true)?;
