@@ -434,6 +434,36 @@ pub struct HistoryBuilder {
     checks: u32,
 }
 
+/// Moves the names a block's contests refer to (labels or series: the field `id` picks one)
+/// into the block's own table, and interns those of the contests left in a new table of the
+/// builder.
+fn split_names<'c>(
+    id: impl Fn(&mut ContestRec) -> &mut u32,
+    (block, block_table): (&mut [ContestRec], &mut Vec<String>),
+    left: impl Iterator<Item = &'c mut ContestRec>,
+    (table, ids): (&mut Vec<String>, &mut FxHashMap<Box<str>, u32>),
+) {
+    let old = std::mem::take(table);
+    ids.clear();
+    let mut local: FxHashMap<u32, u32> = FxHashMap::default();
+    for c in block {
+        let v = id(c);
+        if *v != NONE {
+            let next = block_table.len() as u32;
+            *v = *local.entry(*v).or_insert_with(|| {
+                block_table.push(old[*v as usize].clone());
+                next
+            });
+        }
+    }
+    for c in left {
+        let v = id(c);
+        if *v != NONE {
+            *v = HistoryBuilder::intern(ids, table, &old[*v as usize]);
+        }
+    }
+}
+
 /// What a counting builder ([`HistoryBuilder::counting`]) learns of an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
@@ -551,41 +581,18 @@ impl HistoryBuilder {
         }
         // Labels and series names go with their contests; the builder starts new tables for
         // those left.
-        let old = std::mem::take(&mut h.labels);
-        self.label_ids.clear();
-        let mut local: FxHashMap<u32, u32> = FxHashMap::default();
-        for c in &mut block.contests {
-            if c.label != NONE {
-                let next = block.labels.len() as u32;
-                c.label = *local.entry(c.label).or_insert_with(|| {
-                    block.labels.push(old[c.label as usize].clone());
-                    next
-                });
-            }
-        }
-        for c in h.contests.iter_mut().chain(self.open.as_mut()) {
-            if c.label != NONE {
-                c.label = Self::intern(&mut self.label_ids, &mut h.labels, &old[c.label as usize]);
-            }
-        }
-        let old = std::mem::take(&mut h.series);
-        self.series_ids.clear();
-        local.clear();
-        for c in &mut block.contests {
-            if c.series != NONE {
-                let next = block.series.len() as u32;
-                c.series = *local.entry(c.series).or_insert_with(|| {
-                    block.series.push(old[c.series as usize].clone());
-                    next
-                });
-            }
-        }
-        for c in h.contests.iter_mut().chain(self.open.as_mut()) {
-            if c.series != NONE {
-                c.series =
-                    Self::intern(&mut self.series_ids, &mut h.series, &old[c.series as usize]);
-            }
-        }
+        split_names(
+            |c| &mut c.label,
+            (&mut block.contests, &mut block.labels),
+            h.contests.iter_mut().chain(self.open.as_mut()),
+            (&mut h.labels, &mut self.label_ids),
+        );
+        split_names(
+            |c| &mut c.series,
+            (&mut block.contests, &mut block.series),
+            h.contests.iter_mut().chain(self.open.as_mut()),
+            (&mut h.series, &mut self.series_ids),
+        );
         self.contests_taken += n as u32;
         self.names_taken = h.names.len() as u32;
         block
