@@ -112,6 +112,16 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
     Some(why)
 }
 
+/// What `--stream auto` takes for the size of an input file's text: its bytes, or
+/// [`COMPRESSED_TEXT`] times them for a gzip or zstd file.
+fn text_bytes(p: &Path) -> u64 {
+    let len = file_bytes(p);
+    match crate::ingest::source::compression(p) {
+        crate::ingest::source::Compression::None => len,
+        _ => len.saturating_mul(COMPRESSED_TEXT),
+    }
+}
+
 /// The bytes of a file, or of the files of a folder (contest JSON); 0 for a pipe.
 fn file_bytes(p: &Path) -> u64 {
     let Ok(m) = std::fs::metadata(p) else {
@@ -153,13 +163,7 @@ pub(crate) fn plan(
     }
     let size: u64 = crate::ingest::input_files(req.input, &opts.more)?
         .iter()
-        .map(|p| {
-            let len = file_bytes(p);
-            match crate::ingest::source::compression(p) {
-                crate::ingest::source::Compression::None => len,
-                _ => len.saturating_mul(COMPRESSED_TEXT),
-            }
-        })
+        .map(|p| text_bytes(p))
         .sum();
     if !forced && size < STREAM_ABOVE {
         return Ok(None);
@@ -521,4 +525,31 @@ fn changed_since_counted(plan: &StreamPlan, read: &Streamed) -> anyhow::Result<(
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compressed file counts five times its bytes (recognised by its first bytes, whatever
+    /// its name), a plain one its bytes, a folder the sum of its files, a missing one nothing.
+    #[test]
+    fn auto_sizes_compressed_files_by_their_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("games.csv");
+        std::fs::write(&plain, "time,a,b,result\n2020-01-01,x,y,1\n").unwrap();
+        assert_eq!(text_bytes(&plain), 33);
+        let packed = dir.path().join("games.data");
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, b"time,a,b,result\n2020-01-01,x,y,1\n").unwrap();
+        let bytes = z.finish().unwrap();
+        std::fs::write(&packed, &bytes).unwrap();
+        assert_eq!(text_bytes(&packed), 5 * bytes.len() as u64);
+        let folder = dir.path().join("contests");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("0.json"), "[]").unwrap();
+        std::fs::write(folder.join("1.json"), "[1]").unwrap();
+        assert_eq!(text_bytes(&folder), 5);
+        assert_eq!(text_bytes(&dir.path().join("absent")), 0);
+    }
 }
