@@ -446,18 +446,7 @@ pub fn check(path: &Path, format: Format, map: &super::options::ColumnMap) -> st
     if super::source::compression(path) != super::source::Compression::None {
         return Ok(());
     }
-    let size = if path.is_dir() {
-        std::fs::read_dir(path)
-            .map(|d| {
-                d.flatten()
-                    .filter_map(|e| e.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0)
-    } else {
-        std::fs::metadata(path).map_or(0, |m| m.len())
-    };
+    let size = super::source::bytes_on_disk(path);
     if size < CHECK_FROM {
         return Ok(());
     }

@@ -24,10 +24,7 @@ pub(crate) struct Context<'o> {
     pub scattered_at: Option<(String, Location)>,
     /// A piece of a file read on its own: the players named in it, in order.
     pub appear: Option<Appearances>,
-    /// A streamed read whose whole read reports some errors after all others (a standings
-    /// contest's, a contest JSON file's content after every file's syntax): those errors
-    /// set aside ([`Context::defer`]) until [`Context::report_deferred`].
-    pub deferring: bool,
+    /// Errors set aside by [`Context::defer`] until [`Context::report_deferred`].
     pub(crate) deferred: (Vec<InputError>, usize),
 }
 
@@ -110,7 +107,6 @@ impl<'o> Context<'o> {
             disorder_at: None,
             scattered_at: None,
             appear: None,
-            deferring: false,
             deferred: (Vec::new(), 0),
         }
     }
@@ -158,17 +154,8 @@ impl<'o> Context<'o> {
             } else {
                 None
             };
-            let sides = || {
-                let sides: Vec<String> = b
-                    .pending_entries(n - 1)
-                    .iter()
-                    .map(|e| {
-                        let names: Vec<&str> = e.iter().map(|&p| b.name(p)).collect();
-                        names.join("+")
-                    })
-                    .collect();
-                sides.join(" vs ")
-            };
+            let sides =
+                || super::series::sides(b.pending_entries(n - 1).into_iter(), |p| b.name(p));
             let series = b.pending_series(n - 1);
             let players = b.pending_players(n - 1);
             let (field, problem) = match problem {
@@ -263,12 +250,10 @@ impl<'o> Context<'o> {
         self.skip_or_fail(err)
     }
 
-    /// [`Context::reject`], or while deferring, the error set aside (the first few kept, the
-    /// rest counted) to be reported where a whole read reports it.
-    pub fn defer(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
-        if !self.deferring {
-            return self.reject(at, e);
-        }
+    /// [`Context::reject`] later: a streamed read whose whole read reports some errors after
+    /// all others (a standings contest's, after every row) sets the error aside (the first few
+    /// kept, the rest counted) to be reported by [`Context::report_deferred`].
+    pub fn defer(&mut self, at: Location, e: FieldError) {
         // Without --skip-invalid the first ends the read; with it, the first few are examples
         // and the rest are counted.
         let skip = self.opts.skip_invalid;
@@ -283,7 +268,6 @@ impl<'o> Context<'o> {
         } else if skip {
             self.deferred.1 += 1;
         }
-        Ok(())
     }
 
     /// Reports the errors set aside ([`Context::defer`]), as a whole read would have.

@@ -147,7 +147,7 @@ fn check_series(h: &History) -> Result<(), InputError> {
         let series = c.series().map(|s| h.series_name(s));
         check
             .contest(series, c.time(), c.players(), |p| h.name(p), &|| {
-                sides(h, &c)
+                series::sides(c.entries().map(|e| e.players), |p| h.name(p))
             })
             .map_err(|message| InputError {
                 field: Some("series".into()),
@@ -155,18 +155,6 @@ fn check_series(h: &History) -> Result<(), InputError> {
             })?;
     }
     Ok(())
-}
-
-/// A contest's sides as a message names them: `a+b vs c`.
-fn sides(h: &History, c: &crate::history::Contest) -> String {
-    let sides: Vec<String> = c
-        .entries()
-        .map(|e| {
-            let names: Vec<&str> = e.players.iter().map(|&p| h.name(p)).collect();
-            names.join("+")
-        })
-        .collect();
-    sides.join(" vs ")
 }
 
 /// `--time-format` reads the time column of CSV and Parquet inputs; given for another format

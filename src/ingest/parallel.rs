@@ -311,7 +311,6 @@ impl Shared<'_> {
             emit: None,
             disorder_at: None,
             scattered_at: None,
-            deferring: false,
             deferred: (Vec::new(), 0),
             appear: Some(std::mem::take(&mut table.appear)),
         };

@@ -5,8 +5,8 @@
 use crate::history::PlayerId;
 use crate::time;
 
-/// The series check of a whole read (`check_series`) one contest at a time, in time order: a streamed read
-/// checks contests as they come. Per series: the index of its first contest and its players so
+/// The series check of a whole read (`check_series`) one contest at a time, in time order: a
+/// streamed read checks contests as they come. Per series: the index of its first contest and its players so
 /// far; per player: the index, series and time of his latest contest.
 ///
 /// It also knows which series are still open: a series is closed once each of its players
@@ -35,6 +35,11 @@ impl SeriesCheck {
     ) -> Result<(), String> {
         let index = self.contests;
         self.contests += 1;
+        // Before the first game of any series nothing needs keeping: a contest matters only
+        // once it comes after a series began.
+        if series.is_none() && self.series.is_empty() {
+            return Ok(());
+        }
         if let Some(&p) = players.iter().max()
             && self.latest.len() <= p as usize
         {
@@ -104,4 +109,18 @@ impl SeriesCheck {
             .get(name)
             .is_some_and(|&s| self.staying[s as usize] > 0)
     }
+}
+
+/// A contest's sides as a message names them (`a+b vs c`): its entries' players, named.
+pub(crate) fn sides<'n>(
+    entries: impl Iterator<Item = &'n [PlayerId]>,
+    name: impl Fn(PlayerId) -> &'n str,
+) -> String {
+    let sides: Vec<String> = entries
+        .map(|players| {
+            let names: Vec<&str> = players.iter().map(|&p| name(p)).collect();
+            names.join("+")
+        })
+        .collect();
+    sides.join(" vs ")
 }

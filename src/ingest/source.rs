@@ -10,6 +10,24 @@ use std::path::{Path, PathBuf};
 /// The path that means standard input.
 pub const STDIN: &str = "-";
 
+/// The bytes of a file, or of the files of a folder (contest JSON); 0 for a pipe or a path
+/// that cannot be read.
+pub fn bytes_on_disk(path: &Path) -> u64 {
+    let Ok(m) = std::fs::metadata(path) else {
+        return 0;
+    };
+    if m.is_dir() {
+        return std::fs::read_dir(path).map_or(0, |d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len())
+                .sum()
+        });
+    }
+    if m.is_file() { m.len() } else { 0 }
+}
+
 /// True for `-`, standard input.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN

@@ -324,10 +324,11 @@ impl StandingsReader {
             let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));
             let e = FieldError::whole(e.to_string());
             // Streamed, reported after every row, where a whole read reports it.
-            ctx.deferring = self.contiguous.is_some();
-            let reported = ctx.defer(at, e);
-            ctx.deferring = false;
-            reported?;
+            if self.contiguous.is_some() {
+                ctx.defer(at, e);
+            } else {
+                ctx.reject(at, e)?;
+            }
         }
         Ok(())
     }

@@ -173,21 +173,19 @@ fn dry_run_streamed(
     plan: &super::stream::StreamPlan,
     resume: Option<&crate::state::StateFile>,
 ) -> anyhow::Result<crate::ingest::stream::Streamed> {
-    use crate::state::{AppliedCheck, contest_digest_named};
-    let mut check = resume.map(|f| AppliedCheck::new(&f.meta));
+    let mut check = resume.map(|f| crate::state::AppliedCheck::new(&f.meta));
+    // The names of the blocks before (each block names only its new players).
     let mut names: Vec<String> = Vec::new();
     let mut refused: Option<String> = None;
     let mut send = |block: History| {
-        names.extend_from_slice(&block.names()[names.len() - block.first_named()..]);
-        let Some(check) = &mut check else {
-            return true;
-        };
-        for c in block.contests() {
-            let d = contest_digest_named(&block, &c, |p| &names[p as usize]);
-            if let Err(m) = check.contest(&block, &c, d) {
-                refused = Some(m);
-                return false;
+        if let Some(check) = &mut check {
+            for (c, d) in super::stream::block_digests(&block, &names) {
+                if let Err(m) = check.contest(&block, &c, d) {
+                    refused = Some(m);
+                    return false;
+                }
             }
+            names.extend_from_slice(block.names());
         }
         true
     };

@@ -115,28 +115,11 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
 /// What `--stream auto` takes for the size of an input file's text: its bytes, or
 /// [`COMPRESSED_TEXT`] times them for a gzip or zstd file.
 fn text_bytes(p: &Path) -> u64 {
-    let len = file_bytes(p);
+    let len = crate::ingest::source::bytes_on_disk(p);
     match crate::ingest::source::compression(p) {
         crate::ingest::source::Compression::None => len,
         _ => len.saturating_mul(COMPRESSED_TEXT),
     }
-}
-
-/// The bytes of a file, or of the files of a folder (contest JSON); 0 for a pipe.
-fn file_bytes(p: &Path) -> u64 {
-    let Ok(m) = std::fs::metadata(p) else {
-        return 0;
-    };
-    if m.is_dir() {
-        return std::fs::read_dir(p).map_or(0, |d| {
-            d.flatten()
-                .filter_map(|e| e.metadata().ok())
-                .filter(std::fs::Metadata::is_file)
-                .map(|m| m.len())
-                .sum()
-        });
-    }
-    if m.is_file() { m.len() } else { 0 }
 }
 
 /// Decides whether the replay streams; when it does, runs the counting pass (which reports
@@ -420,15 +403,7 @@ impl SystemVisitor for RunStream<'_, '_> {
             let mut skip = Vec::new();
             if check.is_some() || keep {
                 debug_assert_eq!(block.first_index(), digests.len());
-                let names = replayer.names();
-                for c in block.contests() {
-                    let d = contest_digest_named(&block, &c, |p| {
-                        if p as usize >= block.first_named() {
-                            block.name(p)
-                        } else {
-                            &names[p as usize]
-                        }
-                    });
+                for (c, d) in block_digests(&block, replayer.names()) {
                     if let Some(check) = &mut check {
                         skip.push(check.contest(&block, &c, d).map_err(input_error)?);
                     }
@@ -446,6 +421,25 @@ impl SystemVisitor for RunStream<'_, '_> {
         }
         Err(StreamFailure::Unread)
     }
+}
+
+/// Each contest of a streamed block with its digest ([`crate::state::contest_digest`]), its
+/// players named by the block (those new in it) or by `before` (those of earlier blocks).
+pub(crate) fn block_digests<'b>(
+    block: &'b History,
+    before: &'b [String],
+) -> impl Iterator<Item = (crate::history::Contest<'b>, u64)> + 'b {
+    let first = block.first_named();
+    block.contests().map(move |c| {
+        let d = contest_digest_named(block, &c, |p| {
+            if p as usize >= first {
+                block.name(p)
+            } else {
+                &before[p as usize]
+            }
+        });
+        (c, d)
+    })
 }
 
 /// A replay fed by a reader it does not own (one of a `compare`'s systems) found the input

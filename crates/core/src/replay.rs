@@ -567,13 +567,22 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     ) -> Result<(), Divergence> {
         let run = &mut self.run;
         let keep_applied = self.snapshot_at != SnapshotAt::Never;
+        // The time and label of round `k`'s last contest: the watermark of a snapshot after it
+        // (taken once a block, not once a round).
+        let mark = |k: usize| {
+            let c = block.contest(*rounds.round(k).last()? as usize);
+            Some((c.time(), c.label().map(str::to_string)))
+        };
         for k in 0..rounds.len() {
             let round = Round::new(&block, rounds.round(k));
             let r = self.rounds;
             if last && k + 1 == rounds.len() {
                 let mut snap = run.snapshot(r, self.applied.clone());
                 snap.open_from = round.contests().map(|c| c.time()).min();
-                snap.last_applied = self.last_applied.clone();
+                snap.last_applied = match k.checked_sub(1) {
+                    Some(before) => mark(before),
+                    None => self.last_applied.clone(),
+                };
                 self.snapshot = Some(snap);
             }
             let first_row = run.rows.len();
@@ -586,14 +595,12 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
             }
             if keep_applied {
-                let ids = rounds.round(k);
-                self.applied.extend_from_slice(ids);
-                if let Some(&c) = ids.last() {
-                    let c = block.contest(c as usize);
-                    self.last_applied = Some((c.time(), c.label().map(str::to_string)));
-                }
+                self.applied.extend_from_slice(rounds.round(k));
             }
             self.rounds += 1;
+        }
+        if keep_applied && let Some(m) = rounds.len().checked_sub(1).and_then(mark) {
+            self.last_applied = Some(m);
         }
         Ok(())
     }
