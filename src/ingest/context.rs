@@ -111,6 +111,27 @@ impl<'o> Context<'o> {
         }
     }
 
+    /// The context of a piece of a file read on its own ([`super::parallel`]): the worker's
+    /// builder and the players it notes, nothing counted or handed on.
+    pub(crate) fn for_piece(
+        file: String,
+        opts: &'o IngestOptions,
+        builder: HistoryBuilder,
+        appear: Appearances,
+    ) -> Self {
+        Self {
+            file,
+            opts,
+            builder,
+            source: SourceInfo::default(),
+            emit: None,
+            disorder_at: None,
+            scattered_at: None,
+            appear: Some(appear),
+            deferred: (Vec::new(), 0),
+        }
+    }
+
     /// The id of a player name, interned on first sight ([`HistoryBuilder::player`]).
     #[inline]
     pub fn player(&mut self, name: &str) -> PlayerId {

@@ -304,17 +304,12 @@ impl Shared<'_> {
         worker: usize,
     ) -> Parsed {
         table.appear.next_piece();
-        let mut ctx = Context {
-            file: self.file.to_string(),
-            opts: self.opts,
-            builder: std::mem::take(&mut table.builder),
-            source: SourceInfo::default(),
-            emit: None,
-            disorder_at: None,
-            scattered_at: None,
-            deferred: (Vec::new(), 0),
-            appear: Some(std::mem::take(&mut table.appear)),
-        };
+        let mut ctx = Context::for_piece(
+            self.file.to_string(),
+            self.opts,
+            std::mem::take(&mut table.builder),
+            std::mem::take(&mut table.appear),
+        );
         let (reader, mut lines) =
             super::lines::counting_after(Cursor::new(&piece.bytes[..]), piece.lines_before);
         let mut rdr = csv::ReaderBuilder::new()
