@@ -1077,6 +1077,14 @@ mod tests {
         }
     }
 
+    /// `n` games `PREFIXdd,p_,q_,1` on days 1 to 28 of the month `prefix` begins, among 5 and 7
+    /// players.
+    fn day_rows(prefix: &str, n: usize) -> String {
+        (0..n)
+            .map(|i| format!("{prefix}{:02},p{},q{},1\n", i % 28 + 1, i % 5, i % 7))
+            .collect()
+    }
+
     #[test]
     fn inputs_of_mostly_new_players_are_told() {
         let rows = |players: usize| {
@@ -1132,22 +1140,8 @@ mod tests {
     fn integers_read_as_the_first_one_reads_across_pieces() {
         let dir = tempfile::tempdir().unwrap();
         let mut text = String::from("time,a,b,result\n");
-        for i in 0..200 {
-            text.push_str(&format!(
-                "2020-01-{:02},p{},q{},1\n",
-                i % 28 + 1,
-                i % 5,
-                i % 7
-            ));
-        }
-        for i in 0..200 {
-            text.push_str(&format!(
-                "202101{:02},p{},q{},1\n",
-                i % 28 + 1,
-                i % 5,
-                i % 7
-            ));
-        }
+        text.push_str(&day_rows("2020-01-", 200));
+        text.push_str(&day_rows("202101", 200));
         let dates = write(dir.path(), "dates.csv", text.as_bytes());
         let [whole, ..] = same_in_pieces(&dates, &opts(false));
         assert!(
@@ -1157,14 +1151,7 @@ mod tests {
         // One later integer that reads otherwise: refused, as sequentially.
         let mut odd = text.clone();
         odd.push_str("1609459200,p1,q1,1\n");
-        for i in 0..100 {
-            odd.push_str(&format!(
-                "202102{:02},p{},q{},1\n",
-                i % 28 + 1,
-                i % 5,
-                i % 7
-            ));
-        }
+        odd.push_str(&day_rows("202102", 100));
         let odd = write(dir.path(), "odd.csv", odd.as_bytes());
         let [whole, ..] = same_in_pieces(&odd, &opts(false));
         assert!(whole.contains("first integer `20210101`"), "{whole}");
