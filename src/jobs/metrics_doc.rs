@@ -13,6 +13,8 @@ use std::time::Duration;
 pub(crate) struct MetricsDocument<'a> {
     pub(crate) system: &'a str,
     pub(crate) params: &'a serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) method: Option<&'a str>,
     pub(crate) input: InputSummary<'a>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
@@ -81,6 +83,7 @@ pub(crate) fn document<'a>(
     MetricsDocument {
         system: result.system,
         params: &result.params,
+        method: result.method.as_deref(),
         input: InputSummary {
             source: &history.source,
             contests: totals.contests,

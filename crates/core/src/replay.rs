@@ -284,6 +284,8 @@ pub struct ReplayResult {
     pub system: &'static str,
     /// Its parameters.
     pub params: serde_json::Value,
+    /// How it computed its updates, where it has a choice ([`RatingSystem::method`]).
+    pub method: Option<String>,
     /// Final rating of every player (by id).
     pub ratings: Vec<Rating>,
     /// Record of every player (by id).
@@ -990,6 +992,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         ReplayResult {
             system: system.name(),
             params: system.params(),
+            method: system.method(),
             ratings: self.states.iter().map(|s| system.rating(s)).collect(),
             records: self.records,
             history: Vec::new(),

@@ -22,6 +22,9 @@ pub struct UniformGrid {
     weights: Vec<f64>,
     /// max over the central cell of |prod (x - x_i)| / h^q.
     c_q: f64,
+    /// max over the central cell of the Lebesgue function (how much errors in the node
+    /// values can grow in the interpolated value).
+    lebesgue: f64,
 }
 
 impl UniformGrid {
@@ -50,6 +53,7 @@ impl UniformGrid {
             q,
             weights,
             c_q: central_product(q),
+            lebesgue: central_lebesgue(q),
         }
     }
 
@@ -146,6 +150,12 @@ impl UniformGrid {
         bound * self.c_q * (self.h / strip).powi(self.q as i32)
     }
 
+    /// The Lebesgue constant of the centred stencil: node values each wrong by at most e give
+    /// an interpolated value wrong by at most `lebesgue() * e` (beyond the bound above).
+    pub fn lebesgue(&self) -> f64 {
+        self.lebesgue
+    }
+
     /// The largest spacing whose bound meets `target` with stencils of q nodes.
     pub fn spacing_for(q: usize, strip: f64, bound: f64, target: f64) -> f64 {
         strip * (target / (bound * central_product(q))).powf(1.0 / q as f64)
@@ -164,6 +174,52 @@ fn central_product(q: usize) -> f64 {
                 .product::<f64>()
         })
         .fold(0.0, f64::max)
+}
+
+/// max over t in [0, 1] of the sum over the centred stencil's nodes of |L_i(t)| (the Lagrange
+/// basis polynomials, nodes in units of h), sampled finely and rounded up by a tenth.
+fn central_lebesgue(q: usize) -> f64 {
+    let half = (q / 2) as i64;
+    let nodes: Vec<f64> = (-(half - 1)..=half).map(|i| i as f64).collect();
+    let worst = (0..=1000)
+        .map(|s| {
+            let t = s as f64 / 1000.0;
+            (0..nodes.len())
+                .map(|i| {
+                    nodes
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .map(|(_, &xj)| (t - xj) / (nodes[i] - xj))
+                        .product::<f64>()
+                        .abs()
+                })
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    worst * 1.1
+}
+
+/// Adds, for k = 0, 1, ..., `scale * (1 + tanh(a + k b))` below node `split` and
+/// `scale * (1 - tanh(a + k b))` from it on into `acc`: each term is a positive number computed
+/// to a few units of its own last place (`2 / (1 + 1/E)` and `2 / (E + 1)` on the recurrence of
+/// [`tanh_row`]), so a sum of them is accurate relative to itself, even far in a tail where the
+/// plain tanh sum is a large total minus a tiny deviation.
+pub fn add_saturation_row(a: f64, b: f64, scale: f64, split: usize, acc: &mut [f64]) {
+    let ratio = (2.0 * b).exp();
+    let two = 2.0 * scale;
+    for (block, chunk) in acc.chunks_mut(64).enumerate() {
+        let first = block * 64;
+        let mut e = (2.0 * (a + first as f64 * b)).exp();
+        for (i, v) in chunk.iter_mut().enumerate() {
+            *v += if first + i < split {
+                two / (1.0 + 1.0 / e)
+            } else {
+                two / (e + 1.0)
+            };
+            e *= ratio;
+        }
+    }
 }
 
 /// Writes `scale * tanh(a + k b)` for k = 0, 1, ... into `out`, by the recurrence
@@ -210,6 +266,52 @@ mod tests {
         assert_eq!(acc[0], 2.0);
         assert_eq!(acc[100], 2.0);
         assert_eq!(acc[299], 0.0, "tanh(-198) = -1");
+    }
+
+    #[test]
+    fn saturation_rows_are_accurate_relative_to_themselves() {
+        let mut acc = vec![0.0; 400];
+        add_saturation_row(-20.0, 0.1, 3.0, 200, &mut acc);
+        for (k, v) in acc.iter().enumerate() {
+            let x = -20.0 + k as f64 * 0.1;
+            // 1 + tanh x = 2 / (1 + e^(-2x)), 1 - tanh x = 2 / (1 + e^(2x)), in long form.
+            let want = if k < 200 {
+                6.0 / (1.0 + (-2.0 * x).exp())
+            } else {
+                6.0 / (1.0 + (2.0 * x).exp())
+            };
+            assert!((v - want).abs() <= 1e-13 * want, "{k}: {v} vs {want}");
+        }
+        // Both tails are tiny and still exact to their own precision.
+        assert!(acc[0] < 1e-16 && acc[0] > 0.0 && acc[399] < 1e-16 && acc[399] > 0.0);
+        let mut sat = vec![0.0; 10];
+        add_saturation_row(400.0, -200.0, 1.0, 5, &mut sat);
+        assert!(sat.iter().all(|v| v.is_finite()), "{sat:?}");
+    }
+
+    #[test]
+    fn lebesgue_constants_bound_the_growth_of_node_errors() {
+        for q in [2, 8, 16, 24] {
+            let g = UniformGrid::new(0.0, 10.0, 0.5, q);
+            // Node values wrong by +-1 in the worst pattern for the point 0.3 h into a cell.
+            let x = 5.15;
+            let first = g.cell(x) + 1 - q / 2;
+            let worst: f64 = (0..g.len())
+                .map(|k| {
+                    let basis = g.eval(x, |j| f64::from(u8::from(j == k)));
+                    if (first..first + q).contains(&k) {
+                        basis.abs()
+                    } else {
+                        0.0
+                    }
+                })
+                .sum();
+            assert!(worst <= g.lebesgue(), "q {q}: {worst} > {}", g.lebesgue());
+            assert!(
+                g.lebesgue() < 2.0 * worst + 2.0,
+                "q {q}: the constant is not vacuous"
+            );
+        }
     }
 
     #[test]

@@ -67,6 +67,12 @@ pub trait RatingSystem: Sync {
         serde_json::to_value(self.parameters()).unwrap_or_default()
     }
 
+    /// How the updates are computed where the system has a choice (exact sums, a sample of
+    /// opponents, a tabulated shared function and its error bound), for `metrics.json`.
+    fn method(&self) -> Option<String> {
+        None
+    }
+
     /// The state of a player who arrives with a rating from elsewhere (`--initial-ratings`):
     /// `rating` in the system's units; the uncertainty (a standard deviation) and the
     /// volatility, where given and where the system has them, else the system's newcomer
@@ -122,6 +128,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn params(&self) -> Value {
         (*self).params()
+    }
+    fn method(&self) -> Option<String> {
+        (*self).method()
     }
     fn seeded(
         &self,

@@ -88,7 +88,8 @@ pub struct EloMmrParams {
     pub drift_per_day: f64,
     /// Ties count as half a win and half a loss (else as a win plus a loss).
     pub split_ties: bool,
-    /// Opponents nearest in rating used to estimate a performance (0: all).
+    /// Opponents nearest in rating used to estimate a performance (0, the default: all, as
+    /// the reference implementation's `mmr`; its `mmr-fast` uses 500).
     pub subsample: usize,
     /// Logistic factors kept per player before the oldest are folded into the Gaussian one.
     pub history: usize,
@@ -106,7 +107,7 @@ impl Default for EloMmrParams {
             rho: 1.0,
             drift_per_day: 0.0,
             split_ties: false,
-            subsample: 500,
+            subsample: 0,
             history: 500,
             tolerance: 1e-9,
         }
@@ -455,22 +456,41 @@ impl RatingSystem for EloMmr {
     }
 
     fn update(&self, round: Round<'_>, players: &mut [MmrPlayer]) {
-        // The round's participants, each once, with the drift of all their contests.
-        let mut ids: Vec<PlayerId> = round
-            .contests()
-            .flat_map(|c| c.players().iter().copied())
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let slot = |p: PlayerId| ids.binary_search(&p).expect("a participant");
+        let contests: Vec<_> = round.contests().collect();
+        // The round's participants, each once, and for every contest the slot of each of its
+        // players (in `players()` order). A contest names a player once, so a round of one
+        // contest needs no search; a round of several finds each player once.
+        let (ids, slots): (Vec<PlayerId>, Vec<Vec<u32>>) = if let [c] = contests[..] {
+            (
+                c.players().to_vec(),
+                vec![(0..c.players().len() as u32).collect()],
+            )
+        } else {
+            let mut ids: Vec<PlayerId> = contests
+                .iter()
+                .flat_map(|c| c.players().iter().copied())
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let slots = contests
+                .iter()
+                .map(|c| {
+                    c.players()
+                        .iter()
+                        .map(|p| ids.binary_search(p).expect("a participant") as u32)
+                        .collect()
+                })
+                .collect();
+            (ids, slots)
+        };
         let mut drift = vec![0.0; ids.len()];
-        for c in round.contests() {
+        for (c, slot) in contests.iter().zip(&slots) {
             let (_, g2) = self.contest_scales(c.weight());
-            for &p in c.players() {
-                drift[slot(p)] += g2;
+            for &k in slot {
+                drift[k as usize] += g2;
             }
         }
-        let time = round.contests().map(|c| c.time()).max().unwrap_or(0);
+        let time = contests.iter().map(|c| c.time()).max().unwrap_or(0);
         let mut states: Vec<MmrPlayer> = ids
             .iter()
             .map(|&p| std::mem::take(&mut players[p as usize]))
@@ -484,14 +504,21 @@ impl RatingSystem for EloMmr {
         });
         // Performances of every contest from the post-diffusion priors.
         let mut perfs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); ids.len()];
-        for c in round.contests() {
+        for (c, slot) in contests.iter().zip(&slots) {
             let (b2, _) = self.contest_scales(c.weight());
-            let priors: Vec<Prior> = c
-                .entries()
-                .map(|e| {
+            // The slots of each entry's members: consecutive runs of `slot`.
+            let mut runs = Vec::with_capacity(c.len());
+            let mut at = 0;
+            for e in c.entries() {
+                runs.push(&slot[at..at + e.players.len()]);
+                at += e.players.len();
+            }
+            let priors: Vec<Prior> = runs
+                .iter()
+                .map(|members| {
                     let (mut mu, mut var) = (0.0, 0.0);
-                    for &p in e.players {
-                        let st = &states[slot(p)];
+                    for &k in *members {
+                        let st = &states[k as usize];
                         mu += st.mu;
                         var += st.sigma * st.sigma + b2;
                     }
@@ -503,20 +530,20 @@ impl RatingSystem for EloMmr {
                 .collect();
             let places: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
             let results = performance::performances(&priors, &places, &self.settings());
-            for (e, &team_perf) in c.entries().zip(&results) {
-                let size = e.players.len() as f64;
+            for (members, &team_perf) in runs.iter().zip(&results) {
+                let size = members.len() as f64;
                 let (mu_sum, var_sum): (f64, f64) =
-                    e.players.iter().fold((0.0, 0.0), |(m, v), &p| {
-                        let st = &states[slot(p)];
+                    members.iter().fold((0.0, 0.0), |(m, v), &k| {
+                        let st = &states[k as usize];
                         (m + st.mu, v + st.sigma * st.sigma)
                     });
-                for &p in e.players {
-                    let st = &states[slot(p)];
+                for &k in *members {
+                    let st = &states[k as usize];
                     let own = (
                         team_perf - (mu_sum - st.mu),
                         size * b2 + var_sum - st.sigma * st.sigma,
                     );
-                    perfs[slot(p)].push(own);
+                    perfs[k as usize].push(own);
                 }
             }
         }
@@ -551,6 +578,20 @@ impl RatingSystem for EloMmr {
 
     fn performance(&self, p: &MmrPlayer) -> Option<f64> {
         p.last_perf.is_finite().then_some(p.last_perf)
+    }
+
+    fn method(&self) -> Option<String> {
+        Some(match self.p.subsample {
+            0 => format!(
+                "exact: every opponent (the shared function tabulated within {:e} rating \
+                 points of the exact sums)",
+                self.p.tolerance.min(1e-9)
+            ),
+            n => format!(
+                "subsampled: each entry against the {n} nearest distinct prior ratings \
+                 (section 5.3)"
+            ),
+        })
     }
 }
 

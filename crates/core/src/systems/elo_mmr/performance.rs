@@ -65,7 +65,7 @@
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
 use crate::numeric::roots::{newton_from, newton_in};
-use crate::numeric::uniform::{UniformGrid, add_tanh_row, tanh_row};
+use crate::numeric::uniform::{UniformGrid, add_saturation_row, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
 use crate::systems::base::map_indices;
 use rayon::prelude::*;
@@ -149,6 +149,8 @@ struct Contest<'a> {
     pos: Vec<u32>,
     /// Logistic slopes `pi / (sqrt 3 delta)`.
     s: Vec<f64>,
+    /// The priors' means, as a column.
+    mu: Vec<f64>,
     /// Window size in distinct ratings (the number of distinct ratings when not subsampling).
     window: usize,
     /// For each distinct rating (in increasing order), its first position in `by_rating`,
@@ -218,6 +220,7 @@ impl<'a> Contest<'a> {
             by_rating,
             pos,
             s,
+            mu: priors.iter().map(|p| p.mu).collect(),
             window,
             distinct_start,
             distinct_of,
@@ -338,7 +341,33 @@ impl<'a> Contest<'a> {
         if self.set.model == Model::Gaussian {
             return self.direct_gaussian(my_lo, js, mu, spread);
         }
+        if !self.windowed() {
+            return newton_from(self.logistic_against_all(e), mu, spread, self.tol());
+        }
         newton_from(|p| self.direct_eval(my_lo, js, p), mu, spread, self.tol())
+    }
+
+    /// The logistic equation of entry e against every entry, `F + kappa G_b - C_b` (see the
+    /// module documentation), with F summed over the contest's columns in four lanes: what
+    /// [`direct_eval`](Self::direct_eval) computes, without a branch per opponent.
+    fn logistic_against_all(&self, e: usize) -> impl Fn(f64) -> (f64, f64) + '_ {
+        let (a, b) = self.blocks[self.block_of[e] as usize];
+        let weight = |range: &[u32]| range.iter().map(|&j| self.s[j as usize]).sum::<f64>();
+        let c = weight(&self.by_rank[b..]) - weight(&self.by_rank[..a]);
+        let members = &self.by_rank[a..b];
+        let kappa = self.kappa();
+        move |p| {
+            let (mut g, mut d) = tanh_sums(&self.mu, &self.s, p);
+            g -= c;
+            for &j in members {
+                let j = j as usize;
+                let s = self.s[j];
+                let t = tanh((p - self.mu[j]) * 0.5 * s);
+                g += kappa * s * t;
+                d += kappa * 0.5 * s * s * (1.0 - t * t);
+            }
+            (g, d)
+        }
     }
 
     /// [`direct`](Self::direct) for the Gaussian model: the opponents are first split by
@@ -409,9 +438,14 @@ impl<'a> Contest<'a> {
     fn polish(&self, e: usize, estimate: f64) -> f64 {
         let my_lo = self.lo[e];
         let js = self.opponents(e);
+        let all = (!self.windowed() && self.set.model == Model::Logistic)
+            .then(|| self.logistic_against_all(e));
         let mut x = estimate;
         for _ in 0..3 {
-            let (g, d) = self.direct_eval(my_lo, js, x);
+            let (g, d) = match &all {
+                Some(f) => f(x),
+                None => self.direct_eval(my_lo, js, x),
+            };
             if d.is_nan() || d <= 0.0 {
                 break;
             }
@@ -517,14 +551,19 @@ impl<'a> Contest<'a> {
     // ------------------------------------------------------------------ logistic, exact
 
     fn logistic_exact_tabulated(&self) -> Vec<f64> {
+        let n = self.n;
         let kappa = self.kappa();
-        // C_b = (weight placed worse) - (weight placed better), from prefix sums in rank order.
-        let mut prefix = vec![0.0; self.n + 1];
+        // Weights placed better and worse than each block, from prefix and suffix sums in rank
+        // order (each a sum of positive terms, accurate even where it is tiny).
+        let mut prefix = vec![0.0; n + 1];
         for (k, &e) in self.by_rank.iter().enumerate() {
             prefix[k + 1] = prefix[k] + self.s[e as usize];
         }
-        let total = prefix[self.n];
-        let c_of = |(a, b): (usize, usize)| (total - prefix[b]) - prefix[a];
+        let mut suffix = vec![0.0; n + 1];
+        for (k, &e) in self.by_rank.iter().enumerate().rev() {
+            suffix[k] = suffix[k + 1] + self.s[e as usize];
+        }
+        let total = prefix[n];
         // Roots are monotone in rank (theorem 5.2): the extreme blocks bound them all.
         let first = self.by_rank[self.blocks[0].0] as usize;
         let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
@@ -543,20 +582,33 @@ impl<'a> Contest<'a> {
             top,
             strip,
             total,
-            self.tol() * typical * 0.5,
-            self.n,
+            self.tol() * typical * 0.05,
+            n,
             self.blocks.len(),
         );
-        let bound = grid.error_bound(strip, total);
-        let table = self.f_table(&grid);
+        let table = self.saturation_table(&grid);
+        let local = LocalBound::new(&grid, strip, total, &table);
+        let split = table.split;
         let roots: Vec<f64> = self
             .blocks
             .par_iter()
             .map(|&(a, b)| {
                 let members = &self.by_rank[a..b];
-                let c = c_of((a, b));
+                let tie = prefix[b] - prefix[a];
+                // The increasing equation is F + kappa G - C = 0 with C = worse - better and
+                // F = W - D+ = D- - W: from a node at or above the split, -D+ + (2 better +
+                // tie); below it, D- - (2 worse + tie). Either is -F - C computed from small
+                // numbers in its own tail.
+                let (upper, lower) = (2.0 * prefix[a] + tie, 2.0 * suffix[b] + tie);
+                let h = |k: usize| {
+                    if k < split {
+                        table.values[k] - lower
+                    } else {
+                        upper - table.values[k]
+                    }
+                };
                 let g = |x: f64| -> (f64, f64) {
-                    let (mut v, mut d) = (-c, 0.0);
+                    let (mut v, mut d) = (0.0, 0.0);
                     for &j in members {
                         let j = j as usize;
                         let s = self.s[j];
@@ -566,55 +618,72 @@ impl<'a> Contest<'a> {
                     }
                     (v, d)
                 };
-                let Some(k) = Self::cell_of(&grid, |k| table[k] + g(grid.x(k)).0) else {
+                let Some(k) = Self::cell_of(&grid, |k| h(k) + g(grid.x(k)).0) else {
                     return self.direct(members[0] as usize);
                 };
-                let (root, slope) = self.solve_cell(&grid, k, |k| table[k], g);
-                if slope > 0.0 && bound / slope <= self.tol() {
+                let (root, slope) = self.solve_cell(&grid, k, h, g);
+                let error = local.at(grid.cell(root)) + 4.0 * f64::EPSILON * upper.min(lower);
+                if slope > 0.0 && error / slope <= self.tol() {
                     root
                 } else {
                     self.polish(members[0] as usize, root)
                 }
             })
             .collect();
-        (0..self.n)
-            .map(|e| roots[self.block_of[e] as usize])
-            .collect()
+        (0..n).map(|e| roots[self.block_of[e] as usize]).collect()
     }
 
     /// F' at x: sum of s_j^2 (1 - t_j^2) / 2.
     fn f_slope(&self, x: f64) -> f64 {
-        (0..self.n)
-            .map(|j| {
-                let t = tanh((x - self.priors[j].mu) * 0.5 * self.s[j]);
-                0.5 * self.s[j] * self.s[j] * (1.0 - t * t)
-            })
-            .sum()
+        tanh_sums(&self.mu, &self.s, x).1
     }
 
-    /// F at every node: fixed chunks of entries summed in parallel, then in order.
-    fn f_table(&self, grid: &UniformGrid) -> Vec<f64> {
+    /// `F = sum_j s_j tanh(z_j)` at every node as its distance from saturation: `D- = W + F`
+    /// below the split node, `D+ = W - F` from it on (the split at the weighted mean of the
+    /// priors, between the tails). Entries with the same prior (a contest's newcomers) share
+    /// one row; fixed chunks of rows are summed in parallel, then in order.
+    fn saturation_table(&self, grid: &UniformGrid) -> SaturationTable {
         const CHUNK: usize = 512;
         let k = grid.len();
-        let partials: Vec<Vec<f64>> = (0..self.n)
+        let total: f64 = self.s.iter().sum();
+        let centre = (0..self.n)
+            .map(|j| self.s[j] * self.priors[j].mu)
+            .sum::<f64>()
+            / total;
+        let split = (((centre - grid.x(0)) / grid.h()).ceil().max(0.0) as usize).min(k);
+        let (rows, row_of) = self.distinct_priors();
+        let mut count = vec![0.0; rows.len()];
+        for &r in &row_of {
+            count[r as usize] += 1.0;
+        }
+        let partials: Vec<Vec<f64>> = (0..rows.len())
             .collect::<Vec<_>>()
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut acc = vec![0.0; k];
-                for &j in chunk {
+                for &r in chunk {
+                    let j = rows[r] as usize;
                     let (mu, s) = (self.priors[j].mu, self.s[j]);
-                    add_tanh_row((grid.x(0) - mu) * 0.5 * s, grid.h() * 0.5 * s, s, &mut acc);
+                    let a = (grid.x(0) - mu) * 0.5 * s;
+                    add_saturation_row(a, grid.h() * 0.5 * s, count[r] * s, split, &mut acc);
                 }
                 acc
             })
             .collect();
-        let mut table = vec![0.0; k];
+        let mut values = vec![0.0; k];
         for p in partials {
-            for (t, v) in table.iter_mut().zip(p) {
+            for (t, v) in values.iter_mut().zip(p) {
                 *t += v;
             }
         }
-        table
+        // Each term within 128 + 8 units of its last place (the reseeded recurrence and the
+        // division), each chunk's sum within CHUNK, the partial sums within their count.
+        let relative_noise = (136 + CHUNK + rows.len() / CHUNK + 1) as f64 * f64::EPSILON;
+        SaturationTable {
+            values,
+            split,
+            relative_noise,
+        }
     }
 
     // ------------------------------------------------------------------ logistic, windows
@@ -883,6 +952,96 @@ impl<'a> Contest<'a> {
         give_back(2, vp);
         roots
     }
+}
+
+/// `F = sum_j s_j tanh(z_j)` tabulated as its distance from saturation (see
+/// [`Contest::saturation_table`]).
+struct SaturationTable {
+    /// `D- = W + F` at the nodes below `split`, `D+ = W - F` from it on.
+    values: Vec<f64>,
+    split: usize,
+    /// Each value is within this share of itself of the exact sum (rounding of the terms and
+    /// of their summation, worst case).
+    relative_noise: f64,
+}
+
+/// The error of the interpolated `F` cell by cell: the interpolation error bound, sharper than
+/// the global one in the tails, plus the rounding of the tabulated values.
+///
+/// Lagrange interpolation reproduces constants, so the error of interpolating `F` is that of
+/// `F - W` or `F + W`, and Cauchy's estimate needs only a bound of these on the discs of radius
+/// `strip` around the stencil. In the strip `|Im z| <= pi/4` (the grid's strip is that for the
+/// steepest term), `|tanh z| <= 1` and `|tanh z - 1| <= 2 e^(-2 Re z) <= 2 (1 - tanh(Re z))`
+/// for `Re z >= 0`, while for `Re z < 0` the left side is at most 2 and the right side at
+/// least 2: so `|F - W| <= 2 D+(x_lo)` on the discs, `x_lo` their leftmost real point, and
+/// likewise `|F + W| <= 2 D-(x_hi)`. Both come from the table at a node beyond the discs (D+
+/// decreases, D- increases). The table's own values are accurate relative to themselves, so
+/// their rounding, grown by the stencil's Lebesgue constant, shrinks in the tails too.
+///
+/// Far in the tails, where a root's slope is tiny, both parts shrink with it. With the global
+/// bound (`W`) and the plain tanh sums (a total of size W minus a tiny deviation), those roots
+/// had to be solved again with exact sums, O(n) each and a share of n of them: the quadratic
+/// cost of million-entrant contests.
+struct LocalBound {
+    /// For each cell, the bound of the interpolated F's error there.
+    bound: Vec<f64>,
+}
+
+impl LocalBound {
+    fn new(grid: &UniformGrid, strip: f64, total: f64, table: &SaturationTable) -> Self {
+        let global = grid.error_bound(strip, 1.0);
+        let q = grid.q();
+        // The discs reach `strip` beyond the stencil, which reaches q/2 nodes from its cell.
+        let reach = (strip / grid.h()).ceil() as usize + q / 2 + 1;
+        let len = grid.len();
+        let v = &table.values;
+        let bound = (0..len)
+            .map(|k| {
+                let mut m = total;
+                if let Some(lo) = k.checked_sub(reach)
+                    && lo >= table.split
+                {
+                    m = m.min(2.0 * v[lo]);
+                }
+                if k + 1 + reach < len && k + 1 + reach < table.split {
+                    m = m.min(2.0 * v[k + 1 + reach]);
+                }
+                let first = (k + 1).saturating_sub(q / 2);
+                let largest = v[first..(first + q).min(len)]
+                    .iter()
+                    .copied()
+                    .fold(0.0, f64::max);
+                global * m + grid.lebesgue() * table.relative_noise * largest
+            })
+            .collect();
+        Self { bound }
+    }
+
+    fn at(&self, cell: usize) -> f64 {
+        self.bound[cell.min(self.bound.len() - 1)]
+    }
+}
+
+/// `sum_j s_j tanh((p - mu_j) s_j / 2)` and its derivative, in four lanes the compiler can
+/// vectorise (the order of the sum is fixed).
+fn tanh_sums(mu: &[f64], s: &[f64], p: f64) -> (f64, f64) {
+    let mut v = [0.0f64; 4];
+    let mut d = [0.0f64; 4];
+    let (mc, sc) = (mu.chunks_exact(4), s.chunks_exact(4));
+    let (mr, sr) = (mc.remainder(), sc.remainder());
+    for (m, s) in mc.zip(sc) {
+        for l in 0..4 {
+            let t = tanh((p - m[l]) * 0.5 * s[l]);
+            v[l] += s[l] * t;
+            d[l] += 0.5 * s[l] * s[l] * (1.0 - t * t);
+        }
+    }
+    for (l, (&m, &s)) in mr.iter().zip(sr).enumerate() {
+        let t = tanh((p - m) * 0.5 * s);
+        v[l] += s * t;
+        d[l] += 0.5 * s * s * (1.0 - t * t);
+    }
+    ((v[0] + v[1]) + (v[2] + v[3]), (d[0] + d[1]) + (d[2] + d[3]))
 }
 
 /// `tanh(x) = 1 - 2 / (e^(2x) + 1)` with the vectorisable exponential: absolute error below
@@ -1168,6 +1327,44 @@ mod tests {
             let got = performances(&priors, &places, &set);
             let want = bisected(&priors, &places, &set, if n > 256 { 7 } else { 1 });
             assert_close(&got, &want, 1e-9);
+        }
+    }
+
+    #[test]
+    fn tail_roots_of_a_large_field_agree_with_bisection() {
+        // Newcomers alike (every place distinct) and a mixed field: the roots far in the
+        // tails, where the equation's slope is tiny, are met by the cell-by-cell bound (see
+        // `LocalBound`) and checked here one by one against bisection of the exact sums.
+        let n = 4000;
+        let alike = vec![
+            Prior {
+                mu: 1500.0,
+                delta: 400.0
+            };
+            n
+        ];
+        let (mixed, _) = contest(n, 11);
+        let places: Vec<(u32, u32)> = (0..n as u32).map(|i| (i, i)).collect();
+        for priors in [alike, mixed] {
+            let set = settings(Model::Logistic, false, 0);
+            let got = performances(&priors, &places, &set);
+            let c = Contest::new(&priors, &places, &set);
+            for e in (0..40).chain(n / 2..n / 2 + 5).chain(n - 40..n) {
+                let js = c.opponents(e);
+                let want = bisect(
+                    |p| c.direct_eval(c.lo[e], js, p).0,
+                    -20_000.0,
+                    20_000.0,
+                    1e-11,
+                );
+                let (g1, d1) = c.direct_eval(c.lo[e], js, got[e]);
+                let (g2, d2) = c.direct_eval(c.lo[e], js, want);
+                assert!(
+                    (got[e] - want).abs() <= 1e-9,
+                    "entry {e}: {} vs {want}: got g {g1} d {d1} want g {g2} d {d2}",
+                    got[e]
+                );
+            }
         }
     }
 
