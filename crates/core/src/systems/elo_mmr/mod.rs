@@ -59,7 +59,7 @@ pub mod performance;
 use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, update_each};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
-use crate::numeric::roots::newton_in;
+use crate::numeric::roots::halley_in;
 use performance::{Model, Prior, Settings, tanh};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
@@ -156,31 +156,154 @@ impl Default for EloMmxParams {
 /// equation 10 vectorise): factor k is a past performance `p_k` of scale `beta_k` with weight
 /// `w_k = multiplicity / beta_k^2`; its term is `w_k mb_k tanh((s - p_k) a_k)` with
 /// `a_k = pi / (sqrt 3 * 2 beta_k)` and `mb_k = (pi / sqrt 3) beta_k`, kept precomputed.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+///
+/// The columns are a ring of sorts: dropping the oldest factor moves a start index, and the
+/// dropped prefix is cut off once it is as long as what is kept (amortised O(1), where
+/// shifting every column by one cost a pass over the whole history per contest).
+///
+/// `c_k = e^(-2 a_k (p_k - centre))` is kept beside them (derived, never stored in a state):
+/// with `E = e^(2 a (s - centre))` computed once per evaluation for factors sharing one `a`
+/// (every factor of weight-1 contests), `tanh((s - p_k) a) = 1 - 2 / (E c_k + 1)`: a
+/// multiplication and a division per factor instead of an exponential.
+#[derive(Clone, Debug, Default)]
 struct Factors {
+    /// Index of the oldest factor still held in every column.
+    start: usize,
     p: Vec<f64>,
     a: Vec<f64>,
     mb: Vec<f64>,
     w: Vec<f64>,
+    /// `e^(-2 a_k (p_k - centre))`, or empty until derived ([`Factors::derive`]).
+    c: Vec<f64>,
+    /// The `a` every factor shares, if they do.
+    shared_a: Option<f64>,
+    /// Every derived `c_k` is finite (no factor beyond the product form's range).
+    c_ok: bool,
+}
+
+/// Exponents beyond this are not used in the product form (`e^600 * e^600` would overflow);
+/// such evaluations take an exponential per factor.
+const PRODUCT_EXPONENT: f64 = 600.0;
+
+/// How a state stores the factors: the four columns, oldest first (the layout states have
+/// always had).
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Factors")]
+struct FactorsWire<P, A, M, W> {
+    p: P,
+    a: A,
+    mb: M,
+    w: W,
+}
+
+impl Serialize for Factors {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FactorsWire {
+            p: self.ps(),
+            a: &self.a[self.start..],
+            mb: &self.mb[self.start..],
+            w: self.ws(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Factors {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = FactorsWire::<Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>>::deserialize(d)?;
+        let n = wire.p.len();
+        if wire.a.len() != n || wire.mb.len() != n || wire.w.len() != n {
+            return Err(serde::de::Error::custom(
+                "the factor columns differ in length",
+            ));
+        }
+        let mut f = Factors {
+            p: wire.p,
+            a: wire.a,
+            mb: wire.mb,
+            w: wire.w,
+            ..Factors::default()
+        };
+        f.shared_a = f.common_a();
+        Ok(f)
+    }
+}
+
+impl PartialEq for Factors {
+    /// The factors held (the derived column and the dropped prefix do not count).
+    fn eq(&self, o: &Self) -> bool {
+        self.ps() == o.ps()
+            && self.a[self.start..] == o.a[o.start..]
+            && self.mb[self.start..] == o.mb[o.start..]
+            && self.ws() == o.ws()
+    }
 }
 
 impl Factors {
     fn len(&self) -> usize {
-        self.p.len()
+        self.p.len() - self.start
     }
 
-    fn push(&mut self, p: f64, beta: f64) {
+    fn ps(&self) -> &[f64] {
+        &self.p[self.start..]
+    }
+
+    fn ws(&self) -> &[f64] {
+        &self.w[self.start..]
+    }
+
+    fn ws_mut(&mut self) -> &mut [f64] {
+        &mut self.w[self.start..]
+    }
+
+    fn common_a(&self) -> Option<f64> {
+        let a = &self.a[self.start..];
+        let first = *a.first()?;
+        a.iter().all(|&x| x == first).then_some(first)
+    }
+
+    fn push(&mut self, p: f64, beta: f64, centre: f64) {
+        let a = PI_SQRT3 / (2.0 * beta);
+        self.shared_a = match (self.len(), self.shared_a) {
+            (0, _) => Some(a),
+            (_, Some(s)) if s == a => Some(a),
+            _ => None,
+        };
+        if self.c.len() == self.p.len() {
+            let c = product_factor(a, p, centre);
+            self.c_ok = c.is_finite() && (self.len() == 0 || self.c_ok);
+            self.c.push(c);
+        }
         self.p.push(p);
-        self.a.push(PI_SQRT3 / (2.0 * beta));
+        self.a.push(a);
         self.mb.push(PI_SQRT3 * beta);
         self.w.push(1.0 / (beta * beta));
     }
 
-    /// Removes the oldest factor, returning its centre and weight.
+    /// Drops the oldest factor, returning its centre and weight.
     fn pop_oldest(&mut self) -> (f64, f64) {
-        self.a.remove(0);
-        self.mb.remove(0);
-        (self.p.remove(0), self.w.remove(0))
+        let k = self.start;
+        let old = (self.p[k], self.w[k]);
+        self.start += 1;
+        if self.start >= self.len() {
+            let cut = self.start;
+            for col in [&mut self.p, &mut self.a, &mut self.mb, &mut self.w] {
+                col.drain(..cut);
+            }
+            if self.c.len() > cut {
+                self.c.drain(..cut);
+            } else {
+                self.c.clear();
+            }
+            self.start = 0;
+        }
+        if self.shared_a.is_none() {
+            self.shared_a = self.common_a();
+        }
+        if !self.c_ok && self.c.len() == self.p.len() {
+            self.c_ok = self.c[self.start..].iter().all(|c| c.is_finite());
+        }
+        old
     }
 
     fn clear(&mut self) {
@@ -188,35 +311,75 @@ impl Factors {
     }
 
     fn weight(&self) -> f64 {
-        self.w.iter().sum()
+        self.ws().iter().sum()
     }
 
-    /// The terms of equation 10 and their derivative at s, in four lanes the compiler can
-    /// vectorise (the order of the sum is fixed).
-    fn sums(&self, s: f64) -> (f64, f64) {
+    /// Derives the product column if it is missing (a state just read back).
+    fn derive(&mut self, centre: f64) {
+        if self.c.len() != self.p.len() {
+            self.c = (0..self.p.len())
+                .map(|k| product_factor(self.a[k], self.p[k], centre))
+                .collect();
+            self.c_ok = self.c[self.start..].iter().all(|c| c.is_finite());
+        }
+    }
+
+    /// The terms of equation 10 and their first two derivatives at s, in four lanes the
+    /// compiler can vectorise (the order of the sum is fixed). With a shared `a` and the
+    /// product column derived, no exponential per factor.
+    fn sums(&self, s: f64, centre: f64) -> (f64, f64, f64) {
+        match self.shared_a {
+            Some(a)
+                if self.c_ok
+                    && self.c.len() == self.p.len()
+                    && (2.0 * a * (s - centre)).abs() <= PRODUCT_EXPONENT =>
+            {
+                let e = (2.0 * a * (s - centre)).exp();
+                self.lanes(|k| 1.0 - 2.0 / (e * self.c[k] + 1.0))
+            }
+            _ => self.lanes(|k| tanh((s - self.p[k]) * self.a[k])),
+        }
+    }
+
+    /// `sum_k w_k mb_k (t_k, a_k sech^2, -2 a_k^2 t_k sech^2)` over the factors held, with
+    /// `t_k = t_of(k)`, in four fixed lanes.
+    #[inline(always)]
+    fn lanes(&self, t_of: impl Fn(usize) -> f64) -> (f64, f64, f64) {
+        let n = self.p.len();
         let mut v = [0.0f64; 4];
         let mut d = [0.0f64; 4];
-        let n = self.len();
-        let full = n - n % 4;
-        for i in (0..full).step_by(4) {
-            let p: &[f64; 4] = self.p[i..i + 4].try_into().expect("four");
-            let a: &[f64; 4] = self.a[i..i + 4].try_into().expect("four");
-            let mb: &[f64; 4] = self.mb[i..i + 4].try_into().expect("four");
-            let w: &[f64; 4] = self.w[i..i + 4].try_into().expect("four");
-            for l in 0..4 {
-                let t = tanh((s - p[l]) * a[l]);
-                let wm = w[l] * mb[l];
-                v[l] += wm * t;
-                d[l] += wm * a[l] * (1.0 - t * t);
-            }
-        }
-        for (l, k) in (full..n).enumerate() {
-            let t = tanh((s - self.p[k]) * self.a[k]);
-            let wm = self.w[k] * self.mb[k];
+        let mut d2 = [0.0f64; 4];
+        let term = |k: usize, l: usize, v: &mut [f64; 4], d: &mut [f64; 4], d2: &mut [f64; 4]| {
+            let t = t_of(k);
+            let (wm, a) = (self.w[k] * self.mb[k], self.a[k]);
+            let sech2 = 1.0 - t * t;
             v[l] += wm * t;
-            d[l] += wm * self.a[k] * (1.0 - t * t);
+            d[l] += wm * a * sech2;
+            d2[l] -= 2.0 * wm * a * a * t * sech2;
+        };
+        let mut k = self.start;
+        while k + 4 <= n {
+            for l in 0..4 {
+                term(k + l, l, &mut v, &mut d, &mut d2);
+            }
+            k += 4;
         }
-        ((v[0] + v[1]) + (v[2] + v[3]), (d[0] + d[1]) + (d[2] + d[3]))
+        for (l, k) in (k..n).enumerate() {
+            term(k, l, &mut v, &mut d, &mut d2);
+        }
+        let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
+        (add(v), add(d), add(d2))
+    }
+}
+
+/// `e^(-2 a (p - centre))`, the exponent kept within the product form's range (a factor
+/// beyond it makes the evaluation take the exponential path; see [`Factors::sums`]).
+fn product_factor(a: f64, p: f64, centre: f64) -> f64 {
+    let x = -2.0 * a * (p - centre);
+    if x.abs() <= PRODUCT_EXPONENT {
+        x.exp()
+    } else {
+        f64::NAN
     }
 }
 
@@ -342,7 +505,7 @@ impl EloMmr {
                 }
                 pl.w0 = kappa * (w_keep + w_moved);
                 let decay = kappa * transfer;
-                pl.factors.w.iter_mut().for_each(|w| *w *= decay);
+                pl.factors.ws_mut().iter_mut().for_each(|w| *w *= decay);
             }
         }
         pl.sigma = (s2 + g2).sqrt();
@@ -360,7 +523,7 @@ impl EloMmr {
                     pl.w0 += w;
                 }
                 Model::Logistic => {
-                    pl.factors.push(p, b2.sqrt());
+                    pl.factors.push(p, b2.sqrt(), self.p.mu_init);
                     while pl.factors.len() > self.p.history {
                         let (old_p, old_w) = pl.factors.pop_oldest();
                         pl.p0 = (pl.w0 * pl.p0 + old_w * old_p) / (pl.w0 + old_w);
@@ -373,7 +536,10 @@ impl EloMmr {
         pl.sigma = inv.sqrt().recip();
         pl.mu = match self.model {
             Model::Gaussian => pl.p0,
-            Model::Logistic => self.rating_root(pl),
+            Model::Logistic => {
+                pl.factors.derive(self.p.mu_init);
+                self.rating_root(pl)
+            }
         };
     }
 
@@ -381,16 +547,17 @@ impl EloMmr {
     fn rating_root(&self, pl: &MmrPlayer) -> f64 {
         let (lo, hi) = pl
             .factors
-            .p
+            .ps()
             .iter()
             .fold((pl.p0, pl.p0), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let f = |s: f64| {
-            let (v, d) = pl.factors.sums(s);
-            (pl.w0 * (s - pl.p0) + v, pl.w0 + d)
+            let (v, d, d2) = pl.factors.sums(s, self.p.mu_init);
+            (pl.w0 * (s - pl.p0) + v, pl.w0 + d, d2)
         };
         // The root lies between the extreme centres (every term has one sign outside them),
-        // near the previous rating.
-        newton_in(f, lo, hi, pl.mu, self.p.tolerance)
+        // near the previous rating; Halley's steps (the second derivative costs no
+        // exponential more) reach it in about one evaluation fewer than Newton's.
+        halley_in(f, lo, hi, pl.mu, self.p.tolerance)
     }
 
     fn settings(&self) -> Settings {
@@ -702,7 +869,7 @@ mod tests {
         sys.diffuse(&mut b, 400.0);
         sys.diffuse(&mut b, 600.0);
         assert!((b.p0 - a.p0).abs() < 1e-9 && (b.w0 - a.w0).abs() < 1e-12 * a.w0);
-        for (x, y) in a.factors.w.iter().zip(&b.factors.w) {
+        for (x, y) in a.factors.ws().iter().zip(b.factors.ws()) {
             assert!((x - y).abs() < 1e-12 * x);
         }
         // Zero diffusion changes nothing.
@@ -715,10 +882,10 @@ mod tests {
         let scale = (pl.sigma / 1e-5).powi(2);
         d.sigma = 1e-5;
         d.w0 *= scale;
-        d.factors.w.iter_mut().for_each(|w| *w *= scale);
+        d.factors.ws_mut().iter_mut().for_each(|w| *w *= scale);
         sys.diffuse(&mut d, 1000.0);
         assert!(
-            d.factors.w.iter().all(|&w| w < 1e-12 * d.w0),
+            d.factors.ws().iter().all(|&w| w < 1e-12 * d.w0),
             "{:?} {}",
             d.factors,
             d.w0
@@ -828,5 +995,80 @@ mod tests {
         let pl = seasoned(&sys, 4);
         assert_eq!(pl.history_len(), 5);
         assert!((1.0 / pl.total_weight() - pl.sigma * pl.sigma).abs() < 1e-9 * pl.sigma * pl.sigma);
+    }
+
+    #[test]
+    fn a_state_read_back_mid_ring_rates_on_bit_for_bit() {
+        // Seven factors kept: after 30 rounds the ring has dropped a prefix it has not yet cut
+        // off. A state written then is the four columns of the factors held, exactly as the
+        // former layout (plain vectors, oldest first) wrote them; read back (the product
+        // column derived anew), the player rates on to the same bits.
+        let sys = EloMmr::new(EloMmrParams {
+            history: 7,
+            ..EloMmrParams::default()
+        })
+        .unwrap();
+        let mut pl = seasoned(&sys, 9);
+        assert!(pl.factors.start > 0, "the ring holds a dropped prefix");
+        let held = &pl.factors;
+        let former = FactorsWire {
+            p: held.ps().to_vec(),
+            a: held.a[held.start..].to_vec(),
+            mb: held.mb[held.start..].to_vec(),
+            w: held.ws().to_vec(),
+        };
+        assert_eq!(
+            postcard::to_stdvec(held).unwrap(),
+            postcard::to_stdvec(&former).unwrap()
+        );
+        let bytes = postcard::to_stdvec(&pl).unwrap();
+        let mut back: MmrPlayer = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, pl);
+        assert!(back.factors.c.is_empty(), "derived, not stored");
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (b2, g2) = sys.contest_scales(1.0);
+        for _ in 0..12 {
+            let p = pl.mu + rng.random_range(-300.0..300.0);
+            for q in [&mut pl, &mut back] {
+                sys.diffuse(q, g2);
+                sys.absorb(q, &[(p, b2)]);
+            }
+            assert_eq!(back.mu.to_bits(), pl.mu.to_bits());
+            assert_eq!(back.sigma.to_bits(), pl.sigma.to_bits());
+        }
+        assert_eq!(pl.history_len(), 7);
+    }
+
+    #[test]
+    fn the_product_form_gives_the_exponential_forms_sums() {
+        // Factors of one scale take the product form; far from the centre (beyond e^600) or
+        // with mixed scales they take an exponential each. Both give the same sums.
+        let sys = mmr();
+        let pl = seasoned(&sys, 5);
+        let mut plain = pl.factors.clone();
+        plain.c.clear();
+        assert!(pl.factors.shared_a.is_some() && pl.factors.c_ok);
+        for s in [900.0, 1500.0, 1710.5, 2600.0] {
+            let (v, d, d2) = pl.factors.sums(s, 1500.0);
+            let (pv, pd, pd2) = plain.sums(s, 1500.0);
+            assert!(
+                (v - pv).abs() <= 1e-12 * pv.abs().max(1e-9),
+                "{s}: {v} vs {pv}"
+            );
+            assert!((d - pd).abs() <= 1e-12 * pd.abs(), "{s}: {d} vs {pd}");
+            assert!(
+                (d2 - pd2).abs() <= 1e-9 * pd2.abs().max(1e-12),
+                "{s}: {d2} vs {pd2}"
+            );
+        }
+        let mut far = Factors::default();
+        far.push(1e6, 200.0, 1500.0);
+        far.push(1500.0, 200.0, 1500.0);
+        assert!(!far.c_ok, "a factor beyond the product form's range");
+        let (v, _, _) = far.sums(1500.0, 1500.0);
+        let w = 1.0 / (200.0f64 * 200.0);
+        assert!((v + w * PI_SQRT3 * 200.0).abs() < 1e-12, "{v}");
+        far.pop_oldest();
+        assert!(far.c_ok, "back in range once it is dropped");
     }
 }
