@@ -75,8 +75,11 @@ fn bench_large_contest(c: &mut Criterion) {
         .map(|i| 1500.0 + ((i * 7919) % 2000) as f64 - 1000.0)
         .collect();
     let w = vec![1.0; n];
-    c.bench_function("pairwise logistic sums, 5000 entrants", |b| {
-        b.iter(|| logistic_sums(black_box(&r), &w, 400.0));
+    c.bench_function("pairwise logistic sums, 5000 entrants (exact)", |b| {
+        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, true));
+    });
+    c.bench_function("pairwise logistic sums, 5000 entrants (tabulated)", |b| {
+        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, false));
     });
     let parts: Vec<Participant> = (0..n)
         .map(|i| Participant {

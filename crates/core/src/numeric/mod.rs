@@ -2,6 +2,7 @@
 //! distribution, root finders (`roots`) and tabulation with local interpolation (`uniform`).
 
 pub mod roots;
+pub mod shared;
 pub mod uniform;
 
 use std::f64::consts::{LN_10, PI};

@@ -150,6 +150,12 @@ impl UniformGrid {
         bound * self.c_q * (self.h / strip).powi(self.q as i32)
     }
 
+    /// [`error_bound`](Self::error_bound) per unit bound for a spacing `h` (this grid's
+    /// stencil, any spacing).
+    pub fn error_factor(&self, h: f64, strip: f64) -> f64 {
+        self.c_q * (h / strip).powi(self.q as i32)
+    }
+
     /// The Lebesgue constant of the centred stencil: node values each wrong by at most e give
     /// an interpolated value wrong by at most `lebesgue() * e` (beyond the bound above).
     pub fn lebesgue(&self) -> f64 {

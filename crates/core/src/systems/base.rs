@@ -228,8 +228,17 @@ pub fn build_params<P: DeserializeOwned + Serialize + Default>(
         .as_object_mut()
         .expect("parameter structs are objects");
     let known: Vec<String> = fields.keys().cloned().collect();
+    // A parameter left out of the shown set while at its default (`exact`) is still known:
+    // the struct takes it.
+    let takes = |k: &str, v: &Value| {
+        let mut probe = serde_json::to_value(P::default()).unwrap_or_default();
+        if let Some(m) = probe.as_object_mut() {
+            m.insert(k.to_string(), v.clone());
+        }
+        serde_json::from_value::<P>(probe).is_ok()
+    };
     for (k, v) in given {
-        if !fields.contains_key(k) {
+        if !fields.contains_key(k) && !takes(k, v) {
             return Err(format!(
                 "--system {} has no parameter `{}` (its parameters: {})",
                 kind.name(),

@@ -8,6 +8,7 @@
 //! by entry; each entry's sum is computed the same way whatever the thread count.
 
 use crate::numeric::elo_win_probability;
+use crate::numeric::shared;
 use rayon::prelude::*;
 use std::f64::consts::LN_10;
 
@@ -15,6 +16,8 @@ use std::f64::consts::LN_10;
 const PARALLEL_FROM: usize = 1024;
 /// Contests at least this large use the one-division-per-pair form.
 const FAST_FROM: usize = 64;
+/// Contests at least this large use the tabulated shared function (unless exact).
+pub const TABULATE_FROM: usize = 512;
 
 /// For each entry i: `sum over j != i of w_j * S_ij`, where `S_ij` is 1 when i placed strictly
 /// better than j, 0 when strictly worse, 1/2 when their places overlap (a tie). O(n log n).
@@ -63,9 +66,30 @@ pub fn outcome(a: (u32, u32), b: (u32, u32)) -> f64 {
 }
 
 /// For each entry i, with `f_ij` Elo's win probability of i over j at this scale:
-/// `(sum over j != i of w_j f_ij, sum over j != i of w_j f_ij (1 - f_ij))`.
-pub fn logistic_sums(r: &[f64], w: &[f64], scale: f64) -> Vec<(f64, f64)> {
+/// `(sum over j != i of w_j f_ij, sum over j != i of w_j f_ij (1 - f_ij))`. Contests of
+/// [`TABULATE_FROM`] entries or more take the tabulated shared function (each sum with i's
+/// own term within [`shared::RELATIVE`] of itself) unless `exact`; smaller ones, and all
+/// with `exact`, are summed pair by pair.
+pub fn logistic_sums(r: &[f64], w: &[f64], scale: f64, exact: bool) -> Vec<(f64, f64)> {
     let n = r.len();
+    if n >= TABULATE_FROM && !exact {
+        let s = vec![LN_10 / scale; n];
+        let sums = shared::logistic_sums_at(
+            r,
+            &shared::Terms {
+                m: r,
+                s: &s,
+                c: w,
+                d: w,
+            },
+        );
+        // Less i's own term: f_ii = 1/2.
+        return sums
+            .iter()
+            .zip(w)
+            .map(|(&(s1, s2), &wi)| (s1 - 0.5 * wi, s2 - 0.25 * wi))
+            .collect();
+    }
     if n < FAST_FROM {
         return (0..n).map(|i| direct_sums(r, w, scale, i)).collect();
     }
@@ -158,7 +182,7 @@ mod tests {
             .map(|i| 1500.0 + ((i * 7919) % 1000) as f64 - 500.0)
             .collect();
         let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64 * 0.25).collect();
-        let fast = logistic_sums(&r, &w, 400.0);
+        let fast = logistic_sums(&r, &w, 400.0, true);
         for i in [0, 1, 17, 700, 1499] {
             let (d1, d2) = direct_sums(&r, &w, 400.0, i);
             assert!((fast[i].0 - d1).abs() < 1e-9 * d1.abs().max(1.0), "{i}");
@@ -172,7 +196,7 @@ mod tests {
         r[0] = 1.0e6;
         r[1] = -1.0e6;
         let w = vec![1.0; 100];
-        let s = logistic_sums(&r, &w, 400.0);
+        let s = logistic_sums(&r, &w, 400.0, true);
         assert!(s.iter().all(|(a, b)| a.is_finite() && b.is_finite()));
         assert!((s[0].0 - 99.0).abs() < 1e-9);
         assert!(s[1].0.abs() < 1e-9);

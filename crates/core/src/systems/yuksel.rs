@@ -67,6 +67,10 @@ pub struct YukselParams {
     pub step_scale: f64,
     /// Algorithm 2: both sides change by opposite amounts.
     pub zero_sum: bool,
+    /// Multi-entrant contests summed pair by pair, O(n^2), rather than through the tabulated
+    /// shared function (within 1e-10 of each sum; see `numeric::shared`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Default for YukselParams {
@@ -78,6 +82,7 @@ impl Default for YukselParams {
             max_delta: 350.0,
             step_scale: 1.0,
             zero_sum: false,
+            exact: false,
         }
     }
 }
@@ -207,7 +212,7 @@ impl Yuksel {
             let r: Vec<f64> = contest.entries().map(|e| rating(e.players)).collect();
             let gs: Vec<f64> = contest.entries().map(|e| self.g(phi(e.players))).collect();
             let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
-            let expected = logistic_sums(&r, &gs, self.p.scale);
+            let expected = logistic_sums(&r, &gs, self.p.scale, self.p.exact);
             let scores = outcome_sums(&ranges, &gs);
             for (i, &u) in unit_of.iter().enumerate() {
                 units[u].f += w * (scores[i] - expected[i].0);
