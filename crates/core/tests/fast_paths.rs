@@ -1,6 +1,6 @@
 //! The fast paths of large contests against the exact sums they replace: the systems that
-//! tabulate a shared function for contests of many entrants (Elo and Yuksel through
-//! `numeric::shared`) rate random fields of a few thousand entrants, with ties and teams,
+//! tabulate a shared function for contests of many entrants (Elo, Yuksel, Glicko and pairwise
+//! Glicko through `numeric::shared`) rate random fields of a few thousand entrants, with ties and teams,
 //! within 1e-6 rating points of the same system summing pair by pair (`exact = true`).
 //! Elo-MMR's table is checked root by root against bisection of the exact sums in its own
 //! module's tests.
@@ -111,7 +111,7 @@ fn assert_within(fast: &[f64], exact: &[f64], bound: f64, what: &str) {
 }
 
 #[test]
-fn elo_and_yuksel_tabulated_agree_with_the_pairwise_sums() {
+fn tabulated_shared_functions_agree_with_the_pairwise_sums() {
     for (players, seed) in [(600, 1), (2500, 2)] {
         let h = fields(players, seed);
         for (kind, extra) in [
@@ -119,6 +119,9 @@ fn elo_and_yuksel_tabulated_agree_with_the_pairwise_sums() {
             (SystemKind::Elo, &["score-share=true"][..]),
             (SystemKind::Yuksel, &[][..]),
             (SystemKind::Yuksel, &["zero-sum=true"][..]),
+            (SystemKind::Glicko, &[][..]),
+            (SystemKind::PairwiseGlicko, &[][..]),
+            (SystemKind::PairwiseGlicko, &["normalise=false"][..]),
         ] {
             let mut exact = vec!["exact=true"];
             exact.extend_from_slice(extra);

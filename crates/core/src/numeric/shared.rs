@@ -145,8 +145,8 @@ fn choose_grid(
 }
 
 /// Rounding of a node value, relative to itself: each term within 136 units of its last
-/// place (the reseeded recurrence, the divisions), each chunk's sum within CHUNK, the
-/// partial sums within their count (a generous count: a million terms).
+/// place (the reseeded recurrence, the division), each chunk's sum within CHUNK, the partial
+/// sums within their count (a generous count: a million terms).
 const NODE_NOISE: f64 = (136 + CHUNK + 4096) as f64 * f64::EPSILON;
 
 /// The bound of the module documentation for spacing h (relative to the value), with the
@@ -195,10 +195,11 @@ fn tables(grid: &UniformGrid, t: &Terms, split: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Adds, for z = a + i b: `c (1 + tanh z)` below `split` and `c (1 - tanh z)` from it on to
-/// the first row, and `d sech^2 z` to the second, from `E = e^(2z)` by the recurrence
-/// `E_(i+1) = E_i e^(2b)`, reseeded exactly every 64 nodes: `1 + tanh z = 2 / (1 + 1/E)`,
-/// `1 - tanh z = 2 / (E + 1)`, `sech^2 z = 4 / ((E + 1)(1 + 1/E))`, each positive and exact
-/// at both saturations.
+/// the first row, and `d sech^2 z` to the second. With `E = e^(2z)` by the recurrence
+/// `E_(i+1) = E_i e^(2b)`, reseeded exactly every 64 nodes, and `u = 1 / (E + 1)`:
+/// `1 + tanh z = 2 E u`, `1 - tanh z = 2 u`, `sech^2 z = 4 E u^2`, each positive, within a
+/// few units of its last place, and one division per node (E is taken at most 1e300, where
+/// every one of them is saturated).
 fn add_rows(
     a: f64,
     b: f64,
@@ -207,20 +208,16 @@ fn add_rows(
     (sat, sech2): (&mut [f64], &mut [f64]),
 ) {
     let ratio = (2.0 * b).exp();
+    let (c2, d4) = (2.0 * c, 4.0 * d);
     for (block, (s_chunk, v_chunk)) in sat.chunks_mut(64).zip(sech2.chunks_mut(64)).enumerate() {
         let first = block * 64;
         let mut e = (2.0 * (a + first as f64 * b)).exp();
         for (i, (s, v)) in s_chunk.iter_mut().zip(v_chunk.iter_mut()).enumerate() {
-            let (up, down) = (e + 1.0, 1.0 + 1.0 / e);
-            *s += if first + i < split {
-                2.0 * c / down
-            } else {
-                2.0 * c / up
-            };
-            let prod = up * down;
-            if prod.is_finite() {
-                *v += 4.0 * d / prod;
-            }
+            let ec = e.min(1e300);
+            let u = 1.0 / (ec + 1.0);
+            let lower = if first + i < split { ec } else { 1.0 };
+            *s += c2 * lower * u;
+            *v += d4 * ec * u * u;
             e *= ratio;
         }
     }

@@ -52,8 +52,8 @@ impl UniformGrid {
             len,
             q,
             weights,
-            c_q: central_product(q),
-            lebesgue: central_lebesgue(q),
+            c_q: constants(q).0,
+            lebesgue: constants(q).1,
         }
     }
 
@@ -164,8 +164,25 @@ impl UniformGrid {
 
     /// The largest spacing whose bound meets `target` with stencils of q nodes.
     pub fn spacing_for(q: usize, strip: f64, bound: f64, target: f64) -> f64 {
-        strip * (target / (bound * central_product(q))).powf(1.0 / q as f64)
+        strip * (target / (bound * constants(q).0)).powf(1.0 / q as f64)
     }
+}
+
+/// [`central_product`] and [`central_lebesgue`] of a stencil size (even, 2 to 32), computed
+/// once.
+fn constants(q: usize) -> (f64, f64) {
+    static TABLE: std::sync::OnceLock<Vec<(f64, f64)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=32)
+            .map(|q| {
+                if q >= 2 && q % 2 == 0 {
+                    (central_product(q), central_lebesgue(q))
+                } else {
+                    (f64::NAN, f64::NAN)
+                }
+            })
+            .collect()
+    })[q]
 }
 
 /// max over t in [0, 1] of prod over i = -(q/2 - 1) ..= q/2 of |t - i| (nodes of the centred

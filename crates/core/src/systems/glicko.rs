@@ -67,6 +67,10 @@ pub struct GlickoParams {
     pub c: f64,
     /// Rating difference for 10:1 odds (Glickman's q = ln 10 / scale).
     pub scale: f64,
+    /// Contests summed pair by pair, O(n^2), rather than through the tabulated shared function
+    /// from 512 entries on (within 1e-10 of each sum; see `numeric::shared`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Default for GlickoParams {
@@ -76,6 +80,7 @@ impl Default for GlickoParams {
             start_rd: 350.0,
             c: 0.0,
             scale: 400.0,
+            exact: false,
         }
     }
 }
@@ -101,6 +106,7 @@ impl Glicko {
             mu_init: p.start,
             sigma_init: p.start_rd,
             normalise: false,
+            exact: p.exact,
         })?;
         Ok(Self { p, pairs })
     }

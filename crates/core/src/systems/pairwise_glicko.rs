@@ -70,6 +70,8 @@ use super::bar::UNIT_LOGISTIC;
 use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
+use crate::numeric::shared;
+use crate::systems::pairwise::TABULATE_FROM;
 use serde::{Deserialize, Serialize};
 
 /// The parameters of pairwise Glicko.
@@ -87,6 +89,10 @@ pub struct PairwiseGlickoParams {
     /// The Elo-MMR normalisation (one maximally informative game); false for Glickman's update
     /// over all the pairs.
     pub normalise: bool,
+    /// Contests summed pair by pair, O(n^2), rather than through the tabulated shared function
+    /// from 512 entries on (within 1e-10 of each sum; see `numeric::shared`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Default for PairwiseGlickoParams {
@@ -97,6 +103,7 @@ impl Default for PairwiseGlickoParams {
             mu_init: 1500.0,
             sigma_init: 350.0,
             normalise: true,
+            exact: false,
         }
     }
 }
@@ -118,6 +125,54 @@ impl PairwiseGlicko {
     }
 }
 
+impl PairwiseGlicko {
+    /// [`AllPairs::contest`] of a large field: the opponents' win probabilities depend on the
+    /// opponent's deviation only (`E_ij = 1 / (1 + e^(-q g_j (mu_i - mu_j)))`), so `sum_j g_j
+    /// E_ij` and `sum_j g_j^2 E_ij (1 - E_ij)` are shared functions of `mu_i`, tabulated once
+    /// ([`shared::logistic_sums_at`]); the scores `sum g_j s_ij` come from sums of g in place
+    /// order.
+    fn tabulated(&self, field: &Field, q: f64, g: &[f64], qg: &[f64]) -> Vec<(f64, f64)> {
+        let n = field.len();
+        let g2: Vec<f64> = g.iter().map(|x| x * x).collect();
+        let sums = shared::logistic_sums_at(
+            &field.mu,
+            &shared::Terms {
+                m: &field.mu,
+                s: qg,
+                c: g,
+                d: &g2,
+            },
+        );
+        // Sums of g before each position and from it on (in place order).
+        let mut before = vec![0.0; n + 1];
+        for j in 0..n {
+            before[j + 1] = before[j] + g[j];
+        }
+        let mut after = vec![0.0; n + 1];
+        for j in (0..n).rev() {
+            after[j] = after[j + 1] + g[j];
+        }
+        let count = n as f64;
+        (0..n)
+            .map(|i| {
+                let (start, end) = field.block[i];
+                let won = after[end];
+                let tied = (before[end] - before[start]) - g[i];
+                // Less i's own terms: E_ii = 1/2.
+                let expected = sums[i].0 - 0.5 * g[i];
+                let sum = won + 0.5 * tied - expected;
+                let var_i = field.var[i];
+                if self.p.normalise {
+                    (var_i * q * sum / count, var_i * q * q / 4.0)
+                } else {
+                    let info = q * q * (sums[i].1 - 0.25 * g2[i]);
+                    (var_i * q * sum, var_i * info)
+                }
+            })
+            .collect()
+    }
+}
+
 impl AllPairs for PairwiseGlicko {
     fn drift(&self) -> f64 {
         self.p.sig_drift
@@ -135,6 +190,9 @@ impl AllPairs for PairwiseGlicko {
         let qg: Vec<f64> = root.iter().map(|r| UNIT_LOGISTIC / r).collect();
         let mu = &field.mu[..];
         let opps: Vec<(f64, f64, f64)> = (0..field.len()).map(|j| (mu[j], qg[j], g[j])).collect();
+        if field.len() >= TABULATE_FROM && !self.p.exact {
+            return self.tabulated(field, q, &g, &qg);
+        }
         let n = field.len() as f64;
         if self.p.normalise {
             let info = q * q / 4.0;
