@@ -210,6 +210,10 @@ pub struct RunArgs {
     /// distribution of ratings, the metrics over time and (two-player data) calibration.
     #[arg(long)]
     pub report: bool,
+    /// Leave out every contest in which all entries tie (a drawn game, a standings of ties
+    /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
+    #[arg(long)]
+    pub skip_all_tied: bool,
 }
 
 impl RunArgs {
@@ -224,6 +228,7 @@ impl RunArgs {
                 .as_deref()
                 .map(|t| as_of_cutoff(t, times))
                 .transpose()?,
+            skip_all_tied: self.skip_all_tied,
             ..ReplayOptions::default()
         })
     }
@@ -295,6 +300,10 @@ pub struct TuneArgs {
     /// Time decay per day (see replay).
     #[arg(long, default_value_t = 0.0, value_name = "VARIANCE")]
     pub decay_per_day: f64,
+    /// Leave out every contest in which all entries tie (a drawn game, a standings of ties
+    /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
+    #[arg(long)]
+    pub skip_all_tied: bool,
     /// Output folder (for tune.csv).
     #[arg(long, default_value = "output")]
     pub out: PathBuf,
@@ -330,6 +339,7 @@ impl TuneArgs {
             replay: ReplayOptions {
                 period: self.period,
                 decay_per_day: self.decay_per_day,
+                skip_all_tied: self.skip_all_tied,
                 ..ReplayOptions::default()
             },
             out: self.out.clone(),

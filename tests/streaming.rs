@@ -1212,3 +1212,47 @@ fn outputs_without_history(out: &Path) -> (String, serde_json::Value) {
     metrics.as_object_mut().unwrap().remove("wall_seconds");
     (read("leaderboard.csv"), metrics)
 }
+
+/// `--skip-all-tied` leaves the drawn games out whether the input is read whole or streamed
+/// (the counting pass counts them apart, so the warm-up is the same share of the contests
+/// rated); a state records the option: resumed without it, it is refused; resumed with it,
+/// the drawn games already met are skipped, not taken for a rewritten past.
+#[test]
+fn skipping_all_tied_contests_streams_and_resumes_as_a_whole_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = games_csv(1500, 21);
+    let input = common::write(dir.path(), "games.csv", &text);
+    same_streamed_or_not(
+        &input,
+        &dir.path().join("skip"),
+        &["--system", "elo-mmr", "--skip-all-tied"],
+    );
+    let warmup = |args: &[&str]| {
+        let out = dir.path().join("w");
+        common::replay_ok(&input, &out, args);
+        outputs(&out).2["warmup_contests"].as_u64().unwrap()
+    };
+    let (with, without) = (warmup(&["--skip-all-tied"]), warmup(&[]));
+    assert!(
+        with < without,
+        "{with} vs {without}: the drawn games are not counted"
+    );
+
+    let cut = text.lines().count() * 3 / 5;
+    let part_text: String = text.lines().take(cut).map(|l| format!("{l}\n")).collect();
+    let part = common::write(dir.path(), "part.csv", &part_text);
+    let state = dir.path().join("state");
+    let s = state.to_str().unwrap();
+    let out = dir.path().join("resumed");
+    common::replay_ok(&part, &out, &["--skip-all-tied", "--save-state", s]);
+    let o = replay(&input, &out, &["--resume", s]);
+    assert!(!o.status.success());
+    assert!(texts(&o).1.contains("--skip-all-tied"), "{}", texts(&o).1);
+    common::replay_ok(&input, &out, &["--skip-all-tied", "--resume", s]);
+    let scratch = dir.path().join("scratch");
+    common::replay_ok(&input, &scratch, &["--skip-all-tied"]);
+    assert!(
+        outputs(&out).0 == outputs(&scratch).0,
+        "the resumed leaderboard is the one of a replay from scratch"
+    );
+}

@@ -18,6 +18,9 @@ pub(crate) struct MetricsDocument<'a> {
     pub(crate) input: InputSummary<'a>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
+    /// `--skip-all-tied`, shown when given.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) skip_all_tied: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) as_of: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +95,7 @@ pub(crate) fn document<'a>(
         },
         period: replay.period,
         decay_per_day: replay.decay_per_day,
+        skip_all_tied: replay.skip_all_tied,
         // The last instant covered (the cutoff is exclusive).
         as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),
         // Streamed, the players seeded are counted as they came.

@@ -465,6 +465,13 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     if m.experienced_after != job.replay.experienced_after {
         differences.push("it counts experience differently".into());
     }
+    if m.skip_all_tied != job.replay.skip_all_tied {
+        differences.push(if m.skip_all_tied {
+            "it was made with --skip-all-tied".into()
+        } else {
+            "it was made without --skip-all-tied".into()
+        });
+    }
     if job.history_format == HistoryFormat::Parquet {
         differences
             .push("--resume appends to history.csv; use --history-format csv or none".into());

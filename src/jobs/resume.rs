@@ -147,6 +147,7 @@ pub(crate) fn state_bytes<S: RatingSystem>(
         open_from: snap.open_from.filter(|_| !pending.is_empty()),
         pending,
         closed_series,
+        skip_all_tied: opts.skip_all_tied,
     };
     let mut bytes = Vec::new();
     state::write_state(&mut bytes, &meta, &snap.carry)

@@ -211,7 +211,13 @@ pub(crate) fn plan(
         path: req.input.to_path_buf(),
         format,
         opts: opts.clone(),
-        contests: usize::try_from(c.before_cutoff).unwrap_or(usize::MAX),
+        // The warm-up is a share of the contests rated, as a whole read counts them.
+        contests: usize::try_from(if req.replay.skip_all_tied {
+            c.before_cutoff - c.all_tied_before_cutoff
+        } else {
+            c.before_cutoff
+        })
+        .unwrap_or(usize::MAX),
         block: req.block,
         counted: Some(counted),
     }))

@@ -191,6 +191,11 @@ impl<'h> Contest<'h> {
         let c = *self;
         (0..c.len()).map(move |i| c.entry(i))
     }
+    /// Every entry shares the first place (a drawn game; a standings of ties only).
+    pub fn all_tied(&self) -> bool {
+        let first = self.entry(0).lo;
+        self.entries().all(|e| e.lo == first)
+    }
     /// Every player of the contest, entry by entry.
     pub fn players(&self) -> &'h [PlayerId] {
         let first = &self.history.entries[self.rec.entry_start as usize];
@@ -471,6 +476,9 @@ pub struct Count {
     pub contests: u64,
     /// Contests before the cutoff (all of them without one).
     pub before_cutoff: u64,
+    /// Of those, the contests in which every entry shares the first place (a drawn game):
+    /// what `--skip-all-tied` leaves out.
+    pub all_tied_before_cutoff: u64,
     /// The cutoff (Unix seconds, exclusive), if any.
     pub cutoff: Option<i64>,
     /// The latest time so far.
@@ -484,7 +492,7 @@ pub struct Count {
 
 impl Count {
     /// Counts a valid contest of time `time` (in a series or not).
-    fn add(&mut self, time: i64, series: bool) {
+    fn add(&mut self, time: i64, series: bool, all_tied: bool) {
         if let Some(latest) = self.latest
             && time < latest
             && self.first_disorder.is_none()
@@ -493,7 +501,9 @@ impl Count {
         }
         self.latest = Some(self.latest.map_or(time, |l| l.max(time)));
         self.contests += 1;
-        self.before_cutoff += u64::from(self.cutoff.is_none_or(|c| time < c));
+        let before = self.cutoff.is_none_or(|c| time < c);
+        self.before_cutoff += u64::from(before);
+        self.all_tied_before_cutoff += u64::from(before && all_tied);
         self.series |= series;
     }
 }
@@ -739,7 +749,9 @@ impl HistoryBuilder {
             None => self.discard(&rec),
             Some(count) => {
                 if result.is_ok() {
-                    count.add(rec.time, rec.series != NONE);
+                    let entries = &self.h.entries[rec.entry_start as usize..rec.entry_end as usize];
+                    let all_tied = entries.iter().all(|e| e.lo == entries[0].lo);
+                    count.add(rec.time, rec.series != NONE, all_tied);
                 }
                 self.forget();
             }
@@ -797,7 +809,9 @@ impl HistoryBuilder {
             &part.contests[range.start - part.offset as usize..range.end - part.offset as usize];
         if let Some(count) = &mut self.count {
             for c in contests {
-                count.add(c.time, c.series != NONE);
+                let entries = &part.entries[c.entry_start as usize..c.entry_end as usize];
+                let all_tied = entries.iter().all(|e| e.lo == entries[0].lo);
+                count.add(c.time, c.series != NONE, all_tied);
             }
             return;
         }

@@ -195,6 +195,10 @@ pub struct ReplayOptions {
     /// Contests (by index in the history) left out of the replay: a resumed replay's
     /// contests that were applied before.
     pub skip: Option<std::sync::Arc<Vec<bool>>>,
+    /// Leave out every contest in which all entries share the first place (a drawn game, a
+    /// standings of ties only), as the Elo-MMR reference implementation does: neither rated
+    /// nor scored, nor counted in the warm-up's share.
+    pub skip_all_tied: bool,
 }
 
 impl Default for ReplayOptions {
@@ -210,6 +214,7 @@ impl Default for ReplayOptions {
             series: false,
             max_contests: None,
             skip: None,
+            skip_all_tied: false,
         }
     }
 }
@@ -542,6 +547,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some(skip) = &self.run.opts.skip {
             rounds = rounds.without(skip);
         }
+        if self.run.opts.skip_all_tied {
+            rounds = rounds.filtered(|c| !block.contest(c as usize).all_tied());
+        }
         if skip.contains(&true) {
             let first = block.first_index();
             rounds = rounds.filtered(|c| !skip.get(c as usize - first).is_some_and(|&s| s));
@@ -648,6 +656,9 @@ fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
     }
     if let Some(skip) = &opts.skip {
         rounds = rounds.without(skip);
+    }
+    if opts.skip_all_tied {
+        rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
     }
     rounds
 }

@@ -94,7 +94,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -129,6 +129,45 @@ pub struct StateMeta {
     /// With `--period series`: the series rated whole (sorted), which a later input must not
     /// continue.
     pub closed_series: Vec<String>,
+    /// `--skip-all-tied` (version 4 on; earlier versions rated every contest).
+    pub skip_all_tied: bool,
+}
+
+/// The meta part as versions 2 and 3 wrote it.
+#[derive(Deserialize)]
+struct StateMetaV3 {
+    system: String,
+    params: String,
+    period: String,
+    decay_per_day: f64,
+    experienced_after: u32,
+    players: Vec<String>,
+    watermark: Option<(i64, Option<String>)>,
+    applied: Vec<u64>,
+    history_rows: u64,
+    pending: Vec<u64>,
+    open_from: Option<i64>,
+    closed_series: Vec<String>,
+}
+
+impl From<StateMetaV3> for StateMeta {
+    fn from(v: StateMetaV3) -> Self {
+        StateMeta {
+            system: v.system,
+            params: v.params,
+            period: v.period,
+            decay_per_day: v.decay_per_day,
+            experienced_after: v.experienced_after,
+            players: v.players,
+            watermark: v.watermark,
+            applied: v.applied,
+            history_rows: v.history_rows,
+            pending: v.pending,
+            open_from: v.open_from,
+            closed_series: v.closed_series,
+            skip_all_tied: false,
+        }
+    }
 }
 
 /// The meta part as version 1 wrote it.
@@ -160,6 +199,7 @@ impl From<StateMetaV1> for StateMeta {
             pending: Vec::new(),
             open_from: None,
             closed_series: Vec::new(),
+            skip_all_tied: false,
         }
     }
 }
@@ -227,6 +267,10 @@ impl StateFile {
         let damaged = |e: postcard::Error| format!("damaged state file: {e}");
         let meta: StateMeta = if version == 1 {
             postcard::from_bytes::<StateMetaV1>(head)
+                .map_err(damaged)?
+                .into()
+        } else if version <= 3 {
+            postcard::from_bytes::<StateMetaV3>(head)
                 .map_err(damaged)?
                 .into()
         } else {
