@@ -643,6 +643,9 @@ pub enum Scenario {
     },
     /// The Elo-MMR paper's large synthetic set: 10,000 players, all in each of 50 rounds.
     SynthLarge(SynthArgs),
+    /// A crowd: three contests of 1,000,000 entrants each (the same players, skills drifting
+    /// between them), for cost per placing at scale; `--players N --group N` for other sizes.
+    Crowd(SynthArgs),
 }
 
 /// The matchmaking's options.
@@ -1027,6 +1030,17 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             let (out, truth) = args.paths("synth-large");
             crate::jobs::lab::synth(
                 &args.config(simulate::SynthConfig::large()),
+                &out,
+                &truth,
+                stdout,
+            )
+        }
+        Command::Simulate {
+            scenario: Scenario::Crowd(args),
+        } => {
+            let (out, truth) = args.paths("crowd");
+            crate::jobs::lab::synth(
+                &args.config(simulate::SynthConfig::crowd()),
                 &out,
                 &truth,
                 stdout,

@@ -364,15 +364,16 @@ fn same_on_one_and_two_threads(dir: &std::path::Path, input: &std::path::Path, a
 #[test]
 fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
     let dir = TempDir::new().unwrap();
-    // Contests of 3,000 individual entrants (large enough for every parallel path).
+    // Contests of 3,000 individual entrants (large enough for every parallel path and every
+    // tabulated shared function): the crowd scenario, scaled down.
     let solo = dir.path().join("solo.csv");
     let o = rate_batch(&[
         "simulate",
-        "synth-large",
+        "crowd",
         "--players",
         "3000",
-        "--sessions",
-        "3",
+        "--group",
+        "3000",
         "--out",
         solo.to_str().unwrap(),
     ]);
@@ -410,7 +411,7 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
         same_on_one_and_two_threads(dir.path(), &solo, &["--system", system]);
         same_on_one_and_two_threads(dir.path(), &teams, &["--system", system]);
     }
-    for extra in [["--subsample", "0"], ["--subsample", "40"]] {
+    for extra in [["--subsample", "500"], ["--subsample", "40"]] {
         let args = ["--system", "elo-mmr", extra[0], extra[1]];
         same_on_one_and_two_threads(dir.path(), &solo, &args);
     }

@@ -446,6 +446,18 @@ impl SynthConfig {
         }
     }
 
+    /// A crowd: three contests of 1,000,000 entrants (everyone in each), as races, MOOCs and
+    /// online game events rank them; the benchmark of cost per placing at scale (`--players`
+    /// and `--group` set the size, `--sessions` the contests).
+    pub fn crowd() -> Self {
+        Self {
+            players: 1_000_000,
+            group: 1_000_000,
+            sessions: 3,
+            ..Self::large()
+        }
+    }
+
     /// The paper's large set: 10,000 players, all in each of 50 rounds.
     pub fn large() -> Self {
         Self {
