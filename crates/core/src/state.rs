@@ -538,6 +538,7 @@ mod tests {
             pending: vec![3],
             open_from: Some(90_000),
             closed_series: vec!["s1".into()],
+            skip_all_tied: false,
         };
         let carry = Carry {
             states: vec![(1500.0, f64::NAN), (1400.0, 30.0)],
@@ -649,6 +650,7 @@ mod tests {
             pending: vec![],
             open_from: None,
             closed_series: vec![],
+            skip_all_tied: false,
         };
         let record = PlayerRecord {
             rounds: 1,

@@ -357,7 +357,7 @@ impl<'a> Contest<'a> {
         let members = &self.by_rank[a..b];
         let kappa = self.kappa();
         move |p| {
-            let (mut g, mut d) = tanh_sums(&self.mu, &self.s, p);
+            let (mut g, mut d) = tanh_sums_chunked(&self.mu, &self.s, p);
             g -= c;
             for &j in members {
                 let j = j as usize;
@@ -567,7 +567,7 @@ impl<'a> Contest<'a> {
         // Roots are monotone in rank (theorem 5.2): the extreme blocks bound them all.
         let first = self.by_rank[self.blocks[0].0] as usize;
         let last = self.by_rank[self.blocks[self.blocks.len() - 1].0] as usize;
-        let (top, bottom) = (self.direct(first), self.direct(last));
+        let (top, bottom) = rayon::join(|| self.direct(first), || self.direct(last));
         if self.blocks.len() == 1 || top.is_nan() || bottom.is_nan() || top <= bottom {
             return self.all_direct();
         }
@@ -635,7 +635,7 @@ impl<'a> Contest<'a> {
 
     /// F' at x: sum of s_j^2 (1 - t_j^2) / 2.
     fn f_slope(&self, x: f64) -> f64 {
-        tanh_sums(&self.mu, &self.s, x).1
+        tanh_sums_chunked(&self.mu, &self.s, x).1
     }
 
     /// `F = sum_j s_j tanh(z_j)` at every node as its distance from saturation: `D- = W + F`
@@ -1020,6 +1020,23 @@ impl LocalBound {
     fn at(&self, cell: usize) -> f64 {
         self.bound[cell.min(self.bound.len() - 1)]
     }
+}
+
+/// [`tanh_sums`] over fixed chunks of the columns, summed on rayon's threads and then in
+/// order, for large contests (the same result whatever the number of threads).
+fn tanh_sums_chunked(mu: &[f64], s: &[f64], p: f64) -> (f64, f64) {
+    const CHUNK: usize = 4096;
+    if mu.len() < 2 * CHUNK {
+        return tanh_sums(mu, s, p);
+    }
+    let parts: Vec<(f64, f64)> = mu
+        .par_chunks(CHUNK)
+        .zip(s.par_chunks(CHUNK))
+        .map(|(m, s)| tanh_sums(m, s, p))
+        .collect();
+    parts
+        .iter()
+        .fold((0.0, 0.0), |(v, d), &(pv, pd)| (v + pv, d + pd))
 }
 
 /// `sum_j s_j tanh((p - mu_j) s_j / 2)` and its derivative, in four lanes the compiler can
