@@ -561,13 +561,33 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v4 = bytes.clone();
-        v4[8] = 4;
+        let mut v5 = bytes.clone();
+        v5[8] = 5;
         assert!(
-            StateFile::read(&mut v4.as_slice())
+            StateFile::read(&mut v5.as_slice())
                 .unwrap_err()
-                .contains("version 4")
+                .contains("version 5")
         );
+        // A version 3 file (no --skip-all-tied in its meta, postcard's last byte here) is
+        // read as made without the option.
+        let head = postcard::to_stdvec(&meta).unwrap();
+        let head3 = &head[..head.len() - 1];
+        let body = postcard::to_stdvec(&carry).unwrap();
+        let mut v3 = Vec::new();
+        v3.extend_from_slice(MAGIC);
+        v3.extend_from_slice(&3u32.to_le_bytes());
+        v3.extend_from_slice(&(head3.len() as u64).to_le_bytes());
+        v3.extend_from_slice(head3);
+        v3.extend_from_slice(&body);
+        let sum = hash(&v3);
+        v3.extend_from_slice(&sum.to_le_bytes());
+        let old = StateFile::read(&mut v3.as_slice()).unwrap();
+        assert_eq!(old.meta, meta, "read as without the option");
+        let mut tied = meta.clone();
+        tied.skip_all_tied = true;
+        let mut with = Vec::new();
+        write_state(&mut with, &tied, &carry).unwrap();
+        assert!(StateFile::read(&mut with.as_slice()).unwrap().meta.skip_all_tied);
         // Any byte changed, or the file cut short: the checksum refuses it.
         for k in [12, 20, bytes.len() / 2, bytes.len() - 9, bytes.len() - 1] {
             let mut bad = bytes.clone();
