@@ -587,7 +587,12 @@ mod tests {
         tied.skip_all_tied = true;
         let mut with = Vec::new();
         write_state(&mut with, &tied, &carry).unwrap();
-        assert!(StateFile::read(&mut with.as_slice()).unwrap().meta.skip_all_tied);
+        assert!(
+            StateFile::read(&mut with.as_slice())
+                .unwrap()
+                .meta
+                .skip_all_tied
+        );
         // Any byte changed, or the file cut short: the checksum refuses it.
         for k in [12, 20, bytes.len() / 2, bytes.len() - 9, bytes.len() - 1] {
             let mut bad = bytes.clone();

@@ -121,7 +121,7 @@ fn elo_mmr_with_the_option_matches_the_reference_after_a_win_and_a_draw() {
     let tied = history(1);
     let (skipped, _, _) = run(SystemKind::EloMmr, &tied, true);
     assert!(
-        (skipped[0] - 1629.391_426_98).abs() < 1e-6,
+        (skipped[0] - 1_629.391_426_98).abs() < 1e-6,
         "{}",
         skipped[0]
     );

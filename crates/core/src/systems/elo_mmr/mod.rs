@@ -89,7 +89,8 @@ pub struct EloMmrParams {
     /// Ties count as half a win and half a loss (else as a win plus a loss).
     pub split_ties: bool,
     /// Opponents nearest in rating used to estimate a performance (0, the default: all, as
-    /// the reference implementation's `mmr`; its `mmr-fast` uses 500).
+    /// the reference implementation's `mmr`; its `mmr-fast` takes the 100 nearest, in buckets
+    /// of rating 2 wide).
     pub subsample: usize,
     /// Logistic factors kept per player before the oldest are folded into the Gaussian one.
     pub history: usize,
@@ -657,7 +658,11 @@ impl RatingSystem for EloMmr {
                 drift[k as usize] += g2;
             }
         }
-        let time = contests.iter().map(|c| c.time()).max().unwrap_or(0);
+        let time = contests
+            .iter()
+            .map(crate::history::Contest::time)
+            .max()
+            .unwrap_or(0);
         let mut states: Vec<MmrPlayer> = ids
             .iter()
             .map(|&p| std::mem::take(&mut players[p as usize]))
