@@ -186,7 +186,7 @@ struct StateMetaV1 {
 
 impl From<StateMetaV1> for StateMeta {
     fn from(v: StateMetaV1) -> Self {
-        StateMeta {
+        StateMetaV3 {
             system: v.system,
             params: v.params,
             period: v.period,
@@ -199,8 +199,8 @@ impl From<StateMetaV1> for StateMeta {
             pending: Vec::new(),
             open_from: None,
             closed_series: Vec::new(),
-            skip_all_tied: false,
         }
+        .into()
     }
 }
 

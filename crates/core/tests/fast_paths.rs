@@ -11,19 +11,16 @@ use rate_batch_core::systems::{
     ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch, parse_param,
 };
 
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
+/// A small deterministic generator (Knuth's MMIX linear congruence, high bits).
+struct Lcg(u64);
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+impl Lcg {
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
     }
 }
 
@@ -31,7 +28,7 @@ impl Rng {
 /// third of them shared by two or three), one of teams of one to three, then one of
 /// singles again, so that the later contests start from varied ratings.
 fn fields(players: usize, seed: u64) -> History {
-    let mut rng = Rng(seed);
+    let mut rng = Lcg(seed);
     let mut b = HistoryBuilder::new();
     let ids: Vec<u32> = (0..players).map(|i| b.player(&format!("p{i}"))).collect();
     for c in 0..4 {
