@@ -97,6 +97,11 @@ pub fn halley_in(
     newton_safeguarded(f, lo, hi, guess.clamp(lo, hi), hi - lo, tol)
 }
 
+/// [`newton_from`] with Halley's correction (see [`halley_in`]).
+pub fn halley_from(f: impl FnMut(f64) -> (f64, f64, f64), guess: f64, width: f64, tol: f64) -> f64 {
+    newton_safeguarded(f, f64::NEG_INFINITY, f64::INFINITY, guess, width, tol)
+}
+
 /// All of the above: `[lo, hi]` brackets the root, an end may be infinite (not yet known).
 /// Where bisection is called for and an end is still infinite, the step is `width` towards
 /// the root, doubling each time.

@@ -675,7 +675,11 @@ impl RatingSystem for EloMmr {
             pl.last_time = Some(time);
         });
         // Performances of every contest from the post-diffusion priors.
-        let mut perfs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); ids.len()];
+        // Each player's performances: one per contest played in the round, in contest order
+        // (a round of one contest: one each, kept flat).
+        let single = contests.len() == 1;
+        let mut flat: Vec<(f64, f64)> = vec![(0.0, 0.0); if single { ids.len() } else { 0 }];
+        let mut perfs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); if single { 0 } else { ids.len() }];
         for (c, slot) in contests.iter().zip(&slots) {
             let (b2, _) = self.contest_scales(c.weight());
             // The slots of each entry's members: consecutive runs of `slot`.
@@ -715,13 +719,23 @@ impl RatingSystem for EloMmr {
                         team_perf - (mu_sum - st.mu),
                         size * b2 + var_sum - st.sigma * st.sigma,
                     );
-                    perfs[k as usize].push(own);
+                    if single {
+                        flat[k as usize] = own;
+                    } else {
+                        perfs[k as usize].push(own);
+                    }
                 }
             }
         }
-        update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
-            self.absorb(pl, ps);
-        });
+        if single {
+            update_each(&mut states, &flat, PARALLEL_FROM, |pl, p| {
+                self.absorb(pl, std::slice::from_ref(p));
+            });
+        } else {
+            update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
+                self.absorb(pl, ps);
+            });
+        }
         for (p, st) in ids.iter().zip(states) {
             players[*p as usize] = st;
         }

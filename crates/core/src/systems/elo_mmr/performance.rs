@@ -64,7 +64,7 @@
 //!
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
-use crate::numeric::roots::{newton_from, newton_in};
+use crate::numeric::roots::{halley_from, newton_from, newton_in};
 use crate::numeric::uniform::{UniformGrid, add_saturation_row, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
 use crate::systems::base::map_indices;
@@ -342,7 +342,7 @@ impl<'a> Contest<'a> {
             return self.direct_gaussian(my_lo, js, mu, spread);
         }
         if !self.windowed() {
-            return newton_from(self.logistic_against_all(e), mu, spread, self.tol());
+            return halley_from(self.logistic_against_all(e), mu, spread, self.tol());
         }
         newton_from(|p| self.direct_eval(my_lo, js, p), mu, spread, self.tol())
     }
@@ -350,14 +350,14 @@ impl<'a> Contest<'a> {
     /// The logistic equation of entry e against every entry, `F + kappa G_b - C_b` (see the
     /// module documentation), with F summed over the contest's columns in four lanes: what
     /// [`direct_eval`](Self::direct_eval) computes, without a branch per opponent.
-    fn logistic_against_all(&self, e: usize) -> impl Fn(f64) -> (f64, f64) + '_ {
+    fn logistic_against_all(&self, e: usize) -> impl Fn(f64) -> (f64, f64, f64) + '_ {
         let (a, b) = self.blocks[self.block_of[e] as usize];
         let weight = |range: &[u32]| range.iter().map(|&j| self.s[j as usize]).sum::<f64>();
         let c = weight(&self.by_rank[b..]) - weight(&self.by_rank[..a]);
         let members = &self.by_rank[a..b];
         let kappa = self.kappa();
         move |p| {
-            let (mut g, mut d) = tanh_sums_chunked(&self.mu, &self.s, p);
+            let (mut g, mut d, mut d2) = tanh_sums_chunked(&self.mu, &self.s, p);
             g -= c;
             for &j in members {
                 let j = j as usize;
@@ -365,8 +365,9 @@ impl<'a> Contest<'a> {
                 let t = tanh((p - self.mu[j]) * 0.5 * s);
                 g += kappa * s * t;
                 d += kappa * 0.5 * s * s * (1.0 - t * t);
+                d2 -= kappa * 0.5 * s * s * s * t * (1.0 - t * t);
             }
-            (g, d)
+            (g, d, d2)
         }
     }
 
@@ -443,7 +444,10 @@ impl<'a> Contest<'a> {
         let mut x = estimate;
         for _ in 0..3 {
             let (g, d) = match &all {
-                Some(f) => f(x),
+                Some(f) => {
+                    let (g, d, _) = f(x);
+                    (g, d)
+                }
                 None => self.direct_eval(my_lo, js, x),
             };
             if d.is_nan() || d <= 0.0 {
@@ -1024,41 +1028,48 @@ impl LocalBound {
 
 /// [`tanh_sums`] over fixed chunks of the columns, summed on rayon's threads and then in
 /// order, for large contests (the same result whatever the number of threads).
-fn tanh_sums_chunked(mu: &[f64], s: &[f64], p: f64) -> (f64, f64) {
+fn tanh_sums_chunked(mu: &[f64], s: &[f64], p: f64) -> (f64, f64, f64) {
     const CHUNK: usize = 4096;
     if mu.len() < 2 * CHUNK {
         return tanh_sums(mu, s, p);
     }
-    let parts: Vec<(f64, f64)> = mu
+    let parts: Vec<(f64, f64, f64)> = mu
         .par_chunks(CHUNK)
         .zip(s.par_chunks(CHUNK))
         .map(|(m, s)| tanh_sums(m, s, p))
         .collect();
     parts
         .iter()
-        .fold((0.0, 0.0), |(v, d), &(pv, pd)| (v + pv, d + pd))
+        .fold((0.0, 0.0, 0.0), |(v, d, d2), &(pv, pd, pd2)| {
+            (v + pv, d + pd, d2 + pd2)
+        })
 }
 
-/// `sum_j s_j tanh((p - mu_j) s_j / 2)` and its derivative, in four lanes the compiler can
-/// vectorise (the order of the sum is fixed).
-fn tanh_sums(mu: &[f64], s: &[f64], p: f64) -> (f64, f64) {
+/// `sum_j s_j tanh((p - mu_j) s_j / 2)` and its first two derivatives, in four lanes the
+/// compiler can vectorise (the order of the sum is fixed).
+fn tanh_sums(mu: &[f64], s: &[f64], p: f64) -> (f64, f64, f64) {
     let mut v = [0.0f64; 4];
     let mut d = [0.0f64; 4];
+    let mut d2 = [0.0f64; 4];
+    let term = |m: f64, s: f64, l: usize, v: &mut [f64; 4], d: &mut [f64; 4], d2: &mut [f64; 4]| {
+        let t = tanh((p - m) * 0.5 * s);
+        let sech2 = 1.0 - t * t;
+        v[l] += s * t;
+        d[l] += 0.5 * s * s * sech2;
+        d2[l] -= 0.5 * s * s * s * t * sech2;
+    };
     let (mc, sc) = (mu.chunks_exact(4), s.chunks_exact(4));
     let (mr, sr) = (mc.remainder(), sc.remainder());
     for (m, s) in mc.zip(sc) {
         for l in 0..4 {
-            let t = tanh((p - m[l]) * 0.5 * s[l]);
-            v[l] += s[l] * t;
-            d[l] += 0.5 * s[l] * s[l] * (1.0 - t * t);
+            term(m[l], s[l], l, &mut v, &mut d, &mut d2);
         }
     }
     for (l, (&m, &s)) in mr.iter().zip(sr).enumerate() {
-        let t = tanh((p - m) * 0.5 * s);
-        v[l] += s * t;
-        d[l] += 0.5 * s * s * (1.0 - t * t);
+        term(m, s, l, &mut v, &mut d, &mut d2);
     }
-    ((v[0] + v[1]) + (v[2] + v[3]), (d[0] + d[1]) + (d[2] + d[3]))
+    let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
+    (add(v), add(d), add(d2))
 }
 
 /// `tanh(x) = 1 - 2 / (e^(2x) + 1)` with the vectorisable exponential: absolute error below
