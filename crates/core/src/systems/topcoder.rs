@@ -337,7 +337,7 @@ fn losses(r: &[f64], v2: &[f64], n: &[f64], c: f64) -> Vec<f64> {
                     acc += 0.5 * n[g];
                     continue;
                 }
-                let e = libm::erfc(c * (r[g] - r[k]) / (v2[g] + v2[k]).sqrt());
+                let e = crate::numeric::erfc(c * (r[g] - r[k]) / (v2[g] + v2[k]).sqrt());
                 acc += 0.5 * n[k] * e;
                 pj[k - rj.start] += n[g] * (1.0 - 0.5 * e);
             }
