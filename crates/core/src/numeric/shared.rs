@@ -31,7 +31,7 @@
 //! The result does not depend on the number of threads: the table's rows are summed in fixed
 //! chunks, then in order.
 
-use super::uniform::UniformGrid;
+use super::uniform::{UniformGrid, add_saturation_rows};
 use rayon::prelude::*;
 use std::f64::consts::PI;
 
@@ -126,7 +126,7 @@ fn choose_grid(
         let mut h = UniformGrid::spacing_for(q, strip, 2.0, RELATIVE).min(len);
         let mut ok = false;
         for _ in 0..200 {
-            if relative_bound(&probe, h, strip, s_max) <= RELATIVE {
+            if relative_bound(&probe, h, strip, s_max, terms) <= RELATIVE {
                 ok = true;
                 break;
             }
@@ -144,20 +144,22 @@ fn choose_grid(
     best.map_or_else(|| UniformGrid::new(lo, hi, len / 1e6, 24), |b| b.1)
 }
 
-/// Rounding of a node value, relative to itself: each term within 136 units of its last
-/// place (the reseeded recurrence, the division), each chunk's sum within CHUNK, the partial
-/// sums within their count (a generous count: a million terms).
-const NODE_NOISE: f64 = (136 + CHUNK + 4096) as f64 * f64::EPSILON;
+/// Rounding of a node value, relative to itself, for a table of `terms` rows: each term
+/// within 136 units of its last place (the reseeded recurrence, the division), each chunk's
+/// sum within CHUNK, the partial sums within their count.
+fn node_noise(terms: usize) -> f64 {
+    (136 + CHUNK + terms / CHUNK + 1) as f64 * f64::EPSILON
+}
 
 /// The bound of the module documentation for spacing h (relative to the value), with the
 /// stencil size and constants of `probe`.
-fn relative_bound(probe: &UniformGrid, h: f64, strip: f64, s_max: f64) -> f64 {
+fn relative_bound(probe: &UniformGrid, h: f64, strip: f64, s_max: f64, terms: usize) -> f64 {
     let q = probe.q() as f64;
     // The farthest real point of the discs around the stencil, in z of the steepest term.
     let reach = 0.5 * s_max * (0.5 * q * h + strip);
     let growth = (2.0 * reach).exp();
     let interpolation = 2.0 * growth * probe.error_factor(h, strip);
-    interpolation + probe.lebesgue() * NODE_NOISE * growth
+    interpolation + probe.lebesgue() * node_noise(terms) * growth
 }
 
 /// The two tables: `D-` below `split` and `D+` from it on (weights c), and `sum d sech^2`.
@@ -172,12 +174,13 @@ fn tables(grid: &UniformGrid, t: &Terms, split: usize) -> (Vec<f64>, Vec<f64>) {
             let mut sech2 = vec![0.0; k];
             for &j in chunk {
                 let half = 0.5 * t.s[j];
-                add_rows(
+                add_saturation_rows(
                     (grid.x(0) - t.m[j]) * half,
                     grid.h() * half,
                     (t.c[j], t.d[j]),
                     split,
-                    (&mut sat, &mut sech2),
+                    &mut sat,
+                    Some(&mut sech2),
                 );
             }
             (sat, sech2)
@@ -194,35 +197,6 @@ fn tables(grid: &UniformGrid, t: &Terms, split: usize) -> (Vec<f64>, Vec<f64>) {
     (sat, sech2)
 }
 
-/// Adds, for z = a + i b: `c (1 + tanh z)` below `split` and `c (1 - tanh z)` from it on to
-/// the first row, and `d sech^2 z` to the second. With `E = e^(2z)` by the recurrence
-/// `E_(i+1) = E_i e^(2b)`, reseeded exactly every 64 nodes, and `u = 1 / (E + 1)`:
-/// `1 + tanh z = 2 E u`, `1 - tanh z = 2 u`, `sech^2 z = 4 E u^2`, each positive, within a
-/// few units of its last place, and one division per node (E is taken at most 1e300, where
-/// every one of them is saturated).
-fn add_rows(
-    a: f64,
-    b: f64,
-    (c, d): (f64, f64),
-    split: usize,
-    (sat, sech2): (&mut [f64], &mut [f64]),
-) {
-    let ratio = (2.0 * b).exp();
-    let (c2, d4) = (2.0 * c, 4.0 * d);
-    for (block, (s_chunk, v_chunk)) in sat.chunks_mut(64).zip(sech2.chunks_mut(64)).enumerate() {
-        let first = block * 64;
-        let mut e = (2.0 * (a + first as f64 * b)).exp();
-        for (i, (s, v)) in s_chunk.iter_mut().zip(v_chunk.iter_mut()).enumerate() {
-            let ec = e.min(1e300);
-            let u = 1.0 / (ec + 1.0);
-            let lower = if first + i < split { ec } else { 1.0 };
-            *s += c2 * lower * u;
-            *v += d4 * ec * u * u;
-            e *= ratio;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,7 +210,9 @@ mod tests {
             let u = t.s[j] * (x - t.m[j]);
             let sig = 1.0 / (1.0 + (-u).exp());
             s += t.c[j] * sig;
-            v += t.d[j] * sig * (1.0 - sig);
+            // sigma (1 - sigma) from the smaller exponential: no cancellation in either tail.
+            let e = (-u.abs()).exp();
+            v += t.d[j] * e / ((1.0 + e) * (1.0 + e));
         }
         (s, v)
     }
@@ -279,6 +255,21 @@ mod tests {
             let mut checked = order[..20].to_vec();
             checked.extend_from_slice(&order[n - 20..]);
             checked.extend((0..n).step_by(97));
+            // Far beyond the field too, where S (below) and V (both ends) are tiny: each
+            // within the bound of its own value, with no slack of the field's size.
+            let far = [lo - 5000.0, lo - 1500.0, hi + 1500.0, hi + 5000.0];
+            let got_far = logistic_sums_at(&[&m[..], &far[..]].concat(), &t);
+            for (k, &x) in far.iter().enumerate() {
+                let (es, ev) = exact(x, &t);
+                let (gs, gv) = got_far[n + k];
+                if k == 0 || k == 3 {
+                    assert!(ev < 1e-3 * n as f64, "{x}: the point is in a tail");
+                }
+                assert!((gv - ev).abs() <= 1e-9 * ev, "n {n} at {x}: V {gv} vs {ev}");
+                if x < lo {
+                    assert!((gs - es).abs() <= 1e-9 * es, "n {n} at {x}: S {gs} vs {es}");
+                }
+            }
             for &i in &checked {
                 let (es, ev) = exact(m[i], &t);
                 let total: f64 = c.iter().sum();

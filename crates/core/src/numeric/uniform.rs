@@ -223,23 +223,37 @@ fn central_lebesgue(q: usize) -> f64 {
     worst * 1.1
 }
 
-/// Adds, for k = 0, 1, ..., `scale * (1 + tanh(a + k b))` below node `split` and
-/// `scale * (1 - tanh(a + k b))` from it on into `acc`: each term is a positive number computed
-/// to a few units of its own last place (`2 / (1 + 1/E)` and `2 / (E + 1)` on the recurrence of
-/// [`tanh_row`]), so a sum of them is accurate relative to itself, even far in a tail where the
-/// plain tanh sum is a large total minus a tiny deviation.
-pub fn add_saturation_row(a: f64, b: f64, scale: f64, split: usize, acc: &mut [f64]) {
+/// Adds, for z = a + i b (i = 0, 1, ...; `b >= 0`): `c (1 + tanh z)` below node `split` and
+/// `c (1 - tanh z)` from it on to `sat`, and, if given, `d sech^2 z` to `sech2`. With
+/// `E = e^(2z)` by the recurrence `E_(i+1) = E_i e^(2b)`, reseeded exactly every 64 nodes, and
+/// `u = 1 / (E + 1)`: `1 + tanh z = 2 E u`, `1 - tanh z = 2 u`, `sech^2 z = 4 E u^2`, each a
+/// positive number within a few units of its own last place (E is taken at most 1e300, where
+/// every one of them is saturated) and one division per node. So a sum of such rows is
+/// accurate relative to itself, even far in a tail where the plain tanh sum is a large total
+/// less a tiny deviation.
+pub fn add_saturation_rows(
+    a: f64,
+    b: f64,
+    (c, d): (f64, f64),
+    split: usize,
+    sat: &mut [f64],
+    mut sech2: Option<&mut [f64]>,
+) {
+    // E only grows along a row, so once it overflows it stays saturated.
+    debug_assert!(b >= 0.0, "rows run towards larger z");
     let ratio = (2.0 * b).exp();
-    let two = 2.0 * scale;
-    for (block, chunk) in acc.chunks_mut(64).enumerate() {
+    let (c2, d4) = (2.0 * c, 4.0 * d);
+    for (block, s_chunk) in sat.chunks_mut(64).enumerate() {
         let first = block * 64;
         let mut e = (2.0 * (a + first as f64 * b)).exp();
-        for (i, v) in chunk.iter_mut().enumerate() {
-            *v += if first + i < split {
-                two / (1.0 + 1.0 / e)
-            } else {
-                two / (e + 1.0)
-            };
+        for (i, s) in s_chunk.iter_mut().enumerate() {
+            let ec = e.min(1e300);
+            let u = 1.0 / (ec + 1.0);
+            let lower = if first + i < split { ec } else { 1.0 };
+            *s += c2 * lower * u;
+            if let Some(v) = sech2.as_deref_mut() {
+                v[first + i] += d4 * ec * u * u;
+            }
             e *= ratio;
         }
     }
@@ -259,18 +273,6 @@ pub fn tanh_row(a: f64, b: f64, scale: f64, out: &mut [f64]) {
     }
 }
 
-/// Adds `scale * tanh(a + k b)` for k = 0, 1, ... into `acc` (as [`tanh_row`]).
-pub fn add_tanh_row(a: f64, b: f64, scale: f64, acc: &mut [f64]) {
-    let ratio = (2.0 * b).exp();
-    for (block, chunk) in acc.chunks_mut(64).enumerate() {
-        let mut e = (2.0 * (a + (block * 64) as f64 * b)).exp();
-        for v in chunk {
-            *v += scale * (1.0 - 2.0 / (e + 1.0));
-            e *= ratio;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,18 +285,19 @@ mod tests {
             let want = 2.5 * (-30.0 + k as f64 * 0.07).tanh();
             assert!((v - want).abs() < 1e-14, "{k}: {v} vs {want}");
         }
-        let mut acc = vec![1.0; 300];
-        add_tanh_row(400.0, -2.0, 1.0, &mut acc);
-        assert!(acc.iter().all(|v| v.is_finite()));
-        assert_eq!(acc[0], 2.0);
-        assert_eq!(acc[100], 2.0);
-        assert_eq!(acc[299], 0.0, "tanh(-198) = -1");
+        let mut out = vec![1.0; 300];
+        tanh_row(400.0, -2.0, 1.0, &mut out);
+        assert!(out.iter().all(|v| v.is_finite()));
+        assert_eq!(out[0], 1.0);
+        assert_eq!(out[100], 1.0);
+        assert_eq!(out[299], -1.0, "tanh(-198) = -1");
     }
 
     #[test]
     fn saturation_rows_are_accurate_relative_to_themselves() {
         let mut acc = vec![0.0; 400];
-        add_saturation_row(-20.0, 0.1, 3.0, 200, &mut acc);
+        let mut sech2 = vec![0.0; 400];
+        add_saturation_rows(-20.0, 0.1, (3.0, 0.5), 200, &mut acc, Some(&mut sech2));
         for (k, v) in acc.iter().enumerate() {
             let x = -20.0 + k as f64 * 0.1;
             // 1 + tanh x = 2 / (1 + e^(-2x)), 1 - tanh x = 2 / (1 + e^(2x)), in long form.
@@ -304,12 +307,34 @@ mod tests {
                 6.0 / (1.0 + (2.0 * x).exp())
             };
             assert!((v - want).abs() <= 1e-13 * want, "{k}: {v} vs {want}");
+            let want = 0.5 / x.cosh().powi(2);
+            assert!(
+                (sech2[k] - want).abs() <= 1e-13 * want,
+                "{k}: {} vs {want}",
+                sech2[k]
+            );
         }
         // Both tails are tiny and still exact to their own precision.
         assert!(acc[0] < 1e-16 && acc[0] > 0.0 && acc[399] < 1e-16 && acc[399] > 0.0);
+        // Beyond e^(2z) = 1e300 the terms are saturated: 2 below the split, 0 (to 1e-299)
+        // from it on.
         let mut sat = vec![0.0; 10];
-        add_saturation_row(400.0, -200.0, 1.0, 5, &mut sat);
-        assert!(sat.iter().all(|v| v.is_finite()), "{sat:?}");
+        add_saturation_rows(-10.0, 200.0, (1.0, 0.0), 5, &mut sat, None);
+        let long = |k: usize, below: bool| {
+            let z = -10.0 + 200.0 * k as f64;
+            if below {
+                2.0 / (1.0 + (-2.0 * z).exp())
+            } else {
+                2.0 / (1.0 + (2.0 * z).exp())
+            }
+        };
+        for (k, v) in sat.iter().enumerate() {
+            let want = long(k, k < 5);
+            assert!(
+                (v - want).abs() <= 1e-13 * want + 1e-299,
+                "{k}: {v} vs {want}"
+            );
+        }
     }
 
     #[test]

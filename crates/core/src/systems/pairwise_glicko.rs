@@ -189,10 +189,10 @@ impl AllPairs for PairwiseGlicko {
         let g: Vec<f64> = root.iter().map(|r| beta / r).collect();
         let qg: Vec<f64> = root.iter().map(|r| UNIT_LOGISTIC / r).collect();
         let mu = &field.mu[..];
-        let opps: Vec<(f64, f64, f64)> = (0..field.len()).map(|j| (mu[j], qg[j], g[j])).collect();
         if field.len() >= TABULATE_FROM && !self.p.exact {
             return self.tabulated(field, q, &g, &qg);
         }
+        let opps: Vec<(f64, f64, f64)> = (0..field.len()).map(|j| (mu[j], qg[j], g[j])).collect();
         let n = field.len() as f64;
         if self.p.normalise {
             let info = q * q / 4.0;

@@ -768,11 +768,14 @@ impl RatingSystem for EloMmr {
 
     fn method(&self) -> Option<String> {
         Some(match self.p.subsample {
-            0 => format!(
+            0 if self.model == Model::Logistic => format!(
                 "exact: every opponent (the shared function tabulated within {:e} rating \
                  points of the exact sums)",
                 self.p.tolerance.min(1e-9)
             ),
+            0 => "exact: every opponent (loss and win terms tabulated, checked against exact \
+                  sums on sampled tie blocks, the grid refined up to 8 times until within 1e-8 rating points)"
+                .to_string(),
             n => format!(
                 "subsampled: each entry against the {n} nearest distinct prior ratings \
                  (section 5.3)"
@@ -1030,16 +1033,17 @@ mod tests {
         let mut pl = seasoned(&sys, 9);
         assert!(pl.factors.start > 0, "the ring holds a dropped prefix");
         let held = &pl.factors;
-        let former = FactorsWire {
-            p: held.ps().to_vec(),
-            a: held.a[held.start..].to_vec(),
-            mb: held.mb[held.start..].to_vec(),
-            w: held.ws().to_vec(),
-        };
-        assert_eq!(
-            postcard::to_stdvec(held).unwrap(),
-            postcard::to_stdvec(&former).unwrap()
-        );
+        // The former layout's bytes, by hand: postcard writes each column as its length (a
+        // varint; 7 fits one byte) and its values (little-endian f64), p, a, mb, w in turn.
+        let mut former = Vec::new();
+        for col in [&held.p, &held.a, &held.mb, &held.w] {
+            let kept = &col[held.start..];
+            former.push(kept.len() as u8);
+            for v in kept {
+                former.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        assert_eq!(postcard::to_stdvec(held).unwrap(), former);
         let bytes = postcard::to_stdvec(&pl).unwrap();
         let mut back: MmrPlayer = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, pl);

@@ -25,15 +25,19 @@
 //!
 //! # The interpolation and its error bound
 //!
-//! `F` is tabulated on a uniform grid spanning every root ([`UniformGrid`]; the node values
-//! of each term follow from an exponential recurrence, one multiplication and one division
-//! per node) and evaluated between nodes by local Lagrange interpolation. Each `tanh` term is
-//! analytic and bounded by 1 in the strip `|Im p| <= pi / (2 s_j)`, so `|F| <= sum s_j = W`
-//! there and Cauchy's estimate bounds the interpolation error by `W C_q (h/d)^q`. The spacing
-//! is chosen so that this error, divided by the slope of the equation, is below the tolerance
-//! (default 1e-9 rating points) for ordinary roots; every root is then checked against the
-//! bound with its own slope, and the few that fail (far in the tails, where the slope is tiny)
-//! are polished with exact sums.
+//! `F` is tabulated on a uniform grid spanning every root ([`UniformGrid`]) as its distance
+//! from saturation: `D- = W + F` below the middle of the field and `D+ = W - F` above it
+//! (`W = sum s_j`), each term a positive number from an exponential recurrence (one
+//! multiplication and one division per node, [`add_saturation_rows`]), and evaluated between
+//! nodes by local Lagrange interpolation. Each `tanh` term is analytic in the strip
+//! `|Im p| <= pi / (2 s_max)`, where `|tanh z - 1| <= 2 (1 - tanh(Re z))`; interpolation
+//! reproduces constants, so Cauchy's estimate bounds the error in a cell by `C_q (h/d)^q`
+//! times twice `D+` (or `D-`) read off the table beyond the cell's discs, plus the nodes'
+//! rounding grown by the stencil's Lebesgue constant (`LocalBound`). The spacing is chosen
+//! for the tolerance (default 1e-9 rating points) at the slopes of ordinary roots, with a
+//! margin of 20 so that the roots near the tails pass too; each root is then accepted when
+//! its cell's bound over its slope is within the tolerance, and solved again on exact sums
+//! otherwise. In the tails the bound shrinks with the slope, so roots there pass as well.
 //!
 //! # Subsampling
 //!
@@ -65,7 +69,7 @@
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
 use crate::numeric::roots::{halley_from, newton_from, newton_in};
-use crate::numeric::uniform::{UniformGrid, add_saturation_row, tanh_row};
+use crate::numeric::uniform::{UniformGrid, add_saturation_rows, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
 use crate::systems::base::map_indices;
 use rayon::prelude::*;
@@ -586,6 +590,8 @@ impl<'a> Contest<'a> {
             top,
             strip,
             total,
+            // A margin of 20 below the typical slope's need: roots nearer the tails, with
+            // smaller slopes, then pass the cell-by-cell check too (see `LocalBound`).
             self.tol() * typical * 0.05,
             n,
             self.blocks.len(),
@@ -669,7 +675,8 @@ impl<'a> Contest<'a> {
                     let j = rows[r] as usize;
                     let (mu, s) = (self.priors[j].mu, self.s[j]);
                     let a = (grid.x(0) - mu) * 0.5 * s;
-                    add_saturation_row(a, grid.h() * 0.5 * s, count[r] * s, split, &mut acc);
+                    let b = grid.h() * 0.5 * s;
+                    add_saturation_rows(a, b, (count[r] * s, 0.0), split, &mut acc, None);
                 }
                 acc
             })
