@@ -25,6 +25,14 @@ struct ContestRec {
     series: u32,
 }
 
+impl ContestRec {
+    /// Every entry shares the first place (`entries`: the table its entries index).
+    fn all_tied(&self, entries: &[EntryRec]) -> bool {
+        let mine = &entries[self.entry_start as usize..self.entry_end as usize];
+        mine.iter().all(|e| e.lo == mine[0].lo)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct EntryRec {
     member_start: u32,
@@ -193,8 +201,7 @@ impl<'h> Contest<'h> {
     }
     /// Every entry shares the first place (a drawn game; a standings of ties only).
     pub fn all_tied(&self) -> bool {
-        let first = self.entry(0).lo;
-        self.entries().all(|e| e.lo == first)
+        self.rec.all_tied(&self.history.entries)
     }
     /// Every player of the contest, entry by entry.
     pub fn players(&self) -> &'h [PlayerId] {
@@ -749,8 +756,7 @@ impl HistoryBuilder {
             None => self.discard(&rec),
             Some(count) => {
                 if result.is_ok() {
-                    let entries = &self.h.entries[rec.entry_start as usize..rec.entry_end as usize];
-                    let all_tied = entries.iter().all(|e| e.lo == entries[0].lo);
+                    let all_tied = rec.all_tied(&self.h.entries);
                     count.add(rec.time, rec.series != NONE, all_tied);
                 }
                 self.forget();
@@ -809,9 +815,7 @@ impl HistoryBuilder {
             &part.contests[range.start - part.offset as usize..range.end - part.offset as usize];
         if let Some(count) = &mut self.count {
             for c in contests {
-                let entries = &part.entries[c.entry_start as usize..c.entry_end as usize];
-                let all_tied = entries.iter().all(|e| e.lo == entries[0].lo);
-                count.add(c.time, c.series != NONE, all_tied);
+                count.add(c.time, c.series != NONE, c.all_tied(&part.entries));
             }
             return;
         }

@@ -231,9 +231,7 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
     let mut fields = Vec::with_capacity(contests.len());
     let mut ids: Vec<PlayerId> = Vec::new();
     for c in &contests {
-        // The all-tied check needs only the places.
-        let first = c.entry(0).lo;
-        if system.skips_all_tied() && c.entries().all(|e| e.lo == first) {
+        if system.skips_all_tied() && c.all_tied() {
             continue;
         }
         informative.push(*c);
