@@ -22,6 +22,8 @@ for n in $SIZES; do
     f="$DIR/crowd$n.csv"
     [ -s "$f" ] || "$BIN" simulate crowd --players "$n" --group "$n" --out "$f" > /dev/null
     cat "$f" > /dev/null
+    /usr/bin/time -f "%e" -o "$DIR/.time" cat "$f" > /dev/null
+    printf '%-16s %9d %9.2f   (floor: the file in the page cache)\n' cat "$n" "$(cat "$DIR/.time")"
     for s in $SYSTEMS; do
         case $s in
             topcoder|bar|elo-gaussian) [ "$n" -le "$QUADRATIC_MAX" ] || continue ;;
