@@ -42,11 +42,17 @@
 //! Elo-MMR implementation, everyone is rated in one pass. The rating 2500 itself is damped by
 //! 0.9 as the page says ("between 2000 and 2500"); the Elo-MMR implementation damps it by 0.8.
 //!
-//! ERank is O(n^2) in erfc evaluations. Coders with the same (rating, volatility), such as all
-//! the newcomers of a contest, are computed once and weighted by their number, which is exact,
-//! and each pair's erfc serves both directions (`P(j beats i) = 1 - P(i beats j)`). The pairs
-//! are summed in blocks in parallel and the blocks' partial sums added in a fixed order, so the
-//! results do not depend on the number of threads.
+//! Coders with the same (rating, volatility), such as all the newcomers of a contest, are
+//! computed once and weighted by their number, which is exact. ERank summed pair by pair is
+//! O(n^2) in erfc evaluations; for fields of 512 groups or more it is taken from one tabulated
+//! function of the field instead (`numeric::gauss`: WP is the chance that one normal
+//! performance beats another, so each ERank is a Gaussian average of the expected number of
+//! coders beating a score, tabulated once on a grid and integrated by the trapezoidal rule),
+//! within 2e-15 of the field's size, O(n) per contest, whenever the table costs at most a
+//! quarter of the pairs. `exact = true` keeps the pairs. Summed pair by pair, each pair's erfc
+//! serves both directions (`P(j beats i) = 1 - P(i beats j)`), the pairs are summed in blocks
+//! in parallel and the blocks' partial sums added in a fixed order; either way the results do
+//! not depend on the number of threads.
 //!
 //! A round of several contests: every contest is rated from the pre-round states; the rating
 //! changes (each capped) add up, the volatility changes multiply (each contest's new/old
@@ -75,12 +81,15 @@ use super::base::{
     ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
-use crate::numeric::{normal_cdf, normal_quantile};
+use crate::numeric::{gauss, normal_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::FRAC_1_SQRT_2;
 
 /// Groups of coders per block of the expected-rank sums.
 const BLOCK: usize = 128;
+
+/// Fields of at least this many groups may use the tabulated expected ranks.
+const TABULATE_FROM: usize = 512;
 
 /// The weight's limit for a coder who has played many times is `1/0.82 - 1`.
 const LIMIT_WEIGHT: f64 = 1.0 / 0.82 - 1.0;
@@ -95,6 +104,10 @@ pub struct TopcoderParams {
     pub start_volatility: f64,
     /// Elo-MMR's weight multiplier (1: the published weights and caps).
     pub weight_multiplier: f64,
+    /// Expected ranks summed pair by pair, O(n^2), rather than through one tabulated function
+    /// of the field (within 2e-15 of the field's size; see `numeric::gauss`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Default for TopcoderParams {
@@ -103,6 +116,7 @@ impl Default for TopcoderParams {
             start: 1200.0,
             start_volatility: 535.0,
             weight_multiplier: 1.0,
+            exact: false,
         }
     }
 }
@@ -242,12 +256,16 @@ impl Topcoder {
             *group_n.last_mut().expect("a group was pushed") += 1.0;
             group_of[i] = group_r.len() - 1;
         }
-        let group_losses = losses(
-            &group_r,
-            &group_v2,
-            &group_n,
-            contest_weight.sqrt() * FRAC_1_SQRT_2,
-        );
+        let group_losses = self
+            .tabulated_losses(&group_r, &group_v2, &group_n, contest_weight)
+            .unwrap_or_else(|| {
+                losses(
+                    &group_r,
+                    &group_v2,
+                    &group_n,
+                    contest_weight.sqrt() * FRAC_1_SQRT_2,
+                )
+            });
 
         let mut out = ContestChanges {
             ave_rating,
@@ -287,6 +305,32 @@ impl Topcoder {
             out.new_volatility.push(new_volatility);
         }
         out
+    }
+
+    /// [`losses`] through one tabulated function of the field (`numeric::gauss`; the contest
+    /// weight scales the ratings by its square root), for fields of [`TABULATE_FROM`] groups
+    /// or more while the table costs at most a quarter of the pairs' erfc evaluations; `None`
+    /// otherwise, and with `exact`.
+    fn tabulated_losses(
+        &self,
+        r: &[f64],
+        v2: &[f64],
+        n: &[f64],
+        contest_weight: f64,
+    ) -> Option<Vec<f64>> {
+        let u = r.len();
+        if self.p.exact || u < TABULATE_FROM {
+            return None;
+        }
+        let root = contest_weight.sqrt();
+        let scaled: Vec<f64> = r.iter().map(|x| x * root).collect();
+        let v: Vec<f64> = v2.iter().map(|x| x.sqrt()).collect();
+        let terms = gauss::Normals {
+            r: &scaled,
+            v: &v,
+            w: n,
+        };
+        gauss::beating_sums(&terms, &scaled, &v, 0.25 * (u * u) as f64 / 2.0)
     }
 
     fn contest(
@@ -666,32 +710,48 @@ mod tests {
 
     #[test]
     fn results_do_not_depend_on_the_thread_count() {
-        let sys = tc();
-        let n = 500;
-        let coders: Vec<Coder> = (0..n)
-            .map(|i| {
-                let r = 900.0 + ((i * 7919) % 1700) as f64;
-                // Every fourth a newcomer, so that groups form.
-                if i % 4 == 0 {
-                    coder(1200.0, 535.0, 0.0)
-                } else {
-                    coder(r, 150.0 + (i % 13) as f64 * 20.0, (i % 30) as f64)
-                }
+        // 500 coders sum the pairs; 3000 take the table (checked below).
+        for n in [500, 3000] {
+            let sys = tc();
+            let coders: Vec<Coder> = (0..n)
+                .map(|i| {
+                    let r = 900.0 + ((i * 7919) % 1700) as f64 + (i as f64) * 1e-3;
+                    // Every fourth a newcomer, so that groups form.
+                    if i % 4 == 0 {
+                        coder(1200.0, 535.0, 0.0)
+                    } else {
+                        coder(r, 150.0 + (i % 13) as f64 * 20.0, (i % 30) as f64)
+                    }
+                })
+                .collect();
+            let ranges: Vec<(u32, u32)> = (0..n as u32).map(|p| (p, p)).collect();
+            let run = |threads: usize| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| sys.contest_changes(&coders, &ranges, 1.0))
+            };
+            let (one, two) = (run(1), run(2));
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&one.erank), bits(&two.erank));
+            assert_eq!(bits(&one.new_rating), bits(&two.new_rating));
+            assert_eq!(bits(&one.new_volatility), bits(&two.new_volatility));
+            let exact = Topcoder::new(TopcoderParams {
+                exact: true,
+                ..TopcoderParams::default()
             })
-            .collect();
-        let ranges: Vec<(u32, u32)> = (0..n as u32).map(|p| (p, p)).collect();
-        let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| sys.contest_changes(&coders, &ranges, 1.0))
-        };
-        let (one, two) = (run(1), run(2));
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&one.erank), bits(&two.erank));
-        assert_eq!(bits(&one.new_rating), bits(&two.new_rating));
-        assert_eq!(bits(&one.new_volatility), bits(&two.new_volatility));
+            .unwrap()
+            .contest_changes(&coders, &ranges, 1.0);
+            let apart = one
+                .erank
+                .iter()
+                .zip(&exact.erank)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(apart < 1e-10, "n {n}: {apart}");
+            assert_eq!(n > 1000, apart > 0.0, "n {n}: the table used where it pays");
+        }
     }
 
     #[test]
