@@ -9,7 +9,7 @@
 #   benches/crowd.sh target/release/rate-batch /tmp/crowd                  # every size
 #   SIZES="1000 10000" SYSTEMS="elo-mmr codeforces" benches/crowd.sh ...   # a subset
 #
-# Topcoder and BAR sum every pair (O(n^2) a contest); by default they stop at 10^4.
+# BAR sums every pair (O(n^2) a contest); by default it stops at 10^4.
 set -eu
 BIN=${1:?usage: benches/crowd.sh RATE_BATCH_BINARY DIR}
 DIR=${2:?usage: benches/crowd.sh RATE_BATCH_BINARY DIR}
@@ -26,7 +26,7 @@ for n in $SIZES; do
     printf '%-16s %9d %9.2f   (floor: the file in the page cache)\n' cat "$n" "$(cat "$DIR/.time")"
     for s in $SYSTEMS; do
         case $s in
-            topcoder|bar|elo-gaussian) [ "$n" -le "$QUADRATIC_MAX" ] || continue ;;
+            bar) [ "$n" -le "$QUADRATIC_MAX" ] || continue ;;
         esac
         out="$DIR/out-$s-$n"
         /usr/bin/time -f "%e %U %S" -o "$DIR/.time" \
