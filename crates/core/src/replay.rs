@@ -3,7 +3,7 @@
 //! This is the only place that orders rounds in time.
 
 pub use crate::history::Seed;
-use crate::history::{History, PlayerId, Round};
+use crate::history::{Contest, History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
 pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
@@ -338,6 +338,9 @@ impl Observer for Collect {
 /// Rows are handed to the observer in batches of about this many.
 const ROW_BATCH: usize = 1 << 16;
 
+/// A round of one contest at least this large is scored while the system rates it.
+const OVERLAP_FROM: usize = 256;
+
 /// Replays a history through a system; the rating history is in the result when
 /// `opts.keep_history` is set.
 pub fn replay<S: RatingSystem>(
@@ -597,8 +600,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             }
             let first_row = run.rows.len();
             run.elapse(&round, r);
-            run.score(&round, r);
-            run.update(&self.names, round, r)?;
+            run.score_and_update(&self.names, round, r)?;
             run.record(&round, first_row);
             run.report(observer, &round, r);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
@@ -833,12 +835,17 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         for (k, c) in round.contests().enumerate() {
             let replay_index = self.contests_done as usize + self.seen_contests + k;
             if replay_index >= self.warmup {
-                score(
+                let game = gather(
                     self.system,
                     &self.states,
                     (&self.known, &self.records),
                     &c,
                     self.opts.experienced_after,
+                    &mut self.buffers,
+                );
+                add_scores(
+                    &c,
+                    game,
                     &mut self.buffers,
                     (
                         &mut self.metrics,
@@ -846,30 +853,86 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     ),
                 );
             }
-            if self.opts.keep_history {
-                for e in c.entries() {
-                    for &p in e.players {
-                        self.rows.push(HistoryRow {
-                            round: (self.rounds_done + r as u64) as u32,
-                            contest: replay_index as u32,
-                            contest_id: c.index() as u32,
-                            time: c.time(),
-                            player: p,
-                            before: self.system.rating(&self.states[p as usize]).mean,
-                            after: f64::NAN,
-                            uncertainty: f64::NAN,
-                            performance: f64::NAN,
-                        });
-                    }
-                }
+            self.rows_before(&c, replay_index, r);
+        }
+    }
+
+    /// The history rows of a contest, with the ratings before it.
+    fn rows_before(&mut self, c: &Contest<'_>, replay_index: usize, r: usize) {
+        if !self.opts.keep_history {
+            return;
+        }
+        for e in c.entries() {
+            for &p in e.players {
+                self.rows.push(HistoryRow {
+                    round: (self.rounds_done + r as u64) as u32,
+                    contest: replay_index as u32,
+                    contest_id: c.index() as u32,
+                    time: c.time(),
+                    player: p,
+                    before: self.system.rating(&self.states[p as usize]).mean,
+                    after: f64::NAN,
+                    uncertainty: f64::NAN,
+                    performance: f64::NAN,
+                });
             }
         }
+    }
+
+    /// Steps 1 and 2. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
+    /// predictions are gathered first, then scored on one thread while the system rates the
+    /// round on the others (sorting a large contest's predictions is the replay's largest
+    /// serial step); the figures are the same either way.
+    fn score_and_update(
+        &mut self,
+        names: &[String],
+        round: Round<'_>,
+        r: usize,
+    ) -> Result<(), Divergence> {
+        let replay_index = self.contests_done as usize + self.seen_contests;
+        let large = match round.contests().next() {
+            Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
+            _ => None,
+        };
+        let Some(c) = large.filter(|_| replay_index >= self.warmup) else {
+            self.score(&round, r);
+            return self.update(names, round, r);
+        };
+        self.rows_before(&c, replay_index, r);
+        let game = gather(
+            self.system,
+            &self.states,
+            (&self.known, &self.records),
+            &c,
+            self.opts.experienced_after,
+            &mut self.buffers,
+        );
+        let system = self.system;
+        let states = &mut self.states;
+        let buffers = &mut self.buffers;
+        let metrics = &mut self.metrics;
+        let series = self.opts.series.then_some(&mut self.series);
+        rayon::join(
+            || add_scores(&c, game, buffers, (metrics, series)),
+            || system.update(round, states),
+        );
+        self.check_runaway(names, Some(c), r)
     }
 
     /// Step 2: the system rates the round; a rating that ran away stops the replay here.
     fn update(&mut self, names: &[String], round: Round<'_>, r: usize) -> Result<(), Divergence> {
         let first = round.contests().next();
         self.system.update(round, &mut self.states);
+        self.check_runaway(names, first, r)
+    }
+
+    /// A rating of the round's players that ran away stops the replay.
+    fn check_runaway(
+        &self,
+        names: &[String],
+        first: Option<Contest<'_>>,
+        r: usize,
+    ) -> Result<(), Divergence> {
         let participants = self.participants.iter().map(|&p| p as usize);
         match first_runaway(&self.system, &self.states, participants) {
             Some((p, what)) => {
@@ -1022,17 +1085,17 @@ fn periods_between(from: i64, to: i64) -> u32 {
     to.saturating_sub(from).clamp(0, u32::MAX as i64) as u32
 }
 
-/// Scores one contest: entries whose players all have a prior (a rated earlier round), and
-/// among them the experienced ones (every member with enough earlier contests).
-fn score<S: RatingSystem>(
+/// The predictions to score in one contest: entries whose players all have a prior (a rated
+/// earlier round), and among them the experienced ones (every member with enough earlier
+/// contests), into `buffers`; a two-entry contest's win probability and outcome.
+fn gather<S: RatingSystem>(
     system: &S,
     states: &[S::Player],
     (known, records): (&[bool], &[PlayerRecord]),
-    contest: &crate::history::Contest,
+    contest: &Contest,
     experienced_after: u32,
     buffers: &mut (Vec<Participant>, Vec<Participant>),
-    (metrics, series): (&mut Metrics, Option<&mut Series>),
-) {
+) -> Option<(f64, f64)> {
     let (all, experienced) = buffers;
     all.clear();
     experienced.clear();
@@ -1052,14 +1115,25 @@ fn score<S: RatingSystem>(
             }
         }
     }
-    let mut game = None;
     if contest.len() == 2 && all.len() == 2 {
         let (a, b) = (contest.entry(0), contest.entry(1));
         if let Some(p) = system.win_probability(states, a.players, b.players) {
-            let y = a.outcome_against(&b);
-            metrics.add_two(p, y);
-            game = Some((p, y));
+            return Some((p, a.outcome_against(&b)));
         }
+    }
+    None
+}
+
+/// Scores a contest from its gathered predictions (and a two-entry contest's win
+/// probability and outcome).
+fn add_scores(
+    contest: &Contest,
+    game: Option<(f64, f64)>,
+    (all, experienced): &mut (Vec<Participant>, Vec<Participant>),
+    (metrics, series): (&mut Metrics, Option<&mut Series>),
+) {
+    if let Some((p, y)) = game {
+        metrics.add_two(p, y);
     }
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
