@@ -311,6 +311,26 @@ pub(crate) fn map_indices<T: Send>(
     }
 }
 
+/// Mutable references to the items at `ids` (strictly increasing, each in range), in that
+/// order: a round's participants worked on in place.
+pub(crate) fn pick_mut<'a, T>(items: &'a mut [T], ids: &[PlayerId]) -> Vec<&'a mut T> {
+    let mut out = Vec::with_capacity(ids.len());
+    let mut rest = items;
+    let mut offset = 0usize;
+    for &id in ids {
+        let skip = (id as usize)
+            .checked_sub(offset)
+            .expect("ids strictly increasing");
+        let (item, tail) = std::mem::take(&mut rest)[skip..]
+            .split_first_mut()
+            .expect("ids in range");
+        out.push(item);
+        rest = tail;
+        offset = id as usize + 1;
+    }
+    out
+}
+
 /// Applies `f` to every item with its companion in `with`, on rayon's threads when there are
 /// at least `parallel_from` items (below that, handing work to the pool costs more than it
 /// saves). Each item is updated by the same code either way.

@@ -56,7 +56,9 @@
 
 pub mod performance;
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, update_each};
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, check_range, pick_mut, update_each,
+};
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::halley_in;
@@ -625,14 +627,22 @@ impl RatingSystem for EloMmr {
 
     fn update(&self, round: Round<'_>, players: &mut [MmrPlayer]) {
         let contests: Vec<_> = round.contests().collect();
-        // The round's participants, each once, and for every contest the slot of each of its
-        // players (in `players()` order). A contest names a player once, so a round of one
-        // contest needs no search; a round of several finds each player once.
+        // The round's participants, each once, in increasing order, and for every contest the
+        // slot (position among them) of each of its players, in `players()` order.
         let (ids, slots): (Vec<PlayerId>, Vec<Vec<u32>>) = if let [c] = contests[..] {
-            (
-                c.players().to_vec(),
-                vec![(0..c.players().len() as u32).collect()],
-            )
+            // A contest names a player once: sorting its players gives both.
+            let mut order: Vec<(PlayerId, u32)> = c
+                .players()
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| (p, k as u32))
+                .collect();
+            order.sort_unstable();
+            let mut slot = vec![0u32; order.len()];
+            for (pos, &(_, k)) in order.iter().enumerate() {
+                slot[k as usize] = pos as u32;
+            }
+            (order.iter().map(|o| o.0).collect(), vec![slot])
         } else {
             let mut ids: Vec<PlayerId> = contests
                 .iter()
@@ -663,10 +673,8 @@ impl RatingSystem for EloMmr {
             .map(crate::history::Contest::time)
             .max()
             .unwrap_or(0);
-        let mut states: Vec<MmrPlayer> = ids
-            .iter()
-            .map(|&p| std::mem::take(&mut players[p as usize]))
-            .collect();
+        // The participants' states, in place (no state is moved).
+        let mut states: Vec<&mut MmrPlayer> = pick_mut(players, &ids);
         update_each(&mut states, &drift, PARALLEL_FROM, |pl, &g2| {
             let days = pl
                 .last_time
@@ -735,9 +743,6 @@ impl RatingSystem for EloMmr {
             update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
                 self.absorb(pl, ps);
             });
-        }
-        for (p, st) in ids.iter().zip(states) {
-            players[*p as usize] = st;
         }
     }
 
