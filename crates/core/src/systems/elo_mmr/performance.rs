@@ -902,8 +902,56 @@ impl<'a> Contest<'a> {
         }
     }
 
-    /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`.
+    /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`:
+    /// from prefix tables of every entry's node values while they take at most
+    /// [`TABLE_VALUES`] values each, streamed in rank order beyond that.
     fn gaussian_on_grid(&self, grid: &UniformGrid) -> Vec<f64> {
+        if (self.n + 1) * grid.len() <= TABLE_VALUES {
+            self.gaussian_on_tables(grid)
+        } else {
+            self.gaussian_streamed(grid)
+        }
+    }
+
+    /// The root of one block (`members`, in rank order) given its row of node values (the
+    /// other entries' terms; the members' own in `exact` unless ties are split).
+    fn block_root(
+        &self,
+        grid: &UniformGrid,
+        members: &[u32],
+        table: impl Fn(usize) -> f64 + Copy,
+    ) -> f64 {
+        let exact = |x: f64| -> (f64, f64) {
+            if self.set.split_ties {
+                (0.0, 0.0)
+            } else {
+                members.iter().fold((0.0, 0.0), |(v, d), &j| {
+                    let p = self.priors[j as usize];
+                    let w = 1.0 / (p.delta * p.delta);
+                    (v + (x - p.mu) * w, d + w)
+                })
+            }
+        };
+        let Some(cell) = Self::cell_of(grid, |j| table(j) + exact(grid.x(j)).0) else {
+            return self.direct(members[0] as usize);
+        };
+        self.solve_cell(grid, cell, table, exact).0
+    }
+
+    /// Adds one entry's node values, `-l` (the loss term) and `-v` (the win term), into `l`
+    /// and `w`.
+    fn add_node_values(&self, grid: &UniformGrid, e: usize, l: &mut [f64], w: &mut [f64]) {
+        let Prior { mu, delta } = self.priors[e];
+        for (j, (lj, wj)) in l.iter_mut().zip(w.iter_mut()).enumerate() {
+            // minus_loss(z).0 and minus_win(z).0 from one pair of hazards.
+            let (h_win, h_loss) = normal_hazards((grid.x(j) - mu) / delta);
+            *lj += h_loss / delta;
+            *wj += -h_win / delta;
+        }
+    }
+
+    /// [`Self::gaussian_on_grid`] from prefix tables in rank order: `(n + 1) k` values each.
+    fn gaussian_on_tables(&self, grid: &UniformGrid) -> Vec<f64> {
         let n = self.n;
         let split = self.set.split_ties;
         // Prefix sums in rank order of -l_j and -v_j at every node. Entries with the same
@@ -916,13 +964,9 @@ impl<'a> Contest<'a> {
             .zip(win.par_chunks_mut(k))
             .zip(&rows)
             .for_each(|((lr, wr), &e)| {
-                let Prior { mu, delta } = self.priors[e as usize];
-                for (j, (l, w)) in lr.iter_mut().zip(wr.iter_mut()).enumerate() {
-                    // minus_loss(z).0 and minus_win(z).0 from one pair of hazards.
-                    let (h_win, h_loss) = normal_hazards((grid.x(j) - mu) / delta);
-                    *l = h_loss / delta;
-                    *w = -h_win / delta;
-                }
+                lr.fill(0.0);
+                wr.fill(0.0);
+                self.add_node_values(grid, e as usize, lr, wr);
             });
         let rank_rows: Vec<u32> = self.by_rank.iter().map(|&e| row_of[e as usize]).collect();
         let lp = prefix_rows(&rank_rows, &loss, k, 1);
@@ -933,18 +977,6 @@ impl<'a> Contest<'a> {
             .blocks
             .par_iter()
             .map(|&(a, b)| {
-                let members = &self.by_rank[a..b];
-                let exact = |x: f64| -> (f64, f64) {
-                    if split {
-                        (0.0, 0.0)
-                    } else {
-                        members.iter().fold((0.0, 0.0), |(v, d), &j| {
-                            let p = self.priors[j as usize];
-                            let w = 1.0 / (p.delta * p.delta);
-                            (v + (x - p.mu) * w, d + w)
-                        })
-                    }
-                };
                 let table = |j: usize| {
                     let row = |i: usize| i * k + j;
                     let mut v = lp[row(a)] + (vp[row(n)] - vp[row(b)]);
@@ -953,15 +985,102 @@ impl<'a> Contest<'a> {
                     }
                     v
                 };
-                let Some(cell) = Self::cell_of(grid, |j| table(j) + exact(grid.x(j)).0) else {
-                    return self.direct(members[0] as usize);
-                };
-                self.solve_cell(grid, cell, table, exact).0
+                self.block_root(grid, &self.by_rank[a..b], table)
             })
             .collect();
         give_back(1, lp);
         give_back(2, vp);
         roots
+    }
+
+    /// [`Self::gaussian_on_grid`] without tables of the whole field: the blocks are cut into
+    /// chunks of about [`STREAM_CHUNK`] entries; each chunk's sums at the nodes, then the sums
+    /// of the loss terms before each chunk and of the win terms after it (each a sum of the
+    /// terms themselves, in order, so that nothing cancels: the last block's win terms are
+    /// exactly none); then each chunk's blocks, their members' node values computed a second
+    /// time, the win terms after each block summed backwards through the chunk and the loss
+    /// terms before it forwards. Memory O(k (n / STREAM_CHUNK + STREAM_CHUNK)) instead of
+    /// O(k n), for twice the node values. The chunks depend on the contest only, so the
+    /// result does not depend on the threads.
+    fn gaussian_streamed(&self, grid: &UniformGrid) -> Vec<f64> {
+        let k = grid.len();
+        let split = self.set.split_ties;
+        let mut chunks: Vec<(usize, usize)> = Vec::new();
+        let (mut start, mut count) = (0, 0);
+        for (b, &(lo, hi)) in self.blocks.iter().enumerate() {
+            count += hi - lo;
+            if count >= STREAM_CHUNK {
+                chunks.push((start, b + 1));
+                (start, count) = (b + 1, 0);
+            }
+        }
+        if start < self.blocks.len() {
+            chunks.push((start, self.blocks.len()));
+        }
+        let members =
+            |(b0, b1): (usize, usize)| &self.by_rank[self.blocks[b0].0..self.blocks[b1 - 1].1];
+        let sums: Vec<(Vec<f64>, Vec<f64>)> = chunks
+            .par_iter()
+            .map(|&c| {
+                let (mut l, mut w) = (vec![0.0; k], vec![0.0; k]);
+                for &e in members(c) {
+                    self.add_node_values(grid, e as usize, &mut l, &mut w);
+                }
+                (l, w)
+            })
+            .collect();
+        let add = |acc: &mut [f64], x: &[f64]| acc.iter_mut().zip(x).for_each(|(a, x)| *a += x);
+        let mut l_before = Vec::with_capacity(chunks.len());
+        let mut running = vec![0.0; k];
+        for (l, _) in &sums {
+            l_before.push(running.clone());
+            add(&mut running, l);
+        }
+        let mut w_after = vec![Vec::new(); chunks.len()];
+        let mut running = vec![0.0; k];
+        for (c, (_, w)) in sums.iter().enumerate().rev() {
+            w_after[c] = running.clone();
+            add(&mut running, w);
+        }
+        drop(sums);
+        let roots: Vec<Vec<f64>> = chunks
+            .par_iter()
+            .zip(l_before)
+            .zip(w_after)
+            .map(|((&(b0, b1), mut lp), mut va)| {
+                let blocks = &self.blocks[b0..b1];
+                let nb = blocks.len();
+                let (mut bl, mut bv) = (vec![0.0; nb * k], vec![0.0; nb * k]);
+                for (i, &(a, b)) in blocks.iter().enumerate() {
+                    let (l, w) = (&mut bl[i * k..(i + 1) * k], &mut bv[i * k..(i + 1) * k]);
+                    for &e in &self.by_rank[a..b] {
+                        self.add_node_values(grid, e as usize, l, w);
+                    }
+                }
+                // The win terms after each block, from the chunk's end backwards.
+                let mut rows = vec![0.0; nb * k];
+                for i in (0..nb).rev() {
+                    rows[i * k..(i + 1) * k].copy_from_slice(&va);
+                    add(&mut va, &bv[i * k..(i + 1) * k]);
+                }
+                let mut out = Vec::with_capacity(nb);
+                for (i, &(a, b)) in blocks.iter().enumerate() {
+                    let row = &mut rows[i * k..(i + 1) * k];
+                    let (l, w) = (&bl[i * k..(i + 1) * k], &bv[i * k..(i + 1) * k]);
+                    for j in 0..k {
+                        row[j] += lp[j];
+                        if split {
+                            row[j] += 0.5 * (l[j] + w[j]);
+                        }
+                    }
+                    let row = &*row;
+                    out.push(self.block_root(grid, &self.by_rank[a..b], |j| row[j]));
+                    add(&mut lp, l);
+                }
+                out
+            })
+            .collect();
+        roots.concat()
     }
 }
 
@@ -1098,6 +1217,13 @@ thread_local! {
 
 /// A buffer of `len` values reusing the memory of buffer `slot`; its contents are left over
 /// from earlier contests (every user overwrites all of it).
+/// The largest prefix table (values) of the Gaussian model's grid kept in memory (64 MB);
+/// larger fields are streamed.
+const TABLE_VALUES: usize = 1 << 23;
+
+/// Entries per chunk of a streamed Gaussian field.
+const STREAM_CHUNK: usize = 1024;
+
 fn buffer(slot: usize, len: usize) -> Vec<f64> {
     let mut v = BUFFERS.with(|b| std::mem::take(&mut b.borrow_mut()[slot]));
     v.truncate(len);
@@ -1362,6 +1488,51 @@ mod tests {
             let got = performances(&priors, &places, &set);
             let want = bisected(&priors, &places, &set, if n > 256 { 7 } else { 1 });
             assert_close(&got, &want, 1e-9);
+        }
+    }
+
+    #[test]
+    fn the_streamed_gaussian_field_agrees_with_the_tables_and_bisection() {
+        // A field with ties (and split ties): the streamed walk, used beyond TABLE_VALUES,
+        // against the prefix tables on the same grid, and against bisection of the exact
+        // equation.
+        for split in [false, true] {
+            let (priors, places) = contest(3000, 77);
+            let set = settings(Model::Gaussian, split, 0);
+            let c = Contest::new(&priors, &places, &set);
+            let first = c.by_rank[c.blocks[0].0] as usize;
+            let last = c.by_rank[c.blocks[c.blocks.len() - 1].0] as usize;
+            let (top, bottom) = (c.direct(first), c.direct(last));
+            let grid = UniformGrid::new(bottom, top, (top - bottom) / 400.0, 12);
+            let tables = c.gaussian_on_tables(&grid);
+            let streamed = c.gaussian_streamed(&grid);
+            assert_eq!(tables.len(), c.blocks.len());
+            let worst = tables
+                .iter()
+                .zip(&streamed)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(worst < 1e-9, "split {split}: {worst}");
+            assert!(tables != streamed, "two summation orders, not one path");
+            let by_entry: Vec<f64> = (0..priors.len())
+                .map(|e| streamed[c.block_of[e] as usize])
+                .collect();
+            let want = bisected(&priors, &places, &set, 37);
+            assert_close(&by_entry, &want, 1e-8);
+            // The last block, where the win terms after it are exactly none (a difference of
+            // running sums would leave rounding there, where the slope is smallest).
+            let e = last;
+            let root = bisect(
+                |p| c.direct_eval(c.lo[e], c.opponents(e), p).0,
+                -20_000.0,
+                20_000.0,
+                1e-11,
+            );
+            assert!(
+                (by_entry[e] - root).abs() < 1e-8,
+                "{} vs {root}",
+                by_entry[e]
+            );
         }
     }
 
