@@ -1,7 +1,8 @@
 //! The fast paths of large contests against the exact sums they replace: the systems that
 //! tabulate a shared function for contests of many entrants (Elo, Yuksel, Glicko and pairwise
 //! Glicko through `numeric::shared`; Elo with the normal curve and Topcoder through
-//! `numeric::gauss`) rate random fields of a few thousand entrants, with ties and teams,
+//! `numeric::gauss`; BAR through `numeric::shared` at Chebyshev nodes of the variance) rate
+//! random fields of a few thousand entrants, with ties and teams,
 //! within 1e-6 rating points of the same system summing pair by pair (`exact = true`).
 //! Elo-MMR's table is checked root by root against bisection of the exact sums in its own
 //! module's tests.
@@ -125,6 +126,8 @@ fn tabulated_shared_functions_agree_with_the_pairwise_sums() {
             (SystemKind::EloGaussian, &[][..]),
             (SystemKind::Topcoder, &[][..]),
             (SystemKind::Topcoder, &["weight-multiplier=2"][..]),
+            (SystemKind::Bar, &[][..]),
+            (SystemKind::Bar, &["elo-mmr-logistic=true"][..]),
         ] {
             let mut exact = vec!["exact=true"];
             exact.extend_from_slice(extra);
@@ -134,8 +137,8 @@ fn tabulated_shared_functions_agree_with_the_pairwise_sums() {
                 &a,
                 &b,
                 1e-6,
-                // Topcoder's table pays for itself only on larger fields.
-                players > 1000 || kind != SystemKind::Topcoder,
+                // Topcoder's and BAR's tables pay for themselves only on larger fields.
+                players > 1000 || !matches!(kind, SystemKind::Topcoder | SystemKind::Bar),
                 &format!("{} {extra:?} n {players}", kind.name()),
             );
         }

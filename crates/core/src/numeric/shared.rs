@@ -50,8 +50,8 @@ pub struct Terms<'a> {
     pub s: &'a [f64],
     /// Coefficients of S (non-negative).
     pub c: &'a [f64],
-    /// Coefficients of V (non-negative).
-    pub d: &'a [f64],
+    /// Coefficients of V (non-negative); `None` when V is not wanted (it is then 0).
+    pub d: Option<&'a [f64]>,
 }
 
 /// `(S(x), V(x))` at every point, by tabulation (see the module documentation), each within
@@ -69,9 +69,10 @@ pub fn logistic_sums_at(points: &[f64], t: &Terms) -> Vec<(f64, f64)> {
     let grid = choose_grid(lo, hi, strip, s_max, n, points.len());
     let k = grid.len();
     let centre = {
-        let cw: f64 = t.c.iter().sum::<f64>() + t.d.iter().sum::<f64>();
+        let d = |j: usize| t.d.map_or(0.0, |d| d[j]);
+        let cw: f64 = (0..n).map(|j| t.c[j] + d(j)).sum();
         if cw > 0.0 {
-            (0..n).map(|j| (t.c[j] + t.d[j]) * t.m[j]).sum::<f64>() / cw
+            (0..n).map(|j| (t.c[j] + d(j)) * t.m[j]).sum::<f64>() / cw
         } else {
             0.5 * (lo + hi)
         }
@@ -82,7 +83,11 @@ pub fn logistic_sums_at(points: &[f64], t: &Terms) -> Vec<(f64, f64)> {
     let q = grid.q();
     let eval_one = |x: f64| {
         let first = grid.cell(x) + 1 - q / 2;
-        let v = grid.eval(x, |i| sech2[i]) / 4.0;
+        let v = if t.d.is_some() {
+            grid.eval(x, |i| sech2[i]) / 4.0
+        } else {
+            0.0
+        };
         let s = if first + q <= split {
             grid.eval(x, |i| sat[i]) / 2.0
         } else if first >= split {
@@ -171,28 +176,26 @@ fn tables(grid: &UniformGrid, t: &Terms, split: usize) -> (Vec<f64>, Vec<f64>) {
         .par_chunks(CHUNK)
         .map(|chunk| {
             let mut sat = vec![0.0; k];
-            let mut sech2 = vec![0.0; k];
+            let mut sech2 = vec![0.0; if t.d.is_some() { k } else { 0 }];
             for &j in chunk {
                 let half = 0.5 * t.s[j];
                 add_saturation_rows(
                     (grid.x(0) - t.m[j]) * half,
                     grid.h() * half,
-                    (t.c[j], t.d[j]),
+                    (t.c[j], t.d.map_or(0.0, |d| d[j])),
                     split,
                     &mut sat,
-                    Some(&mut sech2),
+                    t.d.is_some().then_some(&mut sech2[..]),
                 );
             }
             (sat, sech2)
         })
         .collect();
     let mut sat = vec![0.0; k];
-    let mut sech2 = vec![0.0; k];
+    let mut sech2 = vec![0.0; if t.d.is_some() { k } else { 0 }];
     for (a, b) in partials {
-        for i in 0..k {
-            sat[i] += a[i];
-            sech2[i] += b[i];
-        }
+        sat.iter_mut().zip(&a).for_each(|(s, x)| *s += x);
+        sech2.iter_mut().zip(&b).for_each(|(s, x)| *s += x);
     }
     (sat, sech2)
 }
@@ -212,7 +215,7 @@ mod tests {
             s += t.c[j] * sig;
             // sigma (1 - sigma) from the smaller exponential: no cancellation in either tail.
             let e = (-u.abs()).exp();
-            v += t.d[j] * e / ((1.0 + e) * (1.0 + e));
+            v += t.d.map_or(0.0, |d| d[j]) * e / ((1.0 + e) * (1.0 + e));
         }
         (s, v)
     }
@@ -244,7 +247,7 @@ mod tests {
                 m: &m,
                 s: &s,
                 c: &c,
-                d: &d,
+                d: Some(&d),
             };
             // The points are the centres, and the extremes of the field.
             let got = logistic_sums_at(&m, &t);
@@ -299,7 +302,7 @@ mod tests {
             m: &m,
             s: &s,
             c: &ones,
-            d: &ones,
+            d: Some(&ones),
         };
         let got = logistic_sums_at(&[1000.0, 1000.0], &t);
         assert!(

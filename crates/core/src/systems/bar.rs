@@ -38,6 +38,25 @@
 //! members' mean `mu` and root-mean-square `sigma`, and every member receives the entry's `mu`
 //! change and variance factor (Weng and Lin's own team rule, with sums and shares, is not used).
 //!
+//! **Large fields.** The normalised update needs, for every entry i, `sum_q (s_iq - p_iq) /
+//! c_iq`: O(n^2) pair by pair, as the published update (`normalise = false`) and contests
+//! under 1,024 entries still are (and every contest with `exact = true`). `c_iq` depends on
+//! both variances, so no single function of the field gives the sum; but as a function of
+//! `lambda = ln(sigma_i^2 + b_min)` (`b_q = sigma_q^2 + 2 beta^2`, `b_min` the smallest) it is
+//! analytic in the strip `|Im lambda| < pi`, and it is interpolated at Chebyshev points of
+//! lambda over the field's range. At each point the variance is fixed, so the sum is a shared
+//! function of `mu_i`: the `1/c` of the entries placed worse and tied come from sums in place
+//! order, and `sum_q p_iq / c_iq` from the tabulated logistic sums of `numeric::shared`
+//! (each within 1e-10 of itself). The degree comes from the Bernstein-ellipse bound
+//! (`numeric::chebyshev`) on the largest ellipse in `|Im lambda| <= pi/2`: there, with `c^2
+//! = e^lambda + d_q` (`d_q >= 0`), `|1/c| <= 2^(1/4) / sqrt(e^(Re lambda) + d_q)`, `c` lies
+//! within `pi/4` of the real axis, so the logistic's argument does too and `|p| <= 2.07`,
+//! `|s - p| <= 3.07`; the degree makes the interpolation error at most 1e-12 of the largest
+//! sum of `1/c`. The error of the sum is then at most `Lambda (1e-10 + rounding) + 1e-12`
+//! of that sum, `Lambda` the Lebesgue constant (under 4 for the degrees used), and the
+//! change of `mu` is `sigma_i^2 / N` times it. The cost is O(n) per point, a few dozen points
+//! a contest; a field whose degree would cost more than its pairs sums the pairs.
+//!
 //! # Example
 //!
 //! Weng and Lin's Algorithm 1 (not normalised, no drift, beta 25): 1700 / 300 and 1500 / 200
@@ -60,8 +79,19 @@
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
-use crate::numeric::exp_vectorisable;
+use crate::numeric::{chebyshev, exp_vectorisable, shared};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::f64::consts::FRAC_PI_2;
+
+/// Fields of at least this many entries may take the tabulated sums.
+const TABULATE_FROM: usize = 1024;
+/// The highest degree of the interpolation in the variance.
+const MAX_DEGREE: usize = 64;
+/// The interpolation's part of the bound, relative to the largest sum of `1/c`.
+const INTERPOLATION: f64 = 1e-12;
+/// A node of the interpolation costs about as much as this many entries' pairs.
+const NODE_COST: usize = 64;
 
 /// `pi / sqrt(3)`: the logistic of this slope has unit variance.
 pub const UNIT_LOGISTIC: f64 = std::f64::consts::PI / 1.732_050_807_568_877_2;
@@ -85,6 +115,10 @@ pub struct BarParams {
     pub normalise: bool,
     /// The reference implementation's win probability, with `pi/sqrt(3)` in the exponent.
     pub elo_mmr_logistic: bool,
+    /// The normalised update's sums over opponents pair by pair, O(n^2), rather than through
+    /// tabulated functions of the field (see the module documentation).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 impl Default for BarParams {
@@ -97,6 +131,7 @@ impl Default for BarParams {
             sigma_init: 350.0,
             normalise: true,
             elo_mmr_logistic: false,
+            exact: false,
         }
     }
 }
@@ -132,6 +167,115 @@ impl Bar {
     }
 }
 
+impl Bar {
+    /// The normalised update's sums over opponents, `sum_q (s_iq - p_iq) / c_iq` for every
+    /// position i, through tabulated functions (see the module documentation) rather than
+    /// pair by pair: `None` with `exact`, below [`TABULATE_FROM`] entries, when the degree the
+    /// bound asks for is over [`MAX_DEGREE`] or would cost more than the pairs, and for
+    /// values no table can hold.
+    fn tabulated(&self, field: &Field, two_beta_sq: f64) -> Option<Vec<f64>> {
+        let n = field.len();
+        if self.p.exact || n < TABULATE_FROM {
+            return None;
+        }
+        let (mu, var) = (&field.mu[..], &field.var[..]);
+        let b: Vec<f64> = var.iter().map(|v| v + two_beta_sq).collect();
+        let b_min = b.iter().copied().fold(f64::INFINITY, f64::min);
+        if !(b_min > 0.0 && b_min.is_finite() && mu.iter().all(|m| m.is_finite())) {
+            return None;
+        }
+        let d: Vec<f64> = b.iter().map(|x| x - b_min).collect();
+        // lambda = ln(var + b_min): then var + b_q = e^lambda + d_q with d_q >= 0.
+        let lambda: Vec<f64> = var.iter().map(|v| (v + b_min).ln()).collect();
+        let lo = lambda.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = lambda.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !(lo.is_finite() && hi.is_finite()) {
+            return None;
+        }
+        let (centre, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
+        // The size of the sums of 1/c at lambda = x (real), the largest at the smallest x.
+        let r_sum = |x: f64| d.iter().map(|d| 1.0 / (x.exp() + d).sqrt()).sum::<f64>();
+        let degree = if half <= 1e-13 * centre.abs().max(1.0) {
+            0
+        } else {
+            // The ellipse inside |Im lambda| <= pi/2, where each term is bounded by 3.07 *
+            // 2^(1/4) times 1/c at the ellipse's leftmost real part (module documentation).
+            let rho = chebyshev::rho_for_strip(FRAC_PI_2 / half);
+            let x_min = centre - half * 0.5 * (rho + 1.0 / rho);
+            let bound = 3.07 * 2f64.powf(0.25) * r_sum(x_min);
+            chebyshev::degree_for(rho, bound, INTERPOLATION * r_sum(lo), MAX_DEGREE)?
+        };
+        // Each node costs about a table of n terms; the pairs cost n^2 / 2 pair terms.
+        if (degree + 1) * NODE_COST > n {
+            return None;
+        }
+        let (nodes, weights) = chebyshev::points_and_weights(degree);
+        let t: Vec<f64> = lambda
+            .iter()
+            .map(|l| {
+                if degree == 0 {
+                    0.0
+                } else {
+                    ((l - centre) / half).clamp(-1.0, 1.0)
+                }
+            })
+            .collect();
+        let hit: Vec<Option<usize>> = t
+            .iter()
+            .map(|&ti| nodes.iter().position(|&x| x == ti))
+            .collect();
+        // Per position: the barycentric numerator and denominator, or the value at its node.
+        let mut acc = vec![(0.0, 0.0); n];
+        let k = self.slope;
+        for (m, (&tm, &wm)) in nodes.iter().zip(&weights).enumerate() {
+            let u = (centre + half * tm).exp() - b_min;
+            let r: Vec<f64> = b.iter().map(|bq| 1.0 / (u + bq).sqrt()).collect();
+            let slopes: Vec<f64> = r.iter().map(|x| k * x).collect();
+            let s = shared::logistic_sums_at(
+                mu,
+                &shared::Terms {
+                    m: mu,
+                    s: &slopes,
+                    c: &r,
+                    d: None,
+                },
+            );
+            // 1/c of the positions placed worse (from the end, a sum of the terms), and of
+            // each tie block (the position itself included: its p = 1/2 cancels it in S).
+            let mut after = vec![0.0; n + 1];
+            for q in (0..n).rev() {
+                after[q] = after[q + 1] + r[q];
+            }
+            let mut tied = vec![0.0; n];
+            let mut i = 0;
+            while i < n {
+                let (start, end) = field.block[i];
+                let sum: f64 = r[start..end].iter().sum();
+                tied[start..end].fill(sum);
+                i = end;
+            }
+            acc.par_iter_mut().enumerate().for_each(|(i, a)| {
+                let g = after[field.block[i].1] + 0.5 * tied[i] - s[i].0;
+                match hit[i] {
+                    Some(j) if j == m => *a = (g, f64::NAN),
+                    Some(_) => {}
+                    None => {
+                        let c = wm / (t[i] - tm);
+                        a.0 += c * g;
+                        a.1 += c;
+                    }
+                }
+            });
+        }
+        Some(
+            acc.iter()
+                .zip(&hit)
+                .map(|(&(num, den), h)| if h.is_some() { num } else { num / den })
+                .collect(),
+        )
+    }
+}
+
 impl AllPairs for Bar {
     fn drift(&self) -> f64 {
         self.p.sig_drift
@@ -145,6 +289,16 @@ impl AllPairs for Bar {
         let k = self.slope;
         let n = field.len() as f64;
         if self.p.normalise {
+            let tabulated = self.tabulated(field, two_beta_sq);
+            if let Some(sums) = tabulated {
+                return (0..field.len())
+                    .map(|i| {
+                        let var_i = var[i];
+                        let delta = var_i / (4.0 * (var_i + two_beta_sq));
+                        (var_i * sums[i] / n, (1.0 - delta).max(self.p.kappa))
+                    })
+                    .collect();
+            }
             field.map(|i| {
                 let (mu_i, var_i) = (mu[i], var[i]);
                 let base = var_i + two_beta_sq;

@@ -281,7 +281,7 @@ impl Elo {
         let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
         let ones = vec![1.0; n];
         let expected: Vec<f64> = match self.curve {
-            Curve::Logistic => logistic_sums(&ratings, &ones, p.scale, p.exact)
+            Curve::Logistic => logistic_sums(&ratings, &ones, p.scale, p.exact, false)
                 .into_iter()
                 .map(|e| e.0)
                 .collect(),

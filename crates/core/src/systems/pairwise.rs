@@ -69,8 +69,15 @@ pub fn outcome(a: (u32, u32), b: (u32, u32)) -> f64 {
 /// `(sum over j != i of w_j f_ij, sum over j != i of w_j f_ij (1 - f_ij))`. Contests of
 /// [`TABULATE_FROM`] entries or more take the tabulated shared function (each sum with i's
 /// own term within [`shared::RELATIVE`] of itself) unless `exact`; smaller ones, and all
-/// with `exact`, are summed pair by pair.
-pub fn logistic_sums(r: &[f64], w: &[f64], scale: f64, exact: bool) -> Vec<(f64, f64)> {
+/// with `exact`, are summed pair by pair. Without `variances` the tabulated path leaves the
+/// second sum out (0).
+pub fn logistic_sums(
+    r: &[f64],
+    w: &[f64],
+    scale: f64,
+    exact: bool,
+    variances: bool,
+) -> Vec<(f64, f64)> {
     let n = r.len();
     if n >= TABULATE_FROM && !exact {
         let s = vec![LN_10 / scale; n];
@@ -80,7 +87,7 @@ pub fn logistic_sums(r: &[f64], w: &[f64], scale: f64, exact: bool) -> Vec<(f64,
                 m: r,
                 s: &s,
                 c: w,
-                d: w,
+                d: variances.then_some(w),
             },
         );
         // Less i's own term: f_ii = 1/2.
@@ -182,7 +189,7 @@ mod tests {
             .map(|i| 1500.0 + ((i * 7919) % 1000) as f64 - 500.0)
             .collect();
         let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64 * 0.25).collect();
-        let fast = logistic_sums(&r, &w, 400.0, true);
+        let fast = logistic_sums(&r, &w, 400.0, true, true);
         for i in [0, 1, 17, 700, 1499] {
             let (d1, d2) = direct_sums(&r, &w, 400.0, i);
             assert!((fast[i].0 - d1).abs() < 1e-9 * d1.abs().max(1.0), "{i}");
@@ -196,7 +203,7 @@ mod tests {
         r[0] = 1.0e6;
         r[1] = -1.0e6;
         let w = vec![1.0; 100];
-        let s = logistic_sums(&r, &w, 400.0, true);
+        let s = logistic_sums(&r, &w, 400.0, true, true);
         assert!(s.iter().all(|(a, b)| a.is_finite() && b.is_finite()));
         assert!((s[0].0 - 99.0).abs() < 1e-9);
         assert!(s[1].0.abs() < 1e-9);

@@ -140,7 +140,7 @@ impl PairwiseGlicko {
                 m: &field.mu,
                 s: qg,
                 c: g,
-                d: &g2,
+                d: Some(&g2),
             },
         );
         // Sums of g before each position and from it on (in place order).

@@ -212,7 +212,7 @@ impl Yuksel {
             let r: Vec<f64> = contest.entries().map(|e| rating(e.players)).collect();
             let gs: Vec<f64> = contest.entries().map(|e| self.g(phi(e.players))).collect();
             let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
-            let expected = logistic_sums(&r, &gs, self.p.scale, self.p.exact);
+            let expected = logistic_sums(&r, &gs, self.p.scale, self.p.exact, true);
             let scores = outcome_sums(&ranges, &gs);
             for (i, &u) in unit_of.iter().enumerate() {
                 units[u].f += w * (scores[i] - expected[i].0);
