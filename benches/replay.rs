@@ -76,10 +76,10 @@ fn bench_large_contest(c: &mut Criterion) {
         .collect();
     let w = vec![1.0; n];
     c.bench_function("pairwise logistic sums, 5000 entrants (exact)", |b| {
-        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, true));
+        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, true, true));
     });
     c.bench_function("pairwise logistic sums, 5000 entrants (tabulated)", |b| {
-        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, false));
+        b.iter(|| logistic_sums(black_box(&r), &w, 400.0, false, true));
     });
     let parts: Vec<Participant> = (0..n)
         .map(|i| Participant {
