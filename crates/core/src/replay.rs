@@ -835,14 +835,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         for (k, c) in round.contests().enumerate() {
             let replay_index = self.contests_done as usize + self.seen_contests + k;
             if replay_index >= self.warmup {
-                let game = gather(
-                    self.system,
-                    &self.states,
-                    (&self.known, &self.records),
-                    &c,
-                    self.opts.experienced_after,
-                    &mut self.buffers,
-                );
+                let game = self.gather(&c);
                 add_scores(
                     &c,
                     game,
@@ -855,6 +848,18 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             }
             self.rows_before(&c, replay_index, r);
         }
+    }
+
+    /// A contest's predictions into the buffers (see [`gather`]).
+    fn gather(&mut self, c: &Contest<'_>) -> Option<(f64, f64)> {
+        gather(
+            self.system,
+            &self.states,
+            (&self.known, &self.records),
+            c,
+            self.opts.experienced_after,
+            &mut self.buffers,
+        )
     }
 
     /// The history rows of a contest, with the ratings before it.
@@ -899,14 +904,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             return self.update(names, round, r);
         };
         self.rows_before(&c, replay_index, r);
-        let game = gather(
-            self.system,
-            &self.states,
-            (&self.known, &self.records),
-            &c,
-            self.opts.experienced_after,
-            &mut self.buffers,
-        );
+        let game = self.gather(&c);
         let system = self.system;
         let states = &mut self.states;
         let buffers = &mut self.buffers;
