@@ -37,6 +37,9 @@ pub fn degree_for(rho: f64, m: f64, tolerance: f64, max_degree: usize) -> Option
         return None;
     }
     let need = (4.0 * m / ((rho - 1.0) * tolerance)).ln() / rho.ln();
+    if need.is_nan() {
+        return None;
+    }
     let n = need.max(0.0).ceil() as usize;
     (n <= max_degree).then_some(n)
 }
@@ -101,5 +104,6 @@ mod tests {
             assert!(worst > tol / 1e3, "degree {}: {worst}", n - 2);
         }
         assert!(degree_for(rho, m, 1e-300, 50).is_none());
+        assert!(degree_for(rho, f64::NAN, 1e-10, 50).is_none());
     }
 }

@@ -96,8 +96,11 @@ pub fn beating_sums(t: &Normals, x: &[f64], s: &[f64], budget: f64) -> Option<Ve
         .map(|i| x[i] + reach(i))
         .fold(f64::NEG_INFINITY, f64::max);
     let nodes = ((hi - lo) / h).ceil() + 2.0;
-    // (Values are finite here, so nodes is too.)
-    if nodes * t.r.len() as f64 > budget {
+    // A spread so small that its square's reciprocal overflows gives h = 0, and a range near
+    // the largest doubles an infinite count: both are left to the pairs, as is any budget
+    // the table does not fit (a NaN budget fits nothing).
+    let fits = h > 0.0 && nodes.is_finite() && nodes * (t.r.len() as f64) <= budget;
+    if !fits {
         return None;
     }
     let t0 = lo - h;
@@ -239,6 +242,16 @@ mod tests {
         };
         assert!(beating_sums(&t, &r, &[1.0; 3], 10.0).is_none());
         assert!(beating_sums(&t, &r, &[f64::NAN; 3], f64::INFINITY).is_none());
+        assert!(beating_sums(&t, &r, &[1.0; 3], f64::NAN).is_none());
+        // A spread whose square's reciprocal overflows: no grid, not an endless one.
+        assert!(beating_sums(&t, &r, &[1.0, 1e-200, 1.0], f64::INFINITY).is_none());
+        let huge = [-1e308, 0.0, 1e308];
+        let t_huge = Normals {
+            r: &huge,
+            v: &[1.0; 3],
+            w: &w,
+        };
+        assert!(beating_sums(&t_huge, &huge, &[1.0; 3], f64::INFINITY).is_none());
         let sums = beating_sums(&t, &r, &[1.0; 3], f64::INFINITY).unwrap();
         // Against oneself: 1/2 each, plus the others.
         for (i, &b) in sums.iter().enumerate() {

@@ -94,7 +94,10 @@ pub fn logistic_sums(
         return sums
             .iter()
             .zip(w)
-            .map(|(&(s1, s2), &wi)| (s1 - 0.5 * wi, s2 - 0.25 * wi))
+            .map(|(&(s1, s2), &wi)| {
+                let s2 = if variances { s2 - 0.25 * wi } else { 0.0 };
+                (s1 - 0.5 * wi, s2)
+            })
             .collect();
     }
     if n < FAST_FROM {

@@ -999,7 +999,8 @@ impl<'a> Contest<'a> {
     /// terms themselves, in order, so that nothing cancels: the last block's win terms are
     /// exactly none); then each chunk's blocks, their members' node values computed a second
     /// time, the win terms after each block summed backwards through the chunk and the loss
-    /// terms before it forwards. Memory O(k (n / STREAM_CHUNK + STREAM_CHUNK)) instead of
+    /// terms before it forwards. Memory O(k (n / STREAM_CHUNK + threads * STREAM_CHUNK))
+    /// (each chunk at work holds three values per node for each of its blocks) instead of
     /// O(k n), for twice the node values. The chunks depend on the contest only, so the
     /// result does not depend on the threads.
     fn gaussian_streamed(&self, grid: &UniformGrid) -> Vec<f64> {
@@ -1215,8 +1216,6 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<[Vec<f64>; 4]> = const { std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
 }
 
-/// A buffer of `len` values reusing the memory of buffer `slot`; its contents are left over
-/// from earlier contests (every user overwrites all of it).
 /// The largest prefix table (values) of the Gaussian model's grid kept in memory (64 MB);
 /// larger fields are streamed.
 const TABLE_VALUES: usize = 1 << 23;
@@ -1224,6 +1223,8 @@ const TABLE_VALUES: usize = 1 << 23;
 /// Entries per chunk of a streamed Gaussian field.
 const STREAM_CHUNK: usize = 1024;
 
+/// A buffer of `len` values reusing the memory of buffer `slot`; its contents are left over
+/// from earlier contests (every user overwrites all of it).
 fn buffer(slot: usize, len: usize) -> Vec<f64> {
     let mut v = BUFFERS.with(|b| std::mem::take(&mut b.borrow_mut()[slot]));
     v.truncate(len);
