@@ -175,7 +175,7 @@ fn dry_run_streamed(
 ) -> anyhow::Result<crate::ingest::stream::Streamed> {
     let mut check = resume.map(|f| crate::state::AppliedCheck::new(&f.meta));
     // The names of the blocks before (each block names only its new players).
-    let mut names: Vec<String> = Vec::new();
+    let mut names = rate_batch_core::replay::NameList::default();
     let mut refused: Option<String> = None;
     let mut send = |block: History| {
         if let Some(check) = &mut check {
@@ -185,7 +185,7 @@ fn dry_run_streamed(
                     return false;
                 }
             }
-            names.extend_from_slice(block.names());
+            names.extend(block.names().iter().map(String::as_str));
         }
         true
     };

@@ -433,7 +433,7 @@ impl SystemVisitor for RunStream<'_, '_> {
 /// players named by the block (those new in it) or by `before` (those of earlier blocks).
 pub(crate) fn block_digests<'b>(
     block: &'b History,
-    before: &'b [String],
+    before: &'b rate_batch_core::replay::NameList,
 ) -> impl Iterator<Item = (crate::history::Contest<'b>, u64)> + 'b {
     let first = block.first_named();
     block.contests().map(move |c| {
