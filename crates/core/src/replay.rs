@@ -638,8 +638,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             }
             let first_row = run.rows.len();
             run.elapse(&round, r);
-            run.score_and_update(&self.names, round, r)?;
-            run.record(&round, first_row);
+            run.score_and_update(&self.names, round, r, first_row)?;
             run.report(observer, &round, r);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
@@ -922,15 +921,17 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
-    /// Steps 1 and 2. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
-    /// predictions are gathered first, then scored on one thread while the system rates the
-    /// round on the others (sorting a large contest's predictions is the replay's largest
-    /// serial step); the figures are the same either way.
+    /// Steps 1 to 3. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
+    /// predictions are gathered first, then scored and the players' records kept on one
+    /// thread while the system rates the round on the others (sorting a large contest's
+    /// predictions is the replay's largest serial step; neither touches the ratings); the
+    /// figures are the same either way.
     fn score_and_update(
         &mut self,
         names: &NameList,
         round: Round<'_>,
         r: usize,
+        first_row: usize,
     ) -> Result<(), Divergence> {
         let replay_index = self.contests_done as usize + self.seen_contests;
         let large = match round.contests().next() {
@@ -939,7 +940,9 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         };
         let Some(c) = large.filter(|_| replay_index >= self.warmup) else {
             self.score(&round, r);
-            return self.update(names, round, r);
+            self.update(names, round, r)?;
+            self.record(&round, first_row);
+            return Ok(());
         };
         self.rows_before(&c, replay_index, r);
         let game = self.gather(&c);
@@ -948,11 +951,18 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         let buffers = &mut self.buffers;
         let metrics = &mut self.metrics;
         let series = self.opts.series.then_some(&mut self.series);
+        let (records, known) = (&mut self.records, &mut self.known);
+        let participants = &self.participants;
         rayon::join(
-            || add_scores(&c, game, buffers, (metrics, series)),
+            || {
+                add_scores(&c, game, buffers, (metrics, series));
+                record_results(records, known, participants, &round);
+            },
             || system.update(round, states),
         );
-        self.check_runaway(names, Some(c), r)
+        self.check_runaway(names, Some(c), r)?;
+        self.fill_rows(first_row);
+        Ok(())
     }
 
     /// Step 2: the system rates the round; a rating that ran away stops the replay here.
@@ -980,34 +990,17 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     /// Step 3: the records of the round's players, and the ratings after it in its rows.
     fn record(&mut self, round: &Round<'_>, first_row: usize) {
-        for c in round.contests() {
-            for e in c.entries() {
-                for &p in e.players {
-                    let rec = &mut self.records[p as usize];
-                    rec.contests += 1;
-                    rec.last_time = if rec.contests == 1 {
-                        c.time()
-                    } else {
-                        rec.last_time.max(c.time())
-                    };
-                    let others = (c.len() - 1) as f64;
-                    let below = (c.len() - 1) as f64 - e.hi as f64;
-                    rec.push_result((below + 0.5 * (e.hi - e.lo) as f64) / others);
-                    // Alone in first place wins, a shared first place draws (a drawn game).
-                    if e.hi == 0 {
-                        rec.wins += 1;
-                    } else if e.lo == 0 {
-                        rec.draws += 1;
-                    } else {
-                        rec.losses += 1;
-                    }
-                }
-            }
-        }
-        for &p in &self.participants {
-            self.records[p as usize].rounds += 1;
-            self.known[p as usize] = true;
-        }
+        record_results(
+            &mut self.records,
+            &mut self.known,
+            &self.participants,
+            round,
+        );
+        self.fill_rows(first_row);
+    }
+
+    /// The ratings after the round in its history rows.
+    fn fill_rows(&mut self, first_row: usize) {
         for row in &mut self.rows[first_row..] {
             let st = &self.states[row.player as usize];
             let rating = self.system.rating(st);
@@ -1119,6 +1112,44 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 /// Calendar periods begun from period `from` to period `to`.
 fn periods_between(from: i64, to: i64) -> u32 {
     to.saturating_sub(from).clamp(0, u32::MAX as i64) as u32
+}
+
+/// The round's results in its players' records (contests, results, wins, draws, losses,
+/// rounds), and its players known from now on.
+fn record_results(
+    records: &mut [PlayerRecord],
+    known: &mut [bool],
+    participants: &[PlayerId],
+    round: &Round<'_>,
+) {
+    for c in round.contests() {
+        for e in c.entries() {
+            for &p in e.players {
+                let rec = &mut records[p as usize];
+                rec.contests += 1;
+                rec.last_time = if rec.contests == 1 {
+                    c.time()
+                } else {
+                    rec.last_time.max(c.time())
+                };
+                let others = (c.len() - 1) as f64;
+                let below = (c.len() - 1) as f64 - e.hi as f64;
+                rec.push_result((below + 0.5 * (e.hi - e.lo) as f64) / others);
+                // Alone in first place wins, a shared first place draws (a drawn game).
+                if e.hi == 0 {
+                    rec.wins += 1;
+                } else if e.lo == 0 {
+                    rec.draws += 1;
+                } else {
+                    rec.losses += 1;
+                }
+            }
+        }
+    }
+    for &p in participants {
+        records[p as usize].rounds += 1;
+        known[p as usize] = true;
+    }
 }
 
 /// The predictions to score in one contest: entries whose players all have a prior (a rated
