@@ -57,7 +57,8 @@
 pub mod performance;
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, pick_mut, update_each,
+    ParamError, Rating, RatingSystem, SystemKind, check_range, pick_mut, prefetch, update_each,
+    update_each_ahead,
 };
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
@@ -324,6 +325,16 @@ impl Factors {
                 .map(|k| product_factor(self.a[k], self.p[k], centre))
                 .collect();
             self.c_ok = self.c[self.start..].iter().all(|c| c.is_finite());
+        }
+    }
+
+    /// Starts loading the first cache line of each column the rating root reads.
+    #[inline(always)]
+    fn prefetch(&self) {
+        for col in [&self.p, &self.a, &self.mb, &self.w, &self.c] {
+            if let Some(x) = col.get(self.start) {
+                prefetch(x);
+            }
         }
     }
 
@@ -675,13 +686,19 @@ impl RatingSystem for EloMmr {
             .unwrap_or(0);
         // The participants' states, in place (no state is moved).
         let mut states: Vec<&mut MmrPlayer> = pick_mut(players, &ids);
-        update_each(&mut states, &drift, PARALLEL_FROM, |pl, &g2| {
-            let days = pl
-                .last_time
-                .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
-            self.diffuse(pl, g2 + self.p.drift_per_day * days);
-            pl.last_time = Some(time);
-        });
+        update_each_ahead(
+            &mut states,
+            &drift,
+            PARALLEL_FROM,
+            |pl| pl.factors.prefetch(),
+            |pl, &g2| {
+                let days = pl
+                    .last_time
+                    .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
+                self.diffuse(pl, g2 + self.p.drift_per_day * days);
+                pl.last_time = Some(time);
+            },
+        );
         // Performances of every contest from the post-diffusion priors.
         // Each player's performances: one per contest played in the round, in contest order
         // (a round of one contest: one each, kept flat).
@@ -736,9 +753,13 @@ impl RatingSystem for EloMmr {
             }
         }
         if single {
-            update_each(&mut states, &flat, PARALLEL_FROM, |pl, p| {
-                self.absorb(pl, std::slice::from_ref(p));
-            });
+            update_each_ahead(
+                &mut states,
+                &flat,
+                PARALLEL_FROM,
+                |pl| pl.factors.prefetch(),
+                |pl, p| self.absorb(pl, std::slice::from_ref(p)),
+            );
         } else {
             update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
                 self.absorb(pl, ps);
