@@ -123,30 +123,24 @@ fn choose_grid(
     points: usize,
 ) -> UniformGrid {
     let len = (hi - lo).max(1e-9);
-    let mut best: Option<(f64, UniformGrid)> = None;
-    for q in [8, 12, 16, 20, 24] {
+    let spacing = |q: usize| {
         // Start from the spacing the bound allows without the reach factor, and shrink it
         // until the whole bound holds.
         let probe = UniformGrid::new(0.0, 1.0, 1.0, q);
         let mut h = UniformGrid::spacing_for(q, strip, 2.0, RELATIVE).min(len);
-        let mut ok = false;
         for _ in 0..200 {
             if relative_bound(&probe, h, strip, s_max, terms) <= RELATIVE {
-                ok = true;
-                break;
+                return Some(h);
             }
             h *= 0.9;
         }
-        if !ok {
-            continue;
-        }
-        let nodes = len / h + q as f64;
-        let cost = nodes * terms as f64 * 2.0 + (points * q * 2) as f64;
-        if best.as_ref().is_none_or(|b| cost < b.0) {
-            best = Some((cost, UniformGrid::new(lo, hi, h, q)));
-        }
-    }
-    best.map_or_else(|| UniformGrid::new(lo, hi, len / 1e6, 24), |b| b.1)
+        None
+    };
+    let cost = |q: usize, nodes: f64| nodes * terms as f64 * 2.0 + (points * q * 2) as f64;
+    UniformGrid::cheapest(len, spacing, cost).map_or_else(
+        || UniformGrid::new(lo, hi, len / 1e6, 24),
+        |(q, h)| UniformGrid::new(lo, hi, h, q),
+    )
 }
 
 /// Rounding of a node value, relative to itself, for a table of `terms` rows: each term

@@ -162,6 +162,29 @@ impl UniformGrid {
         self.lebesgue
     }
 
+    /// Of the stencils of 8 to 24 nodes, the one, with its spacing, whose grid over a range
+    /// of length `len` costs least: `spacing(q)` is the spacing a stencil of q nodes needs
+    /// (`None` when it cannot meet its bound; at most `len` is used), `cost(q, nodes)` what
+    /// such a grid costs. `None` when no stencil can.
+    pub fn cheapest(
+        len: f64,
+        spacing: impl Fn(usize) -> Option<f64>,
+        cost: impl Fn(usize, f64) -> f64,
+    ) -> Option<(usize, f64)> {
+        let mut best: Option<(f64, usize, f64)> = None;
+        for q in [8, 12, 16, 20, 24] {
+            let Some(h) = spacing(q) else {
+                continue;
+            };
+            let h = h.min(len);
+            let c = cost(q, len / h + q as f64);
+            if best.is_none_or(|b| c < b.0) {
+                best = Some((c, q, h));
+            }
+        }
+        best.map(|(_, q, h)| (q, h))
+    }
+
     /// The largest spacing whose bound meets `target` with stencils of q nodes.
     pub fn spacing_for(q: usize, strip: f64, bound: f64, target: f64) -> f64 {
         strip * (target / (bound * constants(q).0)).powf(1.0 / q as f64)

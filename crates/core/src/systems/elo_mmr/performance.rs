@@ -499,16 +499,12 @@ impl<'a> Contest<'a> {
     ) -> UniformGrid {
         let len = (hi - lo).max(1e-6);
         let pad = len * 1e-9 + 1e-6;
-        let mut best: Option<(f64, usize, f64)> = None;
-        for q in [8, 12, 16, 20, 24] {
-            let h = UniformGrid::spacing_for(q, strip, bound, target).min(len);
-            let nodes = len / h + q as f64;
-            let cost = nodes * terms as f64 + (roots * q * 12) as f64;
-            if best.is_none_or(|b| cost < b.0) {
-                best = Some((cost, q, h));
-            }
-        }
-        let (_, q, h) = best.expect("some stencil");
+        let (q, h) = UniformGrid::cheapest(
+            len,
+            |q| Some(UniformGrid::spacing_for(q, strip, bound, target)),
+            |q, nodes| nodes * terms as f64 + (roots * q * 12) as f64,
+        )
+        .expect("every stencil has a spacing");
         UniformGrid::new(lo - pad, hi + pad, h, q)
     }
 
