@@ -133,74 +133,16 @@ pub struct StateMeta {
     pub skip_all_tied: bool,
 }
 
-/// The meta part as versions 2 and 3 wrote it.
-#[derive(Deserialize)]
-struct StateMetaV3 {
-    system: String,
-    params: String,
-    period: String,
-    decay_per_day: f64,
-    experienced_after: u32,
-    players: Vec<String>,
-    watermark: Option<(i64, Option<String>)>,
-    applied: Vec<u64>,
-    history_rows: u64,
-    pending: Vec<u64>,
-    open_from: Option<i64>,
-    closed_series: Vec<String>,
-}
-
-impl From<StateMetaV3> for StateMeta {
-    fn from(v: StateMetaV3) -> Self {
-        StateMeta {
-            system: v.system,
-            params: v.params,
-            period: v.period,
-            decay_per_day: v.decay_per_day,
-            experienced_after: v.experienced_after,
-            players: v.players,
-            watermark: v.watermark,
-            applied: v.applied,
-            history_rows: v.history_rows,
-            pending: v.pending,
-            open_from: v.open_from,
-            closed_series: v.closed_series,
-            skip_all_tied: false,
-        }
-    }
-}
-
-/// The meta part as version 1 wrote it.
-#[derive(Deserialize)]
-struct StateMetaV1 {
-    system: String,
-    params: String,
-    period: String,
-    decay_per_day: f64,
-    experienced_after: u32,
-    players: Vec<String>,
-    watermark: Option<(i64, Option<String>)>,
-    applied: Vec<u64>,
-    history_rows: u64,
-}
-
-impl From<StateMetaV1> for StateMeta {
-    fn from(v: StateMetaV1) -> Self {
-        StateMetaV3 {
-            system: v.system,
-            params: v.params,
-            period: v.period,
-            decay_per_day: v.decay_per_day,
-            experienced_after: v.experienced_after,
-            players: v.players,
-            watermark: v.watermark,
-            applied: v.applied,
-            history_rows: v.history_rows,
-            pending: Vec::new(),
-            open_from: None,
-            closed_series: Vec::new(),
-        }
-        .into()
+/// Zero bytes that turn a meta of an older version into the current one: each version added
+/// fields at the end only, and postcard writes every added field's default (an empty list,
+/// `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
+/// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
+/// last. A new version that adds a field with a default encoded otherwise needs its own rule.
+fn meta_padding(version: u32) -> usize {
+    match version {
+        1 => 4,
+        2 | 3 => 1,
+        _ => 0,
     }
 }
 
@@ -265,17 +207,9 @@ impl StateFile {
             .get(20..20usize.saturating_add(len))
             .ok_or("the state file is truncated")?;
         let damaged = |e: postcard::Error| format!("damaged state file: {e}");
-        let meta: StateMeta = if version == 1 {
-            postcard::from_bytes::<StateMetaV1>(head)
-                .map_err(damaged)?
-                .into()
-        } else if version <= 3 {
-            postcard::from_bytes::<StateMetaV3>(head)
-                .map_err(damaged)?
-                .into()
-        } else {
-            postcard::from_bytes(head).map_err(damaged)?
-        };
+        let mut head = head.to_vec();
+        head.resize(head.len() + meta_padding(version), 0);
+        let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
         Ok(StateFile {
             meta,
             body: all[20 + len..].to_vec(),
