@@ -1002,15 +1002,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
         }
         Command::Simulate {
             scenario: Scenario::SynthSmall(args),
-        } => {
-            let (out, truth) = args.paths("synth-small");
-            crate::jobs::lab::synth(
-                &args.config(simulate::SynthConfig::small()),
-                &out,
-                &truth,
-                stdout,
-            )
-        }
+        } => synth(&args, "synth-small", simulate::SynthConfig::small(), stdout),
         Command::Simulate {
             scenario: Scenario::YukselPopulation(args),
         } => crate::jobs::lab::population(&args.job()?, stdout),
@@ -1026,27 +1018,23 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
         } => crate::jobs::lab::single(shape, games, random_opponents, seed, &out, stdout),
         Command::Simulate {
             scenario: Scenario::SynthLarge(args),
-        } => {
-            let (out, truth) = args.paths("synth-large");
-            crate::jobs::lab::synth(
-                &args.config(simulate::SynthConfig::large()),
-                &out,
-                &truth,
-                stdout,
-            )
-        }
+        } => synth(&args, "synth-large", simulate::SynthConfig::large(), stdout),
         Command::Simulate {
             scenario: Scenario::Crowd(args),
-        } => {
-            let (out, truth) = args.paths("crowd");
-            crate::jobs::lab::synth(
-                &args.config(simulate::SynthConfig::crowd()),
-                &out,
-                &truth,
-                stdout,
-            )
-        }
+        } => synth(&args, "crowd", simulate::SynthConfig::crowd(), stdout),
     }
+}
+
+/// `simulate synth-small | synth-large | crowd`: the preset `base` with the arguments given,
+/// written to the scenario's default paths unless named.
+fn synth(
+    args: &SynthArgs,
+    name: &str,
+    base: simulate::SynthConfig,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let (out, truth) = args.paths(name);
+    crate::jobs::lab::synth(&args.config(base), &out, &truth, stdout)
 }
 
 #[cfg(test)]
