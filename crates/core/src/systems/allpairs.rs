@@ -128,6 +128,26 @@ impl Field {
         self.mu.is_empty()
     }
 
+    /// For every position i, the sums of `w` over the positions placed worse than i and over
+    /// i's tie block (i itself included), each summed term by term (no difference of
+    /// running sums): what a tabulated update needs of the places.
+    pub fn worse_and_tied(&self, w: &[f64]) -> Vec<(f64, f64)> {
+        let n = self.len();
+        let mut after = vec![0.0; n + 1];
+        for q in (0..n).rev() {
+            after[q] = after[q + 1] + w[q];
+        }
+        let mut out = vec![(0.0, 0.0); n];
+        let mut i = 0;
+        while i < n {
+            let (start, end) = self.block[i];
+            let tied: f64 = w[start..end].iter().sum();
+            out[start..end].fill((after[end], tied));
+            i = end;
+        }
+        out
+    }
+
     /// `f(i)` for every position, in parallel for large fields; each value is computed on its
     /// own, so the results do not depend on the number of threads.
     pub fn map<T: Send>(&self, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {

@@ -240,22 +240,12 @@ impl Bar {
                     d: None,
                 },
             );
-            // 1/c of the positions placed worse (from the end, a sum of the terms), and of
-            // each tie block (the position itself included: its p = 1/2 cancels it in S).
-            let mut after = vec![0.0; n + 1];
-            for q in (0..n).rev() {
-                after[q] = after[q + 1] + r[q];
-            }
-            let mut tied = vec![0.0; n];
-            let mut i = 0;
-            while i < n {
-                let (start, end) = field.block[i];
-                let sum: f64 = r[start..end].iter().sum();
-                tied[start..end].fill(sum);
-                i = end;
-            }
+            // 1/c of the positions placed worse, and of each tie block (the position itself
+            // included: its p = 1/2 cancels it in S).
+            let places = field.worse_and_tied(&r);
             acc.par_iter_mut().enumerate().for_each(|(i, a)| {
-                let g = after[field.block[i].1] + 0.5 * tied[i] - s[i].0;
+                let (worse, tied) = places[i];
+                let g = worse + 0.5 * tied - s[i].0;
                 match hit[i] {
                     Some(j) if j == m => *a = (g, f64::NAN),
                     Some(_) => {}

@@ -143,21 +143,13 @@ impl PairwiseGlicko {
                 d: Some(&g2),
             },
         );
-        // Sums of g before each position and from it on (in place order).
-        let mut before = vec![0.0; n + 1];
-        for j in 0..n {
-            before[j + 1] = before[j] + g[j];
-        }
-        let mut after = vec![0.0; n + 1];
-        for j in (0..n).rev() {
-            after[j] = after[j + 1] + g[j];
-        }
+        // Sums of g over the positions placed worse and tied (in place order).
+        let places = field.worse_and_tied(g);
         let count = n as f64;
         (0..n)
             .map(|i| {
-                let (start, end) = field.block[i];
-                let won = after[end];
-                let tied = (before[end] - before[start]) - g[i];
+                let (won, block) = places[i];
+                let tied = block - g[i];
                 // Less i's own terms: E_ii = 1/2.
                 let expected = sums[i].0 - 0.5 * g[i];
                 let sum = won + 0.5 * tied - expected;
