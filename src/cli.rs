@@ -214,6 +214,12 @@ pub struct RunArgs {
     /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
     #[arg(long)]
     pub skip_all_tied: bool,
+    /// Fix the leaderboard's scale with a player's rating, NAME=RATING (repeatable): every
+    /// rating is shifted by the same amount, so that the anchors' mean matches the mean of
+    /// the ratings given (one anchor: exactly). The rating history keeps the system's own
+    /// scale.
+    #[arg(long, value_name = "NAME=RATING")]
+    pub anchor: Vec<String>,
 }
 
 impl RunArgs {
@@ -234,11 +240,27 @@ impl RunArgs {
     }
 
     /// The leaderboard options.
-    pub fn leaderboard(&self) -> LeaderboardOptions {
-        LeaderboardOptions {
+    pub fn leaderboard(&self) -> Result<LeaderboardOptions, UsageError> {
+        let mut anchors = Vec::with_capacity(self.anchor.len());
+        for a in &self.anchor {
+            let parsed = a.rsplit_once('=').and_then(|(name, r)| {
+                let r: f64 = r.trim().parse().ok()?;
+                (r.is_finite() && !name.trim().is_empty()).then(|| (name.trim().to_string(), r))
+            });
+            match parsed {
+                Some(p) => anchors.push(p),
+                None => {
+                    return Err(UsageError(format!(
+                        "--anchor `{a}` is not of the form NAME=RATING (a finite number)"
+                    )));
+                }
+            }
+        }
+        Ok(LeaderboardOptions {
             min_rounds: self.min_rounds,
             rank_by: self.rank_by,
-        }
+            anchors,
+        })
     }
 }
 
@@ -449,6 +471,9 @@ pub struct SystemParams {
     /// contest.
     #[arg(long)]
     pub tau: Option<f64>,
+    /// The prior's standard deviation, in rating points (Bradley-Terry).
+    #[arg(long)]
+    pub prior_sd: Option<f64>,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
@@ -558,6 +583,7 @@ impl SystemParams {
         num("drift_per_day", self.drift_per_day);
         num("c", self.c);
         num("tau", self.tau);
+        num("prior_sd", self.prior_sd);
         if let Some(message) = bad {
             return Err(message);
         }
@@ -826,7 +852,7 @@ impl ReplayArgs {
             system: self.system,
             params: self.params.to_map().map_err(UsageError)?,
             initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard(),
+            leaderboard: self.run.leaderboard()?,
             out: self.run.out.clone(),
             history_format: self.run.history_format.unwrap_or(HistoryFormat::Csv),
             top: self.top,
@@ -856,7 +882,7 @@ impl CompareArgs {
             systems,
             params,
             initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard(),
+            leaderboard: self.run.leaderboard()?,
             out: self.run.out.clone(),
             history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
             report: self.run.report,

@@ -408,6 +408,24 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
         .iter()
         .map(|k| k.name())
     {
+        if system == "bt" {
+            // Bradley-Terry takes standings of at most 1,000 as their pairs; its parallel
+            // passes begin at 8,192 players: a pool of games.
+            let pool = dir.path().join("pool.csv");
+            let o = rate_batch(&[
+                "simulate",
+                "pool",
+                "--players",
+                "10000",
+                "--games",
+                "40000",
+                "--out",
+                pool.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", texts(&o).1);
+            same_on_one_and_two_threads(dir.path(), &pool, &["--system", system]);
+            continue;
+        }
         same_on_one_and_two_threads(dir.path(), &solo, &["--system", system]);
         same_on_one_and_two_threads(dir.path(), &teams, &["--system", system]);
     }
@@ -465,4 +483,71 @@ fn non_finite_ratings_are_an_error_not_an_output() {
         texts(&o).1
     );
     assert!(!out.join("leaderboard.csv").exists());
+}
+
+/// `--anchor` shifts every rating of the leaderboard by one amount (the anchors' mean given
+/// less their mean fitted), so every difference stays; an anchor not rated is refused, and so
+/// is Bradley-Terry without a prior.
+#[test]
+fn anchors_shift_every_rating_alike() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n1,ann,bob,1\n2,bob,cy,1\n3,cy,ann,0\n4,ann,cy,1/2-1/2\n5,dee,bob,0\n",
+    );
+    let ratings = |out: &std::path::Path| -> Vec<(String, f64)> {
+        let mut rows: Vec<(String, f64)> = read_csv(&out.join("leaderboard.csv"))[1..]
+            .iter()
+            .map(|r| (r[1].clone(), r[2].parse().unwrap()))
+            .collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        rows
+    };
+    let plain = dir.path().join("plain");
+    replay_ok(&games, &plain, &["--system", "bt"]);
+    let one = dir.path().join("one");
+    replay_ok(&games, &one, &["--system", "bt", "--anchor", "bob=1000"]);
+    let two = dir.path().join("two");
+    replay_ok(
+        &games,
+        &two,
+        &[
+            "--system", "bt", "--anchor", "bob=1000", "--anchor", "cy=1100",
+        ],
+    );
+    let (p, o, t) = (ratings(&plain), ratings(&one), ratings(&two));
+    let bob = p.iter().find(|r| r.0 == "bob").unwrap().1;
+    let cy = p.iter().find(|r| r.0 == "cy").unwrap().1;
+    let shift_two = (1000.0 - bob + 1100.0 - cy) / 2.0;
+    for ((a, b), c) in p.iter().zip(&o).zip(&t) {
+        assert!((b.1 - a.1 - (1000.0 - bob)).abs() < 1e-9, "{a:?} {b:?}");
+        assert!((c.1 - a.1 - shift_two).abs() < 1e-9, "{a:?} {c:?}");
+    }
+    assert_eq!(o.iter().find(|r| r.0 == "bob").unwrap().1, 1000.0);
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--system",
+        "bt",
+        "--anchor",
+        "zed=1000",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("--anchor `zed`"), "{}", texts(&o).1);
+    assert!(!dir.path().join("x").exists());
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--system",
+        "bt",
+        "--prior-sd",
+        "0",
+        "--out",
+        dir.path().join("y").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("bt needs a prior"), "{}", texts(&o).1);
 }

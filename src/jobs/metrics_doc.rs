@@ -15,6 +15,10 @@ pub(crate) struct MetricsDocument<'a> {
     pub(crate) params: &'a serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) method: Option<&'a str>,
+    /// What the system fitted beside the ratings (Bradley-Terry's advantage and tie
+    /// parameter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fitted: Option<&'a serde_json::Value>,
     pub(crate) input: InputSummary<'a>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
@@ -87,6 +91,7 @@ pub(crate) fn document<'a>(
         system: result.system,
         params: &result.params,
         method: result.method.as_deref(),
+        fitted: result.fitted.as_ref(),
         input: InputSummary {
             source: &history.source,
             contests: totals.contests,

@@ -135,6 +135,14 @@ pub fn replay_system(
     if loaded.truth.is_some() {
         write_rmse(staged, &rmse)?;
     }
+    let mut result = result;
+    let shift = output::anchor_shift(history, &result, job.leaderboard).map_err(UsageError)?;
+    if shift != 0.0 {
+        for r in &mut result.ratings {
+            r.mean += shift;
+            r.display += shift;
+        }
+    }
     let rows = output::leaderboard_rows(history, &result, job.leaderboard);
     staged
         .write("leaderboard.csv", |w| {

@@ -22,5 +22,7 @@ pub use metrics::write_metrics;
 pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, write_one,
 };
-pub use table::{LeaderRow, LeaderboardOptions, RankBy, leaderboard_rows, print_summary};
+pub use table::{
+    LeaderRow, LeaderboardOptions, RankBy, anchor_shift, leaderboard_rows, print_summary,
+};
 pub(crate) use text::csv_field;

@@ -40,6 +40,32 @@ pub struct LeaderboardOptions {
     pub min_rounds: u32,
     /// The order.
     pub rank_by: RankBy,
+    /// `--anchor`: players whose given ratings fix the scale's offset (name, rating).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub anchors: Vec<(String, f64)>,
+}
+
+/// The shift that `--anchor` applies to every rating: the mean of the anchors' given ratings
+/// less the mean of their ratings (0 without anchors); an anchor not among the players is an
+/// error naming it.
+pub fn anchor_shift(
+    history: &History,
+    result: &ReplayResult,
+    opts: &LeaderboardOptions,
+) -> Result<f64, String> {
+    if opts.anchors.is_empty() {
+        return Ok(0.0);
+    }
+    let index = crate::history::NameIndex::new(history.names());
+    let mut sum = 0.0;
+    for (name, given) in &opts.anchors {
+        let id = index
+            .find(name)
+            .filter(|&p| result.records[p as usize].contests > 0)
+            .ok_or_else(|| format!("--anchor `{name}`: no player of that name was rated"))?;
+        sum += given - result.ratings[id as usize].mean;
+    }
+    Ok(sum / opts.anchors.len() as f64)
 }
 
 /// Players rated in at least `min_rounds` rounds (and at least one), best first by the chosen

@@ -267,10 +267,20 @@ pub struct Divergence {
     pub player: String,
     /// What ran away and its value (`rating 4.93e15`).
     pub value: String,
+    /// Why the system refused the round, when it did not run away but cannot rate it
+    /// ([`RatingSystem::refuses`]); `player` and `value` are then empty.
+    pub refused: Option<String>,
 }
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(why) = &self.refused {
+            return write!(
+                f,
+                "{} cannot rate round {} (contest {}): {why}",
+                self.system, self.round, self.contest
+            );
+        }
         write!(
             f,
             "{} diverged in round {} (contest {}): `{}`'s {} is beyond ±{:e}, where no real \
@@ -291,6 +301,8 @@ pub struct ReplayResult {
     pub params: serde_json::Value,
     /// How it computed its updates, where it has a choice ([`RatingSystem::method`]).
     pub method: Option<String>,
+    /// What the system fitted beside the ratings ([`RatingSystem::fitted`]).
+    pub fitted: Option<serde_json::Value>,
     /// Final rating of every player (by id).
     pub ratings: Vec<Rating>,
     /// Record of every player (by id).
@@ -676,6 +688,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             snap.last_applied = self.last_applied.take();
             self.snapshot = Some(snap);
         }
+        run.system.settle(&mut run.states);
         let end = run.opts.as_of.or(self.end);
         run.elapse_to_end(&self.names, end, self.rounds)?;
         let elapsed = self.start.elapsed();
@@ -933,6 +946,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         r: usize,
         first_row: usize,
     ) -> Result<(), Divergence> {
+        self.check_refused(round, r)?;
         let replay_index = self.contests_done as usize + self.seen_contests;
         let large = match round.contests().next() {
             Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
@@ -962,6 +976,24 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         );
         self.check_runaway(names, Some(c), r)?;
         self.fill_rows(first_row);
+        Ok(())
+    }
+
+    /// A contest of the round the system cannot rate stops the replay before it.
+    fn check_refused(&self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+        for c in round.contests() {
+            if let Some(why) = self.system.refuses(&c) {
+                let mut d = self.diverged(
+                    &NameList::default(),
+                    usize::MAX,
+                    self.rounds_done + r as u64,
+                    String::new(),
+                    Some(&c),
+                );
+                d.refused = Some(why);
+                return Err(d);
+            }
+        }
         Ok(())
     }
 
@@ -1085,8 +1117,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     )
                 },
             ),
-            player: names[p].to_string(),
+            player: if p < names.len() {
+                names[p].to_string()
+            } else {
+                String::new()
+            },
             value,
+            refused: None,
         }
     }
 
@@ -1096,6 +1133,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             system: system.name(),
             params: system.params(),
             method: system.method(),
+            fitted: system.fitted(&self.states),
             ratings: self.states.iter().map(|s| system.rating(s)).collect(),
             records: self.records,
             history: Vec::new(),

@@ -64,8 +64,10 @@ fn rates_ties(kind: SystemKind) -> bool {
         SystemKind::Bar | SystemKind::PairwiseGlicko => false,
         // A tie is half a win and half a loss (Elo family, Glicko, Glicko-2, Yuksel,
         // TrueSkill's draw), a shared place (Codeforces, Topcoder), or a tie term of the
-        // performance (Elo-MMR, Elo-MMchi): players of different ratings move together.
+        // performance (Elo-MMR, Elo-MMchi), or a tie in Bradley-Terry's counts: players of
+        // different ratings move together.
         SystemKind::Elo
+        | SystemKind::Bt
         | SystemKind::EloGaussian
         | SystemKind::Yuksel
         | SystemKind::EloMmr

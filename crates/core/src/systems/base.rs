@@ -3,7 +3,7 @@
 //! systems import this module, the registry (`systems/mod.rs`) imports the systems: the arrows
 //! run one way.
 
-use crate::history::{PlayerId, Round};
+use crate::history::{Contest, PlayerId, Round};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -93,6 +93,33 @@ pub trait RatingSystem: Sync {
     /// their own per-period growth (Glicko's `c^2`, Glicko-2's volatility for periods without
     /// games); the rating does not change. Systems without an uncertainty ignore it.
     fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
+
+    /// Why the system cannot rate a contest, if it cannot (Bradley-Terry's pairs from a
+    /// standings larger than it takes): checked by the replay before each round is rated,
+    /// which then stops with this reason.
+    fn refuses(&self, _contest: &Contest<'_>) -> Option<String> {
+        None
+    }
+
+    /// Brings every state up to date after the last round: a system that refits all players
+    /// on a schedule (Bradley-Terry) fits once more on the whole history. Called once by the
+    /// replay at its end, after the snapshot for `--save-state` was taken and before the
+    /// leaderboard is read.
+    fn settle(&self, _players: &mut [Self::Player]) {}
+
+    /// Whether [`RatingSystem::update`] reads and changes every player's state, not only the
+    /// round's participants' (a fit on the whole history: Bradley-Terry): a caller that rates
+    /// with copies of the participants' states alone (the [`crate::rater::Rater`]) must hand
+    /// it all of them instead.
+    fn rates_everyone(&self) -> bool {
+        false
+    }
+
+    /// What the system fitted to the whole history beside the ratings (a first-side
+    /// advantage, a draw parameter), for `metrics.json`.
+    fn fitted(&self, _players: &[Self::Player]) -> Option<Value> {
+        None
+    }
 }
 
 /// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
@@ -142,6 +169,18 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn elapse(&self, p: &mut Self::Player, periods: u32, variance: f64) {
         (*self).elapse(p, periods, variance);
+    }
+    fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
+        (*self).refuses(contest)
+    }
+    fn settle(&self, players: &mut [Self::Player]) {
+        (*self).settle(players);
+    }
+    fn fitted(&self, players: &[Self::Player]) -> Option<Value> {
+        (*self).fitted(players)
+    }
+    fn rates_everyone(&self) -> bool {
+        (*self).rates_everyone()
     }
 }
 

@@ -52,6 +52,10 @@ macro_rules! registry_table {
             /// TrueSkill (Herbrich, Minka, Graepel 2007): two-player, free-for-all and teams.
             TrueSkill = "trueskill" => trueskill::TrueSkill::new,
                 grid ["tau": [25.0 / 300.0, 0.25, 0.5, 25.0 / 30.0], "draw_probability": [0.0, 0.01, 0.1]];
+            /// Bradley-Terry by maximum a posteriori on all games so far, refitted weekly for
+            /// honest predictions; ties half a win or Davidson's, a first-side advantage.
+            Bt = "bt" => bt::Bt::new,
+                grid ["prior_sd": [100.0, 200.0, 400.0, 800.0, 1600.0]];
         }
     };
 }
@@ -60,6 +64,7 @@ pub mod base;
 
 pub mod allpairs;
 pub mod bar;
+pub mod bt;
 pub mod codeforces;
 pub mod elo;
 pub mod elo_mmr;
@@ -72,6 +77,7 @@ pub mod trueskill;
 pub mod yuksel;
 
 pub use bar::{Bar, BarParams};
+pub use bt::{Bt, BtParams};
 pub use codeforces::{Codeforces, CodeforcesParams};
 pub use elo::{Elo, EloGaussianParams, EloParams};
 pub use elo_mmr::{EloMmr, EloMmrParams, EloMmxParams};
