@@ -220,6 +220,18 @@ pub struct RunArgs {
     /// scale.
     #[arg(long, value_name = "NAME=RATING")]
     pub anchor: Vec<String>,
+    /// Bootstrap intervals from N replicates (e.g. 200): the metrics' in metrics.json (and
+    /// compare's table); with replay also each player's rating and rank intervals and tie
+    /// group in leaderboard.csv (the history replayed once per replicate, whole contests
+    /// counted Poisson(1) times).
+    #[arg(long, value_name = "N")]
+    pub ci: Option<u32>,
+    /// The share of the bootstrap distribution the intervals cover.
+    #[arg(long, default_value_t = 0.95, value_name = "LEVEL")]
+    pub ci_level: f64,
+    /// The seed of the bootstrap's counts (the same seed gives the same intervals).
+    #[arg(long, default_value_t = 1, value_name = "SEED")]
+    pub ci_seed: u64,
 }
 
 impl RunArgs {
@@ -235,8 +247,32 @@ impl RunArgs {
                 .map(|t| as_of_cutoff(t, times))
                 .transpose()?,
             skip_all_tied: self.skip_all_tied,
+            keep_scores: self.ci.is_some(),
             ..ReplayOptions::default()
         })
+    }
+
+    /// `--ci`, `--ci-level`, `--ci-seed`.
+    pub fn ci(&self) -> Result<Option<crate::bootstrap::CiOptions>, UsageError> {
+        let Some(replicates) = self.ci else {
+            return Ok(None);
+        };
+        if !(2..=100_000).contains(&replicates) {
+            return Err(UsageError(format!(
+                "--ci {replicates}: the replicates must be between 2 and 100000"
+            )));
+        }
+        if !(self.ci_level > 0.0 && self.ci_level < 1.0) {
+            return Err(UsageError(format!(
+                "--ci-level {}: the level must lie strictly between 0 and 1",
+                self.ci_level
+            )));
+        }
+        Ok(Some(crate::bootstrap::CiOptions {
+            replicates,
+            level: self.ci_level,
+            seed: self.ci_seed,
+        }))
     }
 
     /// The leaderboard options.
@@ -865,6 +901,7 @@ impl ReplayArgs {
             truth: self.run.truth.clone(),
             stream: self.stream.stream,
             stream_block: self.stream.stream_block.max(1),
+            ci: self.run.ci()?,
         })
     }
 }
@@ -891,6 +928,7 @@ impl CompareArgs {
             truth: self.run.truth.clone(),
             stream: self.stream.stream,
             stream_block: self.stream.stream_block.max(1),
+            ci: self.run.ci()?,
         })
     }
 }

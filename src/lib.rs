@@ -9,7 +9,7 @@
 //! and `cli` only parses arguments.
 
 pub use rate_batch_core::{
-    history, matchmake, metrics, numeric, rater, replay, state, systems, time, truth,
+    bootstrap, history, matchmake, metrics, numeric, rater, replay, state, systems, time, truth,
 };
 
 pub mod cli;

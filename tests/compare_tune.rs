@@ -241,3 +241,62 @@ fn tune_with_periods_never_sees_past_its_slice() {
     // nothing: that day is not part of the slice.
     assert_eq!(tune("a.csv", &make(usize::MAX)), tune("b.csv", &make(16)));
 }
+
+/// `compare --ci`: every metric's interval per system, one best system per metric, the
+/// others marked indistinguishable or worse, in compare.csv and the printed table.
+#[test]
+fn compare_with_intervals_marks_the_best_per_metric() {
+    let dir = TempDir::new().unwrap();
+    let league = dir.path().join("league.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "league",
+        "--players",
+        "12",
+        "--out",
+        league.to_str().unwrap(),
+        "--truth",
+        dir.path().join("truth.csv").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let out = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        league.to_str().unwrap(),
+        "--systems",
+        "elo,glicko,bt",
+        "--ci",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("`*`: the best system"), "{stdout}");
+    let table = read_csv(&out.join("compare.csv"));
+    let col = |name: &str| table[0].iter().position(|h| h == name).unwrap();
+    for metric in ["pair_inversion_all", "log_loss", "brier", "accuracy"] {
+        let marks: Vec<&str> = table[1..]
+            .iter()
+            .map(|r| r[col(&format!("{metric}_versus_best"))].as_str())
+            .collect();
+        assert_eq!(
+            marks.iter().filter(|m| **m == "best").count(),
+            1,
+            "{metric}: {marks:?}"
+        );
+        assert!(
+            marks
+                .iter()
+                .all(|m| ["best", "indistinguishable", "worse"].contains(m)),
+            "{marks:?}"
+        );
+        for r in &table[1..] {
+            let (lo, hi): (f64, f64) = (
+                r[col(&format!("{metric}_lo"))].parse().unwrap(),
+                r[col(&format!("{metric}_hi"))].parse().unwrap(),
+            );
+            assert!(lo <= hi, "{metric} {r:?}");
+        }
+    }
+}

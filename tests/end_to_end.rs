@@ -551,3 +551,77 @@ fn anchors_shift_every_rating_alike() {
     assert_eq!(o.status.code(), Some(2));
     assert!(texts(&o).1.contains("bt needs a prior"), "{}", texts(&o).1);
 }
+
+/// `--ci`: the leaderboard's rating and rank intervals and tie groups, and the metrics'
+/// intervals, the same bytes on one and two threads and from run to run; a different seed
+/// gives other intervals; a streamed input is refused.
+#[test]
+fn bootstrap_intervals_are_deterministic_and_well_formed() {
+    let dir = TempDir::new().unwrap();
+    let league = dir.path().join("league.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "league",
+        "--players",
+        "16",
+        "--out",
+        league.to_str().unwrap(),
+        "--truth",
+        dir.path().join("truth.csv").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    for system in ["elo", "glicko2", "bt"] {
+        same_on_one_and_two_threads(dir.path(), &league, &["--system", system, "--ci", "40"]);
+    }
+    let out = dir.path().join("--system_elo_--ci_40-t1");
+    let board = read_csv(&out.join("leaderboard.csv"));
+    assert_eq!(
+        board[0][10..],
+        ["rating_lo", "rating_hi", "rank_lo", "rank_hi", "tie_group"]
+    );
+    let mut group = 0;
+    for row in &board[1..] {
+        let (lo, hi): (f64, f64) = (row[10].parse().unwrap(), row[11].parse().unwrap());
+        let (rlo, rhi): (u32, u32) = (row[12].parse().unwrap(), row[13].parse().unwrap());
+        let g: u32 = row[14].parse().unwrap();
+        assert!(lo < hi && 1 <= rlo && rlo <= rhi && rhi <= 16, "{row:?}");
+        assert!(g == group || g == group + 1, "{row:?}");
+        group = g;
+    }
+    let m = metrics(&out);
+    let iv = &m["intervals"];
+    assert_eq!(
+        (iv["replicates"].as_u64(), iv["level"].as_f64()),
+        (Some(40), Some(0.95))
+    );
+    let ll = &iv["metrics"]["two_player"]["log_loss"];
+    let point = m["metrics"]["two_player"]["log_loss"].as_f64().unwrap();
+    assert!(ll[0].as_f64().unwrap() < point && point < ll[1].as_f64().unwrap());
+    assert_eq!(iv["ratings"]["failed"].as_u64(), Some(0));
+    let other = dir.path().join("seed2");
+    replay_ok(
+        &league,
+        &other,
+        &["--system", "elo", "--ci", "40", "--ci-seed", "2"],
+    );
+    assert_ne!(
+        std::fs::read(other.join("leaderboard.csv")).unwrap(),
+        std::fs::read(out.join("leaderboard.csv")).unwrap()
+    );
+    let o = rate_batch(&[
+        "replay",
+        league.to_str().unwrap(),
+        "--ci",
+        "20",
+        "--stream",
+        "on",
+        "--out",
+        dir.path().join("streamed").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("--ci replays the history"),
+        "{}",
+        texts(&o).1
+    );
+}

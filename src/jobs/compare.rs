@@ -60,6 +60,8 @@ pub struct CompareJob {
     pub stream: StreamMode,
     /// Contests per streamed block.
     pub stream_block: usize,
+    /// `--ci`: bootstrap intervals of the metrics.
+    pub ci: Option<crate::bootstrap::CiOptions>,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -136,7 +138,19 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, false)?;
     let outcomes = replay_each(job, &loaded, &staged)?;
-    let (rows, done) = table_rows(job, outcomes)?;
+    let (mut rows, done) = table_rows(job, outcomes)?;
+    if let Some(ci) = &job.ci {
+        // Every completed system's metrics re-summed with the same counts: paired.
+        let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = rows
+            .iter()
+            .map(|r| {
+                done.iter()
+                    .find(|(k, _)| k.name() == r.system)
+                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, ci))
+            })
+            .collect();
+        super::rows::add_intervals(&mut rows, &reports, ci.level);
+    }
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
     let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
@@ -250,6 +264,8 @@ fn replay_each(
             state: None,
             continue_history: None,
             pieces: Mutex::new(pieces),
+            ci: job.ci,
+            ci_ratings: false,
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {
@@ -357,12 +373,19 @@ struct CompareDocument<'a> {
 }
 
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
-    writeln!(
+    let ci = rows.iter().any(|r| !r.intervals.is_empty());
+    write!(
         w,
         "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
          rank_deviation_experienced,log_loss,brier,accuracy,wall_seconds,rounds_per_second,\
          peak_rounds_per_second,failed"
     )?;
+    if ci {
+        for (name, _, _) in super::rows::METRICS {
+            write!(w, ",{name}_lo,{name}_hi,{name}_versus_best")?;
+        }
+    }
+    writeln!(w)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     let g = |v: f64| {
         if v.is_finite() {
@@ -376,7 +399,7 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
         if let Some(why) = &r.failed {
             output::csv_field(&format!("failed: {why}"), &mut failed);
         }
-        writeln!(
+        write!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.system,
@@ -392,6 +415,15 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
             g(r.peak_rounds_per_second),
             failed
         )?;
+        if ci {
+            for (name, _, _) in super::rows::METRICS {
+                match r.interval(name) {
+                    Some(m) => write!(w, ",{},{},{}", m.lo, m.hi, m.versus_best)?,
+                    None => write!(w, ",,,")?,
+                }
+            }
+        }
+        writeln!(w)?;
     }
     Ok(())
 }
@@ -402,6 +434,13 @@ pub fn markdown(rows: &[CompareRow]) -> String {
     out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len())));
     for r in rows {
         out.push_str(&format!("| {} |\n", r.cells().join(" | ")));
+    }
+    if rows.iter().any(|r| !r.intervals.is_empty()) {
+        out.push_str(
+            "\nIntervals: bootstrap over contests (the same counts for every system). `*`: the \
+             best system on the metric; `~`: not distinguishable from the best (the interval \
+             of the paired difference holds 0).\n",
+        );
     }
     out
 }

@@ -36,7 +36,54 @@ pub(crate) struct MetricsDocument<'a> {
     pub(crate) warmup_contests: usize,
     pub(crate) experienced_after_contests: u32,
     pub(crate) metrics: &'a MetricsReport,
+    /// `--ci`: the bootstrap intervals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) intervals: Option<serde_json::Value>,
     pub(crate) wall_seconds: WallSeconds,
+}
+
+/// The metrics' bootstrap replicates as intervals (and, where given, how many of the
+/// rating replicates completed and failed), for `metrics.json`.
+pub(crate) fn intervals(
+    scores: &[crate::metrics::ScoredContest],
+    ci: &crate::bootstrap::CiOptions,
+    ratings: Option<(u32, u32)>,
+) -> serde_json::Value {
+    let reports = crate::bootstrap::metric_replicates(scores, ci);
+    let mut doc = serde_json::json!({
+        "level": ci.level,
+        "replicates": ci.replicates,
+        "seed": ci.seed,
+        "method": "Poisson bootstrap over whole contests",
+        "metrics": metric_intervals(&reports, ci.level),
+    });
+    if let Some((done, failed)) = ratings {
+        doc["ratings"] = serde_json::json!({ "replicates": done, "failed": failed });
+    }
+    doc
+}
+
+/// Each metric's interval over the replicates (`null` where no replicate has the metric).
+pub(crate) fn metric_intervals(reports: &[MetricsReport], level: f64) -> serde_json::Value {
+    let pick = |f: &dyn Fn(&MetricsReport) -> Option<f64>| {
+        let mut v: Vec<f64> = reports.iter().filter_map(f).collect();
+        crate::bootstrap::central(&mut v, level).map(|(lo, hi)| [lo, hi])
+    };
+    serde_json::json!({
+        "all": {
+            "pair_inversion": pick(&|m| m.all.pair_inversion),
+            "rank_deviation": pick(&|m| m.all.rank_deviation),
+        },
+        "experienced": {
+            "pair_inversion": pick(&|m| m.experienced.pair_inversion),
+            "rank_deviation": pick(&|m| m.experienced.rank_deviation),
+        },
+        "two_player": {
+            "log_loss": pick(&|m| m.two_player.log_loss),
+            "brier": pick(&|m| m.two_player.brier),
+            "accuracy": pick(&|m| m.two_player.accuracy),
+        },
+    })
 }
 
 /// What `--truth` measured.
@@ -131,6 +178,7 @@ pub(crate) fn document<'a>(
         warmup_contests: result.warmup_contests,
         experienced_after_contests: replay.experienced_after,
         metrics: &result.metrics,
+        intervals: None,
         wall_seconds: WallSeconds {
             ingest: loaded.ingest_time.as_secs_f64(),
             replay: replay_time.as_secs_f64(),

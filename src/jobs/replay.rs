@@ -58,6 +58,8 @@ pub struct ReplayJob {
     pub stream: super::stream::StreamMode,
     /// Contests per streamed block.
     pub stream_block: usize,
+    /// `--ci`: bootstrap intervals.
+    pub ci: Option<crate::bootstrap::CiOptions>,
 }
 
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
@@ -272,6 +274,8 @@ fn system_job<'a>(
         chart_players: if job.report { REPORT_PLAYERS } else { 0 },
         bar,
         pieces: Default::default(),
+        ci: job.ci,
+        ci_ratings: true,
     }
 }
 
@@ -304,6 +308,7 @@ impl Done<'_> {
             "rounds": result.rounds_total(),
             "rounds_rated_now": result.rounds,
             "metrics": result.metrics,
+            "intervals": self.outcome.intervals,
             "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
             "seconds": self.seconds,
@@ -336,6 +341,9 @@ impl Done<'_> {
         }
         writeln!(stdout)?;
         output::print_summary(stdout, history, result, rows, job.top)?;
+        if let Some(iv) = &self.outcome.intervals {
+            output::print_intervals(stdout, iv)?;
+        }
         writeln!(stdout)?;
         let names: Vec<String> = self
             .written

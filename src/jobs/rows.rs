@@ -33,6 +33,93 @@ pub struct CompareRow {
     /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// With `--ci`: each metric's interval, and how it stands against the best system's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<MetricCi>,
+}
+
+/// A metric's bootstrap interval in the comparison, and whether the system is the best on
+/// it, indistinguishable from the best (the interval of its paired difference to the best
+/// holds 0), or worse.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricCi {
+    /// The metric (as in `compare.csv`'s header).
+    pub metric: &'static str,
+    /// The interval.
+    pub lo: f64,
+    /// The interval's upper end.
+    pub hi: f64,
+    /// `best`, `indistinguishable` or `worse`.
+    pub versus_best: &'static str,
+}
+
+/// The table's metrics: name, whether higher is better, and the value of a report.
+type MetricOf = fn(&crate::metrics::MetricsReport) -> Option<f64>;
+pub(crate) const METRICS: [(&str, bool, MetricOf); 7] = [
+    ("pair_inversion_all", true, |m| m.all.pair_inversion),
+    ("pair_inversion_experienced", true, |m| {
+        m.experienced.pair_inversion
+    }),
+    ("rank_deviation_all", false, |m| m.all.rank_deviation),
+    ("rank_deviation_experienced", false, |m| {
+        m.experienced.rank_deviation
+    }),
+    ("log_loss", false, |m| m.two_player.log_loss),
+    ("brier", false, |m| m.two_player.brier),
+    ("accuracy", true, |m| m.two_player.accuracy),
+];
+
+/// `--ci` in the comparison: for each metric, each system's interval over the replicates
+/// (`reports[k]`: row `k`'s replicates, all with the same counts, or `None` for a failed
+/// row) and its paired difference to the best system's (best by the point estimate).
+pub(crate) fn add_intervals(
+    rows: &mut [CompareRow],
+    reports: &[Option<Vec<crate::metrics::MetricsReport>>],
+    level: f64,
+) {
+    use crate::bootstrap::central;
+    for (name, higher, of) in METRICS {
+        let point = |k: usize| reports[k].as_ref().and(rows[k].point(name));
+        let best = (0..rows.len())
+            .filter_map(|k| point(k).map(|v| (k, v)))
+            .reduce(|a, b| {
+                let better = if higher { b.1 > a.1 } else { b.1 < a.1 };
+                if better { b } else { a }
+            });
+        let Some((best, _)) = best else {
+            continue;
+        };
+        let best_values: Vec<Option<f64>> = reports[best]
+            .as_ref()
+            .map(|r| r.iter().map(of).collect())
+            .unwrap_or_default();
+        for k in 0..rows.len() {
+            let Some(reps) = &reports[k] else { continue };
+            let mut values: Vec<f64> = reps.iter().filter_map(of).collect();
+            let Some((lo, hi)) = central(&mut values, level) else {
+                continue;
+            };
+            let versus_best = if k == best {
+                "best"
+            } else {
+                let mut diff: Vec<f64> = reps
+                    .iter()
+                    .zip(&best_values)
+                    .filter_map(|(m, b)| Some(of(m)? - (*b)?))
+                    .collect();
+                match central(&mut diff, level) {
+                    Some((dlo, dhi)) if dlo <= 0.0 && dhi >= 0.0 => "indistinguishable",
+                    _ => "worse",
+                }
+            };
+            rows[k].intervals.push(MetricCi {
+                metric: name,
+                lo,
+                hi,
+                versus_best,
+            });
+        }
+    }
 }
 
 impl CompareRow {
@@ -52,7 +139,27 @@ impl CompareRow {
             rounds_per_second: mean,
             peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
             failed: None,
+            intervals: Vec::new(),
         }
+    }
+
+    /// The point value of a metric of [`METRICS`].
+    fn point(&self, metric: &str) -> Option<f64> {
+        match metric {
+            "pair_inversion_all" => self.pair_inversion_all,
+            "pair_inversion_experienced" => self.pair_inversion_experienced,
+            "rank_deviation_all" => self.rank_deviation_all,
+            "rank_deviation_experienced" => self.rank_deviation_experienced,
+            "log_loss" => self.log_loss,
+            "brier" => self.brier,
+            "accuracy" => self.accuracy,
+            _ => None,
+        }
+    }
+
+    /// The interval of a metric, if computed.
+    pub fn interval(&self, metric: &str) -> Option<&MetricCi> {
+        self.intervals.iter().find(|m| m.metric == metric)
     }
 
     /// The row of a system that failed.
@@ -70,6 +177,7 @@ impl CompareRow {
             rounds_per_second: f64::NAN,
             peak_rounds_per_second: f64::NAN,
             failed: Some(why),
+            intervals: Vec::new(),
         }
     }
 
@@ -81,15 +189,43 @@ impl CompareRow {
             cells.resize(HEADER.len(), String::new());
             return cells;
         }
+        // With intervals: `value [lo, hi]`, marked `*` for the best and `~` where the paired
+        // difference to the best is not significant.
+        let g = |metric: &str, v: Option<f64>, d: usize, scale: f64| {
+            let text = f(v.map(|v| scale * v), d);
+            match self.interval(metric) {
+                Some(ci) if !text.is_empty() => format!(
+                    "{text} [{:.d$}, {:.d$}]{}",
+                    scale * ci.lo,
+                    scale * ci.hi,
+                    match ci.versus_best {
+                        "best" => " *",
+                        "indistinguishable" => " ~",
+                        _ => "",
+                    }
+                ),
+                _ => text,
+            }
+        };
         vec![
             self.system.to_string(),
-            f(self.pair_inversion_all, 2),
-            f(self.pair_inversion_experienced, 2),
-            f(self.rank_deviation_all, 2),
-            f(self.rank_deviation_experienced, 2),
-            f(self.log_loss, 4),
-            f(self.brier, 4),
-            f(self.accuracy.map(|a| 100.0 * a), 2),
+            g("pair_inversion_all", self.pair_inversion_all, 2, 1.0),
+            g(
+                "pair_inversion_experienced",
+                self.pair_inversion_experienced,
+                2,
+                1.0,
+            ),
+            g("rank_deviation_all", self.rank_deviation_all, 2, 1.0),
+            g(
+                "rank_deviation_experienced",
+                self.rank_deviation_experienced,
+                2,
+                1.0,
+            ),
+            g("log_loss", self.log_loss, 4, 1.0),
+            g("brier", self.brier, 4, 1.0),
+            g("accuracy", self.accuracy, 2, 100.0),
             format!("{:.3}", self.wall_seconds),
             format!("{:.0}", self.rounds_per_second),
             format!("{:.0}", self.peak_rounds_per_second),

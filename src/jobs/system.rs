@@ -46,6 +46,11 @@ pub struct SystemJob<'a> {
     /// A streamed input read once for several systems: this system's share of the blocks
     /// (taken by the replay). Without it a streamed replay reads the input itself.
     pub(crate) pieces: Mutex<Option<Receiver<Piece>>>,
+    /// `--ci`: bootstrap intervals of the metrics, and with `ci_ratings` of the leaderboard's
+    /// ratings and ranks.
+    pub ci: Option<crate::bootstrap::CiOptions>,
+    /// Whether `ci` covers the leaderboard too (replay: yes; compare: the metrics only).
+    pub ci_ratings: bool,
 }
 
 /// What one system's replay produced.
@@ -69,6 +74,8 @@ pub struct SystemOutcome {
     pub streamed: Option<Arc<Streamed>>,
     /// A streamed input with `--resume`: the contests skipped as applied before.
     pub skipped_applied: Option<usize>,
+    /// `--ci`: the intervals as in `metrics.json`.
+    pub intervals: Option<serde_json::Value>,
 }
 
 impl SystemOutcome {
@@ -143,7 +150,20 @@ pub fn replay_system(
             r.display += shift;
         }
     }
-    let rows = output::leaderboard_rows(history, &result, job.leaderboard);
+    let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
+    let mut intervals = None;
+    if let Some(ci) = &job.ci {
+        let ratings = if job.ci_ratings {
+            Some(rating_intervals(loaded, job, history, &mut rows, ci)?)
+        } else {
+            None
+        };
+        intervals = Some(super::metrics_doc::intervals(
+            &result.series.scores,
+            ci,
+            ratings,
+        ));
+    }
     staged
         .write("leaderboard.csv", |w| {
             output::write_leaderboard(w, history, &rows)
@@ -158,6 +178,10 @@ pub fn replay_system(
         &rmse,
         replay_time,
     );
+    let doc = super::metrics_doc::MetricsDocument {
+        intervals: intervals.clone(),
+        ..doc
+    };
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
         .with_context(|| cannot_write(staged, "metrics.json"))?;
@@ -175,7 +199,87 @@ pub fn replay_system(
         rmse: rmse.iter().map(|p| (p.1, p.3)).collect(),
         streamed,
         skipped_applied: skipped,
+        intervals,
     })
+}
+
+/// `--ci` on the leaderboard: every row's rating and rank intervals and tie group, from the
+/// bootstrap replicates of the history (held whole: a streamed input is refused); the
+/// replicates that completed and failed.
+fn rating_intervals(
+    loaded: &Loaded,
+    job: &SystemJob,
+    history: &History,
+    rows: &mut [output::LeaderRow],
+    ci: &crate::bootstrap::CiOptions,
+) -> anyhow::Result<(u32, u32)> {
+    if loaded.stream.is_some() {
+        return Err(UsageError(
+            "--ci replays the history once per replicate and needs it held in memory; this \
+             input is streamed (give --stream off, or compare --ci for the metrics' intervals \
+             alone)"
+                .into(),
+        )
+        .into());
+    }
+    let index = crate::history::NameIndex::new(history.names());
+    let anchors: Vec<(PlayerId, f64)> = job
+        .leaderboard
+        .anchors
+        .iter()
+        .filter_map(|(name, r)| index.find(name).map(|p| (p, *r)))
+        .collect();
+    let board: Vec<PlayerId> = rows.iter().map(|r| r.player).collect();
+    let opts = ReplayOptions {
+        seeds: loaded.seeds.clone(),
+        ..job.replay.clone()
+    };
+    struct Intervals<'a> {
+        history: &'a History,
+        opts: &'a ReplayOptions,
+        board: &'a [PlayerId],
+        anchors: &'a [(PlayerId, f64)],
+        display: bool,
+        ci: &'a crate::bootstrap::CiOptions,
+    }
+    impl SystemVisitor for Intervals<'_> {
+        type Output = crate::bootstrap::RatingIntervals;
+        fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+            crate::bootstrap::rating_intervals(
+                self.history,
+                system,
+                self.opts,
+                self.board,
+                (self.anchors, self.display),
+                self.ci,
+            )
+        }
+    }
+    let visitor = Intervals {
+        history,
+        opts: &opts,
+        board: &board,
+        anchors: &anchors,
+        display: job.leaderboard.rank_by == output::RankBy::Display,
+        ci,
+    };
+    let iv = dispatch(job.system, job.params, visitor).map_err(UsageError)?;
+    if iv.replicates == 0 {
+        anyhow::bail!(
+            "--ci: every one of the {} bootstrap replicates ran away or was refused by {}; no \
+             interval can be given",
+            ci.replicates,
+            job.system.name()
+        );
+    }
+    for (k, row) in rows.iter_mut().enumerate() {
+        row.interval = Some(output::Interval {
+            rating: iv.rating[k],
+            rank: iv.rank[k],
+            group: iv.group[k],
+        });
+    }
+    Ok((iv.replicates, iv.failed))
 }
 
 /// The size of the input: the loaded history's, or what a streamed replay read.

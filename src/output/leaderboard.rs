@@ -20,9 +20,13 @@ pub fn write_leaderboard(
     /// Rows per piece, and pieces per batch (a batch's text is held at once).
     const PIECE: usize = 4096;
     const BATCH: usize = 16 * PIECE;
-    w.write_all(
-        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time\n",
-    )?;
+    let ci = rows.iter().any(|r| r.interval.is_some());
+    w.write_all(if ci {
+        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time,\
+          rating_lo,rating_hi,rank_lo,rank_hi,tie_group\n"
+    } else {
+        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time\n"
+    })?;
     for batch in rows.chunks(BATCH) {
         let pieces: Vec<String> = batch
             .par_chunks(PIECE)
@@ -52,7 +56,7 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
     line.push(',');
     number(r.rating.display, line);
     let rec = &r.record;
-    let _ = writeln!(
+    let _ = write!(
         line,
         ",{},{},{},{},{}",
         rec.rounds,
@@ -61,4 +65,12 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
         rec.losses,
         format_time(rec.last_time)
     );
+    if let Some(i) = &r.interval {
+        line.push(',');
+        number(i.rating.0, line);
+        line.push(',');
+        number(i.rating.1, line);
+        let _ = write!(line, ",{},{},{}", i.rank.0, i.rank.1, i.group);
+    }
+    line.push('\n');
 }

@@ -23,6 +23,7 @@ pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, write_one,
 };
 pub use table::{
-    LeaderRow, LeaderboardOptions, RankBy, anchor_shift, leaderboard_rows, print_summary,
+    Interval, LeaderRow, LeaderboardOptions, RankBy, anchor_shift, leaderboard_rows,
+    print_intervals, print_summary,
 };
 pub(crate) use text::csv_field;

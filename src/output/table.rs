@@ -19,6 +19,19 @@ pub struct LeaderRow {
     pub rating: Rating,
     /// Games and results.
     pub record: PlayerRecord,
+    /// With `--ci`: the bootstrap intervals.
+    pub interval: Option<Interval>,
+}
+
+/// A player's bootstrap intervals (`--ci`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    /// The rating's interval.
+    pub rating: (f64, f64),
+    /// The rank's interval.
+    pub rank: (u32, u32),
+    /// The tie group: players whose rank intervals overlap the one above share it.
+    pub group: u32,
 }
 
 /// What the leaderboard orders by.
@@ -105,6 +118,7 @@ pub fn leaderboard_rows(
             player: p,
             rating,
             record: result.records[p as usize].clone(),
+            interval: None,
         });
     }
     rows
@@ -143,14 +157,23 @@ pub fn print_summary(
         .unwrap_or(6)
         .clamp(6, 32);
     let has_unc = rows.iter().any(|r| r.rating.uncertainty.is_some());
+    let has_ci = rows.iter().any(|r| r.interval.is_some());
     writeln!(
         out,
-        "{:>5}  {:<width$}  {:>8}{}  {:>6}  {:>5}  {:>5}  {:>5}",
+        "{:>5}  {:<width$}  {:>8}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
         "rank",
         "player",
         "rating",
         if has_unc {
             format!("  {:>7}", "±")
+        } else {
+            String::new()
+        },
+        if has_ci {
+            format!(
+                "  {:>17}  {:>11}  {:>5}",
+                "rating interval", "ranks", "group"
+            )
         } else {
             String::new()
         },
@@ -165,13 +188,24 @@ pub fn print_summary(
             (true, Some(u)) => format!("  {u:>7.1}"),
             (true, None) => format!("  {:>7}", "-"),
         };
+        let ci = match (has_ci, r.interval) {
+            (false, _) => String::new(),
+            (true, Some(i)) => format!(
+                "  {:>17}  {:>11}  {:>5}",
+                format!("{:.1} - {:.1}", i.rating.0, i.rating.1),
+                format!("{} - {}", i.rank.0, i.rank.1),
+                i.group
+            ),
+            (true, None) => format!("  {:>17}  {:>11}  {:>5}", "-", "-", "-"),
+        };
         writeln!(
             out,
-            "{:>5}  {:<width$}  {:>8.1}{}  {:>6}  {:>5}  {:>5}  {:>5}",
+            "{:>5}  {:<width$}  {:>8.1}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
             r.rank,
             shorten(&shown(history.name(r.player)), width),
             r.rating.mean,
             unc,
+            ci,
             r.record.rounds,
             r.record.wins,
             r.record.draws,
@@ -186,6 +220,61 @@ pub fn print_summary(
         )?;
     }
     print_metrics(out, &result.metrics, result.warmup_contests)
+}
+
+/// `--ci`: the metrics' intervals (as in `metrics.json`), one line per metric given.
+pub fn print_intervals(out: &mut dyn Write, iv: &serde_json::Value) -> io::Result<()> {
+    let m = &iv["metrics"];
+    let pair =
+        |v: &serde_json::Value, scale: f64, digits: usize| match (v[0].as_f64(), v[1].as_f64()) {
+            (Some(lo), Some(hi)) => {
+                Some(format!("{:.digits$} - {:.digits$}", lo * scale, hi * scale))
+            }
+            _ => None,
+        };
+    writeln!(
+        out,
+        "  {:.0} % intervals ({} bootstrap replicates over contests):",
+        100.0 * iv["level"].as_f64().unwrap_or(f64::NAN),
+        iv["replicates"]
+    )?;
+    let lines = [
+        (
+            "pair inversion, all",
+            pair(&m["all"]["pair_inversion"], 1.0, 2),
+            " %",
+        ),
+        (
+            "pair inversion, experienced",
+            pair(&m["experienced"]["pair_inversion"], 1.0, 2),
+            " %",
+        ),
+        (
+            "rank deviation, all",
+            pair(&m["all"]["rank_deviation"], 1.0, 2),
+            " %",
+        ),
+        ("log-loss", pair(&m["two_player"]["log_loss"], 1.0, 4), ""),
+        ("Brier", pair(&m["two_player"]["brier"], 1.0, 4), ""),
+        (
+            "favourite accuracy",
+            pair(&m["two_player"]["accuracy"], 100.0, 2),
+            " %",
+        ),
+    ];
+    for (name, text, unit) in lines {
+        if let Some(t) = text {
+            writeln!(out, "    {name:<28} {t}{unit}")?;
+        }
+    }
+    if let Some(r) = iv.get("ratings") {
+        writeln!(
+            out,
+            "    ratings and ranks: {} replicates replayed ({} failed and left out)",
+            r["replicates"], r["failed"]
+        )?;
+    }
+    Ok(())
 }
 
 fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::Result<()> {

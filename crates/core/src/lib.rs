@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bootstrap;
 pub mod history;
 pub mod matchmake;
 pub mod metrics;

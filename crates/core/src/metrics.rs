@@ -39,6 +39,20 @@ pub struct ContestScore {
     pub rank_sum: f64,
 }
 
+/// One scored contest's parts of the metrics, kept for the metrics' bootstrap intervals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoredContest {
+    /// The contest's index in the history.
+    pub contest: u32,
+    /// Its ranking score over all scored participants, if it counted.
+    pub all: Option<ContestScore>,
+    /// Over the experienced ones, if it counted.
+    pub experienced: Option<ContestScore>,
+    /// A two-entry contest's predicted probability that the first entry wins, and its
+    /// outcome.
+    pub two: Option<(f64, f64)>,
+}
+
 /// Buffers reused from contest to contest.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
@@ -324,17 +338,47 @@ impl Metrics {
     /// `y` its actual score (1, 1/2, 0).
     #[inline]
     pub fn add_two(&mut self, p: f64, y: f64) {
+        self.add_two_times(p, y, 1);
+    }
+
+    fn add_two_times(&mut self, p: f64, y: f64, times: u32) {
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
-        self.two.games += 1;
-        self.two.log_loss += -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln());
-        self.two.brier += (p - y) * (p - y);
-        self.two.accuracy += if p > 0.5 {
+        let k = f64::from(times);
+        self.two.games += u64::from(times);
+        self.two.log_loss += k * -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln());
+        self.two.brier += k * (p - y) * (p - y);
+        self.two.accuracy += k * if p > 0.5 {
             y
         } else if p < 0.5 {
             1.0 - y
         } else {
             0.5
         };
+    }
+
+    /// The metrics of scored contests each counted `times(i)` times (0: left out), `i` its
+    /// position in `scores`: a bootstrap replicate of the metrics.
+    pub fn weighted(scores: &[ScoredContest], times: impl Fn(usize) -> u32) -> MetricsReport {
+        let mut m = Metrics::new();
+        for (i, s) in scores.iter().enumerate() {
+            let k = times(i);
+            if k == 0 {
+                continue;
+            }
+            let kf = f64::from(k);
+            for (sums, score) in [(&mut m.all, s.all), (&mut m.experienced, s.experienced)] {
+                if let Some(c) = score {
+                    sums.pair_sum += kf * c.pair_sum;
+                    sums.rank_sum += kf * c.rank_sum;
+                    sums.participants += u64::from(k) * c.n as u64;
+                    sums.contests += u64::from(k);
+                }
+            }
+            if let Some((p, y)) = s.two {
+                m.add_two_times(p, y, k);
+            }
+        }
+        m.report()
     }
 
     /// The averages.

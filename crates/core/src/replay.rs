@@ -199,6 +199,8 @@ pub struct ReplayOptions {
     /// standings of ties only), as the Elo-MMR reference implementation does: neither rated
     /// nor scored, nor counted in the warm-up's share.
     pub skip_all_tied: bool,
+    /// Keep every scored contest's parts of the metrics ([`Series::scores`]).
+    pub keep_scores: bool,
 }
 
 impl Default for ReplayOptions {
@@ -215,6 +217,7 @@ impl Default for ReplayOptions {
             max_contests: None,
             skip: None,
             skip_all_tied: false,
+            keep_scores: false,
         }
     }
 }
@@ -251,6 +254,9 @@ pub struct Series {
     /// Per scored two-entry contest: the predicted probability that the first entry wins and
     /// its actual score (1, 1/2, 0).
     pub calibration: Vec<(f64, f64)>,
+    /// Every scored contest's parts of the metrics, in replay order (kept with
+    /// [`ReplayOptions::keep_scores`], for the metrics' bootstrap intervals).
+    pub scores: Vec<crate::metrics::ScoredContest>,
 }
 
 /// A system's ratings ran away: a rating or uncertainty not finite or beyond
@@ -698,7 +704,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
 
 /// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
 /// `max_contests`, without the contests to skip.
-fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
+pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
         rounds = rounds.before(history, cutoff);
@@ -890,10 +896,8 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     &c,
                     game,
                     &mut self.buffers,
-                    (
-                        &mut self.metrics,
-                        self.opts.series.then_some(&mut self.series),
-                    ),
+                    (&mut self.metrics, &mut self.series),
+                    (self.opts.series, self.opts.keep_scores),
                 );
             }
             self.rows_before(&c, replay_index, r);
@@ -964,12 +968,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         let states = &mut self.states;
         let buffers = &mut self.buffers;
         let metrics = &mut self.metrics;
-        let series = self.opts.series.then_some(&mut self.series);
+        let series = &mut self.series;
+        let keep = (self.opts.series, self.opts.keep_scores);
         let (records, known) = (&mut self.records, &mut self.known);
         let participants = &self.participants;
         rayon::join(
             || {
-                add_scores(&c, game, buffers, (metrics, series));
+                add_scores(&c, game, buffers, (metrics, series), keep);
                 record_results(records, known, participants, &round);
             },
             || system.update(round, states),
@@ -1235,15 +1240,24 @@ fn add_scores(
     contest: &Contest,
     game: Option<(f64, f64)>,
     (all, experienced): &mut (Vec<Participant>, Vec<Participant>),
-    (metrics, series): (&mut Metrics, Option<&mut Series>),
+    (metrics, series): (&mut Metrics, &mut Series),
+    (keep_series, keep_scores): (bool, bool),
 ) {
     if let Some((p, y)) = game {
         metrics.add_two(p, y);
     }
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
-    metrics.add_ranking(experienced, true);
-    if let Some(series) = series {
+    let seasoned = metrics.add_ranking(experienced, true);
+    if keep_scores && (ranked.is_some() || seasoned.is_some() || game.is_some()) {
+        series.scores.push(crate::metrics::ScoredContest {
+            contest: contest.index() as u32,
+            all: ranked,
+            experienced: seasoned,
+            two: game,
+        });
+    }
+    if keep_series {
         if let Some(s) = ranked {
             series.contest_metrics.push((
                 contest.time(),

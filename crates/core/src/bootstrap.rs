@@ -1,0 +1,305 @@
+//! Bootstrap intervals for any system: ratings, ranks and the accuracy metrics.
+//!
+//! The resampling is the Poisson bootstrap over whole contests: in replicate `r`, contest `c`
+//! counts `k ~ Poisson(1)` times, `k` drawn from a hash of (seed, r, c), so a replicate is
+//! the same whatever the thread count, the order replicates run in, or how the history was
+//! read. (Resampling n contests with replacement gives multinomial counts whose marginals are
+//! Binomial(n, 1/n), nearly Poisson(1); the Poisson counts are independent from contest to
+//! contest, so no replicate needs to see the whole history to draw its counts.)
+//!
+//! - **Ratings and ranks**: each replicate replays the history with the system as it is, a
+//!   contest of count `k` happening `k` times: with rounds of one contest (`--period game`),
+//!   `k` rounds one after the other; with calendar periods or series, `k` copies in its round.
+//!   The interval of a player's rating is the central `level` share of its replicate ratings
+//!   (linear interpolation between order statistics); its rank interval, of its replicate
+//!   ranks among the leaderboard's players (rounded outwards). A player whose interval of
+//!   ranks overlaps that of the player above shares his tie group.
+//! - **Metrics**: the scored contests' parts of the metrics are re-summed with the same
+//!   counts (the predictions are the replay's own: the interval is the sampling noise of the
+//!   metric over the contests, for this system's predictions). Systems compared with the same
+//!   seed see the same counts, so their differences are paired.
+
+use crate::history::{History, PlayerId, Round};
+use crate::metrics::{Metrics, MetricsReport, ScoredContest};
+use crate::replay::{Period, ReplayOptions, select_rounds};
+use crate::systems::{RatingSystem, runaway};
+use rayon::prelude::*;
+
+/// How many replicates, at which level, from which seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CiOptions {
+    /// Replicates.
+    pub replicates: u32,
+    /// The central share the intervals cover (0.95).
+    pub level: f64,
+    /// The seed of the counts.
+    pub seed: u64,
+}
+
+/// The count of contest `contest` in replicate `replicate`: Poisson(1), from a hash.
+pub fn poisson_count(seed: u64, replicate: u32, contest: u32) -> u32 {
+    let mut z = seed
+        ^ u64::from(replicate).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from(contest).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    // splitmix64's finaliser.
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let u = (z >> 11) as f64 / (1u64 << 53) as f64;
+    // The inverse of Poisson(1)'s distribution function.
+    let mut k = 0u32;
+    let mut p = (-1f64).exp();
+    let mut cdf = p;
+    while u >= cdf && k < 20 {
+        k += 1;
+        p /= f64::from(k);
+        cdf += p;
+    }
+    k
+}
+
+/// The central `level` share of `values` (sorted here): linear interpolation between order
+/// statistics (the usual sample quantile); `None` when empty.
+pub fn central(values: &mut [f64], level: f64) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        let h = p * (values.len() - 1) as f64;
+        let (i, f) = (h.floor() as usize, h - h.floor());
+        let next = values[(i + 1).min(values.len() - 1)];
+        values[i] + f * (next - values[i])
+    };
+    let tail = (1.0 - level) / 2.0;
+    Some((q(tail), q(1.0 - tail)))
+}
+
+/// Intervals for the players of a leaderboard, in its order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RatingIntervals {
+    /// Each player's rating interval.
+    pub rating: Vec<(f64, f64)>,
+    /// Each player's rank interval (1 best).
+    pub rank: Vec<(u32, u32)>,
+    /// Each player's tie group (1 for the first).
+    pub group: Vec<u32>,
+    /// Replicates that completed (the intervals are theirs).
+    pub replicates: u32,
+    /// Replicates that ran away or were refused, left out.
+    pub failed: u32,
+}
+
+/// Replays `ci.replicates` bootstrap replicates of the history (on rayon's threads) and
+/// gives the intervals of the players `board` (a leaderboard, best first): of their ratings
+/// (the display rating with `display`), shifted in each replicate as `--anchor` shifts the
+/// leaderboard (`anchors`: player and rating).
+pub fn rating_intervals<S: RatingSystem>(
+    history: &History,
+    system: &S,
+    opts: &ReplayOptions,
+    board: &[PlayerId],
+    (anchors, display): (&[(PlayerId, f64)], bool),
+    ci: &CiOptions,
+) -> RatingIntervals {
+    let rounds = select_rounds(history, opts);
+    let runs: Vec<Option<(Vec<f64>, Vec<u32>)>> = (0..ci.replicates)
+        .into_par_iter()
+        .map(|r| {
+            let ratings = replicate(history, &rounds, system, opts, ci.seed, r)?;
+            let value = |p: PlayerId| {
+                let x = ratings[p as usize];
+                if display { x.display } else { x.mean }
+            };
+            let shift = if anchors.is_empty() {
+                0.0
+            } else {
+                anchors
+                    .iter()
+                    .map(|&(p, v)| v - ratings[p as usize].mean)
+                    .sum::<f64>()
+                    / anchors.len() as f64
+            };
+            let values: Vec<f64> = board.iter().map(|&p| value(p) + shift).collect();
+            let mut order: Vec<u32> = (0..board.len() as u32).collect();
+            order.sort_by(|&a, &b| {
+                values[b as usize]
+                    .total_cmp(&values[a as usize])
+                    .then(a.cmp(&b))
+            });
+            let mut ranks = vec![0u32; board.len()];
+            for (pos, &i) in order.iter().enumerate() {
+                let tied = pos > 0 && values[order[pos - 1] as usize] == values[i as usize];
+                ranks[i as usize] = if tied {
+                    ranks[order[pos - 1] as usize]
+                } else {
+                    pos as u32 + 1
+                };
+            }
+            Some((values, ranks))
+        })
+        .collect();
+    let done: Vec<&(Vec<f64>, Vec<u32>)> = runs.iter().flatten().collect();
+    let mut out = RatingIntervals {
+        replicates: done.len() as u32,
+        failed: ci.replicates - done.len() as u32,
+        ..RatingIntervals::default()
+    };
+    if done.is_empty() {
+        return out;
+    }
+    let mut column = Vec::with_capacity(done.len());
+    for i in 0..board.len() {
+        column.clear();
+        column.extend(done.iter().map(|d| d.0[i]));
+        out.rating
+            .push(central(&mut column, ci.level).unwrap_or((f64::NAN, f64::NAN)));
+        column.clear();
+        column.extend(done.iter().map(|d| f64::from(d.1[i])));
+        let (lo, hi) = central(&mut column, ci.level).unwrap_or((0.0, 0.0));
+        // Outwards, but not past a whole number missed by rounding ((1 - 0.9) / 2 is
+        // 0.04999...).
+        out.rank
+            .push(((lo + 1e-9).floor() as u32, (hi - 1e-9).ceil() as u32));
+    }
+    let mut group = 1;
+    for i in 0..board.len() {
+        if i > 0 && out.rank[i].0 > out.rank[i - 1].1 {
+            group += 1;
+        }
+        out.group.push(group);
+    }
+    out
+}
+
+/// One replicate's final ratings, or `None` when a rating ran away or the system refused a
+/// contest.
+fn replicate<S: RatingSystem>(
+    history: &History,
+    rounds: &crate::replay::Rounds,
+    system: &S,
+    opts: &ReplayOptions,
+    seed: u64,
+    r: u32,
+) -> Option<Vec<crate::systems::Rating>> {
+    let n = history.player_count();
+    let mut states = vec![system.new_player(); n];
+    for s in opts.seeds.iter().filter(|s| (s.player as usize) < n) {
+        states[s.player as usize] = system.seeded(s.rating, s.uncertainty, s.volatility);
+    }
+    let mut played = vec![false; n];
+    let mut last_time = vec![0i64; n];
+    let mut last_key = vec![0i64; n];
+    let mut stamp = vec![0u32; n];
+    let mut round_no = 0u32;
+    let mut list: Vec<u32> = Vec::new();
+    let mut parts: Vec<PlayerId> = Vec::new();
+    let mut apply = |list: &[u32], states: &mut Vec<S::Player>| -> Option<()> {
+        round_no += 1;
+        let round = Round::new(history, list);
+        let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
+        let key = opts.period.calendar_key(time);
+        parts.clear();
+        for c in round.contests() {
+            if system.refuses(&c).is_some() {
+                return None;
+            }
+            for &p in c.players() {
+                let pi = p as usize;
+                if stamp[pi] == round_no {
+                    continue;
+                }
+                stamp[pi] = round_no;
+                parts.push(p);
+                if played[pi] {
+                    let periods = key.map_or(1, |k| {
+                        k.saturating_sub(last_key[pi]).clamp(0, i64::from(u32::MAX)) as u32
+                    });
+                    let days = (time - last_time[pi]).max(0) as f64 / 86_400.0;
+                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
+                }
+                if let Some(k) = key {
+                    last_key[pi] = k;
+                }
+            }
+        }
+        system.update(round, states);
+        for c in round.contests() {
+            for &p in c.players() {
+                let pi = p as usize;
+                played[pi] = true;
+                last_time[pi] = last_time[pi].max(c.time());
+            }
+        }
+        for &p in parts.iter() {
+            if runaway(&system.rating(&states[p as usize])).is_some() {
+                return None;
+            }
+        }
+        Some(())
+    };
+    for k in 0..rounds.len() {
+        let contests = rounds.round(k);
+        if opts.period == Period::Game {
+            for &c in contests {
+                for _ in 0..poisson_count(seed, r, c) {
+                    apply(std::slice::from_ref(&c), &mut states)?;
+                }
+            }
+        } else {
+            list.clear();
+            for &c in contests {
+                for _ in 0..poisson_count(seed, r, c) {
+                    list.push(c);
+                }
+            }
+            if !list.is_empty() {
+                apply(&list, &mut states)?;
+            }
+        }
+    }
+    system.settle(&mut states);
+    Some(states.iter().map(|s| system.rating(s)).collect())
+}
+
+/// The metrics of each replicate: the scored contests re-summed with the replicate's counts.
+pub fn metric_replicates(scores: &[ScoredContest], ci: &CiOptions) -> Vec<MetricsReport> {
+    (0..ci.replicates)
+        .into_par_iter()
+        .map(|r| Metrics::weighted(scores, |i| poisson_count(ci.seed, r, scores[i].contest)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisson_counts_have_mean_and_variance_one() {
+        let n = 200_000u32;
+        let counts: Vec<f64> = (0..n)
+            .map(|c| f64::from(poisson_count(7, c % 13, c)))
+            .collect();
+        let mean = counts.iter().sum::<f64>() / f64::from(n);
+        let var = counts.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / f64::from(n);
+        // Standard errors: 1/sqrt(n) = 0.0022 for the mean, about sqrt(3/n) = 0.0039 for the
+        // variance.
+        assert!((mean - 1.0).abs() < 0.01, "{mean}");
+        assert!((var - 1.0).abs() < 0.02, "{var}");
+        let zeros = counts.iter().filter(|&&k| k == 0.0).count() as f64 / f64::from(n);
+        assert!((zeros - (-1f64).exp()).abs() < 0.005, "{zeros}");
+    }
+
+    #[test]
+    fn central_interpolates_between_order_statistics() {
+        let mut v: Vec<f64> = (0..=100).rev().map(f64::from).collect();
+        let (lo, hi) = central(&mut v, 0.9).unwrap();
+        assert!(
+            (lo - 5.0).abs() < 1e-9 && (hi - 95.0).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        let mut v = vec![1.0, 2.0];
+        assert_eq!(central(&mut v, 0.5), Some((1.25, 1.75)));
+        assert_eq!(central(&mut [], 0.95), None);
+    }
+}
