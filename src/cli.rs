@@ -254,18 +254,18 @@ impl RunArgs {
 
     /// `--ci`, `--ci-level`, `--ci-seed`.
     pub fn ci(&self) -> Result<Option<crate::bootstrap::CiOptions>, UsageError> {
+        if !(self.ci_level > 0.0 && self.ci_level < 1.0) {
+            return Err(UsageError(format!(
+                "--ci-level {}: the level must lie strictly between 0 and 1",
+                self.ci_level
+            )));
+        }
         let Some(replicates) = self.ci else {
             return Ok(None);
         };
         if !(2..=100_000).contains(&replicates) {
             return Err(UsageError(format!(
                 "--ci {replicates}: the replicates must be between 2 and 100000"
-            )));
-        }
-        if !(self.ci_level > 0.0 && self.ci_level < 1.0) {
-            return Err(UsageError(format!(
-                "--ci-level {}: the level must lie strictly between 0 and 1",
-                self.ci_level
             )));
         }
         Ok(Some(crate::bootstrap::CiOptions {
@@ -902,6 +902,7 @@ impl ReplayArgs {
             stream: self.stream.stream,
             stream_block: self.stream.stream_block.max(1),
             ci: self.run.ci()?,
+            ci_level: self.run.ci_level,
         })
     }
 }

@@ -625,3 +625,126 @@ fn bootstrap_intervals_are_deterministic_and_well_formed() {
         texts(&o).1
     );
 }
+
+/// Coverage of the 95 % intervals of the rating difference to a reference player (the
+/// league's first, anchored at its true rating) on simulated leagues with known strengths
+/// (`simulate league`: Davidson ties, 24 players, double round robin), through the library:
+/// for `bt` (Davidson ties) from the Hessian and from the bootstrap, within 93-97 %; for Elo
+/// and Glicko-2 the share is only reported (an online system's final rating trails the
+/// recent results by design, and its bootstrap interval is the spread of the replay's
+/// outcome, not of an estimate of a fixed strength: it covers the truth far less often;
+/// `scripts/coverage.py` measures 150 leagues of 40, docs/systems.md has the figures).
+#[test]
+fn intervals_cover_the_true_differences() {
+    use rate_batch::bootstrap::{CiOptions, rating_intervals};
+    use rate_batch::history::{HistoryBuilder, PlayerId, SourceInfo};
+    use rate_batch::lab::simulate::{LeagueConfig, league};
+    use rate_batch::replay::{ReplayOptions, replay};
+    use rate_batch::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
+
+    struct Cover<'a> {
+        history: &'a rate_batch::history::History,
+        truth: &'a [f64],
+        ids: &'a [PlayerId],
+        replicates: u32,
+    }
+    /// (Hessian hits, bootstrap hits, differences)
+    impl SystemVisitor for Cover<'_> {
+        type Output = (usize, usize, usize);
+        fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+            let reference = self.ids[0];
+            let opts = ReplayOptions {
+                warmup: 0.0,
+                keep_history: false,
+                hessian_reference: Some(vec![self.history.name(reference).to_string()]),
+                ..ReplayOptions::default()
+            };
+            let r = replay(self.history, system, &opts).unwrap();
+            let shift = self.truth[0] - r.ratings[reference as usize].mean;
+            let board: Vec<PlayerId> = self.ids[1..].to_vec();
+            let ci = CiOptions {
+                replicates: self.replicates,
+                level: 0.95,
+                seed: 11,
+            };
+            let iv = rating_intervals(
+                self.history,
+                system,
+                &opts,
+                &board,
+                (&[(reference, self.truth[0])], false),
+                &ci,
+            );
+            let (mut hessian, mut boot) = (0, 0);
+            for (k, &p) in board.iter().enumerate() {
+                let t = self.truth[k + 1];
+                if let Some(sds) = &r.hessian_sds {
+                    let est = r.ratings[p as usize].mean + shift;
+                    hessian += usize::from((est - t).abs() <= 1.959_964 * sds[p as usize]);
+                }
+                let (lo, hi) = iv.rating[k];
+                boot += usize::from(lo <= t && t <= hi);
+            }
+            (hessian, boot, board.len())
+        }
+    }
+    let mut bt_params = ParamMap::new();
+    rate_batch::systems::parse_param("ties=davidson", &mut bt_params).unwrap();
+    let mut totals = std::collections::BTreeMap::new();
+    for seed in 1..=40u64 {
+        let lg = league(&LeagueConfig {
+            players: 24,
+            seed,
+            ..LeagueConfig::default()
+        })
+        .unwrap();
+        let mut b = HistoryBuilder::new();
+        let ids: Vec<PlayerId> = lg.names.iter().map(|n| b.player(n)).collect();
+        for &(t, w, bl, s) in &lg.games {
+            b.add_game(t, 1.0, None, (&[ids[w]], &[ids[bl]]), s, None)
+                .unwrap();
+        }
+        let h = b.finish(SourceInfo::default());
+        for (kind, params, replicates) in [
+            (SystemKind::Bt, &bt_params, 100),
+            (SystemKind::Elo, &ParamMap::new(), 60),
+            (SystemKind::Glicko2, &ParamMap::new(), 60),
+        ] {
+            let c = dispatch(
+                kind,
+                params,
+                Cover {
+                    history: &h,
+                    truth: &lg.strengths,
+                    ids: &ids,
+                    replicates,
+                },
+            )
+            .unwrap();
+            let e = totals.entry(kind.name()).or_insert((0, 0, 0));
+            (e.0, e.1, e.2) = (e.0 + c.0, e.1 + c.1, e.2 + c.2);
+        }
+    }
+    let share = |hits: usize, n: usize| 100.0 * hits as f64 / n as f64;
+    let (h, b, n) = totals["bt"];
+    println!(
+        "bt: Hessian {:.1} %, bootstrap {:.1} % of {n}",
+        share(h, n),
+        share(b, n)
+    );
+    for s in ["elo", "glicko2"] {
+        let (_, b, n) = totals[s];
+        // Reported, not a target (58.8 % and 84.8 % here).
+        println!("{s}: bootstrap {:.1} % of {n}", share(b, n));
+    }
+    assert!(
+        (93.0..=97.0).contains(&share(h, n)),
+        "Hessian {}",
+        share(h, n)
+    );
+    assert!(
+        (93.0..=97.0).contains(&share(b, n)),
+        "bootstrap {}",
+        share(b, n)
+    );
+}

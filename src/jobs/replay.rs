@@ -60,6 +60,8 @@ pub struct ReplayJob {
     pub stream_block: usize,
     /// `--ci`: bootstrap intervals.
     pub ci: Option<crate::bootstrap::CiOptions>,
+    /// `--ci-level` (also the level of the Hessian's intervals without `--ci`).
+    pub ci_level: f64,
 }
 
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
@@ -276,6 +278,7 @@ fn system_job<'a>(
         pieces: Default::default(),
         ci: job.ci,
         ci_ratings: true,
+        ci_level: job.ci_level,
     }
 }
 

@@ -49,8 +49,12 @@ pub struct SystemJob<'a> {
     /// `--ci`: bootstrap intervals of the metrics, and with `ci_ratings` of the leaderboard's
     /// ratings and ranks.
     pub ci: Option<crate::bootstrap::CiOptions>,
-    /// Whether `ci` covers the leaderboard too (replay: yes; compare: the metrics only).
+    /// Whether `ci` covers the leaderboard too (replay: yes; compare: no, the metrics only).
+    /// Without it the leaderboard has the Hessian's rating intervals where the system has a
+    /// Hessian.
     pub ci_ratings: bool,
+    /// `--ci-level`: the share the intervals cover (also the Hessian's).
+    pub ci_level: f64,
 }
 
 /// What one system's replay produced.
@@ -152,6 +156,18 @@ pub fn replay_system(
     }
     let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
     let mut intervals = None;
+    if let Some(sds) = &result.hessian_sds {
+        let z = crate::numeric::normal_quantile(0.5 + job.ci_level / 2.0);
+        for row in &mut rows {
+            let sd = sds[row.player as usize];
+            let r = row.rating.mean;
+            row.interval = Some(output::Interval {
+                rating: (r - z * sd, r + z * sd),
+                rank: None,
+                group: None,
+            });
+        }
+    }
     if let Some(ci) = &job.ci {
         let ratings = if job.ci_ratings {
             Some(rating_intervals(loaded, job, history, &mut rows, ci)?)
@@ -275,8 +291,8 @@ fn rating_intervals(
     for (k, row) in rows.iter_mut().enumerate() {
         row.interval = Some(output::Interval {
             rating: iv.rating[k],
-            rank: iv.rank[k],
-            group: iv.group[k],
+            rank: Some(iv.rank[k]),
+            group: Some(iv.group[k]),
         });
     }
     Ok((iv.replicates, iv.failed))
@@ -318,12 +334,23 @@ struct Ran {
 
 /// The replay through the sink (rows are kept only when it takes them).
 fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran> {
+    // The Hessian's intervals where the system has them, unless the bootstrap gives the
+    // leaderboard's.
+    let bootstrapped = job.ci_ratings && job.ci.is_some();
+    let hessian_reference = (!bootstrapped).then(|| {
+        job.leaderboard
+            .anchors
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect()
+    });
     let opts = ReplayOptions {
         keep_history: !matches!(sink.rows, Rows::Drop)
             || sink.trajectory.is_some()
             || sink.truth.is_some(),
         seeds: loaded.seeds.clone(),
         series: job.chart_players > 0,
+        hessian_reference,
         ..job.replay.clone()
     };
     if let Some(plan) = &loaded.stream {

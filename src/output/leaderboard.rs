@@ -70,7 +70,12 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
         number(i.rating.0, line);
         line.push(',');
         number(i.rating.1, line);
-        let _ = write!(line, ",{},{},{}", i.rank.0, i.rank.1, i.group);
+        match (i.rank, i.group) {
+            (Some((lo, hi)), Some(g)) => {
+                let _ = write!(line, ",{lo},{hi},{g}");
+            }
+            _ => line.push_str(",,,"),
+        }
     }
     line.push('\n');
 }

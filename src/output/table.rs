@@ -28,10 +28,10 @@ pub struct LeaderRow {
 pub struct Interval {
     /// The rating's interval.
     pub rating: (f64, f64),
-    /// The rank's interval.
-    pub rank: (u32, u32),
+    /// The rank's interval (the bootstrap's only).
+    pub rank: Option<(u32, u32)>,
     /// The tie group: players whose rank intervals overlap the one above share it.
-    pub group: u32,
+    pub group: Option<u32>,
 }
 
 /// What the leaderboard orders by.
@@ -193,8 +193,9 @@ pub fn print_summary(
             (true, Some(i)) => format!(
                 "  {:>17}  {:>11}  {:>5}",
                 format!("{:.1} - {:.1}", i.rating.0, i.rating.1),
-                format!("{} - {}", i.rank.0, i.rank.1),
-                i.group
+                i.rank
+                    .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo} - {hi}")),
+                i.group.map_or_else(|| "-".into(), |g| g.to_string())
             ),
             (true, None) => format!("  {:>17}  {:>11}  {:>5}", "-", "-", "-"),
         };

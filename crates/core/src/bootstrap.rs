@@ -37,6 +37,7 @@ pub struct CiOptions {
 }
 
 /// The count of contest `contest` in replicate `replicate`: Poisson(1), from a hash.
+#[inline]
 pub fn poisson_count(seed: u64, replicate: u32, contest: u32) -> u32 {
     let mut z = seed
         ^ u64::from(replicate).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -45,18 +46,38 @@ pub fn poisson_count(seed: u64, replicate: u32, contest: u32) -> u32 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
-    let u = (z >> 11) as f64 / (1u64 << 53) as f64;
-    // The inverse of Poisson(1)'s distribution function.
-    let mut k = 0u32;
-    let mut p = (-1f64).exp();
-    let mut cdf = p;
-    while u >= cdf && k < 20 {
+    // The inverse of Poisson(1)'s distribution function, on the hash as a fraction of 2^64.
+    let mut k = 0;
+    while k < POISSON_CDF.len() && z >= POISSON_CDF[k] {
         k += 1;
-        p /= f64::from(k);
-        cdf += p;
     }
-    k
+    k as u32
 }
+
+/// Poisson(1)'s distribution function at 0, 1, ... 19, times 2^64, rounded down (worked out
+/// to 60 digits: `sum_{j <= k} e^-1 / j!`).
+const POISSON_CDF: [u64; 20] = [
+    0x5E2D_58D8_B3BC_DF1A,
+    0xBC5A_B1B1_6779_BE35,
+    0xEB71_5E1D_C158_2DC2,
+    0xFB23_9797_34A2_52F1,
+    0xFF10_25F5_9174_DC3D,
+    0xFFD9_0F3B_A405_5E19,
+    0xFFFA_8B71_FC72_C913,
+    0xFFFF_540C_0914_B3C9,
+    0xFFFF_ED1F_4AA8_F120,
+    0xFFFF_FE21_6E64_1462,
+    0xFFFF_FFD4_D85D_3183,
+    0xFFFF_FFFC_6DA2_62B4,
+    0xFFFF_FFFF_BA12_D178,
+    0xFFFF_FFFF_FB07_C64C,
+    0xFFFF_FFFF_FFAB_8EA5,
+    0xFFFF_FFFF_FFFA_BE22,
+    0xFFFF_FFFF_FFFF_B11A,
+    0xFFFF_FFFF_FFFF_FBA1,
+    0xFFFF_FFFF_FFFF_FFC5,
+    0xFFFF_FFFF_FFFF_FFFD,
+];
 
 /// The central `level` share of `values` (sorted here): linear interpolation between order
 /// statistics (the usual sample quantile); `None` when empty.
@@ -194,7 +215,45 @@ fn replicate<S: RatingSystem>(
     let mut round_no = 0u32;
     let mut list: Vec<u32> = Vec::new();
     let mut parts: Vec<PlayerId> = Vec::new();
+    let calendar = opts.period.calendar_key(0).is_some();
     let mut apply = |list: &[u32], states: &mut Vec<S::Player>| -> Option<()> {
+        if let [one] = list {
+            // A round of one contest: its players are distinct.
+            let c = history.contest(*one as usize);
+            if system.refuses(&c).is_some() {
+                return None;
+            }
+            let time = c.time();
+            let key = if calendar {
+                opts.period.calendar_key(time)
+            } else {
+                None
+            };
+            let players = c.players();
+            for &p in players {
+                let pi = p as usize;
+                if played[pi] {
+                    let periods = key.map_or(1, |k| {
+                        k.saturating_sub(last_key[pi]).clamp(0, i64::from(u32::MAX)) as u32
+                    });
+                    let days = (time - last_time[pi]).max(0) as f64 / 86_400.0;
+                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
+                }
+                if let Some(k) = key {
+                    last_key[pi] = k;
+                }
+            }
+            system.update(Round::new(history, list), states);
+            for &p in players {
+                let pi = p as usize;
+                played[pi] = true;
+                last_time[pi] = last_time[pi].max(time);
+                if runaway(&system.rating(&states[pi])).is_some() {
+                    return None;
+                }
+            }
+            return Some(());
+        }
         round_no += 1;
         let round = Round::new(history, list);
         let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
@@ -264,10 +323,28 @@ fn replicate<S: RatingSystem>(
 
 /// The metrics of each replicate: the scored contests re-summed with the replicate's counts.
 pub fn metric_replicates(scores: &[ScoredContest], ci: &CiOptions) -> Vec<MetricsReport> {
-    (0..ci.replicates)
+    // Replicates in groups, each group walking the contests a cache-sized piece at a time
+    // (every replicate of the group sums the piece while it is in cache).
+    const GROUP: u32 = 16;
+    const PIECE: usize = 2048;
+    let parts = Metrics::parts(scores);
+    let groups: Vec<Vec<MetricsReport>> = (0..ci.replicates.div_ceil(GROUP))
         .into_par_iter()
-        .map(|r| Metrics::weighted(scores, |i| poisson_count(ci.seed, r, scores[i].contest)))
-        .collect()
+        .map(|g| {
+            let reps: Vec<u32> = (g * GROUP..((g + 1) * GROUP).min(ci.replicates)).collect();
+            let mut sums = vec![Metrics::new(); reps.len()];
+            for start in (0..parts.len()).step_by(PIECE) {
+                let end = (start + PIECE).min(parts.len());
+                for (m, &r) in sums.iter_mut().zip(&reps) {
+                    m.add_parts(&parts[start..end], |i| {
+                        poisson_count(ci.seed, r, scores[start + i].contest)
+                    });
+                }
+            }
+            sums.iter().map(Metrics::report).collect()
+        })
+        .collect();
+    groups.into_iter().flatten().collect()
 }
 
 #[cfg(test)]

@@ -53,6 +53,15 @@ pub struct ScoredContest {
     pub two: Option<(f64, f64)>,
 }
 
+/// A scored contest's contributions to the metrics' sums ([`Metrics::parts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContestParts {
+    all: Option<ContestScore>,
+    experienced: Option<ContestScore>,
+    /// Log-loss, Brier score, accuracy.
+    two: Option<(f64, f64, f64)>,
+}
+
 /// Buffers reused from contest to contest.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
@@ -338,16 +347,11 @@ impl Metrics {
     /// `y` its actual score (1, 1/2, 0).
     #[inline]
     pub fn add_two(&mut self, p: f64, y: f64) {
-        self.add_two_times(p, y, 1);
-    }
-
-    fn add_two_times(&mut self, p: f64, y: f64, times: u32) {
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
-        let k = f64::from(times);
-        self.two.games += u64::from(times);
-        self.two.log_loss += k * -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln());
-        self.two.brier += k * (p - y) * (p - y);
-        self.two.accuracy += k * if p > 0.5 {
+        self.two.games += 1;
+        self.two.log_loss += -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln());
+        self.two.brier += (p - y) * (p - y);
+        self.two.accuracy += if p > 0.5 {
             y
         } else if p < 0.5 {
             1.0 - y
@@ -356,11 +360,35 @@ impl Metrics {
         };
     }
 
+    /// Each scored contest's contributions to the sums (the two-entry contest's log-loss,
+    /// Brier score and accuracy worked out once), for [`Metrics::weighted`].
+    pub fn parts(scores: &[ScoredContest]) -> Vec<ContestParts> {
+        scores
+            .iter()
+            .map(|s| ContestParts {
+                all: s.all,
+                experienced: s.experienced,
+                two: s.two.map(|(p, y)| {
+                    let mut one = Metrics::new();
+                    one.add_two(p, y);
+                    (one.two.log_loss, one.two.brier, one.two.accuracy)
+                }),
+            })
+            .collect()
+    }
+
     /// The metrics of scored contests each counted `times(i)` times (0: left out), `i` its
-    /// position in `scores`: a bootstrap replicate of the metrics.
-    pub fn weighted(scores: &[ScoredContest], times: impl Fn(usize) -> u32) -> MetricsReport {
+    /// position in `parts`: a bootstrap replicate of the metrics.
+    pub fn weighted(parts: &[ContestParts], times: impl Fn(usize) -> u32) -> MetricsReport {
         let mut m = Metrics::new();
-        for (i, s) in scores.iter().enumerate() {
+        m.add_parts(parts, times);
+        m.report()
+    }
+
+    /// Adds scored contests' contributions, each `times(i)` times.
+    pub fn add_parts(&mut self, parts: &[ContestParts], times: impl Fn(usize) -> u32) {
+        let m = self;
+        for (i, s) in parts.iter().enumerate() {
             let k = times(i);
             if k == 0 {
                 continue;
@@ -374,11 +402,13 @@ impl Metrics {
                     sums.contests += u64::from(k);
                 }
             }
-            if let Some((p, y)) = s.two {
-                m.add_two_times(p, y, k);
+            if let Some((ll, brier, accuracy)) = s.two {
+                m.two.games += u64::from(k);
+                m.two.log_loss += kf * ll;
+                m.two.brier += kf * brier;
+                m.two.accuracy += kf * accuracy;
             }
         }
-        m.report()
     }
 
     /// The averages.

@@ -201,6 +201,10 @@ pub struct ReplayOptions {
     pub skip_all_tied: bool,
     /// Keep every scored contest's parts of the metrics ([`Series::scores`]).
     pub keep_scores: bool,
+    /// Ask the system for its Hessian's standard deviations at the end
+    /// ([`RatingSystem::hessian_sds`]), of each rating less the mean rating of the players of
+    /// these names (empty, or none of them met: of the rating itself).
+    pub hessian_reference: Option<Vec<String>>,
 }
 
 impl Default for ReplayOptions {
@@ -218,6 +222,7 @@ impl Default for ReplayOptions {
             skip: None,
             skip_all_tied: false,
             keep_scores: false,
+            hessian_reference: None,
         }
     }
 }
@@ -309,6 +314,9 @@ pub struct ReplayResult {
     pub method: Option<String>,
     /// What the system fitted beside the ratings ([`RatingSystem::fitted`]).
     pub fitted: Option<serde_json::Value>,
+    /// With [`ReplayOptions::hessian_reference`], where the system has them: every player's
+    /// standard deviation from the fit's Hessian ([`RatingSystem::hessian_sds`]).
+    pub hessian_sds: Option<Vec<f64>>,
     /// Final rating of every player (by id).
     pub ratings: Vec<Rating>,
     /// Record of every player (by id).
@@ -698,7 +706,20 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         let end = run.opts.as_of.or(self.end);
         run.elapse_to_end(&self.names, end, self.rounds)?;
         let elapsed = self.start.elapsed();
-        Ok((self.run.result(self.rounds, elapsed), self.snapshot))
+        let reference = self.run.opts.hessian_reference.as_ref().map(|names| {
+            let wanted: Vec<String> = names
+                .iter()
+                .map(|n| crate::history::canonical_name(n).into_owned())
+                .collect();
+            (0..self.names.len())
+                .filter(|&p| wanted.iter().any(|w| *w == self.names[p]))
+                .map(|p| p as PlayerId)
+                .collect::<Vec<_>>()
+        });
+        Ok((
+            self.run.result(self.rounds, elapsed, reference),
+            self.snapshot,
+        ))
     }
 }
 
@@ -1132,13 +1153,19 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
-    fn result(self, rounds: usize, elapsed: Duration) -> ReplayResult {
+    fn result(
+        self,
+        rounds: usize,
+        elapsed: Duration,
+        reference: Option<Vec<PlayerId>>,
+    ) -> ReplayResult {
         let system = self.system;
         ReplayResult {
             system: system.name(),
             params: system.params(),
             method: system.method(),
             fitted: system.fitted(&self.states),
+            hessian_sds: reference.and_then(|r| system.hessian_sds(&self.states, &r)),
             ratings: self.states.iter().map(|s| system.rating(s)).collect(),
             records: self.records,
             history: Vec::new(),

@@ -115,6 +115,14 @@ pub trait RatingSystem: Sync {
         false
     }
 
+    /// The standard deviation of each player's rating less the mean rating of `reference`
+    /// (the rating itself when empty), from the inverse of the fit's Hessian (its observed
+    /// information), for a system fitted by maximum likelihood; `None` for an online system,
+    /// or when the players are too many for the dense inverse.
+    fn hessian_sds(&self, _players: &[Self::Player], _reference: &[PlayerId]) -> Option<Vec<f64>> {
+        None
+    }
+
     /// What the system fitted to the whole history beside the ratings (a first-side
     /// advantage, a draw parameter), for `metrics.json`.
     fn fitted(&self, _players: &[Self::Player]) -> Option<Value> {
@@ -181,6 +189,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn rates_everyone(&self) -> bool {
         (*self).rates_everyone()
+    }
+    fn hessian_sds(&self, players: &[Self::Player], reference: &[PlayerId]) -> Option<Vec<f64>> {
+        (*self).hessian_sds(players, reference)
     }
 }
 

@@ -469,6 +469,29 @@ impl Bt {
     }
 }
 
+/// Players up to which [`RatingSystem::hessian_sds`] inverts the Hessian (dense: n^3 / 3
+/// operations, about a second at this size).
+const DENSE_MAX: usize = 1500;
+
+/// The Cholesky factor of the symmetric positive definite `n x n` matrix `a` (row major), in
+/// place in its lower triangle; `None` if it is not positive definite.
+fn cholesky(a: &mut [f64], n: usize) -> Option<()> {
+    for j in 0..n {
+        let s: f64 = (0..j).map(|k| a[j * n + k] * a[j * n + k]).sum();
+        let d = a[j * n + j] - s;
+        if d.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        let d = d.sqrt();
+        a[j * n + j] = d;
+        for i in j + 1..n {
+            let s: f64 = (0..j).map(|k| a[i * n + k] * a[j * n + k]).sum();
+            a[i * n + j] = (a[i * n + j] - s) / d;
+        }
+    }
+    Some(())
+}
+
 /// Adds a result to a player's sorted counts.
 fn add_result(pairs: &mut Vec<PairCount>, opp: PlayerId, side: i8, outcome: f64, w: f64) {
     let at = pairs.binary_search_by(|r| (r.opp, r.side).cmp(&(opp, side)));
@@ -712,6 +735,70 @@ impl RatingSystem for Bt {
 
     fn rates_everyone(&self) -> bool {
         true
+    }
+
+    fn hessian_sds(&self, players: &[BtPlayer], reference: &[PlayerId]) -> Option<Vec<f64>> {
+        let n = players.len();
+        if n == 0 || n > DENSE_MAX {
+            return None;
+        }
+        let fit = Self::fit_of(players);
+        // The negated Hessian of the log posterior at the fit, dense, then its Cholesky
+        // factor in place (lower triangle).
+        let mut h = vec![0.0; n * n];
+        let x = |j: usize| players[j].rating;
+        for (i, p) in players.iter().enumerate() {
+            let mut c = vec![0.0; p.pairs.len()];
+            let (_, hii) = self.player_terms(players, x, &fit, i, Some(&mut c));
+            h[i * n + i] = hii;
+            for (r, ck) in p.pairs.iter().zip(&c) {
+                h[i * n + r.opp as usize] -= ck;
+            }
+        }
+        cholesky(&mut h, n)?;
+        // Column j of the inverse: two triangular solves.
+        let solve = |j: usize| {
+            let mut v = vec![0.0; n];
+            v[j] = 1.0;
+            for i in 0..n {
+                let s: f64 = (0..i).map(|k| h[i * n + k] * v[k]).sum();
+                v[i] = (v[i] - s) / h[i * n + i];
+            }
+            for i in (0..n).rev() {
+                let s: f64 = (i + 1..n).map(|k| h[k * n + i] * v[k]).sum();
+                v[i] = (v[i] - s) / h[i * n + i];
+            }
+            v
+        };
+        // The diagonal of the inverse: the squared norms of the columns of L^-1.
+        let mut diag = vec![0.0; n];
+        let mut col = vec![0.0; n];
+        for j in 0..n {
+            col.iter_mut().for_each(|v| *v = 0.0);
+            col[j] = 1.0 / h[j * n + j];
+            diag[j] += col[j] * col[j];
+            for i in j + 1..n {
+                let s: f64 = (j..i).map(|k| h[i * n + k] * col[k]).sum();
+                col[i] = -s / h[i * n + i];
+                diag[j] += col[i] * col[i];
+            }
+        }
+        // Var(x_i - m) with m the reference's mean: S_ii - 2 mean_a S_ia + mean_ab S_ab.
+        let k = reference.len() as f64;
+        let mut cross = vec![0.0; n];
+        let mut within = 0.0;
+        for &a in reference {
+            let column = solve(a as usize);
+            for (c, v) in cross.iter_mut().zip(&column) {
+                *c += v / k;
+            }
+            within += reference.iter().map(|&b| column[b as usize]).sum::<f64>() / (k * k);
+        }
+        Some(
+            (0..n)
+                .map(|i| (diag[i] - 2.0 * cross[i] + within).max(0.0).sqrt())
+                .collect(),
+        )
     }
 
     fn fitted(&self, players: &[BtPlayer]) -> Option<Value> {
