@@ -30,7 +30,8 @@ pub struct Interval {
     pub rating: (f64, f64),
     /// The rank's interval (the bootstrap's only).
     pub rank: Option<(u32, u32)>,
-    /// The tie group: players whose rank intervals overlap the one above share it.
+    /// The tie group: a group is led by its first player, and the next join it while their
+    /// rank intervals overlap the leader's.
     pub group: Option<u32>,
 }
 

@@ -9,11 +9,14 @@
 //!
 //! - **Ratings and ranks**: each replicate replays the history with the system as it is, a
 //!   contest of count `k` happening `k` times: with rounds of one contest (`--period game`),
-//!   `k` rounds one after the other; with calendar periods or series, `k` copies in its round.
+//!   `k` rounds one after the other; with calendar periods or series, `k` copies in its round
+//!   ([`RatingSystem::accumulate`]: Bradley-Terry only counts the games, and fits once at the
+//!   end).
 //!   The interval of a player's rating is the central `level` share of its replicate ratings
 //!   (linear interpolation between order statistics); its rank interval, of its replicate
-//!   ranks among the leaderboard's players (rounded outwards). A player whose interval of
-//!   ranks overlaps that of the player above shares his tie group.
+//!   ranks among the leaderboard's players (rounded outwards). Tie groups: the first player
+//!   leads the first group, and each next player joins the current group while his rank
+//!   interval overlaps its leader's; else he leads the next.
 //! - **Metrics**: the scored contests' parts of the metrics are re-summed with the same
 //!   counts (the predictions are the replay's own: the interval is the sampling noise of the
 //!   metric over the contests, for this system's predictions). Systems compared with the same
@@ -183,10 +186,14 @@ pub fn rating_intervals<S: RatingSystem>(
         out.rank
             .push(((lo + 1e-9).floor() as u32, (hi - 1e-9).ceil() as u32));
     }
-    let mut group = 1;
+    // A group is led by its first player; the next joins while its rank interval overlaps
+    // the leader's (overlap with the one just above would chain: on the international
+    // football results every team ends up in one group).
+    let (mut group, mut leader) = (1, 0);
     for i in 0..board.len() {
-        if i > 0 && out.rank[i].0 > out.rank[i - 1].1 {
+        if i > 0 && out.rank[i].0 > out.rank[leader].1 {
             group += 1;
+            leader = i;
         }
         out.group.push(group);
     }
@@ -243,7 +250,7 @@ fn replicate<S: RatingSystem>(
                     last_key[pi] = k;
                 }
             }
-            system.update(Round::new(history, list), states);
+            system.accumulate(Round::new(history, list), states);
             for &p in players {
                 let pi = p as usize;
                 played[pi] = true;
@@ -282,7 +289,7 @@ fn replicate<S: RatingSystem>(
                 }
             }
         }
-        system.update(round, states);
+        system.accumulate(round, states);
         for c in round.contests() {
             for &p in c.players() {
                 let pi = p as usize;

@@ -94,6 +94,14 @@ pub trait RatingSystem: Sync {
     /// games); the rating does not change. Systems without an uncertainty ignore it.
     fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
 
+    /// [`RatingSystem::update`] when no rating will be read before the replay's end (and its
+    /// [`RatingSystem::settle`]): a bootstrap replicate. A system whose final ratings do not
+    /// depend on its intermediate ones (Bradley-Terry: only the counts) may skip work here;
+    /// by default it is `update`.
+    fn accumulate(&self, round: Round<'_>, players: &mut [Self::Player]) {
+        self.update(round, players);
+    }
+
     /// Why the system cannot rate a contest, if it cannot (Bradley-Terry's pairs from a
     /// standings larger than it takes): checked by the replay before each round is rated,
     /// which then stops with this reason.
@@ -177,6 +185,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn elapse(&self, p: &mut Self::Player, periods: u32, variance: f64) {
         (*self).elapse(p, periods, variance);
+    }
+    fn accumulate(&self, round: Round<'_>, players: &mut [Self::Player]) {
+        (*self).accumulate(round, players);
     }
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
         (*self).refuses(contest)

@@ -737,6 +737,19 @@ impl RatingSystem for Bt {
         true
     }
 
+    /// Only the counts: the fit at the end ([`RatingSystem::settle`]) is the same from any
+    /// starting point.
+    fn accumulate(&self, round: Round<'_>, players: &mut [BtPlayer]) {
+        for c in round.contests() {
+            Self::add_contest(&c, players);
+        }
+        if let Some(first) = players.first_mut()
+            && first.fit.is_none()
+        {
+            first.fit = Some(Self::fit_of(&[]));
+        }
+    }
+
     fn hessian_sds(&self, players: &[BtPlayer], reference: &[PlayerId]) -> Option<Vec<f64>> {
         let n = players.len();
         if n == 0 || n > DENSE_MAX {
