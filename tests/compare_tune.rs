@@ -44,7 +44,7 @@ fn compare_gives_what_replay_gives_alone() {
     let (stdout, stderr) = texts(&o);
     assert!(o.status.success(), "{stderr}");
     let table = read_csv(&out.join("compare.csv"));
-    assert_eq!(table.len(), 1 + 13, "{stdout}");
+    assert_eq!(table.len(), 1 + 14, "{stdout}");
     for row in &table[1..] {
         let system = row[0].as_str();
         let alone = dir.path().join(format!("alone-{system}"));
@@ -73,7 +73,7 @@ fn compare_gives_what_replay_gives_alone() {
     assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"));
     // Three charts per system without two-entry contests (trajectories, distribution,
     // metrics over time).
-    assert_eq!(html.matches("<svg").count(), 3 * 13, "one svg per chart");
+    assert_eq!(html.matches("<svg").count(), 3 * 14, "one svg per chart");
 }
 
 #[test]

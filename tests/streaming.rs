@@ -120,7 +120,7 @@ fn same_streamed_or_not(input: &Path, dir: &Path, args: &[&str]) {
 fn every_system_and_period_streams_to_the_same_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let input = common::write(dir.path(), "games.csv", &games_csv(1200, 3));
-    // Every registered system (the thirteen of `replay --help`).
+    // Every registered system (the fourteen of `replay --help`).
     let systems = [
         "elo",
         "yuksel",
@@ -135,6 +135,7 @@ fn every_system_and_period_streams_to_the_same_outputs() {
         "glicko2",
         "trueskill",
         "bt",
+        "whr",
     ];
     for (k, system) in systems.iter().enumerate() {
         // (Topcoder runs away in calendar periods of this history, streamed or not.)
@@ -516,7 +517,7 @@ fn compare_streams_one_read_to_every_system() {
     let o = compare(&input, &streamed, &[&args[..], &on[..]].concat());
     assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
     let table = compare_table(&whole);
-    assert_eq!(table.len(), 14, "a row for each of the thirteen systems");
+    assert_eq!(table.len(), 15, "a row for each of the fourteen systems");
     assert_eq!(table, compare_table(&streamed));
     let failed: Vec<&str> = table[1..]
         .iter()

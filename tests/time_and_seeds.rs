@@ -123,8 +123,9 @@ fn decay_and_as_of() {
         }
         with_uncertainty.push(system);
         let (u0, u1) = (num(&p[3]), num(&d[3]));
-        if system == "bt" {
-            // A static model: its uncertainty is the fit's, and time does not pass.
+        if system == "bt" || system == "whr" {
+            // Fitted models: the uncertainty is the fit's (whole-history rating's Wiener
+            // process is its own), and the decay does not apply.
             assert_eq!(u1, u0, "{system}");
         } else if system == "glicko" {
             // Capped at the starting deviation.

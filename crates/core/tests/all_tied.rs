@@ -68,6 +68,7 @@ fn rates_ties(kind: SystemKind) -> bool {
         // different ratings move together.
         SystemKind::Elo
         | SystemKind::Bt
+        | SystemKind::Whr
         | SystemKind::EloGaussian
         | SystemKind::Yuksel
         | SystemKind::EloMmr

@@ -56,6 +56,10 @@ macro_rules! registry_table {
             /// honest predictions; ties half a win or Davidson's, a first-side advantage.
             Bt = "bt" => bt::Bt::new,
                 grid ["prior_sd": [100.0, 200.0, 400.0, 800.0, 1600.0]];
+            /// Whole-History Rating (Coulom 2008): a rating per player per day, a Wiener
+            /// process between days, Newton's method on each player's series.
+            Whr = "whr" => whr::Whr::new,
+                grid ["w2": [1.0, 4.0, 14.0, 50.0, 200.0, 1000.0]];
         }
     };
 }
@@ -74,6 +78,7 @@ pub mod pairwise;
 pub mod pairwise_glicko;
 pub mod topcoder;
 pub mod trueskill;
+pub mod whr;
 pub mod yuksel;
 
 pub use bar::{Bar, BarParams};
@@ -86,6 +91,7 @@ pub use glicko2::{Glicko2, Glicko2Params};
 pub use pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
 pub use topcoder::{Topcoder, TopcoderParams};
 pub use trueskill::{TrueSkill, TrueSkillParams};
+pub use whr::{Whr, WhrParams};
 pub use yuksel::{Yuksel, YukselParams};
 
 pub use base::*;
