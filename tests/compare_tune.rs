@@ -247,18 +247,7 @@ fn tune_with_periods_never_sees_past_its_slice() {
 #[test]
 fn compare_with_intervals_marks_the_best_per_metric() {
     let dir = TempDir::new().unwrap();
-    let league = dir.path().join("league.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "league",
-        "--players",
-        "12",
-        "--out",
-        league.to_str().unwrap(),
-        "--truth",
-        dir.path().join("truth.csv").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    let league = common::league(dir.path(), 12);
     let out = dir.path().join("cmp");
     let o = rate_batch(&[
         "compare",

@@ -558,18 +558,7 @@ fn anchors_shift_every_rating_alike() {
 #[test]
 fn bootstrap_intervals_are_deterministic_and_well_formed() {
     let dir = TempDir::new().unwrap();
-    let league = dir.path().join("league.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "league",
-        "--players",
-        "16",
-        "--out",
-        league.to_str().unwrap(),
-        "--truth",
-        dir.path().join("truth.csv").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    let league = common::league(dir.path(), 16);
     for system in ["elo", "glicko2", "bt"] {
         same_on_one_and_two_threads(dir.path(), &league, &["--system", system, "--ci", "40"]);
     }

@@ -110,3 +110,20 @@ pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
         .map(|rec| rec.unwrap().iter().map(str::to_string).collect())
         .collect()
 }
+
+/// `simulate league --players N` into `dir/league.csv` (its true strengths beside it).
+pub fn league(dir: &Path, players: usize) -> PathBuf {
+    let games = dir.join("league.csv");
+    let o = rate_batch(&[
+        "simulate",
+        "league",
+        "--players",
+        &players.to_string(),
+        "--out",
+        games.to_str().unwrap(),
+        "--truth",
+        dir.join("league-truth.csv").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    games
+}

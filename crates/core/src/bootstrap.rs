@@ -200,6 +200,45 @@ pub fn rating_intervals<S: RatingSystem>(
     out
 }
 
+/// When each player last played, for the time that passes before his next round.
+struct Clock {
+    played: Vec<bool>,
+    last_time: Vec<i64>,
+    last_key: Vec<i64>,
+}
+
+impl Clock {
+    #[inline]
+    /// Time passes for player `p`, arriving at a round at `time` (calendar period `key`), as
+    /// the replay lets it pass.
+    fn arrive<S: RatingSystem>(
+        &mut self,
+        (system, opts): (&S, &ReplayOptions),
+        state: &mut S::Player,
+        p: usize,
+        (time, key): (i64, Option<i64>),
+    ) {
+        if self.played[p] {
+            let periods = key.map_or(1, |k| {
+                k.saturating_sub(self.last_key[p])
+                    .clamp(0, i64::from(u32::MAX)) as u32
+            });
+            let days = (time - self.last_time[p]).max(0) as f64 / 86_400.0;
+            system.elapse(state, periods, opts.decay_per_day * days);
+        }
+        if let Some(k) = key {
+            self.last_key[p] = k;
+        }
+    }
+
+    #[inline]
+    /// Player `p` played a contest at `time`.
+    fn leave(&mut self, p: usize, time: i64) {
+        self.played[p] = true;
+        self.last_time[p] = self.last_time[p].max(time);
+    }
+}
+
 /// One replicate's final ratings, or `None` when a rating ran away or the system refused a
 /// contest.
 fn replicate<S: RatingSystem>(
@@ -215,47 +254,39 @@ fn replicate<S: RatingSystem>(
     for s in opts.seeds.iter().filter(|s| (s.player as usize) < n) {
         states[s.player as usize] = system.seeded(s.rating, s.uncertainty, s.volatility);
     }
-    let mut played = vec![false; n];
-    let mut last_time = vec![0i64; n];
-    let mut last_key = vec![0i64; n];
+    let mut clock = Clock {
+        played: vec![false; n],
+        last_time: vec![0; n],
+        last_key: vec![0; n],
+    };
     let mut stamp = vec![0u32; n];
     let mut round_no = 0u32;
     let mut list: Vec<u32> = Vec::new();
     let mut parts: Vec<PlayerId> = Vec::new();
     let calendar = opts.period.calendar_key(0).is_some();
     let mut apply = |list: &[u32], states: &mut Vec<S::Player>| -> Option<()> {
+        let key_of = |time| {
+            if calendar {
+                opts.period.calendar_key(time)
+            } else {
+                None
+            }
+        };
         if let [one] = list {
-            // A round of one contest: its players are distinct.
+            // A round of one contest (most rounds), the cheap way: its players are distinct.
             let c = history.contest(*one as usize);
             if system.refuses(&c).is_some() {
                 return None;
             }
             let time = c.time();
-            let key = if calendar {
-                opts.period.calendar_key(time)
-            } else {
-                None
-            };
-            let players = c.players();
-            for &p in players {
+            for &p in c.players() {
                 let pi = p as usize;
-                if played[pi] {
-                    let periods = key.map_or(1, |k| {
-                        k.saturating_sub(last_key[pi]).clamp(0, i64::from(u32::MAX)) as u32
-                    });
-                    let days = (time - last_time[pi]).max(0) as f64 / 86_400.0;
-                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
-                }
-                if let Some(k) = key {
-                    last_key[pi] = k;
-                }
+                clock.arrive((system, opts), &mut states[pi], pi, (time, key_of(time)));
             }
             system.accumulate(Round::new(history, list), states);
-            for &p in players {
-                let pi = p as usize;
-                played[pi] = true;
-                last_time[pi] = last_time[pi].max(time);
-                if runaway(&system.rating(&states[pi])).is_some() {
+            for &p in c.players() {
+                clock.leave(p as usize, time);
+                if runaway(&system.rating(&states[p as usize])).is_some() {
                     return None;
                 }
             }
@@ -264,45 +295,33 @@ fn replicate<S: RatingSystem>(
         round_no += 1;
         let round = Round::new(history, list);
         let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
-        let key = opts.period.calendar_key(time);
+        let key = key_of(time);
         parts.clear();
         for c in round.contests() {
             if system.refuses(&c).is_some() {
                 return None;
             }
             for &p in c.players() {
-                let pi = p as usize;
-                if stamp[pi] == round_no {
+                // (A player of two contests of the round arrives once.)
+                if stamp[p as usize] == round_no {
                     continue;
                 }
-                stamp[pi] = round_no;
+                stamp[p as usize] = round_no;
                 parts.push(p);
-                if played[pi] {
-                    let periods = key.map_or(1, |k| {
-                        k.saturating_sub(last_key[pi]).clamp(0, i64::from(u32::MAX)) as u32
-                    });
-                    let days = (time - last_time[pi]).max(0) as f64 / 86_400.0;
-                    system.elapse(&mut states[pi], periods, opts.decay_per_day * days);
-                }
-                if let Some(k) = key {
-                    last_key[pi] = k;
-                }
+                let pi = p as usize;
+                clock.arrive((system, opts), &mut states[pi], pi, (time, key));
             }
         }
         system.accumulate(round, states);
         for c in round.contests() {
             for &p in c.players() {
-                let pi = p as usize;
-                played[pi] = true;
-                last_time[pi] = last_time[pi].max(c.time());
+                clock.leave(p as usize, c.time());
             }
         }
-        for &p in parts.iter() {
-            if runaway(&system.rating(&states[p as usize])).is_some() {
-                return None;
-            }
-        }
-        Some(())
+        parts
+            .iter()
+            .all(|&p| runaway(&system.rating(&states[p as usize])).is_none())
+            .then_some(())
     };
     for k in 0..rounds.len() {
         let contests = rounds.round(k);

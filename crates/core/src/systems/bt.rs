@@ -265,30 +265,10 @@ impl Bt {
 
     /// Adds one contest's results to the counts.
     fn add_contest(c: &Contest<'_>, players: &mut [BtPlayer]) {
-        let n = c.len();
-        if n < 2 || c.weight() <= 0.0 {
-            return;
-        }
-        let pair_weight = if n == 2 {
-            c.weight()
-        } else {
-            2.0 * c.weight() / n as f64
-        };
-        for x in 0..n {
-            let a = c.entry(x);
-            for y in x + 1..n {
-                let b = c.entry(y);
-                let outcome = a.outcome_against(&b);
-                let w = pair_weight / (a.players.len() * b.players.len()) as f64;
-                let side = i8::from(n == 2);
-                for &i in a.players {
-                    for &j in b.players {
-                        add_result(&mut players[i as usize].pairs, j, side, outcome, w);
-                        add_result(&mut players[j as usize].pairs, i, -side, 1.0 - outcome, w);
-                    }
-                }
-            }
-        }
+        super::games::for_each_game(c, |i, j, outcome, w, side| {
+            add_result(&mut players[i as usize].pairs, j, side, outcome, w);
+            add_result(&mut players[j as usize].pairs, i, -side, 1.0 - outcome, w);
+        });
     }
 
     /// Slope and curvature of player i's log posterior in its own rating (points), with the
@@ -714,15 +694,7 @@ impl RatingSystem for Bt {
     }
 
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        let n = contest.len();
-        (n > 2 && n > self.p.max_standing as usize).then(|| {
-            format!(
-                "bt takes a standings as its pairs (n^2 / 2 of them), up to max-standing = {} \
-                 entries, and this one has {n}: rate large standings with a per-contest system \
-                 (elo-mmr, trueskill), or raise max-standing",
-                self.p.max_standing
-            )
-        })
+        super::games::refuse_large("bt", contest.len(), self.p.max_standing)
     }
 
     fn settle(&self, players: &mut [BtPlayer]) {
@@ -818,10 +790,10 @@ impl RatingSystem for Bt {
         let fit = players.first()?.fit?;
         let mut m = serde_json::Map::new();
         if self.p.advantage {
-            m.insert("advantage".into(), super::number(fit.advantage)?);
+            m.insert("advantage".into(), super::base::number(fit.advantage)?);
         }
         if self.p.ties == Ties::Davidson {
-            m.insert("nu".into(), super::number(fit.nu)?);
+            m.insert("nu".into(), super::base::number(fit.nu)?);
         }
         (!m.is_empty()).then_some(Value::Object(m))
     }

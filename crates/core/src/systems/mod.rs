@@ -72,6 +72,7 @@ pub mod bt;
 pub mod codeforces;
 pub mod elo;
 pub mod elo_mmr;
+mod games;
 pub mod glicko;
 pub mod glicko2;
 pub mod pairwise;

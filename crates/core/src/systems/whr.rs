@@ -150,42 +150,22 @@ impl Whr {
 
     /// Adds a contest's games.
     fn add_contest(c: &Contest<'_>, players: &mut [WhrPlayer]) {
-        let n = c.len();
-        if n < 2 || c.weight() <= 0.0 {
-            return;
-        }
         let day = c.time().div_euclid(86_400);
-        let pair_weight = if n == 2 {
-            c.weight()
-        } else {
-            2.0 * c.weight() / n as f64
-        };
-        for x in 0..n {
-            let a = c.entry(x);
-            for y in x + 1..n {
-                let b = c.entry(y);
-                let s = a.outcome_against(&b);
-                let weight = pair_weight / (a.players.len() * b.players.len()) as f64;
-                for &i in a.players {
-                    for &j in b.players {
-                        let (di, dj) =
-                            (Self::day_of(players, i, day), Self::day_of(players, j, day));
-                        players[i as usize].days[di as usize].games.push(WhrGame {
-                            opp: j,
-                            opp_day: dj,
-                            score: s,
-                            weight,
-                        });
-                        players[j as usize].days[dj as usize].games.push(WhrGame {
-                            opp: i,
-                            opp_day: di,
-                            score: 1.0 - s,
-                            weight,
-                        });
-                    }
-                }
-            }
-        }
+        super::games::for_each_game(c, |i, j, score, weight, _| {
+            let (di, dj) = (Self::day_of(players, i, day), Self::day_of(players, j, day));
+            players[i as usize].days[di as usize].games.push(WhrGame {
+                opp: j,
+                opp_day: dj,
+                score,
+                weight,
+            });
+            players[j as usize].days[dj as usize].games.push(WhrGame {
+                opp: i,
+                opp_day: di,
+                score: 1.0 - score,
+                weight,
+            });
+        });
     }
 
     /// One Newton step on player `i`'s series from day index `from` on (the days before held,
@@ -197,45 +177,7 @@ impl Whr {
             return 0.0;
         }
         let n = all - from;
-        // The negated Hessian (tridiagonal: diagonal `a`, off-diagonal `b`) and the gradient.
-        let mut a = vec![0.0; n];
-        let mut b = vec![0.0; n.saturating_sub(1)];
-        let mut g = vec![0.0; n];
-        {
-            let me = &players[i];
-            let days = &me.days[from..];
-            for (k, d) in days.iter().enumerate() {
-                for gm in &d.games {
-                    let opp = players[gm.opp as usize].days[gm.opp_day as usize].r;
-                    let p = 1.0 / (1.0 + (opp - d.r).exp());
-                    g[k] += gm.weight * (gm.score - p);
-                    a[k] += gm.weight * p * (1.0 - p);
-                }
-            }
-            if from == 0 {
-                // The virtual games of the first day.
-                let p = 1.0 / (1.0 + (me.centre - days[0].r).exp());
-                g[0] += self.p.prior_games * (1.0 - 2.0 * p);
-                a[0] += 2.0 * self.p.prior_games * p * (1.0 - p);
-            } else {
-                // The link to the last day held.
-                let held = &me.days[from - 1];
-                let dt = (days[0].day - held.day).max(1) as f64;
-                let prec = 1.0 / (self.w2 * dt);
-                g[0] -= prec * (days[0].r - held.r);
-                a[0] += prec;
-            }
-            for k in 0..n - 1 {
-                let dt = (days[k + 1].day - days[k].day).max(1) as f64;
-                let prec = 1.0 / (self.w2 * dt);
-                let diff = days[k + 1].r - days[k].r;
-                g[k] += prec * diff;
-                g[k + 1] -= prec * diff;
-                a[k] += prec;
-                a[k + 1] += prec;
-                b[k] = -prec;
-            }
-        }
+        let (a, b, g) = self.series_terms(players, i, from);
         // Solve (negated Hessian) step = gradient: forward elimination, back substitution.
         let mut d = a.clone();
         let mut y = g.clone();
@@ -262,13 +204,13 @@ impl Whr {
         // steps are safe, and the check costs a logarithm per game.)
         if largest * scale > 0.1 {
             let before: Vec<f64> = players[i].days[from..].iter().map(|d| d.r).collect();
-            let start = self.log_posterior(players, i);
+            let start = self.series_log_posterior(players, i, 1.0);
             for _ in 0..40 {
                 let days = players[i].days[from..].iter_mut();
                 for ((day, s), r0) in days.zip(&step).zip(&before) {
                     day.r = r0 + scale * s;
                 }
-                if self.log_posterior(players, i) >= start - 1e-12 * start.abs() {
+                if self.series_log_posterior(players, i, 1.0) >= start - 1e-12 * start.abs() {
                     break;
                 }
                 scale *= 0.5;
@@ -280,31 +222,6 @@ impl Whr {
         }
         players[i].sd = (1.0 / d[n - 1]).sqrt();
         largest * scale
-    }
-
-    /// Player `i`'s log posterior in his own series, the others held (up to a constant).
-    fn log_posterior(&self, players: &[WhrPlayer], i: usize) -> f64 {
-        // ln sigma(z), stable for either sign.
-        let ln_sigma = |z: f64| -((-z).exp().ln_1p()).min(f64::MAX);
-        let me = &players[i];
-        let mut total = 0.0;
-        for d in &me.days {
-            for gm in &d.games {
-                let z = d.r - players[gm.opp as usize].days[gm.opp_day as usize].r;
-                let (win, loss) = (ln_sigma(z), ln_sigma(-z));
-                total += gm.weight * (gm.score * win + (1.0 - gm.score) * loss);
-            }
-        }
-        if let Some(first) = me.days.first() {
-            let z = first.r - me.centre;
-            total += self.p.prior_games * (ln_sigma(z) + ln_sigma(-z));
-        }
-        for w in me.days.windows(2) {
-            let dt = (w[1].day - w[0].day).max(1) as f64;
-            let diff = w[1].r - w[0].r;
-            total -= diff * diff / (2.0 * self.w2 * dt);
-        }
-        total
     }
 }
 
@@ -394,15 +311,7 @@ impl RatingSystem for Whr {
     }
 
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        let n = contest.len();
-        (n > 2 && n > self.p.max_standing as usize).then(|| {
-            format!(
-                "whr takes a standings as its pairs (n^2 / 2 of them), up to max-standing = {} \
-                 entries, and this one has {n}: rate large standings with a per-contest system \
-                 (elo-mmr, trueskill), or raise max-standing",
-                self.p.max_standing
-            )
-        })
+        super::games::refuse_large("whr", contest.len(), self.p.max_standing)
     }
 
     fn settle(&self, players: &mut [WhrPlayer]) {
@@ -417,7 +326,7 @@ impl RatingSystem for Whr {
         }
         self.newton_all(players);
         for i in 0..players.len() {
-            let (a, b, _) = self.series_terms(players, i);
+            let (a, b, _) = self.series_terms(players, i, 0);
             if let Some(d) = last_pivot(&a, &b) {
                 players[i].sd = (1.0 / d).sqrt();
             }
@@ -436,18 +345,24 @@ fn last_pivot(a: &[f64], b: &[f64]) -> Option<f64> {
 }
 
 impl Whr {
-    /// Player `i`'s whole series: the negated Hessian's diagonal and off-diagonal, and the
-    /// gradient (the others held).
-    fn series_terms(&self, players: &[WhrPlayer], i: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    /// Player `i`'s series from day index `from` on: the negated Hessian's diagonal and
+    /// off-diagonal, and the gradient (the others, and his days before `from`, held).
+    fn series_terms(
+        &self,
+        players: &[WhrPlayer],
+        i: usize,
+        from: usize,
+    ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         let me = &players[i];
-        let n = me.days.len();
+        let days = &me.days[from.min(me.days.len())..];
+        let n = days.len();
         let mut a = vec![0.0; n];
         let mut b = vec![0.0; n.saturating_sub(1)];
         let mut g = vec![0.0; n];
         if n == 0 {
             return (a, b, g);
         }
-        for (k, d) in me.days.iter().enumerate() {
+        for (k, d) in days.iter().enumerate() {
             for gm in &d.games {
                 let opp = players[gm.opp as usize].days[gm.opp_day as usize].r;
                 let p = 1.0 / (1.0 + (opp - d.r).exp());
@@ -455,13 +370,21 @@ impl Whr {
                 a[k] += gm.weight * p * (1.0 - p);
             }
         }
-        let p = 1.0 / (1.0 + (me.centre - me.days[0].r).exp());
-        g[0] += self.p.prior_games * (1.0 - 2.0 * p);
-        a[0] += 2.0 * self.p.prior_games * p * (1.0 - p);
+        if from == 0 {
+            // The virtual games of the first day.
+            let p = 1.0 / (1.0 + (me.centre - days[0].r).exp());
+            g[0] += self.p.prior_games * (1.0 - 2.0 * p);
+            a[0] += 2.0 * self.p.prior_games * p * (1.0 - p);
+        } else {
+            // The link to the last day held.
+            let held = &me.days[from - 1];
+            let prec = self.link(held.day, days[0].day);
+            g[0] -= prec * (days[0].r - held.r);
+            a[0] += prec;
+        }
         for k in 0..n - 1 {
-            let dt = (me.days[k + 1].day - me.days[k].day).max(1) as f64;
-            let prec = 1.0 / (self.w2 * dt);
-            let diff = me.days[k + 1].r - me.days[k].r;
+            let prec = self.link(days[k].day, days[k + 1].day);
+            let diff = days[k + 1].r - days[k].r;
             g[k] += prec * diff;
             g[k + 1] -= prec * diff;
             a[k] += prec;
@@ -471,31 +394,42 @@ impl Whr {
         (a, b, g)
     }
 
-    /// The log posterior of every rating of every day (each game once).
-    fn objective(&self, players: &[WhrPlayer]) -> f64 {
+    /// The Wiener process' precision between two days.
+    fn link(&self, from: i64, to: i64) -> f64 {
+        1.0 / (self.w2 * (to - from).max(1) as f64)
+    }
+
+    /// Player `i`'s log posterior in his own series, his games counted `share` times (1: the
+    /// others held; 1/2: his half of the whole posterior), up to a constant.
+    fn series_log_posterior(&self, players: &[WhrPlayer], i: usize, share: f64) -> f64 {
+        // ln sigma(z), stable for either sign.
         let ln_sigma = |z: f64| -(-z).exp().ln_1p();
+        let me = &players[i];
         let mut total = 0.0;
-        for me in players {
-            for d in &me.days {
-                for gm in &d.games {
-                    let z = d.r - players[gm.opp as usize].days[gm.opp_day as usize].r;
-                    // Half here, half from the opponent's side.
-                    total += 0.5
-                        * gm.weight
-                        * (gm.score * ln_sigma(z) + (1.0 - gm.score) * ln_sigma(-z));
-                }
-            }
-            if let Some(first) = me.days.first() {
-                let z = first.r - me.centre;
-                total += self.p.prior_games * (ln_sigma(z) + ln_sigma(-z));
-            }
-            for w in me.days.windows(2) {
-                let dt = (w[1].day - w[0].day).max(1) as f64;
-                let diff = w[1].r - w[0].r;
-                total -= diff * diff / (2.0 * self.w2 * dt);
+        for d in &me.days {
+            for gm in &d.games {
+                let z = d.r - players[gm.opp as usize].days[gm.opp_day as usize].r;
+                total +=
+                    share * gm.weight * (gm.score * ln_sigma(z) + (1.0 - gm.score) * ln_sigma(-z));
             }
         }
+        if let Some(first) = me.days.first() {
+            let z = first.r - me.centre;
+            total += self.p.prior_games * (ln_sigma(z) + ln_sigma(-z));
+        }
+        for w in me.days.windows(2) {
+            let diff = w[1].r - w[0].r;
+            total -= 0.5 * diff * diff * self.link(w[0].day, w[1].day);
+        }
         total
+    }
+
+    /// The log posterior of every rating of every day (each game once: half from each
+    /// side).
+    fn objective(&self, players: &[WhrPlayer]) -> f64 {
+        (0..players.len())
+            .map(|i| self.series_log_posterior(players, i, 0.5))
+            .sum()
     }
 
     /// Newton's method on every day of every player at once: each step's linear system (the
@@ -518,7 +452,7 @@ impl Whr {
             let mut b = vec![0.0; m];
             let mut g = vec![0.0; m];
             for i in 0..n {
-                let (ai, bi, gi) = self.series_terms(players, i);
+                let (ai, bi, gi) = self.series_terms(players, i, 0);
                 a[off[i]..off[i + 1]].copy_from_slice(&ai);
                 b[off[i]..off[i] + bi.len()].copy_from_slice(&bi);
                 g[off[i]..off[i + 1]].copy_from_slice(&gi);

@@ -1,0 +1,48 @@
+//! A contest as weighted games between pairs of players, for the systems fitted on games
+//! (Bradley-Terry, whole-history rating): a two-entry contest is a game, the first entry the
+//! first side; a team's members each play each opponent with weight `1 / (|A| |B|)`; a
+//! standings of n > 2 is its `n (n - 1) / 2` pairs without a first side, each of weight `2 / n`
+//! (the `n - 1` comparisons' worth of information of a Plackett-Luce ranking of n).
+
+use crate::history::{Contest, PlayerId};
+
+/// Calls `f(i, j, outcome, weight, side)` for every game of the contest: `outcome` is i's
+/// result against j (1, 1/2, 0), `side` 1 when i was the first side of a two-entry contest
+/// and 0 in a standings. A contest of weight 0 has no games.
+pub(crate) fn for_each_game(c: &Contest<'_>, mut f: impl FnMut(PlayerId, PlayerId, f64, f64, i8)) {
+    let n = c.len();
+    if n < 2 || c.weight() <= 0.0 {
+        return;
+    }
+    let pair_weight = if n == 2 {
+        c.weight()
+    } else {
+        2.0 * c.weight() / n as f64
+    };
+    let side = i8::from(n == 2);
+    for x in 0..n {
+        let a = c.entry(x);
+        for y in x + 1..n {
+            let b = c.entry(y);
+            let outcome = a.outcome_against(&b);
+            let w = pair_weight / (a.players.len() * b.players.len()) as f64;
+            for &i in a.players {
+                for &j in b.players {
+                    f(i, j, outcome, w, side);
+                }
+            }
+        }
+    }
+}
+
+/// Why `system` refuses a standings of `n` entries when it takes at most `max` (its pairs
+/// grow as n^2), if it does.
+pub(crate) fn refuse_large(system: &str, n: usize, max: u32) -> Option<String> {
+    (n > 2 && n > max as usize).then(|| {
+        format!(
+            "{system} takes a standings as its pairs (n^2 / 2 of them), up to max-standing = \
+             {max} entries, and this one has {n}: rate large standings with a per-contest \
+             system (elo-mmr, trueskill), or raise max-standing"
+        )
+    })
+}
