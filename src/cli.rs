@@ -312,6 +312,12 @@ pub struct ReplayArgs {
     /// Leaderboard lines printed.
     #[arg(long, default_value_t = 20)]
     pub top: usize,
+    /// Also write h2h.csv: for each two of the top N players of the leaderboard, their games
+    /// against each other (two-entry contests of one player a side), the score, and the
+    /// likelihood that the higher placed is the stronger (from --ci's replicates, else from
+    /// the two ratings' uncertainties).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub h2h: usize,
     /// Only read and validate the input; write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -903,6 +909,7 @@ impl ReplayArgs {
             stream_block: self.stream.stream_block.max(1),
             ci: self.run.ci()?,
             ci_level: self.run.ci_level,
+            h2h: self.h2h,
         })
     }
 }

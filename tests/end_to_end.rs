@@ -663,6 +663,7 @@ fn intervals_cover_the_true_differences() {
                 &board,
                 (&[(reference, self.truth[0])], false),
                 &ci,
+                0,
             );
             let (mut hessian, mut boot) = (0, 0);
             for (k, &p) in board.iter().enumerate() {
@@ -776,4 +777,78 @@ fn bt_recovers_davidsons_nu_from_generated_games() {
     );
     let nu = metrics(&out)["fitted"]["nu"].as_f64().unwrap();
     assert!((nu - 0.5).abs() < 0.03, "nu {nu}");
+}
+
+/// `--h2h N`: the games between each two of the top N (two-entry contests of one player a
+/// side; a team game is not counted), the score, and the likelihood of superiority: from
+/// the uncertainties as if independent (Glicko: checked by hand from the leaderboard's own
+/// figures), from the bootstrap with `--ci`, none for Elo without `--ci`.
+#[test]
+fn head_to_head_counts_games_and_gives_the_likelihood_of_superiority() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n1,ann,bob,1-0\n2,bob,ann,0-1\n3,ann,bob,1/2-1/2\n4,bob,cy,1-0\n\
+         5,cy,ann,0-1\n6,ann+cy,bob+dee,1-0\n7,dee,cy,1/2-1/2\n",
+    );
+    let out = dir.path().join("glicko");
+    replay_ok(&games, &out, &["--system", "glicko", "--h2h", "3"]);
+    let board = read_csv(&out.join("leaderboard.csv"));
+    let h2h = read_csv(&out.join("h2h.csv"));
+    assert_eq!(
+        h2h[0],
+        [
+            "player_a",
+            "player_b",
+            "rank_a",
+            "rank_b",
+            "games",
+            "wins_a",
+            "draws",
+            "wins_b",
+            "score_a",
+            "superiority_a"
+        ]
+    );
+    assert_eq!(h2h.len(), 1 + 3, "{h2h:?}");
+    let row = |a: &str, b: &str| {
+        h2h.iter()
+            .find(|r| (r[0] == a && r[1] == b) || (r[0] == b && r[1] == a))
+            .unwrap()
+            .clone()
+    };
+    // ann-bob: ann won 2, drew 1 (the team game does not count).
+    let ab = row("ann", "bob");
+    let (wa, wb) = if ab[0] == "ann" {
+        (&ab[5], &ab[7])
+    } else {
+        (&ab[7], &ab[5])
+    };
+    assert_eq!(
+        (ab[4].as_str(), wa.as_str(), ab[6].as_str(), wb.as_str()),
+        ("3", "2", "1", "0")
+    );
+    let first = &h2h[1];
+    let line = |name: &str| board.iter().find(|r| r[1] == name).unwrap().clone();
+    let (a, b) = (line(&first[0]), line(&first[1]));
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    let z = (num(&a[2]) - num(&b[2])) / num(&a[3]).hypot(num(&b[3]));
+    let want = rate_batch::numeric::normal_cdf(z);
+    assert!((num(&first[9]) - want).abs() < 1e-12, "{first:?} vs {want}");
+    assert!(num(&first[9]) >= 0.5);
+    let elo = dir.path().join("elo");
+    replay_ok(&games, &elo, &["--system", "elo", "--h2h", "2"]);
+    assert_eq!(read_csv(&elo.join("h2h.csv"))[1][9], "");
+    let boot = dir.path().join("boot");
+    replay_ok(
+        &games,
+        &boot,
+        &["--system", "elo", "--h2h", "2", "--ci", "50"],
+    );
+    let s = num(&read_csv(&boot.join("h2h.csv"))[1][9]);
+    assert!(
+        (0.0..=1.0).contains(&s) && (s * 50.0 * 2.0).fract() == 0.0,
+        "{s}"
+    );
 }

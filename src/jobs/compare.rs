@@ -266,6 +266,7 @@ fn replay_each(
             pieces: Mutex::new(pieces),
             ci: job.ci,
             ci_ratings: false,
+            h2h: 0,
             ci_level: job.ci.map_or(0.95, |c| c.level),
         };
         let outcome = replay_system(loaded, &sys_job, &folder);

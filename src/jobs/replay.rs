@@ -62,6 +62,8 @@ pub struct ReplayJob {
     pub ci: Option<crate::bootstrap::CiOptions>,
     /// `--ci-level` (also the level of the Hessian's intervals without `--ci`).
     pub ci_level: f64,
+    /// `--h2h N`: `h2h.csv` for the top N.
+    pub h2h: usize,
 }
 
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
@@ -278,6 +280,7 @@ fn system_job<'a>(
         pieces: Default::default(),
         ci: job.ci,
         ci_ratings: true,
+        h2h: job.h2h,
         ci_level: job.ci_level,
     }
 }
@@ -367,6 +370,7 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
     "metrics.json",
     "report.html",
     "rmse.csv",
+    "h2h.csv",
 ];
 
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an

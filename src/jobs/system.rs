@@ -55,6 +55,8 @@ pub struct SystemJob<'a> {
     pub ci_ratings: bool,
     /// `--ci-level`: the share the intervals cover (also the Hessian's).
     pub ci_level: f64,
+    /// `--h2h N`: write `h2h.csv` for the top N of the leaderboard (0: not).
+    pub h2h: usize,
 }
 
 /// What one system's replay produced.
@@ -156,6 +158,8 @@ pub fn replay_system(
     }
     let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
     let mut intervals = None;
+    // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
+    let mut superiority: Option<Vec<f64>> = None;
     if let Some(sds) = &result.hessian_sds {
         let z = crate::numeric::normal_quantile(0.5 + job.ci_level / 2.0);
         for row in &mut rows {
@@ -170,7 +174,14 @@ pub fn replay_system(
     }
     if let Some(ci) = &job.ci {
         let ratings = if job.ci_ratings {
-            Some(rating_intervals(loaded, job, history, &mut rows, ci)?)
+            Some(rating_intervals(
+                loaded,
+                job,
+                history,
+                &mut rows,
+                ci,
+                &mut superiority,
+            )?)
         } else {
             None
         };
@@ -185,6 +196,21 @@ pub fn replay_system(
             output::write_leaderboard(w, history, &rows)
         })
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
+    if job.h2h > 0 {
+        if loaded.stream.is_some() {
+            return Err(UsageError(
+                "--h2h counts the games between the top players and needs the history held in \
+                 memory; this input is streamed (give --stream off)"
+                    .into(),
+            )
+            .into());
+        }
+        let top = &rows[..job.h2h.min(rows.len())];
+        let table = output::h2h::table(&loaded.history, top, superiority.as_deref());
+        staged
+            .write("h2h.csv", |w| output::h2h::write(w, history, &table))
+            .with_context(|| cannot_write(staged, "h2h.csv"))?;
+    }
     let doc = super::metrics_doc::document(
         (loaded, seeded),
         (history, totals),
@@ -228,6 +254,7 @@ fn rating_intervals(
     history: &History,
     rows: &mut [output::LeaderRow],
     ci: &crate::bootstrap::CiOptions,
+    superiority: &mut Option<Vec<f64>>,
 ) -> anyhow::Result<(u32, u32)> {
     if loaded.stream.is_some() {
         return Err(UsageError(
@@ -257,6 +284,7 @@ fn rating_intervals(
         anchors: &'a [(PlayerId, f64)],
         display: bool,
         ci: &'a crate::bootstrap::CiOptions,
+        top: usize,
     }
     impl SystemVisitor for Intervals<'_> {
         type Output = crate::bootstrap::RatingIntervals;
@@ -268,6 +296,7 @@ fn rating_intervals(
                 self.board,
                 (self.anchors, self.display),
                 self.ci,
+                self.top,
             )
         }
     }
@@ -278,6 +307,7 @@ fn rating_intervals(
         anchors: &anchors,
         display: job.leaderboard.rank_by == output::RankBy::Display,
         ci,
+        top: job.h2h,
     };
     let iv = dispatch(job.system, job.params, visitor).map_err(UsageError)?;
     if iv.replicates == 0 {
@@ -295,6 +325,7 @@ fn rating_intervals(
             group: Some(iv.group[k]),
         });
     }
+    *superiority = Some(iv.superiority);
     Ok((iv.replicates, iv.failed))
 }
 

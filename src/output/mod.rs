@@ -8,6 +8,7 @@
 //! ([`FileSet`], [`write_one`]); see [`publish`].
 
 pub mod compress;
+pub mod h2h;
 mod history;
 mod leaderboard;
 mod metrics;

@@ -112,12 +112,17 @@ pub struct RatingIntervals {
     pub replicates: u32,
     /// Replicates that ran away or were refused, left out.
     pub failed: u32,
+    /// For the first `top` players of the board: the share of replicates in which player `i`
+    /// is rated above player `j` (ties half), at `i * top + j`: the likelihood of
+    /// superiority.
+    pub superiority: Vec<f64>,
 }
 
 /// Replays `ci.replicates` bootstrap replicates of the history (on rayon's threads) and
 /// gives the intervals of the players `board` (a leaderboard, best first): of their ratings
 /// (the display rating with `display`), shifted in each replicate as `--anchor` shifts the
-/// leaderboard (`anchors`: player and rating).
+/// leaderboard (`anchors`: player and rating); and the likelihood of superiority between
+/// each two of the first `top`.
 pub fn rating_intervals<S: RatingSystem>(
     history: &History,
     system: &S,
@@ -125,6 +130,7 @@ pub fn rating_intervals<S: RatingSystem>(
     board: &[PlayerId],
     (anchors, display): (&[(PlayerId, f64)], bool),
     ci: &CiOptions,
+    top: usize,
 ) -> RatingIntervals {
     let rounds = select_rounds(history, opts);
     let runs: Vec<Option<(Vec<f64>, Vec<u32>)>> = (0..ci.replicates)
@@ -171,6 +177,23 @@ pub fn rating_intervals<S: RatingSystem>(
     };
     if done.is_empty() {
         return out;
+    }
+    let top = top.min(board.len());
+    out.superiority = vec![0.0; top * top];
+    for i in 0..top {
+        for j in 0..top {
+            if i != j {
+                let above: f64 = done
+                    .iter()
+                    .map(|d| match d.0[i].total_cmp(&d.0[j]) {
+                        std::cmp::Ordering::Greater => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Less => 0.0,
+                    })
+                    .sum();
+                out.superiority[i * top + j] = above / done.len() as f64;
+            }
+        }
     }
     let mut column = Vec::with_capacity(done.len());
     for i in 0..board.len() {
