@@ -72,8 +72,13 @@ fn compare_gives_what_replay_gives_alone() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"));
     // Three charts per system without two-entry contests (trajectories, distribution,
-    // metrics over time).
-    assert_eq!(html.matches("<svg").count(), 3 * 14, "one svg per chart");
+    // metrics over time), and bt's rating intervals (from its Hessian).
+    assert_eq!(
+        html.matches("<svg").count(),
+        3 * 14 + 1,
+        "one svg per chart"
+    );
+    assert_eq!(html.matches("with its rating intervals").count(), 1);
 }
 
 #[test]
@@ -262,6 +267,24 @@ fn compare_with_intervals_marks_the_best_per_metric() {
     let (stdout, stderr) = texts(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("`*`: the best system"), "{stdout}");
+    // The report's table has the intervals and marks too.
+    let report = dir.path().join("rep");
+    let o = rate_batch(&[
+        "replay",
+        league.to_str().unwrap(),
+        "--system",
+        "elo",
+        "--ci",
+        "30",
+        "--report",
+        "--quiet",
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains(" *</td>"), "the single system is the best");
+    assert!(html.contains("with its rating intervals"));
     let table = read_csv(&out.join("compare.csv"));
     let col = |name: &str| table[0].iter().position(|h| h == name).unwrap();
     for metric in ["pair_inversion_all", "log_loss", "brier", "accuracy"] {

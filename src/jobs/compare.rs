@@ -357,7 +357,7 @@ fn write_tables(
         .with_context(|| ctx("compare.md"))?;
     if job.report {
         let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let input = report_input(loaded, &pairs);
+        let input = report_input(loaded, &pairs, job.ci.as_ref());
         root.write("report.html", |w| output::report::write_report(w, &input))
             .with_context(|| ctx("report.html"))?;
     }

@@ -141,7 +141,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let system_job = system_job(job, &loaded, &replay_opts, resume.as_ref());
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
     if job.report {
-        let input = super::report_input::report_input(&loaded, &[(job.system, &outcome)]);
+        let input =
+            super::report_input::report_input(&loaded, &[(job.system, &outcome)], job.ci.as_ref());
         staged
             .root()
             .write("report.html", |w| output::report::write_report(w, &input))

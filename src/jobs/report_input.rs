@@ -10,9 +10,23 @@ use crate::systems::SystemKind;
 pub fn report_input(
     loaded: &Loaded,
     outcomes: &[(SystemKind, &SystemOutcome)],
+    ci: Option<&crate::bootstrap::CiOptions>,
 ) -> output::report::ReportInput {
     let history = &loaded.history;
-    let rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
+    let mut rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
+    if let Some(ci) = ci {
+        // The metrics' intervals, and with several systems the marks against the best.
+        let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = outcomes
+            .iter()
+            .map(|(_, o)| {
+                Some(crate::bootstrap::metric_replicates(
+                    &o.result.series.scores,
+                    ci,
+                ))
+            })
+            .collect();
+        super::rows::add_intervals(&mut rows, &reports, ci.level);
+    }
     output::report::ReportInput {
         title: format!("rate-batch: {}", history.source.path),
         description: describe(history, super::load::Totals::of(history)),
@@ -30,7 +44,29 @@ pub fn report_input(
                 contest_metrics: o.result.series.contest_metrics.clone(),
                 calibration: o.result.series.calibration.clone(),
                 rmse: o.rmse.clone(),
+                intervals: o
+                    .rows
+                    .iter()
+                    .take(INTERVAL_PLAYERS)
+                    .filter_map(|r| {
+                        let i = r.interval?;
+                        Some((
+                            history_name(o, loaded, r.player),
+                            r.rating.mean,
+                            i.rating.0,
+                            i.rating.1,
+                        ))
+                    })
+                    .collect(),
             })
             .collect(),
     }
+}
+
+/// Players of the report's interval chart.
+const INTERVAL_PLAYERS: usize = 30;
+
+/// A player's name, from the input a system read.
+fn history_name(o: &SystemOutcome, loaded: &Loaded, p: crate::history::PlayerId) -> String {
+    o.input(loaded).name(p).to_string()
 }

@@ -53,6 +53,9 @@ pub struct SystemCharts {
     /// With true ratings (`--truth`): (time, RMSE after the round) per measured round; empty
     /// if none.
     pub rmse: Vec<(i64, f64)>,
+    /// With intervals (`--ci`, or a system's Hessian): the top of the leaderboard as (name,
+    /// rating, interval's low end, high end), best first; empty if none.
+    pub intervals: Vec<(String, f64, f64, f64)>,
 }
 
 /// Most points drawn for one line; longer series are thinned to every k-th point.
@@ -127,6 +130,11 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
 
         page.push_str("<h3>Rating trajectories of the top players</h3>\n");
         push_chart(&mut page, trajectory_chart(&sys.trajectories)?);
+
+        if !sys.intervals.is_empty() {
+            page.push_str("<h3>The top of the leaderboard with its rating intervals</h3>\n");
+            push_chart(&mut page, interval_chart(&sys.intervals)?);
+        }
 
         page.push_str("<h3>Distribution of final ratings</h3>\n");
         push_chart(&mut page, histogram_chart(&sys.final_ratings)?);
@@ -491,6 +499,66 @@ fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
             Ok(())
         })?;
     Ok(Some(svg))
+}
+
+/// The top players' ratings as dots with their intervals as bars, best at the top.
+fn interval_chart(players: &[(String, f64, f64, f64)]) -> io::Result<Option<String>> {
+    let Some((lo, hi)) = finite_range(players.iter().flat_map(|p| [p.2, p.3])) else {
+        return Ok(None);
+    };
+    let (lo, hi) = pad(lo, hi, 0.05);
+    let n = players.len();
+    let height = 80 + 22 * n as u32;
+    let svg = render((WIDE, height), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .margin_right(36)
+            .x_label_area_size(48)
+            .y_label_area_size(220)
+            .build_cartesian_2d(lo..hi, -0.5..n as f64 - 0.5)?;
+        chart
+            .configure_mesh()
+            .x_labels(12)
+            .y_labels(n)
+            .x_label_formatter(&|x| format!("{x:.*}", decimals(hi - lo)))
+            .y_label_formatter(&|y| {
+                let k = n as f64 - 1.0 - y.round();
+                players
+                    .get(k as usize)
+                    .filter(|_| (y - y.round()).abs() < 1e-6 && k >= 0.0)
+                    .map(|p| format!("{} {}", k as usize + 1, shorten_label(&p.0)))
+                    .unwrap_or_default()
+            })
+            .x_desc("rating, with its interval")
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .disable_y_mesh()
+            .draw()?;
+        let colour = PALETTE[0];
+        let y = |k: usize| n as f64 - 1.0 - k as f64;
+        chart.draw_series(players.iter().enumerate().map(|(k, p)| {
+            PathElement::new(vec![(p.2, y(k)), (p.3, y(k))], colour.stroke_width(3))
+        }))?;
+        chart.draw_series(
+            players
+                .iter()
+                .enumerate()
+                .map(|(k, p)| Circle::new((p.1, y(k)), 4, BLACK.filled())),
+        )?;
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+/// A name cut to fit the chart's label area.
+fn shorten_label(name: &str) -> String {
+    const MAX: usize = 24;
+    if name.chars().count() <= MAX {
+        name.to_string()
+    } else {
+        let cut: String = name.chars().take(MAX - 1).collect();
+        format!("{cut}\u{2026}")
+    }
 }
 
 /// The rolling window, in contests, for `contests` scored contests: max(1, contests / 50).
@@ -920,6 +988,7 @@ mod tests {
             contest_metrics,
             calibration,
             rmse: Vec::new(),
+            intervals: Vec::new(),
         }
     }
 
@@ -1035,6 +1104,7 @@ mod tests {
                     contest_metrics: vec![],
                     calibration: vec![],
                     rmse: vec![],
+                    intervals: Vec::new(),
                 },
                 SystemCharts {
                     system: "only ratings".into(),
@@ -1043,6 +1113,7 @@ mod tests {
                     contest_metrics: vec![(T0, 10.0, 5.0, 0)],
                     calibration: vec![(f64::NAN, 1.0)],
                     rmse: vec![],
+                    intervals: Vec::new(),
                 },
             ],
         };
@@ -1243,6 +1314,7 @@ mod tests {
                 })
                 .collect(),
             rmse: vec![],
+            intervals: Vec::new(),
         };
         let input = ReportInput {
             title: "big".into(),
