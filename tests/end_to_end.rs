@@ -613,6 +613,24 @@ fn bootstrap_intervals_are_deterministic_and_well_formed() {
         "{}",
         texts(&o).1
     );
+    let state = dir.path().join("s.state");
+    replay_ok(
+        &league,
+        &dir.path().join("saved"),
+        &["--save-state", state.to_str().unwrap()],
+    );
+    let o = rate_batch(&[
+        "replay",
+        league.to_str().unwrap(),
+        "--ci",
+        "20",
+        "--resume",
+        state.to_str().unwrap(),
+        "--out",
+        dir.path().join("resumed").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("without --resume"), "{}", texts(&o).1);
 }
 
 /// Coverage of the 95 % intervals of the rating difference to a reference player (the

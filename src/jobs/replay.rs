@@ -74,6 +74,14 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     // Check the system's parameters before reading anything.
     dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
     check_paths(job)?;
+    if job.ci.is_some() && job.resume.is_some() {
+        return Err(UsageError(
+            "--ci replays the whole history once per replicate, and a resumed run holds only \
+             the contests it has not applied: replay the whole input without --resume"
+                .into(),
+        )
+        .into());
+    }
     // Hold the state's and the output folder's locks from before anything is read: a second
     // run on the same files fails here, at once. A dry run writes neither, so it takes neither
     // lock (nor makes the state's lock file): it may check an input while a run writes.

@@ -113,6 +113,23 @@ pub fn replay_system(
     job: &SystemJob,
     staged: &Folder,
 ) -> anyhow::Result<SystemOutcome> {
+    if loaded.stream.is_some() && job.ci_ratings && job.ci.is_some() {
+        return Err(UsageError(
+            "--ci replays the history once per replicate and needs it held in memory; this \
+             input is streamed (give --stream off, or compare --ci for the metrics' intervals \
+             alone)"
+                .into(),
+        )
+        .into());
+    }
+    if loaded.stream.is_some() && job.h2h > 0 {
+        return Err(UsageError(
+            "--h2h counts the games between the top players and needs the history held in \
+             memory; this input is streamed (give --stream off)"
+                .into(),
+        )
+        .into());
+    }
     let history = &loaded.history;
     let t1 = Instant::now();
     let mut sink = Sink {
@@ -197,14 +214,6 @@ pub fn replay_system(
         })
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
     if job.h2h > 0 {
-        if loaded.stream.is_some() {
-            return Err(UsageError(
-                "--h2h counts the games between the top players and needs the history held in \
-                 memory; this input is streamed (give --stream off)"
-                    .into(),
-            )
-            .into());
-        }
         let top = &rows[..job.h2h.min(rows.len())];
         let table = output::h2h::table(&loaded.history, top, superiority.as_deref());
         staged
@@ -256,15 +265,6 @@ fn rating_intervals(
     ci: &crate::bootstrap::CiOptions,
     superiority: &mut Option<Vec<f64>>,
 ) -> anyhow::Result<(u32, u32)> {
-    if loaded.stream.is_some() {
-        return Err(UsageError(
-            "--ci replays the history once per replicate and needs it held in memory; this \
-             input is streamed (give --stream off, or compare --ci for the metrics' intervals \
-             alone)"
-                .into(),
-        )
-        .into());
-    }
     let index = crate::history::NameIndex::new(history.names());
     let anchors: Vec<(PlayerId, f64)> = job
         .leaderboard
