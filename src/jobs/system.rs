@@ -215,7 +215,12 @@ pub fn replay_system(
         .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
     if job.h2h > 0 {
         let top = &rows[..job.h2h.min(rows.len())];
-        let table = output::h2h::table(&loaded.history, top, superiority.as_deref());
+        let table = output::h2h::table(
+            &loaded.history,
+            top,
+            superiority.as_deref(),
+            (job.replay.as_of, job.replay.skip_all_tied),
+        );
         staged
             .write("h2h.csv", |w| output::h2h::write(w, history, &table))
             .with_context(|| cannot_write(staged, "h2h.csv"))?;

@@ -30,7 +30,12 @@ pub struct H2h {
 
 /// Counts the games between the players of `top` (leaderboard rows, best first) in
 /// `history`; `superiority`, where given, is the bootstrap's (`i * top + j`).
-pub fn table(history: &History, top: &[LeaderRow], superiority: Option<&[f64]>) -> H2h {
+pub fn table(
+    history: &History,
+    top: &[LeaderRow],
+    superiority: Option<&[f64]>,
+    (as_of, skip_all_tied): (Option<i64>, bool),
+) -> H2h {
     let n = top.len();
     let mut position = rustc_hash::FxHashMap::default();
     for (k, r) in top.iter().enumerate() {
@@ -39,7 +44,8 @@ pub fn table(history: &History, top: &[LeaderRow], superiority: Option<&[f64]>) 
     // (wins of the first, draws, wins of the second) by (first, second) positions.
     let mut counts = vec![(0u64, 0u64, 0u64); n * n];
     for c in history.contests() {
-        if c.len() != 2 {
+        // The contests the replay rated: before `--as-of`, and not a draw it left out.
+        if c.len() != 2 || as_of.is_some_and(|t| c.time() >= t) || (skip_all_tied && c.all_tied()) {
             continue;
         }
         let (x, y) = (c.entry(0), c.entry(1));

@@ -367,6 +367,33 @@ fn replicate<S: RatingSystem>(
         }
     }
     system.settle(&mut states);
+    // Time passes up to the end for everyone, as the replay lets it pass before the
+    // leaderboard (decay, calendar periods begun since a player's last round).
+    let end = opts.as_of.or_else(|| {
+        rounds
+            .order
+            .iter()
+            .map(|&c| history.contest(c as usize).time())
+            .max()
+    });
+    if let Some(end) = end {
+        let last_instant = if opts.as_of.is_some() { end - 1 } else { end };
+        let end_key = opts.period.calendar_key(last_instant);
+        for (p, state) in states.iter_mut().enumerate() {
+            if !clock.played[p] {
+                continue;
+            }
+            let periods = end_key.map_or(0, |k| {
+                k.saturating_sub(clock.last_key[p])
+                    .clamp(0, i64::from(u32::MAX)) as u32
+            });
+            let days = (end - clock.last_time[p]).max(0) as f64 / 86_400.0;
+            let variance = opts.decay_per_day * days;
+            if periods > 0 || variance > 0.0 {
+                system.elapse(state, periods, variance);
+            }
+        }
+    }
     Some(states.iter().map(|s| system.rating(s)).collect())
 }
 

@@ -34,6 +34,9 @@ pub enum RateError {
     Score(f64),
     /// An empty player name (refused as `replay` refuses it).
     EmptyName,
+    /// The system cannot take the contest ([`RatingSystem::refuses`]: a standings larger
+    /// than Bradley-Terry takes), with the reason.
+    Refused(String),
     /// The system's ratings ran away: a player's rating or uncertainty is not finite or is
     /// beyond the replay's bound. The states are as before the round.
     Diverged {
@@ -50,6 +53,7 @@ impl std::fmt::Display for RateError {
             RateError::Contest(e) => write!(f, "{e}"),
             RateError::Score(s) => write!(f, "score {s} is not within [0, 1]"),
             RateError::EmptyName => write!(f, "empty player name"),
+            RateError::Refused(why) => write!(f, "{why}"),
             RateError::Diverged { player, value } => write!(
                 f,
                 "`{player}`'s {value} is beyond ±{DIVERGENCE_BOUND:e}: the system diverged; \
@@ -79,6 +83,14 @@ pub struct Rater<S: RatingSystem> {
     states: Vec<S::Player>,
     /// Rounds each player was rated in (a returning player's time step applies when > 0).
     rounds: Vec<u32>,
+}
+
+/// The system's refusal of a contest of `h`, if any.
+fn refused<S: RatingSystem>(system: &S, h: &crate::history::History) -> Result<(), RateError> {
+    match h.contests().find_map(|c| system.refuses(&c)) {
+        Some(why) => Err(RateError::Refused(why)),
+        None => Ok(()),
+    }
 }
 
 impl<S: RatingSystem> Rater<S> {
@@ -214,6 +226,7 @@ impl<S: RatingSystem> Rater<S> {
         let mut b = HistoryBuilder::unnamed(order.len());
         add(&|p| local_of[&p], &mut b)?;
         let h = b.finish(SourceInfo::default());
+        refused(&self.system, &h)?;
         let contests: Vec<u32> = (0..h.len() as u32).collect();
         let mut local: Vec<S::Player> = order
             .iter()
@@ -239,7 +252,8 @@ impl<S: RatingSystem> Rater<S> {
         Ok(())
     }
 
-    /// [`Rater::rate`] for a system that fits every player at once (Bradley-Terry): the round
+    /// [`Rater::rate`] for a system that fits every player at once (Bradley-Terry,
+    /// whole-history rating, whose every game the Rater dates 0: one day, no drift): the round
     /// is rated on all the states, and the states are then fitted on everything rated so far
     /// ([`RatingSystem::settle`]), so that the ratings read are the fit on all of it. A round
     /// that would run away (not known to happen with such a system: its prior keeps every
@@ -252,6 +266,7 @@ impl<S: RatingSystem> Rater<S> {
         let mut b = HistoryBuilder::unnamed(self.states.len());
         add(&|p| p, &mut b)?;
         let h = b.finish(SourceInfo::default());
+        refused(&self.system, &h)?;
         let contests: Vec<u32> = (0..h.len() as u32).collect();
         let mut once: Vec<PlayerId> = players.to_vec();
         once.sort_unstable();

@@ -197,3 +197,25 @@ fn a_standings_too_large_is_refused() {
         "{text}"
     );
 }
+
+/// The Rater refuses a standings larger than `max_standing`, as the replay does.
+#[test]
+fn the_rater_refuses_what_the_system_refuses() {
+    use rate_batch_core::rater::{RateError, Rater};
+    let mut r = Rater::new(
+        Bt::new(BtParams {
+            max_standing: 3,
+            ..BtParams::default()
+        })
+        .unwrap(),
+    );
+    let err = r
+        .rate_contest(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)])
+        .unwrap_err();
+    assert!(
+        matches!(&err, RateError::Refused(why) if why.contains("this one has 4")),
+        "{err}"
+    );
+    r.rate_contest(&[("a", 1), ("b", 2), ("c", 3)]).unwrap();
+    assert!(r.rating("a").unwrap().mean > r.rating("c").unwrap().mean);
+}

@@ -31,11 +31,12 @@
 //! rating held at its estimate (a lower bound on the marginal one; `--ci` gives intervals
 //! that include the others' uncertainty).
 //!
-//! Honest prediction in a replay: the ratings are refitted on all earlier games at the first
-//! round of each `refit` period (a UTC day, ISO week or month; `game`: after every round),
-//! warm-started from the previous fit; between refits, each round's players take one Newton
-//! step on their own ratings with the others held. A contest is therefore predicted from
-//! games before it only. At the end of the replay the ratings are fitted once more on the
+//! Honest prediction in a replay: the ratings are refitted on all earlier games when the
+//! first round of each `refit` period (a UTC day, ISO week or month; `game`: after every
+//! round) is rated, warm-started from the previous fit; between refits, each round's players
+//! take one Newton step on their own ratings with the others held. A contest is therefore
+//! predicted from games before it only (the first round of a period from the previous
+//! period's fit and the local steps since: the refit comes with its rating). At the end of the replay the ratings are fitted once more on the
 //! whole history: the leaderboard is that fit.
 
 use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
@@ -431,7 +432,8 @@ impl Bt {
         }
         let step = (g / h).clamp(-2.0, 2.0);
         fit.nu = (nu.ln() + step).exp().clamp(1e-9, 1e9);
-        step.abs()
+        // The change made (at a bound, none more: a history of draws only has nu at 1e9).
+        (fit.nu.ln() - nu.ln()).abs()
     }
 
     /// One Newton step for each of `ids` on its own rating, the others held (all from the
@@ -520,13 +522,15 @@ fn split_by<'a>(mut c: &'a mut [f64], offsets: &[usize], piece: usize) -> Vec<&'
 /// threads).
 fn ordered_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     use rayon::prelude::*;
-    if n < PARALLEL_FROM {
-        return (0..n).map(f).sum();
-    }
-    let parts: Vec<f64> = (0..n.div_ceil(PIECE))
-        .into_par_iter()
-        .map(|k| (k * PIECE..((k + 1) * PIECE).min(n)).map(&f).sum())
-        .collect();
+    // Always piece by piece, so that the bits do not depend on whether the pass ran in
+    // parallel either (a streamed replay's player list grows past the threshold block by
+    // block).
+    let piece = |k: usize| (k * PIECE..((k + 1) * PIECE).min(n)).map(&f).sum::<f64>();
+    let parts: Vec<f64> = if n < PARALLEL_FROM {
+        (0..n.div_ceil(PIECE)).map(piece).collect()
+    } else {
+        (0..n.div_ceil(PIECE)).into_par_iter().map(piece).collect()
+    };
     parts.iter().sum()
 }
 
@@ -681,8 +685,9 @@ impl RatingSystem for Bt {
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> BtPlayer {
+        // (Within the range `prior_sd` itself is held to: a tiny sd would square to 0.)
         let sd = uncertainty
-            .filter(|u| u.is_finite() && *u > 0.0)
+            .filter(|u| u.is_finite() && (1e-3..=1e6).contains(u))
             .unwrap_or(self.p.prior_sd);
         BtPlayer {
             rating,

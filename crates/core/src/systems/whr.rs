@@ -106,8 +106,8 @@ pub struct Whr {
     w2: f64,
 }
 
-/// Settling stops when no rating moves by more than this (natural units: 1e-4 points).
-const TOL: f64 = 1e-4 * LN_10 / 400.0;
+/// Settling stops when no rating moves by more than this many rating points.
+const TOL_POINTS: f64 = 1e-4;
 /// Joint Newton steps at most at the end, and conjugate-gradient steps at most per step.
 const MAX_NEWTON: usize = 50;
 const MAX_CG: usize = 2000;
@@ -137,6 +137,10 @@ impl Whr {
     /// The day entry of player `p` for `day` (appended when new), its index.
     fn day_of(players: &mut [WhrPlayer], p: PlayerId, day: i64) -> u32 {
         let me = &mut players[p as usize];
+        // A game dated before the player's last day (rounds of `--period series` go in the
+        // order of each series' first game) is taken on his last day: days only append, so
+        // the indices games hold into them stay valid.
+        let day = me.days.last().map_or(day, |d| day.max(d.day));
         if me.days.last().is_none_or(|d| d.day != day) {
             let r = me.days.last().map_or(me.centre, |d| d.r);
             me.days.push(WhrDay {
@@ -435,7 +439,7 @@ impl Whr {
     /// Newton's method on every day of every player at once: each step's linear system (the
     /// players' tridiagonal blocks coupled by their games) solved by conjugate gradients
     /// preconditioned with the blocks themselves; a step that lowers the posterior is
-    /// halved. Stops when no rating moves by more than [`TOL`].
+    /// halved. Stops when no rating moves by more than [`TOL_POINTS`].
     fn newton_all(&self, players: &mut [WhrPlayer]) {
         let n = players.len();
         let mut off = Vec::with_capacity(n + 1);
@@ -457,7 +461,7 @@ impl Whr {
                 b[off[i]..off[i] + bi.len()].copy_from_slice(&bi);
                 g[off[i]..off[i + 1]].copy_from_slice(&gi);
             }
-            let step = Self::pcg_all(players, &off, &a, &b, &g);
+            let step = Self::pcg_all(players, &off, (&a, &b), &g, TOL_POINTS * 1e-2 / self.unit);
             let largest = step.iter().fold(0.0f64, |x, s| x.max(s.abs()));
             if !largest.is_finite() {
                 return;
@@ -485,7 +489,7 @@ impl Whr {
                 }
                 scale *= 0.5;
             }
-            if largest * scale < TOL {
+            if largest * scale * self.unit < TOL_POINTS {
                 break;
             }
         }
@@ -493,7 +497,13 @@ impl Whr {
 
     /// Solves the joint system `H v = g` (`H`: every player's block `a`, `b` less the games'
     /// couplings) by conjugate gradients with the blocks as preconditioner.
-    fn pcg_all(players: &[WhrPlayer], off: &[usize], a: &[f64], b: &[f64], g: &[f64]) -> Vec<f64> {
+    fn pcg_all(
+        players: &[WhrPlayer],
+        off: &[usize],
+        (a, b): (&[f64], &[f64]),
+        g: &[f64],
+        tol: f64,
+    ) -> Vec<f64> {
         let m = g.len();
         // The games' couplings, in the order the days list them.
         let mut coupling: Vec<(usize, f64)> = Vec::new();
@@ -557,7 +567,7 @@ impl Whr {
         let mut rz = dot(&r, &z);
         for _ in 0..MAX_CG {
             let left = z.iter().fold(0.0f64, |x, s| x.max(s.abs()));
-            if left.partial_cmp(&(TOL * 1e-2)) != Some(std::cmp::Ordering::Greater) {
+            if left.partial_cmp(&tol) != Some(std::cmp::Ordering::Greater) {
                 break;
             }
             apply(&p, &mut ap);
@@ -619,6 +629,21 @@ mod tests {
         let s = |z: f64| 1.0 / (1.0 + (-z).exp());
         assert!((1.0 - s(2.0 * ra) + 1.0 - 2.0 * s(ra)).abs() < 1e-7);
         assert!((ra - 0.528_048_909_513_011).abs() < 1e-7, "{ra}");
+    }
+
+    /// A game dated before a player's last day (as `--period series` can order them) is
+    /// taken on his last day: his days only append.
+    #[test]
+    fn a_game_out_of_date_order_joins_the_last_day() {
+        let (_, players, names) = run(
+            WhrParams::default(),
+            &[(10, "a", "b", 1.0), (5, "a", "c", 1.0), (12, "c", "b", 0.5)],
+        );
+        let a = &players[names.iter().position(|n| n == "a").unwrap()];
+        assert_eq!(a.days.len(), 1);
+        assert_eq!((a.days[0].day, a.days[0].games.len()), (10, 2));
+        let c = &players[names.iter().position(|n| n == "c").unwrap()];
+        assert_eq!(c.days.iter().map(|d| d.day).collect::<Vec<_>>(), [5, 12]);
     }
 
     /// A player who loses his first 30 games against a steady opponent and then wins 30: with
