@@ -219,3 +219,29 @@ fn the_rater_refuses_what_the_system_refuses() {
     r.rate_contest(&[("a", 1), ("b", 2), ("c", 3)]).unwrap();
     assert!(r.rating("a").unwrap().mean > r.rating("c").unwrap().mean);
 }
+
+/// Two teams whose members make more pairs than the largest standings taken are refused
+/// too (two teams of 1,000 would be a million games).
+#[test]
+fn two_teams_too_large_are_refused() {
+    let mut b = HistoryBuilder::new();
+    let a: Vec<PlayerId> = (0..3).map(|k| b.player(&format!("a{k}"))).collect();
+    let z: Vec<PlayerId> = (0..3).map(|k| b.player(&format!("z{k}"))).collect();
+    b.add_game(0, 1.0, None, (&a, &z), 1.0, None).unwrap();
+    let h = b.finish(SourceInfo::default());
+    // Two teams of 3: 9 games between their members, more than a standings of 4 makes (6),
+    // fewer than one of 5 (10).
+    let bt = Bt::new(BtParams {
+        max_standing: 4,
+        ..BtParams::default()
+    })
+    .unwrap();
+    let err = replay(&h, &bt, &ReplayOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("make 9 of them"), "{err}");
+    let bt = Bt::new(BtParams {
+        max_standing: 5,
+        ..BtParams::default()
+    })
+    .unwrap();
+    assert!(replay(&h, &bt, &ReplayOptions::default()).is_ok());
+}

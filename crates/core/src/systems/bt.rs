@@ -699,7 +699,7 @@ impl RatingSystem for Bt {
     }
 
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        super::games::refuse_large("bt", contest.len(), self.p.max_standing)
+        super::games::refuse_large("bt", contest, self.p.max_standing)
     }
 
     fn settle(&self, players: &mut [BtPlayer]) {

@@ -35,14 +35,30 @@ pub(crate) fn for_each_game(c: &Contest<'_>, mut f: impl FnMut(PlayerId, PlayerI
     }
 }
 
-/// Why `system` refuses a standings of `n` entries when it takes at most `max` (its pairs
-/// grow as n^2), if it does.
-pub(crate) fn refuse_large(system: &str, n: usize, max: u32) -> Option<String> {
-    (n > 2 && n > max as usize).then(|| {
-        format!(
+/// Why `system` refuses a contest, if it does: a standings of more than `max` entries, or a
+/// contest whose members make more pairs than such a standings would (two teams of 1,000
+/// are a million pairs): the pairs grow as n^2.
+pub(crate) fn refuse_large(system: &str, c: &Contest<'_>, max: u32) -> Option<String> {
+    let n = c.len();
+    if n > 2 && n > max as usize {
+        return Some(format!(
             "{system} takes a standings as its pairs (n^2 / 2 of them), up to max-standing = \
              {max} entries, and this one has {n}: rate large standings with a per-contest \
              system (elo-mmr, trueskill), or raise max-standing"
+        ));
+    }
+    let limit = max as u128 * (max as u128).saturating_sub(1) / 2;
+    let (players, squares) = c.entries().fold((0u128, 0u128), |(p, q), e| {
+        let k = e.players.len() as u128;
+        (p + k, q + k * k)
+    });
+    let pairs = (players * players - squares) / 2;
+    (pairs > limit).then(|| {
+        format!(
+            "{system} takes a contest as the games between the members of its entries, and \
+             this one's {players} players make {pairs} of them, more than a standings of \
+             max-standing = {max} would ({limit}): raise max-standing, or rate it with a \
+             per-contest system (trueskill)"
         )
     })
 }

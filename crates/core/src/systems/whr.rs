@@ -315,7 +315,7 @@ impl RatingSystem for Whr {
     }
 
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        super::games::refuse_large("whr", contest.len(), self.p.max_standing)
+        super::games::refuse_large("whr", contest, self.p.max_standing)
     }
 
     fn settle(&self, players: &mut [WhrPlayer]) {
