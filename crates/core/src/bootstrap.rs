@@ -242,12 +242,9 @@ impl Clock {
         (time, key): (i64, Option<i64>),
     ) {
         if self.played[p] {
-            let periods = key.map_or(1, |k| {
-                k.saturating_sub(self.last_key[p])
-                    .clamp(0, i64::from(u32::MAX)) as u32
-            });
-            let days = (time - self.last_time[p]).max(0) as f64 / 86_400.0;
-            system.elapse(state, periods, opts.decay_per_day * days);
+            let (periods, variance) =
+                opts.time_passed((self.last_key[p], self.last_time[p]), (key, time), 1);
+            system.elapse(state, periods, variance);
         }
         if let Some(k) = key {
             self.last_key[p] = k;
@@ -377,18 +374,13 @@ fn replicate<S: RatingSystem>(
             .max()
     });
     if let Some(end) = end {
-        let last_instant = if opts.as_of.is_some() { end - 1 } else { end };
-        let end_key = opts.period.calendar_key(last_instant);
+        let end_key = opts.end_key(end);
         for (p, state) in states.iter_mut().enumerate() {
             if !clock.played[p] {
                 continue;
             }
-            let periods = end_key.map_or(0, |k| {
-                k.saturating_sub(clock.last_key[p])
-                    .clamp(0, i64::from(u32::MAX)) as u32
-            });
-            let days = (end - clock.last_time[p]).max(0) as f64 / 86_400.0;
-            let variance = opts.decay_per_day * days;
+            let (periods, variance) =
+                opts.time_passed((clock.last_key[p], clock.last_time[p]), (end_key, end), 0);
             if periods > 0 || variance > 0.0 {
                 system.elapse(state, periods, variance);
             }

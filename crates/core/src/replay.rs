@@ -9,7 +9,6 @@ pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
 pub use crate::systems::{DIVERGENCE_BOUND, first_runaway, runaway};
 use crate::systems::{Rating, RatingSystem};
-use chrono::{Datelike, TimeZone, Utc};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -94,15 +93,11 @@ impl Period {
     /// The number of the calendar period holding time `t` (consecutive periods have
     /// consecutive numbers); `None` unless the periods are calendar periods.
     pub fn calendar_key(self, t: i64) -> Option<i64> {
-        let day = t.div_euclid(86_400);
+        use crate::time::{day_number, month_number, week_number};
         match self {
-            Period::Day => Some(day),
-            // 1970-01-01 was a Thursday: shift so that weeks start on Monday.
-            Period::Week => Some((day + 3).div_euclid(7)),
-            Period::Month => {
-                let d = Utc.timestamp_opt(t, 0).single().map(|d| d.date_naive());
-                Some(d.map_or(day, |d| d.year() as i64 * 12 + d.month0() as i64))
-            }
+            Period::Day => Some(day_number(t)),
+            Period::Week => Some(week_number(t)),
+            Period::Month => Some(month_number(t)),
             Period::Game | Period::Series => None,
         }
     }
@@ -224,6 +219,31 @@ impl Default for ReplayOptions {
             keep_scores: false,
             hessian_reference: None,
         }
+    }
+}
+
+impl ReplayOptions {
+    /// The time that passes for a player last seen in calendar period `last_key` at
+    /// `last_time`, arriving at time `time` (its calendar period `key`, if the periods are
+    /// calendar periods): the rating periods begun (`otherwise` when they are not calendar
+    /// periods) and the decay's variance.
+    pub(crate) fn time_passed(
+        &self,
+        (last_key, last_time): (i64, i64),
+        (key, time): (Option<i64>, i64),
+        otherwise: u32,
+    ) -> (u32, f64) {
+        let periods = key.map_or(otherwise, |k| periods_between(last_key, k));
+        let days = (time - last_time).max(0) as f64 / 86_400.0;
+        (periods, self.decay_per_day * days)
+    }
+
+    /// The calendar period of the replay's end at `end` (`as_of` is an exclusive cutoff: its
+    /// periods are those of the last instant it covers; `--as-of 2024-01-01` ends within that
+    /// day, not at the start of the next).
+    pub(crate) fn end_key(&self, end: i64) -> Option<i64> {
+        let last_instant = if self.as_of.is_some() { end - 1 } else { end };
+        self.period.calendar_key(last_instant)
     }
 }
 
@@ -891,13 +911,12 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 self.participants.push(p);
                 let rec = &self.records[pi];
                 if rec.contests > 0 {
-                    let periods = key.map_or(1, |k| periods_between(self.last_key[pi], k));
-                    let days = (round_time - rec.last_time).max(0) as f64 / 86_400.0;
-                    self.system.elapse(
-                        &mut self.states[pi],
-                        periods,
-                        self.opts.decay_per_day * days,
+                    let (periods, variance) = self.opts.time_passed(
+                        (self.last_key[pi], rec.last_time),
+                        (key, round_time),
+                        1,
                     );
+                    self.system.elapse(&mut self.states[pi], periods, variance);
                 }
                 if let Some(k) = key {
                     self.last_key[pi] = k;
@@ -1094,22 +1113,15 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         let Some(end) = end else {
             return Ok(());
         };
-        // `as_of` is an exclusive cutoff: its periods are those of the last instant it covers
-        // (`--as-of 2024-01-01` ends within that day, not at the start of the next).
-        let last_instant = if self.opts.as_of.is_some() {
-            end - 1
-        } else {
-            end
-        };
-        let end_key = self.opts.period.calendar_key(last_instant);
+        let end_key = self.opts.end_key(end);
         for p in 0..self.records.len() {
             let rec = &self.records[p];
             if rec.contests == 0 {
                 continue;
             }
-            let periods = end_key.map_or(0, |k| periods_between(self.last_key[p], k));
-            let days = (end - rec.last_time).max(0) as f64 / 86_400.0;
-            let variance = self.opts.decay_per_day * days;
+            let (periods, variance) =
+                self.opts
+                    .time_passed((self.last_key[p], rec.last_time), (end_key, end), 0);
             if periods > 0 || variance > 0.0 {
                 self.system.elapse(&mut self.states[p], periods, variance);
                 if let Some(what) = runaway(&self.system.rating(&self.states[p])) {

@@ -50,6 +50,27 @@ fn push_digits(out: &mut String, v: u32, width: u32) {
     }
 }
 
+/// The number of the UTC day holding time `t` (days since 1970-01-01; consecutive days have
+/// consecutive numbers).
+pub fn day_number(t: i64) -> i64 {
+    t.div_euclid(86_400)
+}
+
+/// The number of the ISO week (Monday to Sunday, UTC) holding time `t`.
+pub fn week_number(t: i64) -> i64 {
+    // 1970-01-01 was a Thursday: shift so that weeks start on Monday.
+    (day_number(t) + 3).div_euclid(7)
+}
+
+/// The number of the UTC month holding time `t` (year * 12 + month - 1; the day's number for
+/// a time chrono cannot represent).
+pub fn month_number(t: i64) -> i64 {
+    use chrono::{Datelike, TimeZone, Utc};
+    Utc.timestamp_opt(t, 0).single().map_or(day_number(t), |d| {
+        i64::from(d.year()) * 12 + i64::from(d.month0())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

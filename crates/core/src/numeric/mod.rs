@@ -1,6 +1,7 @@
 //! Numeric helpers shared by the systems and the metrics: win probabilities, the normal
 //! distribution, root finders (`roots`) and tabulation with local interpolation (`uniform`).
 
+pub mod cg;
 pub mod chebyshev;
 pub mod gauss;
 pub mod roots;

@@ -76,18 +76,12 @@ pub enum Refit {
 impl Refit {
     /// The number of the period holding time `t` (Unix seconds).
     fn key(self, t: i64) -> i64 {
-        let day = t.div_euclid(86_400);
+        use crate::time::{day_number, month_number, week_number};
         match self {
             Refit::Game | Refit::End => i64::MIN,
-            Refit::Day => day,
-            // 1970-01-01 was a Thursday.
-            Refit::Week => (day + 3).div_euclid(7),
-            Refit::Month => {
-                use chrono::{Datelike, TimeZone, Utc};
-                Utc.timestamp_opt(t, 0)
-                    .single()
-                    .map_or(day, |d| d.year() as i64 * 12 + d.month0() as i64)
-            }
+            Refit::Day => day_number(t),
+            Refit::Week => week_number(t),
+            Refit::Month => month_number(t),
         }
     }
 }
@@ -566,38 +560,14 @@ fn pcg(
             out.iter_mut().enumerate().for_each(|(i, o)| *o = row(i));
         }
     };
-    let mut v = vec![0.0; n];
-    let mut r = b.to_vec();
-    let mut z: Vec<f64> = r.iter().zip(hd).map(|(r, h)| r / h).collect();
-    let mut p = z.clone();
-    let mut ap = vec![0.0; n];
-    let mut rz = ordered_sum(n, |i| r[i] * z[i]);
-    for _ in 0..MAX_CG {
-        // Converged when the largest remaining step, by the diagonal, is negligible.
-        let left = (0..n).fold(0.0f64, |m, i| m.max((r[i] / hd[i]).abs()));
-        // (NaN stops it too.)
-        if left.partial_cmp(&(tol * 1e-3)) != Some(std::cmp::Ordering::Greater) {
-            break;
+    let jacobi = |r: &[f64], z: &mut [f64]| {
+        for ((z, r), h) in z.iter_mut().zip(r).zip(hd) {
+            *z = r / h;
         }
-        apply(&p, &mut ap);
-        let pap = ordered_sum(n, |i| p[i] * ap[i]);
-        if pap.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            break;
-        }
-        let alpha = rz / pap;
-        for i in 0..n {
-            v[i] += alpha * p[i];
-            r[i] -= alpha * ap[i];
-            z[i] = r[i] / hd[i];
-        }
-        let rz_new = ordered_sum(n, |i| r[i] * z[i]);
-        let beta = rz_new / rz;
-        rz = rz_new;
-        for i in 0..n {
-            p[i] = z[i] + beta * p[i];
-        }
-    }
-    v
+    };
+    let dot = |x: &[f64], y: &[f64]| ordered_sum(n, |i| x[i] * y[i]);
+    // Converged when the largest remaining step, by the diagonal, is negligible.
+    crate::numeric::cg::conjugate_gradients(b, apply, jacobi, dot, (tol * 1e-3, MAX_CG))
 }
 
 impl RatingSystem for Bt {

@@ -182,19 +182,9 @@ impl Whr {
         }
         let n = all - from;
         let (a, b, g) = self.series_terms(players, i, from);
-        // Solve (negated Hessian) step = gradient: forward elimination, back substitution.
-        let mut d = a.clone();
-        let mut y = g.clone();
-        for k in 1..n {
-            let m = b[k - 1] / d[k - 1];
-            d[k] -= m * b[k - 1];
-            y[k] -= m * y[k - 1];
-        }
+        // Solve (negated Hessian) step = gradient.
         let mut step = vec![0.0; n];
-        step[n - 1] = y[n - 1] / d[n - 1];
-        for k in (0..n - 1).rev() {
-            step[k] = (y[k] - b[k] * step[k + 1]) / d[k];
-        }
+        let last_pivot = solve_tridiagonal((&a, &b), &g, &mut step);
         let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
         let mut scale = if largest > MAX_STEP {
             MAX_STEP / largest
@@ -224,7 +214,7 @@ impl Whr {
                 day.r += scale * s;
             }
         }
-        players[i].sd = (1.0 / d[n - 1]).sqrt();
+        players[i].sd = (1.0 / last_pivot).sqrt();
         largest * scale
     }
 }
@@ -330,22 +320,36 @@ impl RatingSystem for Whr {
         }
         self.newton_all(players);
         for i in 0..players.len() {
-            let (a, b, _) = self.series_terms(players, i, 0);
-            if let Some(d) = last_pivot(&a, &b) {
-                players[i].sd = (1.0 / d).sqrt();
+            let (a, b, g) = self.series_terms(players, i, 0);
+            if !a.is_empty() {
+                let mut x = vec![0.0; a.len()];
+                players[i].sd = (1.0 / solve_tridiagonal((&a, &b), &g, &mut x)).sqrt();
             }
         }
     }
 }
 
-/// The last pivot of the elimination of a tridiagonal matrix (diagonal `a`, off-diagonal
-/// `b`): the inverse of the last diagonal element of its inverse.
-fn last_pivot(a: &[f64], b: &[f64]) -> Option<f64> {
-    let mut d = *a.first()?;
-    for k in 1..a.len() {
-        d = a[k] - b[k - 1] * b[k - 1] / d;
+/// Solves the tridiagonal system (diagonal `a`, off-diagonal `b`) `T x = y` into `x`, by
+/// elimination and back substitution; returns the last pivot, the inverse of the last
+/// diagonal element of `T^-1` (the variance of the last unknown, the others held). Empty
+/// systems return infinity.
+fn solve_tridiagonal((a, b): (&[f64], &[f64]), y: &[f64], x: &mut [f64]) -> f64 {
+    let n = a.len();
+    if n == 0 {
+        return f64::INFINITY;
     }
-    Some(d)
+    let mut d = a.to_vec();
+    let mut y = y.to_vec();
+    for k in 1..n {
+        let m = b[k - 1] / d[k - 1];
+        d[k] -= m * b[k - 1];
+        y[k] -= m * y[k - 1];
+    }
+    x[n - 1] = y[n - 1] / d[n - 1];
+    for k in (0..n - 1).rev() {
+        x[k] = (y[k] - b[k] * x[k + 1]) / d[k];
+    }
+    d[n - 1]
 }
 
 impl Whr {
@@ -539,56 +543,12 @@ impl Whr {
         let precondition = |r: &[f64], z: &mut [f64]| {
             for i in 0..players.len() {
                 let (s, e) = (off[i], off[i + 1]);
-                if s == e {
-                    continue;
-                }
-                let mut d = vec![0.0; e - s];
-                let mut y = r[s..e].to_vec();
-                d[0] = a[s];
-                for k in 1..e - s {
-                    let f = b[s + k - 1] / d[k - 1];
-                    d[k] = a[s + k] - f * b[s + k - 1];
-                    y[k] -= f * y[k - 1];
-                }
-                let last = e - s - 1;
-                z[e - 1] = y[last] / d[last];
-                for k in (0..last).rev() {
-                    z[s + k] = (y[k] - b[s + k] * z[s + k + 1]) / d[k];
-                }
+                // (A block's last off-diagonal entry, towards the next player, is 0.)
+                solve_tridiagonal((&a[s..e], &b[s..e]), &r[s..e], &mut z[s..e]);
             }
         };
         let dot = |x: &[f64], y: &[f64]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f64>();
-        let mut v = vec![0.0; m];
-        let mut r = g.to_vec();
-        let mut z = vec![0.0; m];
-        precondition(&r, &mut z);
-        let mut p = z.clone();
-        let mut ap = vec![0.0; m];
-        let mut rz = dot(&r, &z);
-        for _ in 0..MAX_CG {
-            let left = z.iter().fold(0.0f64, |x, s| x.max(s.abs()));
-            if left.partial_cmp(&tol) != Some(std::cmp::Ordering::Greater) {
-                break;
-            }
-            apply(&p, &mut ap);
-            let pap = dot(&p, &ap);
-            if pap.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-                break;
-            }
-            let alpha = rz / pap;
-            for u in 0..m {
-                v[u] += alpha * p[u];
-                r[u] -= alpha * ap[u];
-            }
-            precondition(&r, &mut z);
-            let rz_new = dot(&r, &z);
-            let beta = rz_new / rz;
-            rz = rz_new;
-            for u in 0..m {
-                p[u] = z[u] + beta * p[u];
-            }
-        }
-        v
+        crate::numeric::cg::conjugate_gradients(g, apply, precondition, dot, (tol, MAX_CG))
     }
 }
 
