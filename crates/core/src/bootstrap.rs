@@ -395,16 +395,15 @@ pub fn metric_replicates(scores: &[ScoredContest], ci: &CiOptions) -> Vec<Metric
     // (every replicate of the group sums the piece while it is in cache).
     const GROUP: u32 = 16;
     const PIECE: usize = 2048;
-    let parts = Metrics::parts(scores);
     let groups: Vec<Vec<MetricsReport>> = (0..ci.replicates.div_ceil(GROUP))
         .into_par_iter()
         .map(|g| {
             let reps: Vec<u32> = (g * GROUP..((g + 1) * GROUP).min(ci.replicates)).collect();
             let mut sums = vec![Metrics::new(); reps.len()];
-            for start in (0..parts.len()).step_by(PIECE) {
-                let end = (start + PIECE).min(parts.len());
+            for start in (0..scores.len()).step_by(PIECE) {
+                let end = (start + PIECE).min(scores.len());
                 for (m, &r) in sums.iter_mut().zip(&reps) {
-                    m.add_parts(&parts[start..end], |i| {
+                    m.add_parts(&scores[start..end], |i| {
                         poisson_count(ci.seed, r, scores[start + i].contest)
                     });
                 }

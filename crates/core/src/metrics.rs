@@ -48,18 +48,9 @@ pub struct ScoredContest {
     pub all: Option<ContestScore>,
     /// Over the experienced ones, if it counted.
     pub experienced: Option<ContestScore>,
-    /// A two-entry contest's predicted probability that the first entry wins, and its
-    /// outcome.
-    pub two: Option<(f64, f64)>,
-}
-
-/// A scored contest's contributions to the metrics' sums ([`Metrics::parts`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContestParts {
-    all: Option<ContestScore>,
-    experienced: Option<ContestScore>,
-    /// Log-loss, Brier score, accuracy.
-    two: Option<(f64, f64, f64)>,
+    /// A two-entry contest's log-loss, Brier score and accuracy (as [`Metrics::add_two`]
+    /// gives them).
+    pub two: Option<(f64, f64, f64)>,
 }
 
 /// Buffers reused from contest to contest.
@@ -344,49 +335,32 @@ impl Metrics {
     }
 
     /// Scores a two-entry contest: `p` the predicted probability that the first entry wins,
-    /// `y` its actual score (1, 1/2, 0).
+    /// `y` its actual score (1, 1/2, 0). Returns the contest's log-loss, Brier score and
+    /// accuracy.
     #[inline]
-    pub fn add_two(&mut self, p: f64, y: f64) {
+    pub fn add_two(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
+        let terms = (
+            -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln()),
+            (p - y) * (p - y),
+            if p > 0.5 {
+                y
+            } else if p < 0.5 {
+                1.0 - y
+            } else {
+                0.5
+            },
+        );
         self.two.games += 1;
-        self.two.log_loss += -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln());
-        self.two.brier += (p - y) * (p - y);
-        self.two.accuracy += if p > 0.5 {
-            y
-        } else if p < 0.5 {
-            1.0 - y
-        } else {
-            0.5
-        };
+        self.two.log_loss += terms.0;
+        self.two.brier += terms.1;
+        self.two.accuracy += terms.2;
+        terms
     }
 
-    /// Each scored contest's contributions to the sums (the two-entry contest's log-loss,
-    /// Brier score and accuracy worked out once), for [`Metrics::weighted`].
-    pub fn parts(scores: &[ScoredContest]) -> Vec<ContestParts> {
-        scores
-            .iter()
-            .map(|s| ContestParts {
-                all: s.all,
-                experienced: s.experienced,
-                two: s.two.map(|(p, y)| {
-                    let mut one = Metrics::new();
-                    one.add_two(p, y);
-                    (one.two.log_loss, one.two.brier, one.two.accuracy)
-                }),
-            })
-            .collect()
-    }
-
-    /// The metrics of scored contests each counted `times(i)` times (0: left out), `i` its
-    /// position in `parts`: a bootstrap replicate of the metrics.
-    pub fn weighted(parts: &[ContestParts], times: impl Fn(usize) -> u32) -> MetricsReport {
-        let mut m = Metrics::new();
-        m.add_parts(parts, times);
-        m.report()
-    }
-
-    /// Adds scored contests' contributions, each `times(i)` times.
-    pub fn add_parts(&mut self, parts: &[ContestParts], times: impl Fn(usize) -> u32) {
+    /// Adds scored contests' contributions, each `times(i)` times (`i` its position in
+    /// `parts`; 0: left out): a bootstrap replicate's metrics.
+    pub fn add_parts(&mut self, parts: &[ScoredContest], times: impl Fn(usize) -> u32) {
         let m = self;
         for (i, s) in parts.iter().enumerate() {
             let k = times(i);

@@ -227,6 +227,7 @@ impl ReplayOptions {
     /// `last_time`, arriving at time `time` (its calendar period `key`, if the periods are
     /// calendar periods): the rating periods begun (`otherwise` when they are not calendar
     /// periods) and the decay's variance.
+    #[inline]
     pub(crate) fn time_passed(
         &self,
         (last_key, last_time): (i64, i64),
@@ -727,6 +728,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         run.elapse_to_end(&self.names, end, self.rounds)?;
         let elapsed = self.start.elapsed();
         let reference = self.run.opts.hessian_reference.as_ref().map(|names| {
+            if names.is_empty() {
+                return Vec::new();
+            }
             let wanted: Vec<String> = names
                 .iter()
                 .map(|n| crate::history::canonical_name(n).into_owned())
@@ -1282,9 +1286,7 @@ fn add_scores(
     (metrics, series): (&mut Metrics, &mut Series),
     (keep_series, keep_scores): (bool, bool),
 ) {
-    if let Some((p, y)) = game {
-        metrics.add_two(p, y);
-    }
+    let two = game.map(|(p, y)| metrics.add_two(p, y));
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
     let seasoned = metrics.add_ranking(experienced, true);
@@ -1293,7 +1295,7 @@ fn add_scores(
             contest: contest.index() as u32,
             all: ranked,
             experienced: seasoned,
-            two: game,
+            two,
         });
     }
     if keep_series {
