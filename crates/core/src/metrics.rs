@@ -363,10 +363,8 @@ impl Metrics {
     pub fn add_parts(&mut self, parts: &[ScoredContest], times: impl Fn(usize) -> u32) {
         let m = self;
         for (i, s) in parts.iter().enumerate() {
+            // (No branch on a count of 0, a third of them: it would be mispredicted.)
             let k = times(i);
-            if k == 0 {
-                continue;
-            }
             let kf = f64::from(k);
             for (sums, score) in [(&mut m.all, s.all), (&mut m.experienced, s.experienced)] {
                 if let Some(c) = score {
