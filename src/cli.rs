@@ -443,6 +443,11 @@ pub struct CompareArgs {
     /// A parameter of one system, SYSTEM:NAME=VALUE (repeatable), e.g. `elo:k=24`.
     #[arg(long = "param", value_name = "SYSTEM:NAME=VALUE")]
     pub param: Vec<String>,
+    /// The first side's advantage for every system that has one (elo, elo-gaussian, glicko,
+    /// glicko2, trueskill, yuksel, bt), in each system's points, or `auto` (fitted on the
+    /// warm-up; bt fits its own); the others are compared without one (and say so).
+    #[arg(long, value_name = "POINTS|auto")]
+    pub advantage: Option<String>,
     #[command(flatten)]
     pub stream: StreamArgs,
 }
@@ -516,6 +521,12 @@ pub struct SystemParams {
     /// The prior's standard deviation, in rating points (Bradley-Terry).
     #[arg(long)]
     pub prior_sd: Option<f64>,
+    /// The first side's advantage (home, white, a games file's side a unless its `neutral`
+    /// column says otherwise), in the system's rating points, or `auto`: fitted by
+    /// Bradley-Terry on the warm-up (bt: with its ratings). Elo, elo-gaussian, glicko,
+    /// glicko2, trueskill, yuksel and bt.
+    #[arg(long, value_name = "POINTS|auto")]
+    pub advantage: Option<String>,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
@@ -588,6 +599,18 @@ pub fn command_with_defaults() -> clap::Command {
     annotate(Cli::command())
 }
 
+/// `--advantage`'s value: a number of points, or `auto`.
+fn advantage_value(text: &str) -> Result<Value, String> {
+    match text.trim() {
+        "auto" => Ok(Value::String("auto".into())),
+        t => t
+            .parse::<f64>()
+            .ok()
+            .and_then(crate::systems::number)
+            .ok_or_else(|| format!("--advantage: `{t}` is neither a number of points nor auto")),
+    }
+}
+
 impl SystemParams {
     /// The parameters given, by name.
     pub fn to_map(&self) -> Result<ParamMap, String> {
@@ -628,6 +651,9 @@ impl SystemParams {
         num("prior_sd", self.prior_sd);
         if let Some(message) = bad {
             return Err(message);
+        }
+        if let Some(a) = &self.advantage {
+            m.insert("advantage".into(), advantage_value(a)?);
         }
         if self.score_share {
             m.insert("score_share".into(), Value::Bool(true));
@@ -918,7 +944,20 @@ impl CompareArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<compare::CompareJob, UsageError> {
         let systems = compare::parse_systems(&self.systems).map_err(UsageError)?;
-        let params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        let mut params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        let mut without_advantage = Vec::new();
+        if let Some(a) = &self.advantage {
+            let v = advantage_value(a).map_err(UsageError)?;
+            for (kind, map) in systems.iter().zip(params.iter_mut()) {
+                let mut test = map.clone();
+                test.insert("advantage".into(), Value::from(0.0));
+                if crate::first_side::checkable(*kind, &test).is_ok() {
+                    map.entry("advantage").or_insert_with(|| v.clone());
+                } else {
+                    without_advantage.push(*kind);
+                }
+            }
+        }
         let ingest = self.input.ingest()?;
         Ok(compare::CompareJob {
             input: self.input.first(),
@@ -937,6 +976,7 @@ impl CompareArgs {
             stream: self.stream.stream,
             stream_block: self.stream.stream_block.max(1),
             ci: self.run.ci()?,
+            without_advantage,
         })
     }
 }

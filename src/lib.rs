@@ -9,7 +9,8 @@
 //! and `cli` only parses arguments.
 
 pub use rate_batch_core::{
-    bootstrap, history, matchmake, metrics, numeric, rater, replay, state, systems, time, truth,
+    bootstrap, draws, first_side, history, matchmake, metrics, numeric, rater, replay, state,
+    systems, time, truth,
 };
 
 pub mod cli;

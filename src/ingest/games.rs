@@ -5,6 +5,11 @@
 //! fraction between 0 and 1), or `winner` (equal to `a` or `b`; empty or `draw` for a draw).
 //! When several are present the first of that list is used. Optional `series` and `weight`.
 //! A side may be a team written `p1+p2+p3` (see `TeamSeparator`).
+//!
+//! Side a plays the first side (home, white: a first-side advantage applies to it), except
+//! in a game whose optional `neutral` column is true (`TRUE`/`FALSE`, `1`/`0`, `yes`/`no`;
+//! empty is not neutral), and in every game of a file whose `winner` column is side a's or
+//! side b's own column (sides listed as winner and loser have no first side).
 
 use super::columns::{find_column, header_list};
 use super::context::Context;
@@ -29,6 +34,9 @@ pub(crate) struct GamesSchema {
     outcome: OutcomeColumns,
     series: Option<usize>,
     weight: Option<usize>,
+    neutral: Option<usize>,
+    /// Side a is a first side (not a file of winners and losers).
+    sided: bool,
     names: Vec<String>,
 }
 
@@ -63,6 +71,7 @@ impl GamesSchema {
             }
         };
         let names = header.to_vec();
+        let sided = !matches!(outcome, OutcomeColumns::Winner(w) if w == a || w == b);
         Ok(Self {
             time,
             a,
@@ -70,6 +79,8 @@ impl GamesSchema {
             outcome,
             series: col("series"),
             weight: col("weight"),
+            neutral: col("neutral"),
+            sided,
             names,
         })
     }
@@ -227,16 +238,42 @@ impl GamesReader {
             Some(i) => super::context::weight(get(i), name(i))?,
             None => 1.0,
         };
-        ctx.builder
-            .add_game(
-                time,
-                weight,
-                series,
-                (&self.side_a, &self.side_b),
-                score_a,
-                Some(points),
-            )
-            .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+        let neutral = match s.neutral {
+            Some(i) => parse_flag(get(i)).ok_or_else(|| {
+                FieldError::new(
+                    name(i),
+                    format!(
+                        "`{}` is not true or false (TRUE/FALSE, 1/0, yes/no, or empty)",
+                        get(i).trim()
+                    ),
+                )
+            })?,
+            None => false,
+        };
+        let sides = (&self.side_a[..], &self.side_b[..]);
+        if s.sided && !neutral {
+            ctx.builder
+                .add_game(time, weight, series, sides, score_a, Some(points))
+        } else {
+            ctx.builder
+                .add_neutral_game(time, weight, series, sides, score_a, Some(points))
+        }
+        .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+    }
+}
+
+/// A true-or-false field: `true`/`false`, `1`/`0`, `yes`/`no`, `y`/`n`, `t`/`f` in any case;
+/// empty is false.
+fn parse_flag(v: &str) -> Option<bool> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Some(false);
+    }
+    let lower = v.to_ascii_lowercase();
+    match lower.as_str() {
+        "true" | "1" | "yes" | "y" | "t" => Some(true),
+        "false" | "0" | "no" | "n" | "f" => Some(false),
+        _ => None,
     }
 }
 

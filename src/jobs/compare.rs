@@ -62,6 +62,8 @@ pub struct CompareJob {
     pub stream_block: usize,
     /// `--ci`: bootstrap intervals of the metrics.
     pub ci: Option<crate::bootstrap::CiOptions>,
+    /// With `--advantage`: the systems that have no first-side advantage (compared without).
+    pub without_advantage: Vec<SystemKind>,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -115,7 +117,8 @@ pub fn parse_system_params(
 pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
     for (kind, params) in job.systems.iter().zip(&job.params) {
-        dispatch(*kind, params, Noop).map_err(UsageError)?;
+        let checkable = crate::first_side::checkable(*kind, params).map_err(UsageError)?;
+        dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
     }
     if job.input.is_dir() && same_file(&job.input, &job.out) {
         return Err(UsageError(format!(
@@ -137,7 +140,16 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     };
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, false)?;
-    let outcomes = replay_each(job, &loaded, &staged)?;
+    // `--advantage auto`, fitted for each system that has one.
+    let mut params = job.params.clone();
+    let mut advantages = Vec::with_capacity(params.len());
+    for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
+        let history = loaded.stream.is_none().then_some(&loaded.history);
+        advantages.push(
+            crate::first_side::resolve(*kind, map, history, &job.replay).map_err(UsageError)?,
+        );
+    }
+    let outcomes = replay_each(job, (&params, &advantages), &loaded, &staged)?;
     let (mut rows, done) = table_rows(job, outcomes)?;
     if let Some(ci) = &job.ci {
         // Every completed system's metrics re-summed with the same counts: paired.
@@ -238,6 +250,7 @@ struct Input<'a> {
 /// comparison, a system that ran away gets its failed row).
 fn replay_each(
     job: &CompareJob,
+    (params, advantages): (&[ParamMap], &[Option<serde_json::Value>]),
     loaded: &Loaded,
     staged: &Publication,
 ) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
@@ -255,7 +268,7 @@ fn replay_each(
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let sys_job = SystemJob {
             system: kind,
-            params: &job.params[k],
+            params: &params[k],
             replay: &job.replay,
             history_format: job.history_format,
             leaderboard: &job.leaderboard,
@@ -268,6 +281,7 @@ fn replay_each(
             ci_ratings: false,
             h2h: 0,
             ci_level: job.ci.map_or(0.95, |c| c.level),
+            advantage: advantages[k].clone(),
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {

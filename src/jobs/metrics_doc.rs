@@ -19,6 +19,13 @@ pub(crate) struct MetricsDocument<'a> {
     /// parameter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fitted: Option<&'a serde_json::Value>,
+    /// `--advantage auto`: how the first side's advantage was fitted, and its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) advantage: Option<serde_json::Value>,
+    /// The draw model that split the predictions of a system without one of its own into
+    /// win, draw and loss (Davidson's, its parameter fitted on the games before each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) draw_model: Option<serde_json::Value>,
     pub(crate) input: InputSummary<'a>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
@@ -139,6 +146,15 @@ pub(crate) fn document<'a>(
         params: &result.params,
         method: result.method.as_deref(),
         fitted: result.fitted.as_ref(),
+        advantage: None,
+        draw_model: result.draw_model.map(|(nu, games)| {
+            serde_json::json!({
+                "model": "Davidson, matched to the system's expected score",
+                "nu": nu,
+                "equal_sides_draw": nu / (2.0 + nu),
+                "games_fitted_on": games,
+            })
+        }),
         input: InputSummary {
             source: &history.source,
             contests: totals.contests,

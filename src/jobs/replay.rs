@@ -72,7 +72,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let t0 = Instant::now();
     check_replay_options(&job.replay)?;
     // Check the system's parameters before reading anything.
-    dispatch(job.system, &job.params, Noop).map_err(UsageError)?;
+    let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
+    dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
     check_paths(job)?;
     if job.ci.is_some() && job.resume.is_some() {
         return Err(UsageError(
@@ -146,7 +147,16 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         }
         return Ok(());
     };
-    let system_job = system_job(job, &loaded, &replay_opts, resume.as_ref());
+    let mut params = job.params.clone();
+    let advantage = crate::first_side::resolve(
+        job.system,
+        &mut params,
+        loaded.stream.is_none().then_some(&loaded.history),
+        &replay_opts,
+    )
+    .map_err(UsageError)?;
+    let mut system_job = system_job(job, &params, &loaded, &replay_opts, resume.as_ref());
+    system_job.advantage = advantage;
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
     if job.report {
         let input =
@@ -251,6 +261,7 @@ fn print_dry_run(
 /// progress bar for bigger inputs (on a terminal only).
 fn system_job<'a>(
     job: &'a ReplayJob,
+    params: &'a ParamMap,
     loaded: &super::load::Loaded,
     replay_opts: &'a ReplayOptions,
     resume: Option<&'a crate::state::StateFile>,
@@ -269,7 +280,7 @@ fn system_job<'a>(
     };
     SystemJob {
         system: job.system,
-        params: &job.params,
+        params,
         replay: replay_opts,
         state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
             resume,
@@ -291,6 +302,7 @@ fn system_job<'a>(
         ci_ratings: true,
         h2h: job.h2h,
         ci_level: job.ci_level,
+        advantage: None,
     }
 }
 

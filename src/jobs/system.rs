@@ -57,6 +57,8 @@ pub struct SystemJob<'a> {
     pub ci_level: f64,
     /// `--h2h N`: write `h2h.csv` for the top N of the leaderboard (0: not).
     pub h2h: usize,
+    /// `--advantage auto`: how the advantage was fitted, for metrics.json.
+    pub advantage: Option<serde_json::Value>,
 }
 
 /// What one system's replay produced.
@@ -236,6 +238,7 @@ pub fn replay_system(
     );
     let doc = super::metrics_doc::MetricsDocument {
         intervals: intervals.clone(),
+        advantage: job.advantage.clone(),
         ..doc
     };
     staged

@@ -23,6 +23,9 @@ struct ContestRec {
     entry_end: u32,
     label: u32,
     series: u32,
+    /// The first entry played the first side (home, white, side a of a games file), not on
+    /// neutral ground: the first-side advantage applies.
+    first_side: bool,
 }
 
 impl ContestRec {
@@ -203,7 +206,14 @@ impl<'h> Contest<'h> {
     pub fn all_tied(&self) -> bool {
         self.rec.all_tied(&self.history.entries)
     }
+    /// The contest is a game whose first entry played the first side (home, white, side a
+    /// of a games file), not on neutral ground: the first-side advantage applies to it.
+    #[inline]
+    pub fn first_side(&self) -> bool {
+        self.rec.first_side && self.len() == 2
+    }
     /// Every player of the contest, entry by entry.
+    #[inline]
     pub fn players(&self) -> &'h [PlayerId] {
         let first = &self.history.entries[self.rec.entry_start as usize];
         let last = &self.history.entries[self.rec.entry_end as usize - 1];
@@ -728,7 +738,17 @@ impl HistoryBuilder {
             entry_end: start,
             label,
             series,
+            first_side: false,
         });
+    }
+
+    /// Marks the open contest as a game whose first entry plays the first side (home, white,
+    /// side a of a games file), not on neutral ground: a system with a first-side advantage
+    /// gives it to that entry. A contest of more or fewer than two entries is never one.
+    pub fn set_first_side(&mut self) {
+        if let Some(open) = &mut self.open {
+            open.first_side = true;
+        }
     }
 
     /// Adds an entry to the open contest.
@@ -949,9 +969,39 @@ impl HistoryBuilder {
     }
 
     /// Adds a two-sided game as a contest: `score_a` is side a's result (above 1/2 a win, 1/2
-    /// a draw, below a loss), `points` the points of each side when known.
+    /// a draw, below a loss), `points` the points of each side when known. Side a plays the
+    /// first side (home, white): see [`add_neutral_game`](Self::add_neutral_game) for a game
+    /// without one.
     pub fn add_game(
         &mut self,
+        time: i64,
+        weight: f64,
+        series: Option<&str>,
+        sides: (&[PlayerId], &[PlayerId]),
+        score_a: f64,
+        points: Option<(f64, f64)>,
+    ) -> Result<(), ContestError> {
+        self.game(true, time, weight, series, sides, score_a, points)
+    }
+
+    /// Adds a two-sided game without a first side (neutral ground, or sides listed as winner
+    /// and loser), as [`add_game`](Self::add_game) does otherwise.
+    pub fn add_neutral_game(
+        &mut self,
+        time: i64,
+        weight: f64,
+        series: Option<&str>,
+        sides: (&[PlayerId], &[PlayerId]),
+        score_a: f64,
+        points: Option<(f64, f64)>,
+    ) -> Result<(), ContestError> {
+        self.game(false, time, weight, series, sides, score_a, points)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn game(
+        &mut self,
+        first_side: bool,
         time: i64,
         weight: f64,
         series: Option<&str>,
@@ -969,6 +1019,9 @@ impl HistoryBuilder {
         self.begin_contest(time, weight, None, series);
         self.add_entry(a, place_a.0, place_a.1, points.map(|p| p.0));
         self.add_entry(b, place_b.0, place_b.1, points.map(|p| p.1));
+        if first_side {
+            self.set_first_side();
+        }
         self.end_contest()
     }
 

@@ -11,6 +11,8 @@
 #![warn(missing_docs)]
 
 pub mod bootstrap;
+pub mod draws;
+pub mod first_side;
 pub mod history;
 pub mod matchmake;
 pub mod metrics;

@@ -48,9 +48,11 @@ pub struct ScoredContest {
     pub all: Option<ContestScore>,
     /// Over the experienced ones, if it counted.
     pub experienced: Option<ContestScore>,
-    /// A two-entry contest's log-loss, Brier score and accuracy (as [`Metrics::add_two`]
+    /// A two-entry contest's log-loss, Brier score and accuracy (as [`Metrics::add_game`]
     /// gives them).
     pub two: Option<(f64, f64, f64)>,
+    /// Its three-outcome log-loss (0 when `two` is `None`).
+    pub log_loss_3: f64,
 }
 
 /// Buffers reused from contest to contest.
@@ -238,6 +240,17 @@ struct TwoSums {
     accuracy: f64,
 }
 
+/// Running sums of the three-outcome metrics of two-entry contests (win, draw, loss): kept
+/// in a state file apart from the others ([`Metrics::three_sums`]), which older state files
+/// lack.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ThreeSums {
+    games: u64,
+    log_loss: f64,
+    draws: f64,
+    predicted_draws: f64,
+}
+
 /// Pair inversion and rank deviation over a set of participants.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RankingReport {
@@ -262,6 +275,14 @@ pub struct TwoReport {
     pub brier: Option<f64>,
     /// Share of games the favourite won (draws and no favourite count half).
     pub accuracy: Option<f64>,
+    /// Mean negative log-likelihood of the outcome among three (win, draw, loss; natural
+    /// log), over the same games.
+    pub log_loss_3: Option<f64>,
+    /// Share of the games drawn.
+    pub draw_rate: Option<f64>,
+    /// Mean predicted probability of a draw (equal to the draw rate when the draw
+    /// predictions are calibrated on the whole).
+    pub predicted_draw_rate: Option<f64>,
 }
 
 /// Every metric of a replay.
@@ -283,6 +304,8 @@ pub struct Metrics {
     two: TwoSums,
     #[serde(skip)]
     scratch: Scratch,
+    #[serde(skip)]
+    three: ThreeSums,
 }
 
 /// Probabilities are kept this far from 0 and 1 in the log-loss.
@@ -313,6 +336,13 @@ impl Metrics {
         {
             return Err("its two-player metrics are out of range".into());
         }
+        let t = &self.three;
+        if !(ok(t.log_loss, t.games, max_loss)
+            && ok(t.draws, t.games, 1.0)
+            && ok(t.predicted_draws, t.games, 1.0 + 1e-9))
+        {
+            return Err("its three-outcome metrics are out of range".into());
+        }
         Ok(())
     }
 
@@ -339,6 +369,25 @@ impl Metrics {
     /// accuracy.
     #[inline]
     pub fn add_two(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
+        self.add_game(p, y, &crate::draws::split(p, 0.0)).0
+    }
+
+    /// Scores a two-entry contest: `p` the first entry's predicted expected score, `y` its
+    /// result (1, 1/2, 0), `three` its predicted probabilities of a win, a draw and a loss.
+    /// Returns the contest's log-loss, Brier score and accuracy (as
+    /// [`ScoredContest::two`] keeps them) and its three-outcome log-loss.
+    pub fn add_game(&mut self, p: f64, y: f64, three: &[f64; 3]) -> ((f64, f64, f64), f64) {
+        let ll3 = -crate::draws::of_outcome(three, y).clamp(P_CLIP, 1.0).ln();
+        let t = &mut self.three;
+        t.games += 1;
+        t.log_loss += ll3;
+        t.draws += f64::from(y == 0.5);
+        t.predicted_draws += three[1];
+        (self.add_decisive(p, y), ll3)
+    }
+
+    /// The two-outcome parts of [`add_game`](Self::add_game).
+    fn add_decisive(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
         let terms = (
             -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln()),
@@ -379,14 +428,28 @@ impl Metrics {
                 m.two.log_loss += kf * ll;
                 m.two.brier += kf * brier;
                 m.two.accuracy += kf * accuracy;
+                m.three.games += u64::from(k);
+                m.three.log_loss += kf * s.log_loss_3;
             }
         }
+    }
+
+    /// The three-outcome sums (kept apart in a state file).
+    pub fn three_sums(&self) -> &ThreeSums {
+        &self.three
+    }
+
+    /// Puts back three-outcome sums read from a state file.
+    pub fn set_three_sums(&mut self, three: ThreeSums) {
+        self.three = three;
     }
 
     /// The averages.
     pub fn report(&self) -> MetricsReport {
         let t = &self.two;
         let avg = |s: f64| (t.games > 0).then(|| s / t.games as f64);
+        let three = &self.three;
+        let avg3 = |s: f64| (three.games > 0).then(|| s / three.games as f64);
         MetricsReport {
             all: self.all.report(),
             experienced: self.experienced.report(),
@@ -395,6 +458,9 @@ impl Metrics {
                 log_loss: avg(t.log_loss),
                 brier: avg(t.brier),
                 accuracy: avg(t.accuracy),
+                log_loss_3: avg3(three.log_loss),
+                draw_rate: avg3(three.draws),
+                predicted_draw_rate: avg3(three.predicted_draws),
             },
         }
     }

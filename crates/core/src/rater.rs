@@ -300,13 +300,17 @@ impl<S: RatingSystem> Rater<S> {
     }
 
     /// The system's probability that `a` beats `b` (a draw counting half), where it defines
-    /// one; an unknown player counts as a newcomer.
+    /// one; an unknown player counts as a newcomer. `a` plays the first side, as in
+    /// [`rate_game`](Self::rate_game): the system's first-side advantage, if it has one,
+    /// counts for him.
     pub fn win_probability(&self, a: &str, b: &str) -> Option<f64> {
         if self.system.rates_everyone()
             && let (Some(x), Some(y)) = (self.find(a), self.find(b))
         {
             // The fit's global values (an advantage, a tie parameter) live in the states.
-            return self.system.win_probability(&self.states, &[x], &[y]);
+            return self
+                .system
+                .win_probability_sided(&self.states, &[x], &[y], true);
         }
         let newcomer = self.system.new_player();
         let state = |n: &str| {
@@ -314,7 +318,7 @@ impl<S: RatingSystem> Rater<S> {
                 .map_or(newcomer.clone(), |id| self.states[id as usize].clone())
         };
         let pair = [state(a), state(b)];
-        self.system.win_probability(&pair, &[0], &[1])
+        self.system.win_probability_sided(&pair, &[0], &[1], true)
     }
 
     /// Every player with his rating, best first (equal ratings by name).

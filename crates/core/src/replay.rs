@@ -2,6 +2,7 @@
 //! prediction from the pre-round ratings, then applies the system's update to the round.
 //! This is the only place that orders rounds in time.
 
+use crate::draws::DrawModel;
 pub use crate::history::Seed;
 use crate::history::{Contest, History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
@@ -280,6 +281,9 @@ pub struct Series {
     /// Per scored two-entry contest: the predicted probability that the first entry wins and
     /// its actual score (1, 1/2, 0).
     pub calibration: Vec<(f64, f64)>,
+    /// Per scored two-entry contest: the predicted probability of a draw, and whether it was
+    /// one.
+    pub draw_calibration: Vec<(f64, bool)>,
     /// Every scored contest's parts of the metrics, in replay order (kept with
     /// [`ReplayOptions::keep_scores`], for the metrics' bootstrap intervals).
     pub scores: Vec<crate::metrics::ScoredContest>,
@@ -356,6 +360,10 @@ pub struct ReplayResult {
     pub elapsed: Duration,
     /// Contest by contest (empty unless asked for).
     pub series: Series,
+    /// The draw parameter `nu` in effect at the end and the games it was fitted on, when
+    /// scored predictions were split into three outcomes with it ([`crate::draws`]; not for
+    /// a system with a draw model of its own).
+    pub draw_model: Option<(f64, f64)>,
 }
 
 impl ReplayResult {
@@ -782,6 +790,8 @@ struct Run<'a, S: RatingSystem> {
     /// Seeded players not yet met, the lowest id last.
     seeds: Vec<Seed>,
     metrics: Metrics,
+    /// The draw parameter, fitted on the games so far.
+    draws: DrawModel,
     series: Series,
     rows: Vec<HistoryRow>,
     buffers: (Vec<Participant>, Vec<Participant>),
@@ -821,7 +831,11 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             contests_done: 0,
             warmup_contests: warmup_first,
             history_rows: 0,
+            outcomes: None,
         });
+        let (draws, three) = c.outcomes.unwrap_or_default();
+        let mut metrics = c.metrics;
+        metrics.set_three_sums(three);
         let already = c.states.len();
         let mut seeds: Vec<Seed> = opts
             .seeds
@@ -840,7 +854,8 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             last_key: c.last_key,
             last_round,
             seeds,
-            metrics: c.metrics,
+            metrics,
+            draws,
             series: Series::default(),
             rows: Vec::with_capacity(if opts.keep_history {
                 ROW_BATCH + 1024
@@ -892,6 +907,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 contests_done: self.contests_done + self.seen_contests as u64,
                 warmup_contests: self.warmup as u64,
                 history_rows: self.rows_done + self.rows.len() as u64,
+                outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
             },
             applied,
             open_from: None,
@@ -940,16 +956,22 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                     &c,
                     game,
                     &mut self.buffers,
-                    (&mut self.metrics, &mut self.series),
+                    (&mut self.metrics, &mut self.series, &mut self.draws),
                     (self.opts.series, self.opts.keep_scores),
                 );
+            } else if c.len() == 2
+                && c.players().iter().all(|&p| self.known[p as usize])
+                && let Some(g) = game_prediction(self.system, &self.states, &c)
+            {
+                // The warm-up's games teach the draw model too.
+                self.draws.observe(g.p, g.y, c.weight());
             }
             self.rows_before(&c, replay_index, r);
         }
     }
 
     /// A contest's predictions into the buffers (see [`gather`]).
-    fn gather(&mut self, c: &Contest<'_>) -> Option<(f64, f64)> {
+    fn gather(&mut self, c: &Contest<'_>) -> Option<Game> {
         gather(
             self.system,
             &self.states,
@@ -1013,12 +1035,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         let buffers = &mut self.buffers;
         let metrics = &mut self.metrics;
         let series = &mut self.series;
+        let draws = &mut self.draws;
         let keep = (self.opts.series, self.opts.keep_scores);
         let (records, known) = (&mut self.records, &mut self.known);
         let participants = &self.participants;
         rayon::join(
             || {
-                add_scores(&c, game, buffers, (metrics, series), keep);
+                add_scores(&c, game, buffers, (metrics, series, draws), keep);
                 record_results(records, known, participants, &round);
             },
             || system.update(round, states),
@@ -1191,6 +1214,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             warmup_contests: self.warmup,
             elapsed,
             series: self.series,
+            draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
         }
     }
 }
@@ -1238,9 +1262,19 @@ fn record_results(
     }
 }
 
+/// A scored two-entry contest: the first entry's predicted expected score, its result (1,
+/// 1/2, 0), and the system's own probabilities of a win, a draw and a loss, if it has a
+/// draw model.
+#[derive(Clone, Copy, Debug)]
+struct Game {
+    p: f64,
+    y: f64,
+    own: Option<[f64; 3]>,
+}
+
 /// The predictions to score in one contest: entries whose players all have a prior (a rated
 /// earlier round), and among them the experienced ones (every member with enough earlier
-/// contests), into `buffers`; a two-entry contest's win probability and outcome.
+/// contests), into `buffers`; a two-entry contest's predictions and outcome.
 fn gather<S: RatingSystem>(
     system: &S,
     states: &[S::Player],
@@ -1248,7 +1282,7 @@ fn gather<S: RatingSystem>(
     contest: &Contest,
     experienced_after: u32,
     buffers: &mut (Vec<Participant>, Vec<Participant>),
-) -> Option<(f64, f64)> {
+) -> Option<Game> {
     let (all, experienced) = buffers;
     all.clear();
     experienced.clear();
@@ -1269,24 +1303,48 @@ fn gather<S: RatingSystem>(
         }
     }
     if contest.len() == 2 && all.len() == 2 {
-        let (a, b) = (contest.entry(0), contest.entry(1));
-        if let Some(p) = system.win_probability(states, a.players, b.players) {
-            return Some((p, a.outcome_against(&b)));
-        }
+        return game_prediction(system, states, contest);
     }
     None
 }
 
-/// Scores a contest from its gathered predictions (and a two-entry contest's win
-/// probability and outcome).
+/// A two-entry contest's predictions (as the game is played: its first side's advantage
+/// included) and outcome, where the system predicts one.
+fn game_prediction<S: RatingSystem>(
+    system: &S,
+    states: &[S::Player],
+    contest: &Contest,
+) -> Option<Game> {
+    let (a, b) = (contest.entry(0), contest.entry(1));
+    let p = crate::systems::game_win_probability(system, states, contest)?;
+    let own = system.outcome_probabilities(states, a.players, b.players, contest.first_side());
+    Some(Game {
+        p,
+        y: a.outcome_against(&b),
+        own,
+    })
+}
+
+/// Scores a contest from its gathered predictions (and a two-entry contest's predictions
+/// and outcome: its three outcomes' probabilities are the system's own, or split by
+/// `draws`, which then learns the game's outcome).
 fn add_scores(
     contest: &Contest,
-    game: Option<(f64, f64)>,
+    game: Option<Game>,
     (all, experienced): &mut (Vec<Participant>, Vec<Participant>),
-    (metrics, series): (&mut Metrics, &mut Series),
+    (metrics, series, draws): (&mut Metrics, &mut Series, &mut DrawModel),
     (keep_series, keep_scores): (bool, bool),
 ) {
-    let two = game.map(|(p, y)| metrics.add_two(p, y));
+    let scored = game.map(|g| {
+        let three = g.own.unwrap_or_else(|| draws.predict(g.p));
+        draws.observe(g.p, g.y, contest.weight());
+        if keep_series {
+            series.calibration.push((g.p, g.y));
+            series.draw_calibration.push((three[1], g.y == 0.5));
+        }
+        metrics.add_game(g.p, g.y, &three)
+    });
+    let two = scored.map(|s| s.0);
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
     let seasoned = metrics.add_ranking(experienced, true);
@@ -1296,6 +1354,7 @@ fn add_scores(
             all: ranked,
             experienced: seasoned,
             two,
+            log_loss_3: scored.map_or(0.0, |s| s.1),
         });
     }
     if keep_series {
@@ -1307,7 +1366,6 @@ fn add_scores(
                 n,
             ));
         }
-        series.calibration.extend(game);
     }
 }
 

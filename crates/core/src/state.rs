@@ -64,6 +64,10 @@ pub struct Carry<P> {
     pub warmup_contests: u64,
     /// Rows of the rating history written so far.
     pub history_rows: u64,
+    /// The draw model and the three-outcome metrics so far (version 5 on; a state of an
+    /// earlier version resumes with a fresh draw model and counts three-outcome metrics
+    /// from there).
+    pub outcomes: Option<(crate::draws::DrawModel, crate::metrics::ThreeSums)>,
 }
 
 /// When to take the snapshot for `--save-state`.
@@ -94,7 +98,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -210,10 +214,12 @@ impl StateFile {
         let mut head = head.to_vec();
         head.resize(head.len() + meta_padding(version), 0);
         let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
-        Ok(StateFile {
-            meta,
-            body: all[20 + len..].to_vec(),
-        })
+        let mut body = all[20 + len..].to_vec();
+        if version < 5 {
+            // The carry's last field, `outcomes`, is `None` (one zero byte) before version 5.
+            body.push(0);
+        }
+        Ok(StateFile { meta, body })
     }
 
     /// The players' states, for the system the meta names.
@@ -272,6 +278,13 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         .metrics
         .check()
         .map_err(|e| format!("damaged state file: {e}"))?;
+    if let Some((draws, three)) = &carry.outcomes {
+        let mut m = crate::metrics::Metrics::new();
+        m.set_three_sums(three.clone());
+        m.check()
+            .and_then(|()| draws.check())
+            .map_err(|e| format!("damaged state file: {e}"))?;
+    }
     let watermark_ok = meta.watermark.as_ref().is_none_or(|(t, _)| time_ok(*t));
     // Counts far beyond any history (2^40 rounds or contests) are damage.
     let counts_ok = carry.rounds_done < 1 << 40
@@ -484,6 +497,7 @@ mod tests {
             contests_done: 10,
             warmup_contests: 1,
             history_rows: 20,
+            outcomes: None,
         };
         let mut bytes = Vec::new();
         write_state(&mut bytes, &meta, &carry).unwrap();
@@ -495,18 +509,20 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v5 = bytes.clone();
-        v5[8] = 5;
+        let mut v6 = bytes.clone();
+        v6[8] = 6;
         assert!(
-            StateFile::read(&mut v5.as_slice())
+            StateFile::read(&mut v6.as_slice())
                 .unwrap_err()
-                .contains("version 5")
+                .contains("version 6")
         );
-        // A version 3 file (no --skip-all-tied in its meta, postcard's last byte here) is
-        // read as made without the option.
+        // A version 3 file (no --skip-all-tied in its meta, postcard's last byte here; no
+        // draw model in its carry, the carry's last byte) is read as made without the option,
+        // and resumes with a fresh draw model.
         let head = postcard::to_stdvec(&meta).unwrap();
         let head3 = &head[..head.len() - 1];
         let body = postcard::to_stdvec(&carry).unwrap();
+        let body = &body[..body.len() - 1];
         let mut v3 = Vec::new();
         v3.extend_from_slice(MAGIC);
         v3.extend_from_slice(&3u32.to_le_bytes());
@@ -517,6 +533,8 @@ mod tests {
         v3.extend_from_slice(&sum.to_le_bytes());
         let old = StateFile::read(&mut v3.as_slice()).unwrap();
         assert_eq!(old.meta, meta, "read as without the option");
+        let old_carry: Carry<(f64, f64)> = old.carry().unwrap();
+        assert_eq!((old_carry.history_rows, old_carry.outcomes), (20, None));
         let mut tied = meta.clone();
         tied.skip_all_tied = true;
         let mut with = Vec::new();
@@ -628,6 +646,7 @@ mod tests {
             contests_done: 1,
             warmup_contests: 0,
             history_rows: 2,
+            outcomes: None,
         };
         assert_eq!(check_values(&elo, &meta, &good), Ok(()));
         let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {

@@ -111,6 +111,9 @@ fn taken_blocks(h: &History, cuts: &[usize]) -> Vec<History> {
             let ids: Vec<u32> = e.players.iter().map(|&p| b.player(h.name(p))).collect();
             b.add_entry(&ids, e.lo, e.hi, e.score);
         }
+        if c.first_side() {
+            b.set_first_side();
+        }
         b.end_contest().unwrap();
     }
     blocks.push(b.take_block(b.pending()));

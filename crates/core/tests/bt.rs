@@ -98,7 +98,7 @@ fn first_side_advantage_by_hand() {
     }
     let h = games(&list);
     let p = BtParams {
-        advantage: true,
+        fit_advantage: true,
         refit: Refit::End,
         ..BtParams::default()
     };
@@ -112,8 +112,13 @@ fn first_side_advantage_by_hand() {
     let ids: Vec<u32> = (0..h.len() as u32).collect();
     bt.update(rate_batch_core::history::Round::new(&h, &ids), &mut players);
     bt.settle(&mut players);
-    let p_home = bt.win_probability(&players, &[0], &[1]).unwrap();
+    let p_home = bt
+        .win_probability_sided(&players, &[0], &[1], true)
+        .unwrap();
     assert!((p_home - 2.0 / 3.0).abs() < 1e-9, "{p_home}");
+    // On neutral ground, even.
+    let p_neutral = bt.win_probability(&players, &[0], &[1]).unwrap();
+    assert!((p_neutral - 0.5).abs() < 1e-9, "{p_neutral}");
 }
 
 /// Two players who each win 10 and tie 20 of 40: equal ratings, and Davidson's tie

@@ -83,13 +83,16 @@ pub struct Field {
 }
 
 impl Field {
-    /// The entries of a contest, from the (drifted) pre-round states.
-    pub fn new(contest: &Contest, players: &[MuSigma]) -> Self {
+    /// The entries of a contest, from the (drifted) pre-round states; a game's first side
+    /// with `advantage` added to its mean (see [`Contest::first_side`]).
+    pub fn new(contest: &Contest, players: &[MuSigma], advantage: f64) -> Self {
+        let shift = if contest.first_side() { advantage } else { 0.0 };
         let mut rows: Vec<(u32, f64, f64, u32)> = contest
             .entries()
             .enumerate()
             .map(|(i, e)| {
                 let (mu, var) = side_belief(players, e.players);
+                let mu = if i == 0 { mu + shift } else { mu };
                 (e.lo, mu, var, i as u32)
             })
             .collect();
@@ -234,6 +237,11 @@ pub trait AllPairs: Sync {
     /// The change of `mu` and the factor of `sigma^2` from the summed `a` and folded `v`.
     fn finish(&self, a: f64, v: f64) -> (f64, f64);
 
+    /// The first side's advantage in a game played with one (0: none).
+    fn advantage(&self) -> f64 {
+        0.0
+    }
+
     /// Whether a contest whose entries all share the first place is skipped (the Elo-MMR
     /// reference implementation's baselines) rather than rated as a draw.
     fn skips_all_tied(&self) -> bool {
@@ -268,7 +276,7 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
         }
     }
     for c in &informative {
-        fields.push(Field::new(c, players));
+        fields.push(Field::new(c, players, system.advantage()));
     }
 
     if let ([c], [field]) = (&informative[..], &fields[..]) {

@@ -57,6 +57,44 @@ pub trait RatingSystem: Sync {
         b: &[PlayerId],
     ) -> Option<f64>;
 
+    /// [`win_probability`](Self::win_probability) of a game as it is played: with
+    /// `first_side`, side `a` plays the first side (home, white; see
+    /// [`Contest::first_side`]) and the system's first-side advantage, if it has one, counts
+    /// for it. The default (a system without an advantage) ignores `first_side`.
+    fn win_probability_sided(
+        &self,
+        players: &[Self::Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        _first_side: bool,
+    ) -> Option<f64> {
+        self.win_probability(players, a, b)
+    }
+
+    /// The system's rating points of first-side advantage (its parameter `advantage`) that
+    /// one point of advantage on the Elo scale (a logistic curve, 400 points for odds of 10
+    /// to 1) is worth, matched by the slope of the win probability at even odds between
+    /// established players; `None` for a system without a first-side advantage. `--advantage
+    /// auto` converts its fit with it.
+    fn advantage_per_elo(&self) -> Option<f64> {
+        None
+    }
+
+    /// Side `a`'s probabilities of a win, a draw and a loss (`first_side` as in
+    /// [`win_probability_sided`](Self::win_probability_sided)), where the system has a
+    /// draw model of its own (TrueSkill's draw margin, Bradley-Terry with Davidson's ties).
+    /// `None` by default: the replay then splits the win probability into the three outcomes
+    /// with a draw parameter it fits ([`crate::draws`]).
+    fn outcome_probabilities(
+        &self,
+        _players: &[Self::Player],
+        _a: &[PlayerId],
+        _b: &[PlayerId],
+        _first_side: bool,
+    ) -> Option<[f64; 3]> {
+        None
+    }
+
     /// The performance the last round showed, where the system has such a notion.
     fn performance(&self, _p: &Self::Player) -> Option<f64> {
         None
@@ -138,6 +176,29 @@ pub trait RatingSystem: Sync {
     }
 }
 
+/// The win probability of a two-entry contest's first entry as the game was played (its
+/// first-side advantage included), where the system gives one.
+pub fn game_win_probability<S: RatingSystem>(
+    system: &S,
+    players: &[S::Player],
+    contest: &Contest<'_>,
+) -> Option<f64> {
+    let (a, b) = (contest.entry(0), contest.entry(1));
+    system.win_probability_sided(players, a.players, b.players, contest.first_side())
+}
+
+/// [`RatingSystem::advantage_per_elo`] of a normal curve `Phi(d / width)`: the logistic
+/// Elo curve's slope at even odds is `ln 10 / 1600` per point, the normal's
+/// `1 / (sqrt(2 pi) width)`.
+pub fn normal_points_per_elo(width: f64) -> f64 {
+    width * std::f64::consts::LN_10 / 1600.0 * (2.0 * std::f64::consts::PI).sqrt()
+}
+
+/// For `skip_serializing_if`: a parameter left at 0 is not shown (an advantage not used).
+pub fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
 /// own).
 impl<S: RatingSystem> RatingSystem for &S {
@@ -165,6 +226,27 @@ impl<S: RatingSystem> RatingSystem for &S {
         b: &[PlayerId],
     ) -> Option<f64> {
         (*self).win_probability(players, a, b)
+    }
+    fn win_probability_sided(
+        &self,
+        players: &[Self::Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        (*self).win_probability_sided(players, a, b, first_side)
+    }
+    fn outcome_probabilities(
+        &self,
+        players: &[Self::Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<[f64; 3]> {
+        (*self).outcome_probabilities(players, a, b, first_side)
+    }
+    fn advantage_per_elo(&self) -> Option<f64> {
+        (*self).advantage_per_elo()
     }
     fn performance(&self, p: &Self::Player) -> Option<f64> {
         (*self).performance(p)

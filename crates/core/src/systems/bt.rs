@@ -1,8 +1,8 @@
 //! Bradley-Terry fitted by maximum a posteriori on every game so far (`--system bt`).
 //!
 //! The model: player i has a rating `x_i` (Elo points); with `s = ln 10 / scale` and
-//! `d = s (x_i - x_j + h)` (`h`, the first side's advantage, fitted when `advantage` is on and
-//! 0 otherwise), i beats j with probability `1 / (1 + e^-d)`. Ties are either half a win and
+//! `d = s (x_i - x_j + h)` (`h`, the first side's advantage in a game played with one: the
+//! parameter `advantage`, 0 by default, or fitted with `fit_advantage`), i beats j with probability `1 / (1 + e^-d)`. Ties are either half a win and
 //! half a loss (`ties = half`, as arena leaderboards count them), or Davidson's (1970)
 //! `P(win) = e^(d/2) / Z`, `P(tie) = nu / Z`, `P(loss) = e^(-d/2) / Z`, `Z = 2 cosh(d/2) + nu`,
 //! with `nu` fitted (`ties = davidson`; two equal players tie with probability
@@ -98,8 +98,10 @@ pub struct BtParams {
     pub prior_sd: f64,
     /// How a tie counts: `half` or `davidson`.
     pub ties: Ties,
-    /// Fit an advantage of the first side (home, white).
-    pub advantage: bool,
+    /// The first side's advantage (home, white), in rating points, when it is not fitted.
+    pub advantage: f64,
+    /// Fit the first side's advantage (from `advantage` as a start).
+    pub fit_advantage: bool,
     /// When a replay refits on all earlier games: `game`, `day`, `week`, `month` or `end`.
     pub refit: Refit,
     /// The largest standings taken (as its pairs).
@@ -113,7 +115,8 @@ impl Default for BtParams {
             scale: 400.0,
             prior_sd: 400.0,
             ties: Ties::Half,
-            advantage: false,
+            advantage: 0.0,
+            fit_advantage: false,
             refit: Refit::Week,
             max_standing: 1000,
         }
@@ -203,6 +206,7 @@ impl Bt {
             ));
         }
         check_range("prior_sd", p.prior_sd, 1e-3, 1e6)?;
+        check_range("advantage", p.advantage, -1e5, 1e5)?;
         if p.max_standing < 2 {
             return Err(ParamError(
                 "parameter `max_standing` must be at least 2".into(),
@@ -249,11 +253,28 @@ impl Bt {
         }
     }
 
+    /// The rating difference of side `a` over side `b` (the first side's advantage included
+    /// when `a` plays it) and the tie parameter in effect.
+    fn difference(
+        &self,
+        players: &[BtPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> (f64, f64) {
+        let fit = self.fit_of(players);
+        let h = if first_side { fit.advantage } else { 0.0 };
+        (
+            side_mean(players, a, |p| p.rating) - side_mean(players, b, |p| p.rating) + h,
+            fit.nu,
+        )
+    }
+
     /// The global values in effect (player 0's), or the starting ones.
-    fn fit_of(players: &[BtPlayer]) -> Fit {
+    fn fit_of(&self, players: &[BtPlayer]) -> Fit {
         players.first().and_then(|p| p.fit).unwrap_or(Fit {
             key: i64::MIN,
-            advantage: 0.0,
+            advantage: self.p.advantage,
             nu: 0.0,
         })
     }
@@ -317,8 +338,8 @@ impl Bt {
         if !fit_nu {
             fit.nu = 0.0;
         }
-        if !self.p.advantage {
-            fit.advantage = 0.0;
+        if !self.p.fit_advantage {
+            fit.advantage = self.p.advantage;
         }
         let mut g = vec![0.0; n];
         let mut hd = vec![0.0; n];
@@ -334,7 +355,7 @@ impl Bt {
                 *xi += di;
             }
             let mut moved = largest;
-            if self.p.advantage {
+            if self.p.fit_advantage {
                 moved = moved.max(self.step_advantage(players, &x, fit));
             }
             if fit_nu {
@@ -604,7 +625,7 @@ impl RatingSystem for Bt {
         let Some(time) = round.contests().map(|c| c.time()).min() else {
             return;
         };
-        let mut fit = Self::fit_of(players);
+        let mut fit = self.fit_of(players);
         let key = self.p.refit.key(time);
         let calendar = self.p.refit != Refit::Game;
         let due = match self.p.refit {
@@ -632,10 +653,37 @@ impl RatingSystem for Bt {
     }
 
     fn win_probability(&self, players: &[BtPlayer], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        let fit = Self::fit_of(players);
-        let diff = side_mean(players, a, |p| p.rating) - side_mean(players, b, |p| p.rating)
-            + fit.advantage;
-        Some(self.expected(diff, fit.nu))
+        self.win_probability_sided(players, a, b, false)
+    }
+
+    fn advantage_per_elo(&self) -> Option<f64> {
+        Some(self.p.scale / 400.0)
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[BtPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        let (diff, nu) = self.difference(players, a, b, first_side);
+        Some(self.expected(diff, nu))
+    }
+
+    /// Davidson's three probabilities when ties are Davidson's.
+    fn outcome_probabilities(
+        &self,
+        players: &[BtPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<[f64; 3]> {
+        if self.p.ties != Ties::Davidson {
+            return None;
+        }
+        let (diff, nu) = self.difference(players, a, b, first_side);
+        Some(crate::draws::davidson(self.s * diff, nu))
     }
 
     fn method(&self) -> Option<String> {
@@ -674,7 +722,7 @@ impl RatingSystem for Bt {
 
     fn settle(&self, players: &mut [BtPlayer]) {
         if players.first().is_some_and(|p| p.fit.is_some()) {
-            let mut fit = Self::fit_of(players);
+            let mut fit = self.fit_of(players);
             self.refit(players, &mut fit, TOL, false);
             players[0].fit = Some(fit);
         }
@@ -693,7 +741,7 @@ impl RatingSystem for Bt {
         if let Some(first) = players.first_mut()
             && first.fit.is_none()
         {
-            first.fit = Some(Self::fit_of(&[]));
+            first.fit = Some(self.fit_of(&[]));
         }
     }
 
@@ -702,7 +750,7 @@ impl RatingSystem for Bt {
         if n == 0 || n > DENSE_MAX {
             return None;
         }
-        let fit = Self::fit_of(players);
+        let fit = self.fit_of(players);
         // The negated Hessian of the log posterior at the fit, dense, then its Cholesky
         // factor in place (lower triangle).
         let mut h = vec![0.0; n * n];
@@ -764,7 +812,7 @@ impl RatingSystem for Bt {
     fn fitted(&self, players: &[BtPlayer]) -> Option<Value> {
         let fit = players.first()?.fit?;
         let mut m = serde_json::Map::new();
-        if self.p.advantage {
+        if self.p.fit_advantage {
             m.insert("advantage".into(), super::base::number(fit.advantage)?);
         }
         if self.p.ties == Ties::Davidson {

@@ -55,7 +55,7 @@
 //! ```
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    ParamError, Rating, RatingSystem, SystemKind, check_range, is_zero, map_indices, side_mean,
 };
 use super::pairwise::{TABULATE_FROM, logistic_sums, outcome_sums};
 use crate::history::{Contest, PlayerId, Round};
@@ -85,6 +85,10 @@ pub struct EloParams {
     /// shared function (within 1e-10 of each expected score; see `numeric::shared`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// The first-side advantage (home, white), in rating points: added to side a's rating
+    /// in its expected score, in games played with a first side.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for EloParams {
@@ -98,6 +102,7 @@ impl Default for EloParams {
             margin: 0.0,
             win_bonus: 0.0,
             exact: false,
+            advantage: 0.0,
         }
     }
 }
@@ -124,6 +129,9 @@ pub struct EloGaussianParams {
     /// function of the field (within 2e-15 of the field's size; see `numeric::gauss`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// The first-side advantage, in rating points (as `elo`'s).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for EloGaussianParams {
@@ -138,6 +146,7 @@ impl Default for EloGaussianParams {
             margin: e.margin,
             win_bonus: e.win_bonus,
             exact: false,
+            advantage: 0.0,
         }
     }
 }
@@ -167,6 +176,7 @@ impl Elo {
         check_range("start", p.start, f64::MIN, f64::MAX)?;
         check_range("margin", p.margin, f64::MIN, f64::MAX)?;
         check_range("win_bonus", p.win_bonus, f64::MIN, f64::MAX)?;
+        check_range("advantage", p.advantage, f64::MIN, f64::MAX)?;
         if let Some(f) = p.floor {
             check_range("floor", f, f64::MIN, f64::MAX)?;
         }
@@ -189,11 +199,18 @@ impl Elo {
             margin: g.margin,
             win_bonus: g.win_bonus,
             exact: g.exact,
+            advantage: g.advantage,
             ..EloParams::default()
         })?;
         elo.curve = Curve::Normal(SQRT_2 * g.beta);
         elo.shown = serde_json::to_value(&g).unwrap_or_default();
         Ok(elo)
+    }
+
+    /// The first-side advantage a game gives its first entry.
+    #[inline]
+    fn shift(&self, first_side: bool) -> f64 {
+        if first_side { self.p.advantage } else { 0.0 }
     }
 
     /// The expected score of a side `d` rating points above its opponent.
@@ -220,7 +237,7 @@ impl Elo {
             _ => outcome,
         };
         let s = if p.score_share { points } else { outcome };
-        let e = self.expected(ra - rb);
+        let e = self.expected(ra - rb + self.shift(contest.first_side()));
         let w = contest.weight();
         (
             w * (p.k * (s - e) + p.margin * points + p.win_bonus * outcome),
@@ -397,9 +414,26 @@ impl RatingSystem for Elo {
     }
 
     fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
+        self.win_probability_sided(players, a, b, false)
+    }
+
+    fn advantage_per_elo(&self) -> Option<f64> {
+        Some(match self.curve {
+            Curve::Logistic => self.p.scale / 400.0,
+            Curve::Normal(width) => super::base::normal_points_per_elo(width),
+        })
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[f64],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
         let ra = side_mean(players, a, |r| *r);
         let rb = side_mean(players, b, |r| *r);
-        Some(self.expected(ra - rb))
+        Some(self.expected(ra - rb + self.shift(first_side)))
     }
 }
 

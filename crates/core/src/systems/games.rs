@@ -1,14 +1,14 @@
 //! A contest as weighted games between pairs of players, for the systems fitted on games
-//! (Bradley-Terry, whole-history rating): a two-entry contest is a game, the first entry the
-//! first side; a team's members each play each opponent with weight `1 / (|A| |B|)`; a
+//! (Bradley-Terry, whole-history rating): a two-entry contest is a game, its first entry the
+//! first side unless it was played on neutral ground (or comes from a standings); a team's members each play each opponent with weight `1 / (|A| |B|)`; a
 //! standings of n > 2 is its `n (n - 1) / 2` pairs without a first side, each of weight `2 / n`
 //! (the `n - 1` comparisons' worth of information of a Plackett-Luce ranking of n).
 
 use crate::history::{Contest, PlayerId};
 
 /// Calls `f(i, j, outcome, weight, side)` for every game of the contest: `outcome` is i's
-/// result against j (1, 1/2, 0), `side` 1 when i was the first side of a two-entry contest
-/// and 0 in a standings. A contest of weight 0 has no games.
+/// result against j (1, 1/2, 0), `side` 1 when i played the first side of a game (see
+/// [`Contest::first_side`]) and 0 otherwise (neutral ground, a standings). A contest of weight 0 has no games.
 pub(crate) fn for_each_game(c: &Contest<'_>, mut f: impl FnMut(PlayerId, PlayerId, f64, f64, i8)) {
     let n = c.len();
     if n < 2 || c.weight() <= 0.0 {
@@ -19,7 +19,7 @@ pub(crate) fn for_each_game(c: &Contest<'_>, mut f: impl FnMut(PlayerId, PlayerI
     } else {
         2.0 * c.weight() / n as f64
     };
-    let side = i8::from(n == 2);
+    let side = i8::from(c.first_side());
     for x in 0..n {
         let a = c.entry(x);
         for y in x + 1..n {

@@ -71,6 +71,10 @@ pub struct GlickoParams {
     /// from 512 entries on (within 1e-10 of each sum; see `numeric::shared`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// The first side's advantage (home, white), in rating points: added to its rating in
+    /// its expected score, in games played with a first side.
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for GlickoParams {
@@ -81,6 +85,7 @@ impl Default for GlickoParams {
             c: 0.0,
             scale: 400.0,
             exact: false,
+            advantage: 0.0,
         }
     }
 }
@@ -99,6 +104,7 @@ impl Glicko {
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
         check_range("c", p.c, 0.0, 1e9)?;
         check_range("scale", p.scale, 1e-6, 1e9)?;
+        check_range("advantage", p.advantage, -1e9, 1e9)?;
         let beta = PI / (3f64.sqrt() * logistic_q(p.scale));
         let pairs = PairwiseGlicko::new(PairwiseGlickoParams {
             beta,
@@ -135,6 +141,9 @@ impl AllPairs for Glicko {
     fn skips_all_tied(&self) -> bool {
         false
     }
+    fn advantage(&self) -> f64 {
+        self.p.advantage
+    }
 }
 
 impl RatingSystem for Glicko {
@@ -170,6 +179,34 @@ impl RatingSystem for Glicko {
 
     fn win_probability(&self, players: &[MuSigma], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
         self.pairs.win_probability(players, a, b)
+    }
+
+    fn advantage_per_elo(&self) -> Option<f64> {
+        Some(self.p.scale / 400.0)
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[MuSigma],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        if !first_side || self.p.advantage == 0.0 {
+            return self.pairs.win_probability(players, a, b);
+        }
+        // Side a as one player of its mean and variance, the advantage added.
+        let (mu, var) = super::allpairs::side_belief(players, a);
+        let mut both = vec![MuSigma {
+            mu: mu + self.p.advantage,
+            sigma: var.sqrt(),
+        }];
+        let (mu_b, var_b) = super::allpairs::side_belief(players, b);
+        both.push(MuSigma {
+            mu: mu_b,
+            sigma: var_b.sqrt(),
+        });
+        self.pairs.win_probability(&both, &[0], &[1])
     }
 
     fn parameters(&self) -> &GlickoParams {

@@ -70,6 +70,10 @@ pub struct Glicko2Params {
     pub tau: f64,
     /// Convergence tolerance of the volatility iteration.
     pub tolerance: f64,
+    /// The first side's advantage (home, white), in rating points: added to its rating in
+    /// its expected score, in games played with a first side.
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for Glicko2Params {
@@ -80,6 +84,7 @@ impl Default for Glicko2Params {
             start_volatility: 0.06,
             tau: 0.5,
             tolerance: 1e-6,
+            advantage: 0.0,
         }
     }
 }
@@ -120,6 +125,7 @@ impl Glicko2 {
     /// Checks the parameters.
     pub fn new(p: Glicko2Params) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
+        check_range("advantage", p.advantage, -1e9, 1e9)?;
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
         check_range("start_volatility", p.start_volatility, 1e-9, 1e3)?;
         check_range("tau", p.tau, 1e-6, 1e3)?;
@@ -176,9 +182,15 @@ impl Glicko2 {
 
     /// Each entry's sums over the contest (entry order), from the states given.
     pub fn contest_sums(&self, c: &Contest, players: &[Glicko2Player]) -> Vec<Sums> {
+        let shift = if c.first_side() {
+            self.p.advantage / SCALE
+        } else {
+            0.0
+        };
         let sides: Vec<(f64, f64)> = c
             .entries()
-            .map(|e| {
+            .enumerate()
+            .map(|(i, e)| {
                 let k = e.players.len() as f64;
                 let (mut mu, mut phi2) = (0.0, 0.0);
                 for &id in e.players {
@@ -186,7 +198,7 @@ impl Glicko2 {
                     mu += (p.rating - self.p.start) / SCALE;
                     phi2 += (p.rd / SCALE).powi(2);
                 }
-                (mu / k, phi2 / k)
+                (mu / k + if i == 0 { shift } else { 0.0 }, phi2 / k)
             })
             .collect();
         let gs: Vec<f64> = sides.iter().map(|s| g(s.1.sqrt())).collect();
@@ -283,6 +295,26 @@ impl RatingSystem for Glicko2 {
         a: &[PlayerId],
         b: &[PlayerId],
     ) -> Option<f64> {
+        self.win_probability_sided(players, a, b, false)
+    }
+
+    /// Glicko-2's ratings are on the Elo scale (173.7178 = 400 / ln 10 per unit).
+    fn advantage_per_elo(&self) -> Option<f64> {
+        Some(1.0)
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[Glicko2Player],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        let shift = if first_side {
+            self.p.advantage / SCALE
+        } else {
+            0.0
+        };
         let side = |s: &[PlayerId]| {
             let k = s.len() as f64;
             let mu = s.iter().map(|&i| players[i as usize].rating).sum::<f64>() / k;
@@ -294,7 +326,7 @@ impl RatingSystem for Glicko2 {
             (mu / SCALE, phi2)
         };
         let ((mu_a, pa), (mu_b, pb)) = (side(a), side(b));
-        Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a - mu_b)).exp()))
+        Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a + shift - mu_b)).exp()))
     }
 
     fn parameters(&self) -> &Glicko2Params {

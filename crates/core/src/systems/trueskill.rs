@@ -182,6 +182,10 @@ pub struct TrueSkillParams {
     pub tolerance: f64,
     /// The most forward-backward sweeps of the ladder for one contest.
     pub max_iterations: u32,
+    /// The first side's advantage (home, white), in skill points: added to its performance
+    /// mean in games played with a first side.
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for TrueSkillParams {
@@ -194,6 +198,7 @@ impl Default for TrueSkillParams {
             draw_probability: 0.10,
             tolerance: 1e-6,
             max_iterations: 200,
+            advantage: 0.0,
         }
     }
 }
@@ -227,6 +232,8 @@ pub struct Team<'a> {
     pub lo: u32,
     /// Worst 0-based place covered (`lo` unless the place is shared).
     pub hi: u32,
+    /// Added to the team's performance mean: the first side's advantage (0 otherwise).
+    pub offset: f64,
 }
 
 /// The TrueSkill system.
@@ -274,6 +281,7 @@ impl TrueSkill {
         check_range("mu", p.mu, -1e12, 1e12)?;
         check_range("sigma", p.sigma, 1e-12, 1e12)?;
         check_range("beta", p.beta, 1e-12, 1e12)?;
+        check_range("advantage", p.advantage, -1e12, 1e12)?;
         check_range("tau", p.tau, 0.0, 1e12)?;
         check_range("draw_probability", p.draw_probability, 0.0, 1.0 - 1e-12)?;
         check_range("tolerance", p.tolerance, 1e-15, 1.0)?;
@@ -287,6 +295,33 @@ impl TrueSkill {
     /// The draw margin between two entries of `players` players in all.
     pub fn draw_margin(&self, players: usize) -> f64 {
         self.draw_quantile * (players as f64).sqrt() * self.p.beta
+    }
+
+    /// Side a's performance lead over side b (the first side's advantage included when a
+    /// plays it), its standard deviation and the draw margin; `None` for an empty side.
+    fn difference(
+        &self,
+        players: &[TrueSkillPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<(f64, f64, f64)> {
+        if a.is_empty() || b.is_empty() {
+            return None;
+        }
+        let tau2 = self.p.tau * self.p.tau;
+        let beta2 = self.p.beta * self.p.beta;
+        let side = |ids: &[PlayerId]| {
+            ids.iter().fold((0.0, 0.0), |(m, v), &id| {
+                let s = &players[id as usize];
+                (m + s.mu, v + s.sigma * s.sigma + tau2 + beta2)
+            })
+        };
+        let (ma, va) = side(a);
+        let (mb, vb) = side(b);
+        let shift = if first_side { self.p.advantage } else { 0.0 };
+        let eps = self.draw_margin(a.len() + b.len());
+        Some((ma + shift - mb, (va + vb).sqrt(), eps))
     }
 
     /// Rates one contest: the new state of every member, entry by entry and member by member
@@ -328,7 +363,7 @@ impl TrueSkill {
                 t.members
                     .iter()
                     .zip(s)
-                    .fold((0.0, 0.0), |(m, v), (mem, st)| {
+                    .fold((t.offset, 0.0), |(m, v), (mem, st)| {
                         let w = weight(mem);
                         (m + w * st.mu, v + w * w * (st.sigma * st.sigma + beta2))
                     })
@@ -516,11 +551,20 @@ impl TrueSkill {
             };
             &scaled
         };
-        let mut entries: Vec<_> = contest.entries().collect();
-        entries.sort_by_key(|e| (e.lo, e.hi, e.players.iter().min().copied()));
+        let advantage = if contest.first_side() {
+            self.p.advantage
+        } else {
+            0.0
+        };
+        let mut entries: Vec<_> = contest
+            .entries()
+            .enumerate()
+            .map(|(i, e)| (e, if i == 0 { advantage } else { 0.0 }))
+            .collect();
+        entries.sort_by_key(|(e, _)| (e.lo, e.hi, e.players.iter().min().copied()));
         let members: Vec<Member> = entries
             .iter()
-            .flat_map(|e| e.players.iter())
+            .flat_map(|(e, _)| e.players.iter())
             .map(|&id| {
                 let s = &players[id as usize];
                 Member {
@@ -532,19 +576,20 @@ impl TrueSkill {
             .collect();
         let mut teams = Vec::with_capacity(entries.len());
         let mut at = 0;
-        for e in &entries {
+        for (e, offset) in &entries {
             let len = e.players.len();
             teams.push(Team {
                 members: &members[at..at + len],
                 lo: e.lo,
                 hi: e.hi,
+                offset: *offset,
             });
             at += len;
         }
         let new = sys.rate(&teams);
         entries
             .iter()
-            .flat_map(|e| e.players.iter().copied())
+            .flat_map(|(e, _)| e.players.iter().copied())
             .zip(new)
             .collect()
     }
@@ -795,23 +840,42 @@ impl RatingSystem for TrueSkill {
         a: &[PlayerId],
         b: &[PlayerId],
     ) -> Option<f64> {
-        if a.is_empty() || b.is_empty() {
+        self.win_probability_sided(players, a, b, false)
+    }
+
+    /// Between established players (their own deviation left out): a difference of spread
+    /// `sqrt(2 (beta^2 + tau^2))`.
+    fn advantage_per_elo(&self) -> Option<f64> {
+        let spread = (2.0 * (self.p.beta * self.p.beta + self.p.tau * self.p.tau)).sqrt();
+        Some(super::base::normal_points_per_elo(spread))
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[TrueSkillPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        let (d, c, eps) = self.difference(players, a, b, first_side)?;
+        Some(0.5 * (normal_cdf((d - eps) / c) + normal_cdf((d + eps) / c)))
+    }
+
+    /// TrueSkill's own: a win beyond the draw margin, a draw within it (when the draw
+    /// probability is not 0; without a margin, the replay's fitted split).
+    fn outcome_probabilities(
+        &self,
+        players: &[TrueSkillPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<[f64; 3]> {
+        let (d, c, eps) = self.difference(players, a, b, first_side)?;
+        if eps <= 0.0 {
             return None;
         }
-        let tau2 = self.p.tau * self.p.tau;
-        let beta2 = self.p.beta * self.p.beta;
-        let side = |ids: &[PlayerId]| {
-            ids.iter().fold((0.0, 0.0), |(m, v), &id| {
-                let s = &players[id as usize];
-                (m + s.mu, v + s.sigma * s.sigma + tau2 + beta2)
-            })
-        };
-        let (ma, va) = side(a);
-        let (mb, vb) = side(b);
-        let c = (va + vb).sqrt();
-        let eps = self.draw_margin(a.len() + b.len());
-        let d = ma - mb;
-        Some(0.5 * (normal_cdf((d - eps) / c) + normal_cdf((d + eps) / c)))
+        let (win, loss) = (normal_cdf((d - eps) / c), normal_cdf((-d - eps) / c));
+        Some([win, (1.0 - win - loss).max(0.0), loss])
     }
 
     fn parameters(&self) -> &TrueSkillParams {
@@ -878,7 +942,12 @@ mod tests {
         let teams: Vec<Team> = groups
             .iter()
             .zip(&ranges)
-            .map(|(g, &(lo, hi))| Team { members: g, lo, hi })
+            .map(|(g, &(lo, hi))| Team {
+                members: g,
+                lo,
+                hi,
+                offset: 0.0,
+            })
             .collect();
         let (out, sweeps) = sys.rate_detailed(&teams, ladder);
         (out.iter().map(|p| (p.mu, p.sigma)).collect(), sweeps)

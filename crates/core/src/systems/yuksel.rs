@@ -71,6 +71,10 @@ pub struct YukselParams {
     /// shared function (within 1e-10 of each sum; see `numeric::shared`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// The first side's advantage (home, white), in rating points: added to its rating in
+    /// its win probability, in games played with a first side.
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub advantage: f64,
 }
 
 impl Default for YukselParams {
@@ -83,6 +87,7 @@ impl Default for YukselParams {
             step_scale: 1.0,
             zero_sum: false,
             exact: false,
+            advantage: 0.0,
         }
     }
 }
@@ -132,6 +137,7 @@ impl Yuksel {
     /// Checks the parameters.
     pub fn new(p: YukselParams) -> Result<Self, ParamError> {
         check_range("scale", p.scale, f64::MIN_POSITIVE, f64::MAX)?;
+        check_range("advantage", p.advantage, f64::MIN, f64::MAX)?;
         check_range("start", p.start, f64::MIN, f64::MAX)?;
         check_range("alpha", p.alpha, 1.0, f64::MAX)?;
         check_range("max_delta", p.max_delta, f64::MIN_POSITIVE, f64::MAX)?;
@@ -198,7 +204,15 @@ impl Yuksel {
             let phi = |side: &[PlayerId]| side_mean(players, side, |p| p.phi().powi(2)).sqrt();
             if contest.len() == 2 {
                 let (a, b) = (contest.entry(0), contest.entry(1));
-                let f = elo_win_probability(rating(a.players) - rating(b.players), self.p.scale);
+                let shift = if contest.first_side() {
+                    self.p.advantage
+                } else {
+                    0.0
+                };
+                let f = elo_win_probability(
+                    rating(a.players) + shift - rating(b.players),
+                    self.p.scale,
+                );
                 let s = a.outcome_against(&b);
                 let df = self.q * f * (1.0 - f);
                 let (ga, gb) = (self.g(phi(a.players)), self.g(phi(b.players)));
@@ -397,9 +411,24 @@ impl RatingSystem for Yuksel {
         a: &[PlayerId],
         b: &[PlayerId],
     ) -> Option<f64> {
+        self.win_probability_sided(players, a, b, false)
+    }
+
+    fn advantage_per_elo(&self) -> Option<f64> {
+        Some(self.p.scale / 400.0)
+    }
+
+    fn win_probability_sided(
+        &self,
+        players: &[YukselPlayer],
+        a: &[PlayerId],
+        b: &[PlayerId],
+        first_side: bool,
+    ) -> Option<f64> {
+        let shift = if first_side { self.p.advantage } else { 0.0 };
         let ra = side_mean(players, a, |p| p.r);
         let rb = side_mean(players, b, |p| p.r);
-        Some(elo_win_probability(ra - rb, self.p.scale))
+        Some(elo_win_probability(ra + shift - rb, self.p.scale))
     }
 
     fn parameters(&self) -> &YukselParams {
