@@ -126,8 +126,25 @@ fn replay_report_has_a_calibration_chart_for_games() {
     let out = dir.path().join("o");
     replay_ok(&games, &out, &["--report", "--warmup", "0"]);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 4, "with calibration");
+    // Ratings, histogram, calibration of wins and, the history having a scored draw, of
+    // draws.
+    assert_eq!(html.matches("<svg").count(), 5, "with both calibrations");
+    assert!(html.contains("Calibration of predicted draw probabilities"));
     assert!(html.contains("elo"));
+    // Without draws, no draw calibration.
+    let decisive = write(
+        dir.path(),
+        "d.csv",
+        "time,a,b,result\n1,a,b,1-0\n2,b,c,1-0\n3,c,a,0-1\n4,a,b,0-1\n",
+    );
+    let out = dir.path().join("d");
+    replay_ok(&decisive, &out, &["--report", "--warmup", "0"]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(
+        html.matches("<svg").count(),
+        4,
+        "with the calibration of wins"
+    );
 }
 
 #[test]

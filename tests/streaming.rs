@@ -487,7 +487,7 @@ fn compare_table(out: &Path) -> Vec<Vec<String>> {
         .records()
         .map(|r| {
             let mut cells: Vec<String> = r.unwrap().iter().map(str::to_string).collect();
-            cells.drain(8..11);
+            cells.drain(9..12);
             cells
         })
         .collect()
@@ -521,11 +521,11 @@ fn compare_streams_one_read_to_every_system() {
     assert_eq!(table, compare_table(&streamed));
     let failed: Vec<&str> = table[1..]
         .iter()
-        .filter(|r| !r[8].is_empty())
+        .filter(|r| !r[9].is_empty())
         .map(|r| r[0].as_str())
         .collect();
     assert_eq!(failed, ["topcoder"]);
-    for row in table[1..].iter().filter(|r| r[8].is_empty()) {
+    for row in table[1..].iter().filter(|r| r[9].is_empty()) {
         let (w, s) = (
             outputs(&whole.join(&row[0])),
             outputs(&streamed.join(&row[0])),
@@ -588,7 +588,7 @@ fn a_streamed_compare_fails_whole_on_bad_input_and_row_by_row_on_a_runaway() {
     let o = compare(&input, &out, &[&once[..], &args[..]].concat());
     assert_eq!(o.status.code(), Some(4), "{}", texts(&o).1);
     let table = compare_table(&out);
-    assert!(table[1][8].starts_with("failed: elo diverged"), "{table:?}");
+    assert!(table[1][9].starts_with("failed: elo diverged"), "{table:?}");
     assert_eq!(table[2][0], "glicko2");
     assert!(table[2][1].parse::<f64>().unwrap() > 50.0, "{table:?}");
     assert!(!out.join("elo").exists());

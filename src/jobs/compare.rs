@@ -393,8 +393,8 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
     write!(
         w,
         "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
-         rank_deviation_experienced,log_loss,brier,accuracy,wall_seconds,rounds_per_second,\
-         peak_rounds_per_second,failed"
+         rank_deviation_experienced,log_loss,brier,accuracy,log_loss_3,wall_seconds,\
+         rounds_per_second,peak_rounds_per_second,failed"
     )?;
     if ci {
         for (name, _, _) in super::rows::METRICS {
@@ -417,7 +417,7 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
         }
         write!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.system,
             f(r.pair_inversion_all),
             f(r.pair_inversion_experienced),
@@ -426,6 +426,7 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
             f(r.log_loss),
             f(r.brier),
             f(r.accuracy),
+            f(r.log_loss_3),
             g(r.wall_seconds),
             g(r.rounds_per_second),
             g(r.peak_rounds_per_second),

@@ -89,6 +89,7 @@ pub(crate) fn metric_intervals(reports: &[MetricsReport], level: f64) -> serde_j
             "log_loss": pick(&|m| m.two_player.log_loss),
             "brier": pick(&|m| m.two_player.brier),
             "accuracy": pick(&|m| m.two_player.accuracy),
+            "log_loss_3": pick(&|m| m.two_player.log_loss_3),
         },
     })
 }

@@ -43,6 +43,13 @@ pub fn report_input(
                 final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
                 contest_metrics: o.result.series.contest_metrics.clone(),
                 calibration: o.result.series.calibration.clone(),
+                draw_calibration: o
+                    .result
+                    .series
+                    .draw_calibration
+                    .iter()
+                    .map(|&(p, drawn)| (p, f64::from(u8::from(drawn))))
+                    .collect(),
                 rmse: o.rmse.clone(),
                 intervals: o
                     .rows

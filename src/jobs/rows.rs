@@ -24,6 +24,8 @@ pub struct CompareRow {
     pub brier: Option<f64>,
     /// Accuracy of the favourite (fraction).
     pub accuracy: Option<f64>,
+    /// Two-entry contests: log-loss of the outcome among win, draw and loss.
+    pub log_loss_3: Option<f64>,
     /// Wall time of the replay (seconds).
     pub wall_seconds: f64,
     /// Rounds per second over the replay.
@@ -55,7 +57,7 @@ pub struct MetricCi {
 
 /// The table's metrics: name, whether higher is better, and the value of a report.
 type MetricOf = fn(&crate::metrics::MetricsReport) -> Option<f64>;
-pub(crate) const METRICS: [(&str, bool, MetricOf); 7] = [
+pub(crate) const METRICS: [(&str, bool, MetricOf); 8] = [
     ("pair_inversion_all", true, |m| m.all.pair_inversion),
     ("pair_inversion_experienced", true, |m| {
         m.experienced.pair_inversion
@@ -67,6 +69,7 @@ pub(crate) const METRICS: [(&str, bool, MetricOf); 7] = [
     ("log_loss", false, |m| m.two_player.log_loss),
     ("brier", false, |m| m.two_player.brier),
     ("accuracy", true, |m| m.two_player.accuracy),
+    ("log_loss_3", false, |m| m.two_player.log_loss_3),
 ];
 
 /// `--ci` in the comparison: for each metric, each system's interval over the replicates
@@ -135,6 +138,7 @@ impl CompareRow {
             log_loss: m.two_player.log_loss,
             brier: m.two_player.brier,
             accuracy: m.two_player.accuracy,
+            log_loss_3: m.two_player.log_loss_3,
             wall_seconds: outcome.replay_seconds,
             rounds_per_second: mean,
             peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
@@ -153,6 +157,7 @@ impl CompareRow {
             "log_loss" => self.log_loss,
             "brier" => self.brier,
             "accuracy" => self.accuracy,
+            "log_loss_3" => self.log_loss_3,
             _ => None,
         }
     }
@@ -173,6 +178,7 @@ impl CompareRow {
             log_loss: None,
             brier: None,
             accuracy: None,
+            log_loss_3: None,
             wall_seconds: f64::NAN,
             rounds_per_second: f64::NAN,
             peak_rounds_per_second: f64::NAN,
@@ -226,6 +232,7 @@ impl CompareRow {
             g("log_loss", self.log_loss, 4, 1.0),
             g("brier", self.brier, 4, 1.0),
             g("accuracy", self.accuracy, 2, 100.0),
+            g("log_loss_3", self.log_loss_3, 4, 1.0),
             format!("{:.3}", self.wall_seconds),
             format!("{:.0}", self.rounds_per_second),
             format!("{:.0}", self.peak_rounds_per_second),
@@ -234,7 +241,7 @@ impl CompareRow {
 }
 
 /// Column names of [`CompareRow::cells`].
-pub const HEADER: [&str; 11] = [
+pub const HEADER: [&str; 12] = [
     "system",
     "pair inv. all %",
     "pair inv. exp. %",
@@ -243,6 +250,7 @@ pub const HEADER: [&str; 11] = [
     "log-loss",
     "Brier",
     "accuracy %",
+    "log-loss 3",
     "wall s",
     "rounds/s",
     "peak rounds/s",

@@ -50,6 +50,9 @@ pub struct SystemCharts {
     pub contest_metrics: Vec<(i64, f64, f64, u32)>,
     /// Two-entry games: (predicted probability that the first side wins, outcome 1 / 0.5 / 0); empty if none.
     pub calibration: Vec<(f64, f64)>,
+    /// Two-entry games: (predicted probability of a draw, 1 if it was one, else 0); drawn
+    /// only when the history has draws.
+    pub draw_calibration: Vec<(f64, f64)>,
     /// With true ratings (`--truth`): (time, RMSE after the round) per measured round; empty
     /// if none.
     pub rmse: Vec<(i64, f64)>,
@@ -156,7 +159,25 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
 
         if !sys.calibration.is_empty() {
             page.push_str("<h3>Calibration of predicted win probabilities</h3>\n");
-            push_chart(&mut page, calibration_chart(&sys.calibration)?);
+            push_chart(
+                &mut page,
+                calibration_chart(
+                    &sys.calibration,
+                    "predicted probability that the first side wins",
+                    "observed win frequency (draw = 0.5)",
+                )?,
+            );
+        }
+        if sys.draw_calibration.iter().any(|d| d.1 > 0.0) {
+            page.push_str("<h3>Calibration of predicted draw probabilities</h3>\n");
+            push_chart(
+                &mut page,
+                calibration_chart(
+                    &sys.draw_calibration,
+                    "predicted probability of a draw",
+                    "observed draw frequency",
+                )?,
+            );
         }
         page.push_str("</section>\n");
         w.write_all(page.as_bytes())?;
@@ -822,9 +843,13 @@ pub fn calibration_bins(games: &[(f64, f64)]) -> [CalibrationBin; CALIBRATION_BI
     })
 }
 
-/// Calibration: observed win frequency per bin against the mean predicted probability, with
-/// the diagonal as reference; `None` when no game is usable.
-fn calibration_chart(games: &[(f64, f64)]) -> io::Result<Option<String>> {
+/// Calibration: observed frequency per bin against the mean predicted probability (of a
+/// win, or of a draw), with the diagonal as reference; `None` when no game is usable.
+fn calibration_chart(
+    games: &[(f64, f64)],
+    x_desc: &str,
+    y_desc: &str,
+) -> io::Result<Option<String>> {
     let bins: Vec<CalibrationBin> = calibration_bins(games)
         .into_iter()
         .filter(|b| b.games > 0)
@@ -847,10 +872,8 @@ fn calibration_chart(games: &[(f64, f64)]) -> io::Result<Option<String>> {
             .y_labels(12)
             .x_label_formatter(&|x| format!("{x:.1}"))
             .y_label_formatter(&|y| format!("{y:.1}"))
-            .x_desc(format!(
-                "predicted probability that the first side wins ({total} games)"
-            ))
-            .y_desc("observed win frequency (draw = 0.5)")
+            .x_desc(format!("{x_desc} ({total} games)"))
+            .y_desc(y_desc)
             .label_style((FONT, LABEL_SIZE))
             .axis_desc_style((FONT, DESC_SIZE))
             .light_line_style(WHITE.mix(0.0))
@@ -987,6 +1010,7 @@ mod tests {
             final_ratings,
             contest_metrics,
             calibration,
+            draw_calibration: Vec::new(),
             rmse: Vec::new(),
             intervals: Vec::new(),
         }
@@ -1103,6 +1127,7 @@ mod tests {
                     final_ratings: vec![],
                     contest_metrics: vec![],
                     calibration: vec![],
+                    draw_calibration: vec![],
                     rmse: vec![],
                     intervals: Vec::new(),
                 },
@@ -1112,6 +1137,7 @@ mod tests {
                     final_ratings: vec![1500.0; 3],
                     contest_metrics: vec![(T0, 10.0, 5.0, 0)],
                     calibration: vec![(f64::NAN, 1.0)],
+                    draw_calibration: vec![],
                     rmse: vec![],
                     intervals: Vec::new(),
                 },
@@ -1313,6 +1339,7 @@ mod tests {
                     (p, if rng.next() < p { 1.0 } else { 0.0 })
                 })
                 .collect(),
+            draw_calibration: Vec::new(),
             rmse: vec![],
             intervals: Vec::new(),
         };

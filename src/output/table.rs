@@ -263,6 +263,11 @@ pub fn print_intervals(out: &mut dyn Write, iv: &serde_json::Value) -> io::Resul
             pair(&m["two_player"]["accuracy"], 100.0, 2),
             " %",
         ),
+        (
+            "log-loss, win/draw/loss",
+            pair(&m["two_player"]["log_loss_3"], 1.0, 4),
+            "",
+        ),
     ];
     for (name, text, unit) in lines {
         if let Some(t) = text {
@@ -315,6 +320,16 @@ fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::R
             100.0 * t.accuracy.unwrap_or(f64::NAN),
             t.games_scored
         )?;
+        if let (Some(ll3), Some(draws), Some(predicted)) =
+            (t.log_loss_3, t.draw_rate, t.predicted_draw_rate)
+        {
+            writeln!(
+                out,
+                "  three outcomes  log-loss {ll3:.4} (win, draw, loss); draws {:.2} %, predicted {:.2} %",
+                100.0 * draws,
+                100.0 * predicted
+            )?;
+        }
     }
     Ok(())
 }

@@ -30,7 +30,7 @@ pub fn fit_on_warmup(history: &History, opts: &ReplayOptions) -> Result<FirstSid
         contests = contests.min(m);
     }
     let warmup = || history.contests().take(contests);
-    let games = warmup().filter(|c| c.first_side()).count();
+    let games = warmup().filter(crate::history::Contest::first_side).count();
     if games == 0 {
         return Err(format!(
             "--advantage auto fits the advantage on the warm-up (the first {contests} \

@@ -1357,15 +1357,13 @@ fn add_scores(
             log_loss_3: scored.map_or(0.0, |s| s.1),
         });
     }
-    if keep_series {
-        if let Some(s) = ranked {
-            series.contest_metrics.push((
-                contest.time(),
-                s.pair_sum / s.n as f64,
-                s.rank_sum / s.n as f64,
-                n,
-            ));
-        }
+    if keep_series && let Some(s) = ranked {
+        series.contest_metrics.push((
+            contest.time(),
+            s.pair_sum / s.n as f64,
+            s.rank_sum / s.n as f64,
+            n,
+        ));
     }
 }
 

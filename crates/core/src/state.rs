@@ -528,7 +528,7 @@ mod tests {
         v3.extend_from_slice(&3u32.to_le_bytes());
         v3.extend_from_slice(&(head3.len() as u64).to_le_bytes());
         v3.extend_from_slice(head3);
-        v3.extend_from_slice(&body);
+        v3.extend_from_slice(body);
         let sum = hash(&v3);
         v3.extend_from_slice(&sum.to_le_bytes());
         let old = StateFile::read(&mut v3.as_slice()).unwrap();

@@ -1,0 +1,239 @@
+//! What real games carry: the first side's advantage (given, fitted on the warm-up, switched
+//! off by a neutral column) and the three outcomes' predictions.
+
+mod common;
+
+use common::{rate_batch, read_csv, replay_ok, texts, write};
+use tempfile::TempDir;
+
+fn metrics(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+}
+
+/// A generated league with a known home advantage of 100 Elo points: 40 players of
+/// strengths spread 200 points, every pair meeting home and away in each of 8 seasons, the
+/// home side winning with probability `1 / (1 + 10^(-(x_h + 100 - x_a) / 400))`; every 10th
+/// game on neutral ground (`neutral` TRUE), where the advantage is not there.
+fn home_league(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut x: u64 = 20_261_125;
+    let mut uniform = move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let n = 40;
+    let strength: Vec<f64> = (0..n)
+        .map(|i| 200.0 * (i as f64 - (n - 1) as f64 / 2.0) / 11.5)
+        .collect();
+    let mut text = String::from("date,home,away,result,neutral\n");
+    let mut day = 0;
+    for _season in 0..8 {
+        for h in 0..n {
+            for a in 0..n {
+                if h == a {
+                    continue;
+                }
+                day += 1;
+                let neutral = day % 10 == 0;
+                let adv = if neutral { 0.0 } else { 100.0 };
+                let p = 1.0 / (1.0 + 10f64.powf(-(strength[h] + adv - strength[a]) / 400.0));
+                let result = u8::from(uniform() < p);
+                let (y, m, d) = (2000 + day / 360, 1 + (day / 30) % 12, 1 + day % 28);
+                text.push_str(&format!(
+                    "{y:04}-{m:02}-{d:02},p{h:02},p{a:02},{result},{}\n",
+                    if neutral { "TRUE" } else { "FALSE" }
+                ));
+            }
+        }
+    }
+    write(dir, "home.csv", &text)
+}
+
+/// `--advantage auto` recovers the generated 100 points within 15 (fitted on the warm-up,
+/// here its first 30 %, by Bradley-Terry), for Elo and for bt itself, and improves Elo's
+/// log-loss over no advantage.
+#[test]
+fn the_advantage_is_recovered_from_the_warmup() {
+    let dir = TempDir::new().unwrap();
+    let input = home_league(dir.path());
+    let map = ["--format", "games", "--map", "a=home,b=away,time=date"];
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = map.to_vec();
+        args.extend_from_slice(&["--warmup", "0.3"]);
+        args.extend_from_slice(extra);
+        replay_ok(&input, &out, &args);
+        metrics(&out)
+    };
+    let fitted = run("elo-auto", &["--system", "elo", "--advantage", "auto"]);
+    let adv = &fitted["advantage"];
+    let elo = adv["elo"].as_f64().unwrap();
+    assert!((elo - 100.0).abs() < 15.0, "{adv}");
+    assert_eq!(
+        adv["points"].as_f64(),
+        Some(elo),
+        "Elo's points are Elo points"
+    );
+    assert_eq!(fitted["params"]["advantage"].as_f64(), Some(elo));
+    // 8 seasons of 1,560 games: the first 30 %, of which 9 in 10 with a first side.
+    assert_eq!(adv["warmup_contests"].as_u64(), Some(3744));
+    let with_first_side = adv["games_with_a_first_side"].as_u64().unwrap();
+    assert!(
+        (3360..=3380).contains(&with_first_side),
+        "{with_first_side}"
+    );
+    let plain = run("elo", &["--system", "elo"]);
+    let ll = |m: &serde_json::Value| m["metrics"]["two_player"]["log_loss"].as_f64().unwrap();
+    assert!(
+        ll(&fitted) < ll(&plain) - 0.005,
+        "{} {}",
+        ll(&fitted),
+        ll(&plain)
+    );
+    let bt = run("bt-auto", &["--system", "bt", "--advantage", "auto"]);
+    let own = bt["fitted"]["advantage"].as_f64().unwrap();
+    assert!((own - 100.0).abs() < 15.0, "{}", bt["fitted"]);
+    assert_eq!(bt["params"]["fit_advantage"].as_bool(), Some(true));
+}
+
+/// A game on neutral ground is rated as without the advantage: the same leaderboard as with
+/// no advantage at all; the same game at home is not.
+#[test]
+fn a_neutral_game_has_no_advantage() {
+    let dir = TempDir::new().unwrap();
+    let games = |neutral: &str| {
+        format!(
+            "time,a,b,result,neutral\n2024-01-01,x,y,1,{neutral}\n2024-01-02,y,z,0.5,{neutral}\n"
+        )
+    };
+    let neutral = write(dir.path(), "neutral.csv", &games("yes"));
+    let home = write(dir.path(), "home.csv", &games(""));
+    let board = |input: &std::path::Path, name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["--format", "games", "--warmup", "0"];
+        args.extend_from_slice(extra);
+        replay_ok(input, &out, &args);
+        std::fs::read(out.join("leaderboard.csv")).unwrap()
+    };
+    for system in ["elo", "glicko2", "trueskill"] {
+        let adv = if system == "trueskill" { "1" } else { "60" };
+        let none = board(&home, &format!("{system}-none"), &["--system", system]);
+        let given = ["--system", system, "--advantage", adv];
+        let on_neutral = board(&neutral, &format!("{system}-neutral"), &given);
+        let at_home = board(&home, &format!("{system}-home"), &given);
+        assert_eq!(on_neutral, none, "{system}");
+        assert_ne!(at_home, none, "{system}");
+    }
+    // A value that is not true or false is an error naming the line and the column.
+    let bad = write(
+        dir.path(),
+        "bad.csv",
+        "time,a,b,result,neutral\n2024-01-01,x,y,1,maybe\n",
+    );
+    let o = rate_batch(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--format",
+        "games",
+        "--out",
+        dir.path().join("bad").to_str().unwrap(),
+    ]);
+    let err = texts(&o).1;
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("neutral") && err.contains("maybe"),
+        "{err}"
+    );
+    // A system without a first side refuses an advantage.
+    let o = rate_batch(&[
+        "replay",
+        home.to_str().unwrap(),
+        "--format",
+        "games",
+        "--system",
+        "elo-mmr",
+        "--advantage",
+        "50",
+        "--out",
+        dir.path().join("refused").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("no first-side advantage"),
+        "{}",
+        texts(&o).1
+    );
+}
+
+/// A file of winners and losers (the winner column is side a's own) has no first side:
+/// `--advantage auto` has nothing to fit and says so.
+#[test]
+fn winner_loser_files_have_no_first_side() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("date,winner_name,loser_name\n");
+    for d in 1..=28 {
+        text.push_str(&format!("2024-02-{d:02},p{},p{}\n", d % 5, (d + 1) % 5));
+    }
+    let input = write(dir.path(), "wl.csv", &text);
+    let o = rate_batch(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--format",
+        "games",
+        "--map",
+        "a=winner_name,b=loser_name,winner=winner_name,time=date",
+        "--advantage",
+        "auto",
+        "--out",
+        dir.path().join("wl").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        texts(&o).1.contains("no game with a first side"),
+        "{}",
+        texts(&o).1
+    );
+}
+
+/// Every system's two-sided predictions come with three outcomes: the three-outcome
+/// log-loss and the draw rates in metrics.json and in compare's table; for a system without
+/// a draw model of its own, the fitted draw parameter (the generated league's draws come
+/// from Davidson's model with nu = 0.8: the fit on Elo's predictions lands near it).
+#[test]
+fn three_outcomes_are_predicted_and_scored() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 24);
+    let out = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        league.to_str().unwrap(),
+        "--systems",
+        "elo,glicko2,trueskill,bt",
+        "--param",
+        "bt:ties=davidson",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(texts(&o).0.contains("log-loss 3"), "{}", texts(&o).0);
+    let rows = read_csv(&out.join("compare.csv"));
+    let col = rows[0].iter().position(|h| h == "log_loss_3").unwrap();
+    for r in &rows[1..] {
+        let v: f64 = r[col].parse().unwrap();
+        assert!(v > 0.5 && v < 1.2, "{r:?}");
+    }
+    let elo = metrics(&out.join("elo"));
+    let t = &elo["metrics"]["two_player"];
+    let (rate, predicted) = (
+        t["draw_rate"].as_f64().unwrap(),
+        t["predicted_draw_rate"].as_f64().unwrap(),
+    );
+    assert!(rate > 0.15 && (predicted - rate).abs() < 0.05, "{t}");
+    let nu = elo["draw_model"]["nu"].as_f64().unwrap();
+    assert!(nu > 0.5 && nu < 1.2, "{}", elo["draw_model"]);
+    // TrueSkill and bt with Davidson's ties predict draws themselves.
+    for own in ["trueskill", "bt"] {
+        assert!(metrics(&out.join(own)).get("draw_model").is_none(), "{own}");
+    }
+}
