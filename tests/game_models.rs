@@ -237,3 +237,112 @@ fn three_outcomes_are_predicted_and_scored() {
         assert!(metrics(&out.join(own)).get("draw_model").is_none(), "{own}");
     }
 }
+
+/// Partial play: a member's share of a game written `name*share` in a games file's team cell,
+/// or in a standings file's `share` column. TrueSkill gives the Python package `trueskill`
+/// 0.4.5's numbers (`rate([(r, r), (r, r)], weights=[(1, 0.5), (1, 1)])` from newcomers; see
+/// the core test `partial_play_matches_the_python_package`), within 1e-5 (the package's
+/// approximate normal functions); a member of share 0 is left as he was (Elo) or only takes
+/// the dynamics (TrueSkill: sigma^2 + tau^2); a system without member weights refuses.
+#[test]
+fn partial_play_is_read_and_honoured() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "pp.csv",
+        "time,a,b,result\n2024-01-01,a1 + a2*0.5,b1+b2,1\n",
+    );
+    let standings = write(
+        dir.path(),
+        "pp-standings.csv",
+        "contest,time,player,rank,team,share\n\
+         c1,2024-01-01,a1,1,A,\nc1,2024-01-01,a2,1,A,0.5\n\
+         c1,2024-01-01,b1,2,B,1\nc1,2024-01-01,b2,2,B,\n",
+    );
+    let want = [
+        ("a1", 30.674785065660878, 7.494813543662416),
+        ("a2", 27.83739253283044, 8.132133740921446),
+        ("b1", 19.32521493433912, 7.494813543662416),
+        ("b2", 19.32521493433912, 7.494813543662416),
+    ];
+    for (input, format) in [(&games, "games"), (&standings, "standings")] {
+        let out = dir.path().join(format);
+        replay_ok(
+            input,
+            &out,
+            &["--format", format, "--system", "trueskill", "--warmup", "0"],
+        );
+        let board = read_csv(&out.join("leaderboard.csv"));
+        for (name, mu, sigma) in want {
+            let row = board.iter().find(|r| r[1] == name).unwrap();
+            let (m, s): (f64, f64) = (row[2].parse().unwrap(), row[3].parse().unwrap());
+            assert!(
+                (m - mu).abs() < 1e-5 && (s - sigma).abs() < 1e-5,
+                "{format} {name}: {m} {s}"
+            );
+        }
+    }
+    // Share 0: Elo leaves him at 1500 and gives his mate the whole change; TrueSkill only
+    // adds the dynamics (25, 8.333749989583854: the package's numbers).
+    let zero = write(
+        dir.path(),
+        "zero.csv",
+        "time,a,b,result\n2024-01-01,a1+a2*0,b1,1\n",
+    );
+    let rating = |system: &str, name: &str| -> (f64, String) {
+        let out = dir.path().join(format!("zero-{system}"));
+        replay_ok(
+            &zero,
+            &out,
+            &["--format", "games", "--system", system, "--warmup", "0"],
+        );
+        let board = read_csv(&out.join("leaderboard.csv"));
+        let row = board.iter().find(|r| r[1] == name).unwrap();
+        (row[2].parse().unwrap(), row[3].clone())
+    };
+    assert_eq!(rating("elo", "a2").0, 1500.0);
+    assert_eq!(
+        rating("elo", "a1").0,
+        1516.0,
+        "a1 plays the whole game: K/2 for an even win"
+    );
+    let (mu, sigma) = rating("trueskill", "a2");
+    assert_eq!(mu, 25.0);
+    assert!((sigma.parse::<f64>().unwrap() - 8.333749989583854).abs() < 1e-9);
+    // A system without member weights refuses, naming why; a share outside [0, 1] is an
+    // input error naming the line and field.
+    let o = rate_batch(&[
+        "replay",
+        games.to_str().unwrap(),
+        "--format",
+        "games",
+        "--system",
+        "glicko2",
+        "--out",
+        dir.path().join("refused").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        texts(&o).1.contains("cannot rate partial play"),
+        "{}",
+        texts(&o).1
+    );
+    let bad = write(
+        dir.path(),
+        "bad-share.csv",
+        "time,a,b,result\n2024-01-01,x+y*1.5,z,1\n",
+    );
+    let o = rate_batch(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--format",
+        "games",
+        "--out",
+        dir.path().join("bad").to_str().unwrap(),
+    ]);
+    let err = texts(&o).1;
+    assert!(
+        !o.status.success() && err.contains("line 2") && err.contains("within 0 and 1"),
+        "{err}"
+    );
+}

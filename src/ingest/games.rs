@@ -101,6 +101,9 @@ pub(crate) struct GamesReader {
     schema: GamesSchema,
     side_a: Vec<PlayerId>,
     side_b: Vec<PlayerId>,
+    /// The members' shares of the game (`p1*0.5+p2`), parallel to the sides.
+    share_a: Vec<f64>,
+    share_b: Vec<f64>,
     times: super::time::TimeParser,
 }
 
@@ -110,6 +113,8 @@ impl GamesReader {
             schema,
             side_a: Vec::new(),
             side_b: Vec::new(),
+            share_a: Vec::new(),
+            share_b: Vec::new(),
             times: super::time::TimeParser::new(time_format),
         }
     }
@@ -121,6 +126,8 @@ impl GamesReader {
             schema,
             side_a: Vec::new(),
             side_b: Vec::new(),
+            share_a: Vec::new(),
+            share_b: Vec::new(),
             times,
         }
     }
@@ -174,8 +181,20 @@ impl GamesReader {
         let (raw_a, raw_b) = (get(s.a), get(s.b));
         let opts = ctx.opts;
         let sep = &opts.team_separator;
-        side(ctx, raw_a, name(s.a), sep, &mut self.side_a)?;
-        side(ctx, raw_b, name(s.b), sep, &mut self.side_b)?;
+        side(
+            ctx,
+            raw_a,
+            name(s.a),
+            sep,
+            (&mut self.side_a, &mut self.share_a),
+        )?;
+        side(
+            ctx,
+            raw_b,
+            name(s.b),
+            sep,
+            (&mut self.side_b, &mut self.share_b),
+        )?;
         if let Some(p) = self.side_a.iter().find(|p| self.side_b.contains(p)) {
             return Err(FieldError::new(
                 name(s.b),
@@ -251,14 +270,19 @@ impl GamesReader {
             None => false,
         };
         let sides = (&self.side_a[..], &self.side_b[..]);
-        if s.sided && !neutral {
-            ctx.builder
-                .add_game(time, weight, series, sides, score_a, Some(points))
-        } else {
-            ctx.builder
-                .add_neutral_game(time, weight, series, sides, score_a, Some(points))
-        }
-        .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+        let shares = (&self.share_a[..], &self.share_b[..]);
+        ctx.builder
+            .add_game_with(
+                s.sided && !neutral,
+                time,
+                weight,
+                series,
+                sides,
+                shares,
+                score_a,
+                Some(points),
+            )
+            .map_err(|e| FieldError::new(name(s.b), e.to_string()))
     }
 }
 
@@ -285,11 +309,18 @@ fn side(
     raw: &str,
     field: &str,
     sep: &TeamSeparator,
-    out: &mut Vec<PlayerId>,
+    (out, shares): (&mut Vec<PlayerId>, &mut Vec<f64>),
 ) -> Result<(), FieldError> {
     out.clear();
+    shares.clear();
     let trim = ctx.opts.trim_names;
+    let in_team = matches!(sep, TeamSeparator::Sep(s) if raw.contains(s.as_str()));
     let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
+        let (n, share) = if in_team {
+            member_share(n, field)?
+        } else {
+            (n, 1.0)
+        };
         let n = super::context::player_name(n, field, trim)?;
         let id = ctx.player(n);
         if out.contains(&id) {
@@ -299,6 +330,7 @@ fn side(
             ));
         }
         out.push(id);
+        shares.push(share);
         Ok(())
     };
     match sep {
@@ -324,6 +356,28 @@ fn side(
         }
         _ => add(ctx, raw),
     }
+}
+
+/// A team member written `name*share` (partial play: the share of the game he played, a
+/// number within [0, 1]) as its name and share; without a `*` followed by a number, the
+/// whole is the name, with share 1.
+fn member_share<'n>(member: &'n str, field: &str) -> Result<(&'n str, f64), FieldError> {
+    let Some((name, share)) = member.rsplit_once('*') else {
+        return Ok((member, 1.0));
+    };
+    let Ok(v) = share.trim().parse::<f64>() else {
+        return Ok((member, 1.0));
+    };
+    if !(0.0..=1.0).contains(&v) {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "`{}`: a member's share of the game (after `*`) is within 0 and 1, not {v}",
+                member.trim()
+            ),
+        ));
+    }
+    Ok((name.trim_end(), v))
 }
 
 /// The largest score a side may have: far beyond any real tally, small enough that a score

@@ -1,7 +1,9 @@
 //! The standings format: one row per participant per contest (CSV or Parquet).
 //!
 //! Columns `contest,time,player,rank` with optional `team` (rows of one contest with equal
-//! `team` form a team, which must share one rank) and `weight`. Rank 1 is best, equal ranks are
+//! `team` form a team, which must share one rank), `weight` (the contest's) and `share` (the
+//! share of the contest this player played, within 0 and 1: partial play; empty is 1). Rank 1
+//! is best, equal ranks are
 //! ties; ranks need not be dense (`1,1,3` and `1,1,2` mean the same). The rows of a contest need
 //! not be adjacent; every row of a contest must give the same time and weight.
 //!
@@ -27,6 +29,7 @@ pub(crate) struct StandingsSchema {
     rank: usize,
     team: Option<usize>,
     weight: Option<usize>,
+    share: Option<usize>,
     names: Vec<String>,
 }
 
@@ -51,6 +54,7 @@ impl StandingsSchema {
             rank: need("rank")?,
             team: col("team"),
             weight: col("weight"),
+            share: col("share"),
             names: header.to_vec(),
         })
     }
@@ -65,6 +69,8 @@ struct Placing {
     rank: u64,
     /// Index into the contest's team names, or `NO_TEAM`.
     team: u32,
+    /// The share of the contest played (partial play).
+    share: f64,
 }
 
 const NO_TEAM: u32 = u32::MAX;
@@ -198,6 +204,20 @@ impl StandingsReader {
             }
         };
         let team = s.team.map(|i| get(i).trim()).filter(|t| !t.is_empty());
+        let share = match s.share.map(|i| (i, get(i).trim())) {
+            None | Some((_, "")) => 1.0,
+            Some((i, v)) => match v.parse::<f64>() {
+                Ok(x) if (0.0..=1.0).contains(&x) => x,
+                _ => {
+                    return Err(FieldError::new(
+                        name(i),
+                        format!(
+                            "share `{v}` is not a number within 0 and 1 (the share of the contest played)"
+                        ),
+                    ));
+                }
+            },
+        };
 
         let idx = match self.index.get(label) {
             Some(&i) => {
@@ -266,7 +286,12 @@ impl StandingsReader {
             },
         };
         p.players.insert(player);
-        p.placings.push(Placing { player, rank, team });
+        p.placings.push(Placing {
+            player,
+            rank,
+            team,
+            share,
+        });
         Ok(())
     }
 
@@ -288,6 +313,7 @@ impl StandingsReader {
     /// Builds one contest; one that is invalid is rejected (streamed: set aside until the end).
     fn build(&mut self, ctx: &mut Context, p: Pending) -> Result<(), super::errors::InputError> {
         let mut members: Vec<PlayerId> = Vec::new();
+        let mut shares: Vec<f64> = Vec::new();
         // Entries: each team once (at its first member), each teamless player alone.
         let mut entries: Vec<(u32, u64)> = Vec::new(); // (team or NO_TEAM, rank)
         let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
@@ -314,11 +340,13 @@ impl StandingsReader {
         let mut k = 0;
         for (e, &(lo, hi)) in ranges.iter().enumerate() {
             members.clear();
+            shares.clear();
             while k < by_entry.len() && entry_of[by_entry[k]] == e {
                 members.push(p.placings[by_entry[k]].player);
+                shares.push(p.placings[by_entry[k]].share);
                 k += 1;
             }
-            b.add_entry(&members, lo, hi, None);
+            b.add_weighted_entry(&members, &shares, lo, hi, None);
         }
         if let Err(e) = b.end_contest() {
             let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));

@@ -305,7 +305,7 @@ fn replicate<S: RatingSystem>(
         if let [one] = list {
             // A round of one contest (most rounds), the cheap way: its players are distinct.
             let c = history.contest(*one as usize);
-            if system.refuses(&c).is_some() {
+            if crate::systems::refusal(system, &c).is_some() {
                 return None;
             }
             let time = c.time();
@@ -328,7 +328,7 @@ fn replicate<S: RatingSystem>(
         let key = key_of(time);
         parts.clear();
         for c in round.contests() {
-            if system.refuses(&c).is_some() {
+            if crate::systems::refusal(system, &c).is_some() {
                 return None;
             }
             for &p in c.players() {

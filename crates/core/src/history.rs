@@ -110,6 +110,9 @@ pub struct History {
     contests: Vec<ContestRec>,
     entries: Vec<EntryRec>,
     members: Vec<PlayerId>,
+    /// Each member's share of the contest (partial play), parallel to `members`; empty when
+    /// every member played it whole.
+    weights: Vec<f64>,
     labels: Vec<String>,
     series: Vec<String>,
     /// Index of the first contest: a block of a longer history (see [`History::block`])
@@ -132,9 +135,18 @@ pub struct Entry<'h> {
     pub hi: u32,
     /// Points scored, when the input gives them.
     pub score: Option<f64>,
+    /// Each player's share of the contest (partial play), parallel to `players`; empty when
+    /// every player of the entry played it whole.
+    pub weights: &'h [f64],
 }
 
 impl Entry<'_> {
+    /// The share of the contest the entry's `i`-th player played (1 unless partial).
+    #[inline]
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.get(i).copied().unwrap_or(1.0)
+    }
+
     /// This entry's result against `other`: 1 if placed strictly better, 0 if strictly worse,
     /// 0.5 for a shared place.
     #[inline]
@@ -190,11 +202,18 @@ impl<'h> Contest<'h> {
     #[inline]
     pub fn entry(&self, i: usize) -> Entry<'h> {
         let e = &self.history.entries[self.rec.entry_start as usize + i];
+        let members = e.member_start as usize..e.member_end as usize;
+        let weights = &self.history.weights;
         Entry {
-            players: &self.history.members[e.member_start as usize..e.member_end as usize],
+            players: &self.history.members[members.clone()],
             lo: e.lo,
             hi: e.hi,
             score: (!e.score.is_nan()).then_some(e.score),
+            weights: if weights.is_empty() || weights[members.clone()].iter().all(|&w| w == 1.0) {
+                &[]
+            } else {
+                &weights[members]
+            },
         }
     }
     /// The entries in input order.
@@ -211,6 +230,10 @@ impl<'h> Contest<'h> {
     #[inline]
     pub fn first_side(&self) -> bool {
         self.rec.first_side && self.len() == 2
+    }
+    /// Some player played only part of the contest (a member's weight is not 1).
+    pub fn partial(&self) -> bool {
+        !self.history.weights.is_empty() && self.entries().any(|e| !e.weights.is_empty())
     }
     /// Every player of the contest, entry by entry.
     #[inline]
@@ -299,9 +322,14 @@ impl History {
             let start = b.entries.len() as u32;
             for e in &self.entries[c.entry_start as usize..c.entry_end as usize] {
                 let ms = b.members.len() as u32;
-                b.members.extend_from_slice(
-                    &self.members[e.member_start as usize..e.member_end as usize],
+                let range = e.member_start as usize..e.member_end as usize;
+                copy_weights(
+                    &mut b.weights,
+                    b.members.len(),
+                    &self.weights,
+                    range.clone(),
                 );
+                b.members.extend_from_slice(&self.members[range]);
                 b.entries.push(EntryRec {
                     member_start: ms,
                     member_end: b.members.len() as u32,
@@ -592,6 +620,11 @@ impl HistoryBuilder {
             contests: h.contests.drain(..n).collect(),
             entries: h.entries.drain(..entries_end).collect(),
             members: h.members.drain(..members_end).collect(),
+            weights: if h.weights.is_empty() {
+                Vec::new()
+            } else {
+                h.weights.drain(..members_end).collect()
+            },
             ..History::default()
         };
         debug_assert!(block.contests.windows(2).all(|w| w[0].time <= w[1].time));
@@ -753,6 +786,27 @@ impl HistoryBuilder {
 
     /// Adds an entry to the open contest.
     pub fn add_entry(&mut self, players: &[PlayerId], lo: u32, hi: u32, score: Option<f64>) {
+        self.add_weighted_entry(players, &[], lo, hi, score);
+    }
+
+    /// Adds an entry whose players played the shares `weights` of the contest (partial
+    /// play; parallel to `players`, each finite and within [0, 1]; empty: all whole).
+    pub fn add_weighted_entry(
+        &mut self,
+        players: &[PlayerId],
+        weights: &[f64],
+        lo: u32,
+        hi: u32,
+        score: Option<f64>,
+    ) {
+        debug_assert!(weights.is_empty() || weights.len() == players.len());
+        let n = self.h.members.len();
+        if !weights.is_empty() && weights.iter().any(|&w| w != 1.0) {
+            self.h.weights.resize(n, 1.0);
+            self.h.weights.extend_from_slice(weights);
+        } else if !self.h.weights.is_empty() {
+            self.h.weights.resize(n + players.len(), 1.0);
+        }
         let member_start = self.h.members.len() as u32;
         self.h.members.extend_from_slice(players);
         self.h.entries.push(EntryRec {
@@ -800,6 +854,7 @@ impl HistoryBuilder {
             contests: std::mem::take(&mut h.contests),
             entries: std::mem::take(&mut h.entries),
             members: std::mem::take(&mut h.members),
+            weights: std::mem::take(&mut h.weights),
             labels: std::mem::take(&mut h.labels),
             series: std::mem::take(&mut h.series),
             ..History::default()
@@ -847,6 +902,12 @@ impl HistoryBuilder {
         let m0 = part.entries[e0].member_start;
         let m1 = part.entries[e1 - 1].member_end;
         let (entries_at, members_at) = (self.h.entries.len() as u32, self.h.members.len() as u32);
+        copy_weights(
+            &mut self.h.weights,
+            self.h.members.len(),
+            &part.weights,
+            m0 as usize..m1 as usize,
+        );
         self.h.members.extend(
             part.members[m0 as usize..m1 as usize]
                 .iter()
@@ -904,6 +965,7 @@ impl HistoryBuilder {
         let h = &mut self.h;
         h.entries.clear();
         h.members.clear();
+        h.weights.clear();
         self.live = 0;
         h.labels.clear();
         h.series.clear();
@@ -931,6 +993,7 @@ impl HistoryBuilder {
             .map_or(self.h.members.len(), |e| e.member_start as usize);
         self.h.entries.truncate(rec.entry_start as usize);
         self.h.members.truncate(first_member);
+        self.h.weights.truncate(first_member);
     }
 
     fn check(&mut self, rec: &ContestRec, n: usize) -> Result<(), ContestError> {
@@ -981,7 +1044,16 @@ impl HistoryBuilder {
         score_a: f64,
         points: Option<(f64, f64)>,
     ) -> Result<(), ContestError> {
-        self.game(true, time, weight, series, sides, score_a, points)
+        self.add_game_with(
+            true,
+            time,
+            weight,
+            series,
+            sides,
+            (&[], &[]),
+            score_a,
+            points,
+        )
     }
 
     /// Adds a two-sided game without a first side (neutral ground, or sides listed as winner
@@ -995,17 +1067,30 @@ impl HistoryBuilder {
         score_a: f64,
         points: Option<(f64, f64)>,
     ) -> Result<(), ContestError> {
-        self.game(false, time, weight, series, sides, score_a, points)
+        self.add_game_with(
+            false,
+            time,
+            weight,
+            series,
+            sides,
+            (&[], &[]),
+            score_a,
+            points,
+        )
     }
 
+    /// [`add_game`](Self::add_game) (`first_side`) or
+    /// [`add_neutral_game`](Self::add_neutral_game), each side's players with their shares of
+    /// the game (`weights`: partial play, parallel to the side's players; empty for whole).
     #[allow(clippy::too_many_arguments)]
-    fn game(
+    pub fn add_game_with(
         &mut self,
         first_side: bool,
         time: i64,
         weight: f64,
         series: Option<&str>,
         (a, b): (&[PlayerId], &[PlayerId]),
+        (wa, wb): (&[f64], &[f64]),
         score_a: f64,
         points: Option<(f64, f64)>,
     ) -> Result<(), ContestError> {
@@ -1017,8 +1102,8 @@ impl HistoryBuilder {
             ((0, 1), (0, 1))
         };
         self.begin_contest(time, weight, None, series);
-        self.add_entry(a, place_a.0, place_a.1, points.map(|p| p.0));
-        self.add_entry(b, place_b.0, place_b.1, points.map(|p| p.1));
+        self.add_weighted_entry(a, wa, place_a.0, place_a.1, points.map(|p| p.0));
+        self.add_weighted_entry(b, wb, place_b.0, place_b.1, points.map(|p| p.1));
         if first_side {
             self.set_first_side();
         }
@@ -1044,13 +1129,15 @@ impl HistoryBuilder {
         let mut contests = Vec::with_capacity(h.contests.len());
         let mut entries = Vec::with_capacity(h.entries.len());
         let mut members = Vec::with_capacity(h.members.len());
+        let mut weights = Vec::new();
         for &i in &order {
             let mut c = h.contests[i as usize];
             let start = entries.len() as u32;
             for e in &h.entries[c.entry_start as usize..c.entry_end as usize] {
                 let ms = members.len() as u32;
-                members
-                    .extend_from_slice(&h.members[e.member_start as usize..e.member_end as usize]);
+                let range = e.member_start as usize..e.member_end as usize;
+                copy_weights(&mut weights, members.len(), &h.weights, range.clone());
+                members.extend_from_slice(&h.members[range]);
                 entries.push(EntryRec {
                     member_start: ms,
                     member_end: members.len() as u32,
@@ -1064,7 +1151,26 @@ impl HistoryBuilder {
         h.contests = contests;
         h.entries = entries;
         h.members = members;
+        h.weights = weights;
         self.h
+    }
+}
+
+/// Appends to `dst` (the weights of `dst_members` members so far, empty while all are 1) the
+/// weights `src[range]` (`src` empty: all 1).
+fn copy_weights(
+    dst: &mut Vec<f64>,
+    dst_members: usize,
+    src: &[f64],
+    range: std::ops::Range<usize>,
+) {
+    if src.is_empty() {
+        if !dst.is_empty() {
+            dst.resize(dst_members + range.len(), 1.0);
+        }
+    } else if !dst.is_empty() || src[range.clone()].iter().any(|&w| w != 1.0) {
+        dst.resize(dst_members, 1.0);
+        dst.extend_from_slice(&src[range]);
     }
 }
 
@@ -1242,10 +1348,96 @@ mod tests {
             lo,
             hi,
             score: None,
+            weights: &[],
         };
         assert_eq!(e(0, 0).outcome_against(&e(1, 1)), 1.0);
         assert_eq!(e(1, 1).outcome_against(&e(0, 0)), 0.0);
         assert_eq!(e(0, 1).outcome_against(&e(0, 1)), 0.5);
         assert_eq!(e(2, 2).outcome_against(&e(0, 1)), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod partial_play_tests {
+    use super::*;
+
+    /// Members' shares of a contest follow their members through every copy of a history:
+    /// the sort by time, a block, a block taken from a builder, a part appended; an entry
+    /// played whole shows no shares, nor does a history without any.
+    #[test]
+    fn shares_follow_their_members() {
+        let none: Vec<f64> = Vec::new();
+        let shares_of = |h: &History| -> Vec<Vec<Vec<f64>>> {
+            h.contests()
+                .map(|c| c.entries().map(|e| e.weights.to_vec()).collect())
+                .collect()
+        };
+        let build = |b: &mut HistoryBuilder| {
+            let (x, y, z, w) = (b.player("x"), b.player("y"), b.player("z"), b.player("w"));
+            // Out of time order, so that the sort moves them.
+            b.add_game(30, 1.0, None, (&[x], &[y]), 1.0, None).unwrap();
+            b.add_game_with(
+                true,
+                10,
+                1.0,
+                None,
+                (&[x, y], &[z, w]),
+                (&[1.0, 0.25], &[]),
+                1.0,
+                None,
+            )
+            .unwrap();
+            b.add_game(20, 1.0, None, (&[z, w], &[x, y]), 0.5, None)
+                .unwrap();
+        };
+        let mut b = HistoryBuilder::new();
+        build(&mut b);
+        let h = b.finish(SourceInfo::default());
+        let want = vec![
+            vec![vec![1.0, 0.25], none.clone()],
+            vec![none.clone(), none.clone()],
+            vec![none.clone(), none.clone()],
+        ];
+        assert_eq!(shares_of(&h), want);
+        assert!(h.contest(0).partial() && !h.contest(1).partial());
+        assert_eq!(shares_of(&h.block(1..3)), want[1..].to_vec());
+        assert_eq!(shares_of(&h.block(0..1)), want[..1].to_vec());
+        // Taken from a builder (in time order).
+        let mut b = HistoryBuilder::new();
+        let (x, y, z, w) = (b.player("x"), b.player("y"), b.player("z"), b.player("w"));
+        b.add_game(10, 1.0, None, (&[x], &[y]), 1.0, None).unwrap();
+        b.add_game_with(
+            false,
+            20,
+            1.0,
+            None,
+            (&[x, y], &[z, w]),
+            (&[], &[0.5, 0.0]),
+            0.0,
+            None,
+        )
+        .unwrap();
+        b.add_game(30, 1.0, None, (&[z], &[w]), 1.0, None).unwrap();
+        let first = b.take_block(1);
+        let rest = b.take_block(2);
+        assert_eq!(shares_of(&first), vec![vec![none.clone(), none.clone()]]);
+        assert_eq!(
+            shares_of(&rest),
+            vec![
+                vec![none.clone(), vec![0.5, 0.0]],
+                vec![none.clone(), none.clone()]
+            ]
+        );
+        // A part appended to another builder.
+        let mut reader = HistoryBuilder::new();
+        build(&mut reader);
+        let part = reader.take_part();
+        let mut main = HistoryBuilder::new();
+        let ids: Vec<PlayerId> = ["x", "y", "z", "w"]
+            .iter()
+            .map(|n| main.player(n))
+            .collect();
+        main.append(&part, 0..3, &ids);
+        assert_eq!(shares_of(&main.finish(SourceInfo::default())), want);
     }
 }

@@ -87,7 +87,10 @@ pub struct Rater<S: RatingSystem> {
 
 /// The system's refusal of a contest of `h`, if any.
 fn refused<S: RatingSystem>(system: &S, h: &crate::history::History) -> Result<(), RateError> {
-    match h.contests().find_map(|c| system.refuses(&c)) {
+    match h
+        .contests()
+        .find_map(|c| crate::systems::refusal(system, &c))
+    {
         Some(why) => Err(RateError::Refused(why)),
         None => Ok(()),
     }

@@ -1054,7 +1054,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     /// A contest of the round the system cannot rate stops the replay before it.
     fn check_refused(&self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
         for c in round.contests() {
-            if let Some(why) = self.system.refuses(&c) {
+            if let Some(why) = crate::systems::refusal(self.system, &c) {
                 let mut d = self.diverged(
                     &NameList::default(),
                     usize::MAX,

@@ -68,6 +68,22 @@ pub fn side_belief(players: &[MuSigma], side: &[PlayerId]) -> (f64, f64) {
     (mu / n, var / n)
 }
 
+/// [`side_belief`] with each player weighted by his share of the contest (partial play):
+/// the share-weighted means of `mu` and of the variance.
+pub fn entry_belief(players: &[MuSigma], e: &crate::history::Entry<'_>) -> (f64, f64) {
+    let total: f64 = e.weights.iter().sum();
+    if e.weights.is_empty() || total <= 0.0 {
+        return side_belief(players, e.players);
+    }
+    let (mut mu, mut var) = (0.0, 0.0);
+    for (&id, &w) in e.players.iter().zip(e.weights) {
+        let p = &players[id as usize];
+        mu += w * p.mu;
+        var += w * p.sigma * p.sigma;
+    }
+    (mu / total, var / total)
+}
+
 /// A contest's entries in canonical order: by best place, then `mu`, then variance. Entries
 /// equal in all three are interchangeable, so any input order gives the same sums.
 pub struct Field {
@@ -91,7 +107,7 @@ impl Field {
             .entries()
             .enumerate()
             .map(|(i, e)| {
-                let (mu, var) = side_belief(players, e.players);
+                let (mu, var) = entry_belief(players, &e);
                 let mu = if i == 0 { mu + shift } else { mu };
                 (e.lo, mu, var, i as u32)
             })
@@ -284,27 +300,29 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
         let res = system.contest(field, c.weight());
         for (pos, &(a, v)) in res.iter().enumerate() {
             let (dmu, factor) = system.finish(a, S::fold(S::V_NONE, v));
-            for &id in c.entry(field.order[pos] as usize).players {
-                apply(&mut players[id as usize], dmu, factor);
+            let e = c.entry(field.order[pos] as usize);
+            for (i, &id) in e.players.iter().enumerate() {
+                apply(&mut players[id as usize], dmu, factor, e.weight(i));
             }
         }
         return;
     }
     // Several contests: every result from the states above, then combined per player in
     // contest order (a stable sort by player keeps that order).
-    let mut results: Vec<(PlayerId, f64, f64)> = Vec::new();
+    let mut results: Vec<(PlayerId, f64, f64, f64)> = Vec::new();
     for (c, field) in informative.iter().zip(&fields) {
         let res = system.contest(field, c.weight());
         for (pos, &(a, v)) in res.iter().enumerate() {
-            for &id in c.entry(field.order[pos] as usize).players {
-                results.push((id, a, v));
+            let e = c.entry(field.order[pos] as usize);
+            for (i, &id) in e.players.iter().enumerate() {
+                results.push((id, a, v, e.weight(i)));
             }
         }
     }
     results.sort_by_key(|r| r.0);
     let mut k = 0;
     while k < results.len() {
-        let id = results[k].0;
+        let (id, w) = (results[k].0, results[k].3);
         let (mut a, mut v) = (0.0, S::V_NONE);
         while k < results.len() && results[k].0 == id {
             a += results[k].1;
@@ -312,13 +330,20 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
             k += 1;
         }
         let (dmu, factor) = system.finish(a, v);
-        apply(&mut players[id as usize], dmu, factor);
+        apply(&mut players[id as usize], dmu, factor, w);
     }
 }
 
-fn apply(p: &mut MuSigma, dmu: f64, factor: f64) {
-    p.mu += dmu;
-    p.sigma *= factor.sqrt();
+/// A player's change, `share` of it with partial play (the mean moves by `share dmu`, the
+/// variance by `1 - share (1 - factor)`).
+fn apply(p: &mut MuSigma, dmu: f64, factor: f64, share: f64) {
+    if share == 1.0 {
+        p.mu += dmu;
+        p.sigma *= factor.sqrt();
+    } else {
+        p.mu += share * dmu;
+        p.sigma *= (1.0 - share * (1.0 - factor)).max(0.0).sqrt();
+    }
 }
 
 #[cfg(test)]

@@ -346,6 +346,12 @@ impl RatingSystem for Bar {
         SystemKind::Bar
     }
 
+    /// An entry plays at its members' share-weighted mean; each member takes his share of
+    /// the entry's change.
+    fn partial_play(&self) -> bool {
+        true
+    }
+
     fn new_player(&self) -> MuSigma {
         MuSigma {
             mu: self.p.mu_init,

@@ -147,6 +147,13 @@ pub trait RatingSystem: Sync {
         None
     }
 
+    /// Whether the system honours partial play: a member's share of a contest
+    /// ([`crate::history::Entry::weights`]) scaling his part in his entry's strength and his
+    /// change. A system that does not refuses a contest with shares ([`refusal`]).
+    fn partial_play(&self) -> bool {
+        false
+    }
+
     /// Brings every state up to date after the last round: a system that refits all players
     /// on a schedule (Bradley-Terry) fits once more on the whole history. Called once by the
     /// replay at its end, after the snapshot for `--save-state` was taken and before the
@@ -174,6 +181,20 @@ pub trait RatingSystem: Sync {
     fn fitted(&self, _players: &[Self::Player]) -> Option<Value> {
         None
     }
+}
+
+/// Why `system` cannot rate a contest, if it cannot: partial play it does not honour, or its
+/// own reason ([`RatingSystem::refuses`]).
+pub fn refusal<S: RatingSystem>(system: &S, contest: &Contest<'_>) -> Option<String> {
+    if contest.partial() && !system.partial_play() {
+        return Some(format!(
+            "{} cannot rate partial play (a member's share of a game, `name*0.5`): it has no \
+             per-member weight; rate it with elo, elo-gaussian, trueskill, elo-mmr, elo-mmx or \
+             bar, or give every member the whole game",
+            system.name()
+        ));
+    }
+    system.refuses(contest)
 }
 
 /// The win probability of a two-entry contest's first entry as the game was played (its
@@ -273,6 +294,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
         (*self).refuses(contest)
+    }
+    fn partial_play(&self) -> bool {
+        (*self).partial_play()
     }
     fn settle(&self, players: &mut [Self::Player]) {
         (*self).settle(players);
@@ -437,6 +461,26 @@ pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> 
         return f(&players[*one as usize]);
     }
     side.iter().map(|&p| f(&players[p as usize])).sum::<f64>() / side.len() as f64
+}
+
+/// The mean of `f` over an entry's players, each weighted by his share of the contest
+/// (partial play; the plain mean when every share is 1, or when they sum to 0).
+pub fn entry_mean<P>(
+    players: &[P],
+    entry: &crate::history::Entry<'_>,
+    f: impl Fn(&P) -> f64,
+) -> f64 {
+    let total: f64 = entry.weights.iter().sum();
+    if entry.weights.is_empty() || total <= 0.0 {
+        return side_mean(players, entry.players, f);
+    }
+    entry
+        .players
+        .iter()
+        .zip(entry.weights)
+        .map(|(&p, &w)| w * f(&players[p as usize]))
+        .sum::<f64>()
+        / total
 }
 
 /// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is

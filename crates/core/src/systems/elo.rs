@@ -55,7 +55,8 @@
 //! ```
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, is_zero, map_indices, side_mean,
+    ParamError, Rating, RatingSystem, SystemKind, check_range, entry_mean, is_zero, map_indices,
+    side_mean,
 };
 use super::pairwise::{TABULATE_FROM, logistic_sums, outcome_sums};
 use crate::history::{Contest, PlayerId, Round};
@@ -228,8 +229,8 @@ impl Elo {
         let p = &self.p;
         let (a, b) = (contest.entry(0), contest.entry(1));
         let (ra, rb) = (
-            side_mean(players, a.players, |r| *r),
-            side_mean(players, b.players, |r| *r),
+            entry_mean(players, &a, |r| *r),
+            entry_mean(players, &b, |r| *r),
         );
         let outcome = a.outcome_against(&b);
         let points = match (a.score, b.score) {
@@ -293,7 +294,7 @@ impl Elo {
         }
         let ratings: Vec<f64> = contest
             .entries()
-            .map(|e| side_mean(players, e.players, |r| *r))
+            .map(|e| entry_mean(players, &e, |r| *r))
             .collect();
         let ranges: Vec<(u32, u32)> = contest.entries().map(|e| (e.lo, e.hi)).collect();
         let ones = vec![1.0; n];
@@ -380,8 +381,8 @@ impl RatingSystem for Elo {
                 // The common case, without allocation: one game.
                 let (da, db) = self.pair_changes(players, &contest);
                 for (e, d) in [(contest.entry(0), da), (contest.entry(1), db)] {
-                    for &p in e.players {
-                        self.apply(&mut players[p as usize], d);
+                    for (i, &p) in e.players.iter().enumerate() {
+                        self.apply(&mut players[p as usize], d * e.weight(i));
                     }
                 }
                 return;
@@ -393,7 +394,12 @@ impl RatingSystem for Elo {
         for contest in round.contests() {
             self.contest_changes(players, &contest, &mut deltas);
             for (e, d) in contest.entries().zip(&deltas) {
-                changes.extend(e.players.iter().map(|&p| (p, *d)));
+                changes.extend(
+                    e.players
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &p)| (p, *d * e.weight(i))),
+                );
             }
         }
         if round.len() > 1 {
@@ -415,6 +421,12 @@ impl RatingSystem for Elo {
 
     fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
         self.win_probability_sided(players, a, b, false)
+    }
+
+    /// A team plays at its members' mean rating weighted by their shares, and each member's
+    /// change is the team's times his share.
+    fn partial_play(&self) -> bool {
+        true
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {

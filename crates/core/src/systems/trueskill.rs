@@ -564,13 +564,18 @@ impl TrueSkill {
         entries.sort_by_key(|(e, _)| (e.lo, e.hi, e.players.iter().min().copied()));
         let members: Vec<Member> = entries
             .iter()
-            .flat_map(|(e, _)| e.players.iter())
-            .map(|&id| {
+            .flat_map(|(e, _)| {
+                e.players
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &id)| (id, e.weight(i)))
+            })
+            .map(|(id, weight)| {
                 let s = &players[id as usize];
                 Member {
                     mu: s.mu,
                     sigma: s.sigma,
-                    weight: 1.0,
+                    weight,
                 }
             })
             .collect();
@@ -841,6 +846,12 @@ impl RatingSystem for TrueSkill {
         b: &[PlayerId],
     ) -> Option<f64> {
         self.win_probability_sided(players, a, b, false)
+    }
+
+    /// Partial play as the Python package `trueskill` has it: a member's performance counts
+    /// times his share in his team's.
+    fn partial_play(&self) -> bool {
+        true
     }
 
     /// Between established players (their own deviation left out): a difference of spread

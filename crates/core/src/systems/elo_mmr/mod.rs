@@ -709,19 +709,25 @@ impl RatingSystem for EloMmr {
             let (b2, _) = self.contest_scales(c.weight());
             // The slots of each entry's members: consecutive runs of `slot`.
             let mut runs = Vec::with_capacity(c.len());
+            let mut shares = Vec::with_capacity(c.len());
             let mut at = 0;
             for e in c.entries() {
                 runs.push(&slot[at..at + e.players.len()]);
+                shares.push(e.weights);
                 at += e.players.len();
             }
+            // A member's share of the contest (partial play) weighs his skill and noise.
+            let share = |entry: usize, i: usize| shares[entry].get(i).copied().unwrap_or(1.0);
             let priors: Vec<Prior> = runs
                 .iter()
-                .map(|members| {
+                .enumerate()
+                .map(|(j, members)| {
                     let (mut mu, mut var) = (0.0, 0.0);
-                    for &k in *members {
+                    for (i, &k) in members.iter().enumerate() {
                         let st = &states[k as usize];
-                        mu += st.mu;
-                        var += st.sigma * st.sigma + b2;
+                        let w = share(j, i);
+                        mu += w * st.mu;
+                        var += w * w * (st.sigma * st.sigma + b2);
                     }
                     Prior {
                         mu,
@@ -731,22 +737,58 @@ impl RatingSystem for EloMmr {
                 .collect();
             let places: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
             let results = performance::performances(&priors, &places, &self.settings());
-            for (members, &team_perf) in runs.iter().zip(&results) {
-                let size = members.len() as f64;
-                let (mu_sum, var_sum): (f64, f64) =
-                    members.iter().fold((0.0, 0.0), |(m, v), &k| {
+            for (j, (members, &team_perf)) in runs.iter().zip(&results).enumerate() {
+                if shares[j].is_empty() {
+                    let size = members.len() as f64;
+                    let (mu_sum, var_sum): (f64, f64) =
+                        members.iter().fold((0.0, 0.0), |(m, v), &k| {
+                            let st = &states[k as usize];
+                            (m + st.mu, v + st.sigma * st.sigma)
+                        });
+                    for &k in *members {
                         let st = &states[k as usize];
-                        (m + st.mu, v + st.sigma * st.sigma)
-                    });
-                for &k in *members {
+                        let own = (
+                            team_perf - (mu_sum - st.mu),
+                            size * b2 + var_sum - st.sigma * st.sigma,
+                        );
+                        if single {
+                            flat[k as usize] = own;
+                        } else {
+                            perfs[k as usize].push(own);
+                        }
+                    }
+                    continue;
+                }
+                // Partial play: the team performs `sum w mu`; member i is credited with
+                // `(P - sum_{j != i} w_j mu_j) / w_i`, of variance `(sum_j w_j^2 beta^2 +
+                // sum_{j != i} w_j^2 sigma_j^2) / w_i^2`; a member of share 0 with none.
+                let (mu_sum, var_sum, noise): (f64, f64, f64) =
+                    members
+                        .iter()
+                        .enumerate()
+                        .fold((0.0, 0.0, 0.0), |(m, v, b), (i, &k)| {
+                            let st = &states[k as usize];
+                            let w = share(j, i);
+                            (
+                                m + w * st.mu,
+                                v + w * w * st.sigma * st.sigma,
+                                b + w * w * b2,
+                            )
+                        });
+                for (i, &k) in members.iter().enumerate() {
                     let st = &states[k as usize];
-                    let own = (
-                        team_perf - (mu_sum - st.mu),
-                        size * b2 + var_sum - st.sigma * st.sigma,
-                    );
+                    let w = share(j, i);
+                    let own = if w > 0.0 {
+                        (
+                            (team_perf - (mu_sum - w * st.mu)) / w,
+                            (noise + var_sum - w * w * st.sigma * st.sigma) / (w * w),
+                        )
+                    } else {
+                        (f64::NAN, f64::INFINITY)
+                    };
                     if single {
                         flat[k as usize] = own;
-                    } else {
+                    } else if w > 0.0 {
                         perfs[k as usize].push(own);
                     }
                 }
@@ -758,13 +800,26 @@ impl RatingSystem for EloMmr {
                 &flat,
                 PARALLEL_FROM,
                 |pl| pl.factors.prefetch(),
-                |pl, p| self.absorb(pl, std::slice::from_ref(p)),
+                |pl, p| {
+                    // (A member of share 0 learns nothing from the contest.)
+                    if p.1.is_finite() {
+                        self.absorb(pl, std::slice::from_ref(p));
+                    }
+                },
             );
         } else {
             update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
-                self.absorb(pl, ps);
+                if !ps.is_empty() {
+                    self.absorb(pl, ps);
+                }
             });
         }
+    }
+
+    /// Teams with members' shares (section 3.3's team performance, each member weighted by
+    /// his share; see [`RatingSystem::update`] here).
+    fn partial_play(&self) -> bool {
+        true
     }
 
     fn win_probability(
