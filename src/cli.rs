@@ -129,6 +129,12 @@ pub struct InputArgs {
     /// before reading it (a run that runs out still ends with exit 3, not an abort).
     #[arg(long)]
     pub no_memory_check: bool,
+    /// PGN: a player new to the history starts at the rating his first game's tag gives him
+    /// (`WhiteElo` / `BlackElo`, as --initial-ratings would; a file given with
+    /// --initial-ratings wins for the players it lists; a missing, `?`, `-` or 0 tag seeds
+    /// nobody).
+    #[arg(long)]
+    pub seed_from_pgn: bool,
 }
 
 impl InputArgs {
@@ -148,6 +154,7 @@ impl InputArgs {
             time_format,
             trim_names: self.trim_names,
             no_memory_check: self.no_memory_check,
+            seed_from_pgn: self.seed_from_pgn,
             more: self.inputs[1..].to_vec(),
         })
     }
@@ -309,6 +316,11 @@ pub struct ReplayArgs {
     pub system: SystemKind,
     #[command(flatten)]
     pub run: RunArgs,
+    /// A named bundle of a system and its parameters in place of --system: fide (FIDE's
+    /// rules), uscf (US Chess's) or lichess (Glicko-2 as Lichess sets it); parameters given
+    /// go over the preset's.
+    #[arg(long, value_name = "NAME", conflicts_with = "system")]
+    pub preset: Option<String>,
     /// Leaderboard lines printed.
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -341,6 +353,10 @@ pub struct TuneArgs {
     /// Rating system.
     #[arg(long, value_enum, default_value_t = SystemKind::Elo)]
     pub system: SystemKind,
+    /// A named bundle of a system and its parameters in place of --system: fide, uscf or
+    /// lichess (see the README's federation rules); the grid's values go over it.
+    #[arg(long, value_name = "NAME", conflicts_with = "system")]
+    pub preset: Option<String>,
     /// Candidate values, `NAME=V1,V2,...;NAME=...` (default: a grid per system around its
     /// published defaults).
     #[arg(long, value_name = "GRID")]
@@ -387,22 +403,28 @@ pub struct TuneArgs {
 impl TuneArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<tune::TuneJob, UsageError> {
+        let (system, base, decay) = with_preset(self.system, self.preset.as_deref())?;
         let grid = match &self.grid {
             Some(g) => tune::parse_grid(g).map_err(UsageError)?,
-            None => self.system.default_grid(),
+            None => system.default_grid(),
         };
+        let mut decay_per_day = self.decay_per_day;
+        if decay_per_day == 0.0 {
+            decay_per_day = decay.unwrap_or(0.0);
+        }
         Ok(tune::TuneJob {
             input: self.input.first(),
             ingest: self.input.ingest()?,
-            system: self.system,
+            system,
             grid,
+            base,
             random: self.random,
             seed: self.seed,
             metric: self.metric,
             fraction: self.fraction,
             replay: ReplayOptions {
                 period: self.period,
-                decay_per_day: self.decay_per_day,
+                decay_per_day,
                 skip_all_tied: self.skip_all_tied,
                 ..ReplayOptions::default()
             },
@@ -597,6 +619,21 @@ pub fn command_with_defaults() -> clap::Command {
         cmd
     }
     annotate(Cli::command())
+}
+
+/// The system and the parameters a `--preset` names (else `system` and none), and the
+/// decay per day it implies.
+fn with_preset(
+    system: SystemKind,
+    preset: Option<&str>,
+) -> Result<(SystemKind, ParamMap, Option<f64>), UsageError> {
+    match preset {
+        None => Ok((system, ParamMap::new(), None)),
+        Some(name) => {
+            let p = crate::systems::presets::preset(name).map_err(UsageError)?;
+            Ok((p.system, p.params, p.decay_per_day))
+        }
+    }
 }
 
 /// `--advantage`'s value: a number of points, or `auto`.
@@ -913,12 +950,18 @@ impl ReplayArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<ReplayJob, UsageError> {
         let ingest = self.input.ingest()?;
+        let (system, mut params, decay) = with_preset(self.system, self.preset.as_deref())?;
+        params.extend(self.params.to_map().map_err(UsageError)?);
+        let mut replay = self.run.replay_options(&ingest.time_format)?;
+        if replay.decay_per_day == 0.0 {
+            replay.decay_per_day = decay.unwrap_or(0.0);
+        }
         Ok(ReplayJob {
             input: self.input.first(),
-            replay: self.run.replay_options(&ingest.time_format)?,
+            replay,
             ingest,
-            system: self.system,
-            params: self.params.to_map().map_err(UsageError)?,
+            system,
+            params,
             initial_ratings: self.run.initial_ratings.clone(),
             leaderboard: self.run.leaderboard()?,
             out: self.run.out.clone(),
@@ -943,8 +986,33 @@ impl ReplayArgs {
 impl CompareArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> Result<compare::CompareJob, UsageError> {
-        let systems = compare::parse_systems(&self.systems).map_err(UsageError)?;
+        // A preset in --systems is its system with the preset's parameters under them.
+        let mut presets = Vec::new();
+        let names: Vec<String> = self
+            .systems
+            .split(',')
+            .map(|n| match crate::systems::presets::preset(n) {
+                Ok(p) if SystemKind::from_name(n.trim()).is_none() => {
+                    presets.push(p.clone());
+                    p.system.name().to_string()
+                }
+                _ => n.trim().to_string(),
+            })
+            .collect();
+        let systems = compare::parse_systems(&names.join(",")).map_err(UsageError)?;
         let mut params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        for p in presets {
+            if systems.iter().filter(|&&k| k == p.system).count() > 1 {
+                return Err(UsageError(format!(
+                    "--systems names {} twice (once through a preset): compare them in two runs",
+                    p.system.name()
+                )));
+            }
+            let k = systems.iter().position(|&k| k == p.system).expect("listed");
+            let mut merged = p.params.clone();
+            merged.extend(std::mem::take(&mut params[k]));
+            params[k] = merged;
+        }
         let mut without_advantage = Vec::new();
         if let Some(a) = &self.advantage {
             let v = advantage_value(a).map_err(UsageError)?;
@@ -959,6 +1027,8 @@ impl CompareArgs {
             }
         }
         let ingest = self.input.ingest()?;
+        // (A preset's decay per day is not applied: it would apply to every system of the
+        // comparison. `--decay-per-day` gives it to all.)
         Ok(compare::CompareJob {
             input: self.input.first(),
             replay: self.run.replay_options(&ingest.time_format)?,

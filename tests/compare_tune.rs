@@ -44,7 +44,11 @@ fn compare_gives_what_replay_gives_alone() {
     let (stdout, stderr) = texts(&o);
     assert!(o.status.success(), "{stderr}");
     let table = read_csv(&out.join("compare.csv"));
-    assert_eq!(table.len(), 1 + 14, "{stdout}");
+    assert_eq!(
+        table.len(),
+        1 + rate_batch::systems::SystemKind::ALL.len(),
+        "{stdout}"
+    );
     for row in &table[1..] {
         let system = row[0].as_str();
         let alone = dir.path().join(format!("alone-{system}"));
@@ -75,7 +79,7 @@ fn compare_gives_what_replay_gives_alone() {
     // metrics over time), and bt's rating intervals (from its Hessian).
     assert_eq!(
         html.matches("<svg").count(),
-        3 * 14 + 1,
+        3 * rate_batch::systems::SystemKind::ALL.len() + 1,
         "one svg per chart"
     );
     assert_eq!(html.matches("with its rating intervals").count(), 1);

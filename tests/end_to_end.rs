@@ -408,9 +408,10 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
         .iter()
         .map(|k| k.name())
     {
-        if system == "bt" || system == "whr" {
+        if ["bt", "whr", "fide", "uscf"].contains(&system) {
             // Bradley-Terry and whole-history rating take standings of at most 1,000 as
             // their pairs; bt's parallel passes begin at 8,192 players: a pool of games.
+            // The federations' rules rate games between individual players.
             let pool = dir.path().join("pool.csv");
             let o = rate_batch(&[
                 "simulate",

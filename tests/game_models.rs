@@ -346,3 +346,147 @@ fn partial_play_is_read_and_honoured() {
         "{err}"
     );
 }
+
+/// Federation rules and seeds from the data: a PGN whose players' first games carry their
+/// ratings (`WhiteElo`/`BlackElo`), rated by `--preset fide` with `--seed-from-pgn` in one
+/// event (`--period day`). By hand (FIDE 8.3, table 8.1.2): Ann (2100, seeded as
+/// established: K 20) beats Bob (2300; D = -200: PD 0.24), draws Cid (2050; D = 50: 0.57)
+/// and loses to Dan (2700; D = -600 counts as -400: 0.08): 20 x (1.5 - 0.89) = 12.2, rounded
+/// 12: 2112. A later tag (Ann's 2500 in the second event) does not reseed her.
+#[test]
+fn fide_preset_with_seeds_from_pgn() {
+    let dir = TempDir::new().unwrap();
+    let game = |date: &str, w: &str, we: &str, b: &str, be: &str, r: &str| {
+        format!(
+            "[Event \"e\"]\n[Date \"{date}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n\
+             [WhiteElo \"{we}\"]\n[BlackElo \"{be}\"]\n[Result \"{r}\"]\n\n{r}\n\n"
+        )
+    };
+    let mut pgn = String::new();
+    pgn += &game("2024.03.01", "Ann", "2100", "Bob", "2300", "1-0");
+    pgn += &game("2024.03.01", "Cid", "2050", "Ann", "2100", "1/2-1/2");
+    pgn += &game("2024.03.01", "Ann", "2100", "Dan", "2700", "0-1");
+    pgn += &game("2024.04.01", "Ann", "2500", "Eve", "?", "1/2-1/2");
+    let input = write(dir.path(), "club.pgn", &pgn);
+    let out = dir.path().join("fide");
+    replay_ok(
+        &input,
+        &out,
+        &[
+            "--preset",
+            "fide",
+            "--seed-from-pgn",
+            "--period",
+            "day",
+            "--warmup",
+            "0",
+        ],
+    );
+    let board = read_csv(&out.join("leaderboard.csv"));
+    let rating = |name: &str| -> f64 {
+        board.iter().find(|r| r[1] == name).unwrap()[2]
+            .parse()
+            .unwrap()
+    };
+    // Ann's second event: 2112 v Eve, unrated (the FIDE floor 1400 as a newcomer, K 40 for
+    // her): D = 712 counts as 400: PD 0.92; K 20 x (0.5 - 0.92) = -8.4: 2104.
+    assert_eq!(rating("Ann"), 2104.0);
+    assert_eq!(rating("Bob"), 2300.0 - (20.0f64 * 0.76).round());
+    let m = metrics(&out);
+    assert_eq!(m["system"], "fide");
+    assert_eq!(
+        m["seeded_from_pgn"].as_u64(),
+        Some(4),
+        "Ann, Bob, Cid, Dan; not Eve"
+    );
+    // Seeds need PGN.
+    let csv = write(dir.path(), "g.csv", "time,a,b,result\n2024-01-01,x,y,1\n");
+    let o = rate_batch(&[
+        "replay",
+        csv.to_str().unwrap(),
+        "--seed-from-pgn",
+        "--out",
+        dir.path().join("no").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", texts(&o).1);
+    assert!(texts(&o).1.contains("PGN rating tags"), "{}", texts(&o).1);
+}
+
+/// `--preset lichess` is Glicko-2 with Lichess's settings and its deviation growth a day;
+/// compare takes presets in --systems, and tune goes over a preset's parameters.
+#[test]
+fn presets_in_replay_compare_and_tune() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 12);
+    let out = dir.path().join("lichess");
+    replay_ok(&league, &out, &["--preset", "lichess"]);
+    let m = metrics(&out);
+    assert_eq!(m["system"], "glicko2");
+    let p = &m["params"];
+    assert_eq!(
+        (
+            p["tau"].as_f64(),
+            p["start_rd"].as_f64(),
+            p["start_volatility"].as_f64()
+        ),
+        (Some(0.75), Some(500.0), Some(0.09))
+    );
+    assert_eq!(
+        (p["min_rd"].as_f64(), p["max_rd"].as_f64()),
+        (Some(45.0), Some(500.0))
+    );
+    assert!(
+        (m["decay_per_day"].as_f64().unwrap() - 52.398).abs() < 0.001,
+        "{}",
+        m["decay_per_day"]
+    );
+    // A parameter given goes over the preset's.
+    let over = dir.path().join("over");
+    replay_ok(&league, &over, &["--preset", "lichess", "--tau", "0.3"]);
+    assert_eq!(metrics(&over)["params"]["tau"].as_f64(), Some(0.3));
+    let cmp = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        league.to_str().unwrap(),
+        "--systems",
+        "elo,fide,uscf,lichess",
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_eq!(
+        metrics(&cmp.join("glicko2"))["params"]["max_rd"].as_f64(),
+        Some(500.0)
+    );
+    // Tuning tau over the preset differs from tuning it over Glicko-2's defaults (the
+    // preset's deviations and volatility stay under the grid).
+    let tune = |name: &str, base: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["tune", league.to_str().unwrap()];
+        args.extend_from_slice(base);
+        args.extend_from_slice(&["--grid", "tau=0.5,0.75", "--out", out.to_str().unwrap()]);
+        let o = rate_batch(&args);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        let rows = read_csv(&out.join("tune.csv"));
+        let ll = rows[0].iter().position(|h| h == "log_loss").unwrap();
+        rows[1][ll].clone()
+    };
+    assert_ne!(
+        tune("tune-lichess", &["--preset", "lichess"]),
+        tune("tune-glicko2", &["--system", "glicko2"])
+    );
+    let o = rate_batch(&[
+        "replay",
+        league.to_str().unwrap(),
+        "--preset",
+        "ecf",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o).1.contains("fide, uscf, lichess"),
+        "{}",
+        texts(&o).1
+    );
+}

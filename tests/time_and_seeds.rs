@@ -139,7 +139,10 @@ fn decay_and_as_of() {
         .map(|k| k.name())
         .filter(|s| !with_uncertainty.contains(s))
         .collect();
-    assert_eq!(without, ["elo", "codeforces", "elo-gaussian"]);
+    assert_eq!(
+        without,
+        ["elo", "codeforces", "elo-gaussian", "fide", "uscf"]
+    );
 
     // As of 2021-12-31: the last game is left out, the one on that day is in.
     let board = replay(

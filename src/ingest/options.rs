@@ -121,6 +121,9 @@ pub struct IngestOptions {
     pub trim_names: bool,
     /// Skip the memory check before reading (`--no-memory-check`).
     pub no_memory_check: bool,
+    /// Keep each PGN player's rating tag (`WhiteElo`/`BlackElo`) at his first game
+    /// (`--seed-from-pgn`).
+    pub seed_from_pgn: bool,
     /// Further inputs read after the first (files, or folders of CSV and PGN files), their
     /// contests merged with its in time order.
     pub more: Vec<std::path::PathBuf>,

@@ -14,7 +14,9 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The tags the reader uses; the others are only counted and checked for repeats.
-const USED_TAGS: [&str; 6] = ["White", "Black", "Result", "Date", "UTCDate", "UTCTime"];
+const USED_TAGS: [&str; 8] = [
+    "White", "Black", "Result", "Date", "UTCDate", "UTCTime", "WhiteElo", "BlackElo",
+];
 
 /// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
 /// hostile file cannot make one game cost without bound.
@@ -239,6 +241,24 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     }
     let b = &mut ctx.builder;
     let (w, bl) = (b.player(&white), b.player(&black));
+    if ctx.opts.seed_from_pgn {
+        for (id, tag) in [(w, "WhiteElo"), (bl, "BlackElo")] {
+            let rating = game
+                .tag(tag)
+                .and_then(|(v, _)| v.trim().parse::<f64>().ok())
+                .filter(|r| r.is_finite() && *r > 0.0 && *r < 1e5);
+            if let Some(r) = rating {
+                let tags = &mut ctx.source.rating_tags;
+                if tags.len() <= id as usize {
+                    tags.resize(id as usize + 1, None);
+                }
+                let slot = &mut tags[id as usize];
+                if slot.is_none_or(|(t, _)| time < t) {
+                    *slot = Some((time, r));
+                }
+            }
+        }
+    }
     b.add_game(
         time,
         1.0,

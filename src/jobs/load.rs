@@ -24,6 +24,8 @@ pub struct Loaded {
     pub seeds: Vec<Seed>,
     /// Players of the initial-ratings file who are not in the history.
     pub seeds_absent: usize,
+    /// Players seeded from their PGN rating tags (`--seed-from-pgn`).
+    pub seeded_from_pgn: usize,
     /// The file they came from.
     pub seeds_file: Option<PathBuf>,
     /// Time spent reading.
@@ -52,6 +54,7 @@ impl Loaded {
             history: History::players_only(Vec::new(), source),
             seeds: Vec::new(),
             seeds_absent: 0,
+            seeded_from_pgn: 0,
             seeds_file: None,
             ingest_time,
             truth: None,
@@ -101,10 +104,23 @@ pub fn load(
     }
     // The format detected above: detection reads the input, and runs once.
     let history = ingest_as(input, format, ingest_opts)?;
-    let (seeds, seeds_absent) = match initial_ratings {
+    let mut seeded_from_pgn = 0;
+    let (mut seeds, seeds_absent) = match initial_ratings {
         Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
         None => (Vec::new(), 0),
     };
+    if ingest_opts.seed_from_pgn {
+        if format != crate::ingest::Format::Pgn {
+            return Err(UsageError(format!(
+                "--seed-from-pgn seeds players from PGN rating tags, and this input is read as {}",
+                history.source.format
+            ))
+            .into());
+        }
+        let before = seeds.len();
+        seeds_from_tags(&mut seeds, &history.source.rating_tags);
+        seeded_from_pgn = seeds.len() - before;
+    }
     let src = &history.source;
     if history.is_empty() {
         return Err(InputError::nothing_to_rate(src).into());
@@ -114,12 +130,32 @@ pub fn load(
         history,
         seeds,
         seeds_absent,
+        seeded_from_pgn,
         seeds_file: initial_ratings.map(Path::to_path_buf),
         ingest_time: t0.elapsed(),
         truth,
         stream: None,
         seed_list: None,
     })
+}
+
+/// Adds to `seeds` a seed for every player with a rating tag (`--seed-from-pgn`) whom they do
+/// not seed already, and sorts them by player.
+fn seeds_from_tags(seeds: &mut Vec<Seed>, tags: &[Option<(i64, f64)>]) {
+    let listed: std::collections::HashSet<u32> = seeds.iter().map(|s| s.player).collect();
+    for (p, tag) in tags.iter().enumerate() {
+        if let Some((_, rating)) = tag
+            && !listed.contains(&(p as u32))
+        {
+            seeds.push(Seed {
+                player: p as u32,
+                rating: *rating,
+                uncertainty: None,
+                volatility: None,
+            });
+        }
+    }
+    seeds.sort_by_key(|s| s.player);
 }
 
 /// What a replay reads: the history, and the files that go with it.
@@ -155,11 +191,13 @@ pub(crate) fn load_or_stream(
         mode,
         block,
         quiet,
+        // (`--seed-from-pgn` seeds players from tags read before the replay: read whole.)
         needs_whole: super::stream::needs_whole(
             inputs.truth.is_some(),
             seeds.as_ref().is_some_and(|l| l.padded),
             report,
-        ),
+        )
+        .or(inputs.ingest.seed_from_pgn.then_some("--seed-from-pgn")),
         state,
     };
     match super::stream::plan(&request, inputs.ingest)? {

@@ -36,6 +36,9 @@ pub(crate) struct MetricsDocument<'a> {
     pub(crate) as_of: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) initial_ratings: Option<InitialRatings>,
+    /// `--seed-from-pgn`: players who started at their first game's rating tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) seeded_from_pgn: Option<usize>,
     pub(crate) leaderboard: &'a output::LeaderboardOptions,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) truth: Option<TruthSummary>,
@@ -179,6 +182,7 @@ pub(crate) fn document<'a>(
                 },
             }
         }),
+        seeded_from_pgn: (loaded.seeded_from_pgn > 0).then_some(loaded.seeded_from_pgn),
         leaderboard,
         truth: loaded.truth.as_ref().map(|t| TruthSummary {
             file: t.file.clone(),

@@ -72,6 +72,9 @@ pub struct TuneJob {
     pub system: SystemKind,
     /// Parameter names and their candidate values (the grid).
     pub grid: Vec<(String, Vec<f64>)>,
+    /// Parameters every set starts from (a `--preset`'s), the grid's values over them; the
+    /// held-out comparison's baseline.
+    pub base: ParamMap,
     /// Draw this many sets at random within each parameter's range instead of the grid.
     pub random: Option<usize>,
     /// Seed of the random draws.
@@ -404,7 +407,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 .map(|b| held_of(&b.params))
                 .transpose()
                 .map_err(UsageError)?;
-            let default_held = held_of(&ParamMap::new()).map_err(UsageError)?;
+            let default_held = held_of(&job.base).map_err(UsageError)?;
             (trials, best_held, default_held, None)
         }
     };
@@ -469,7 +472,7 @@ fn tune_streamed(job: &TuneJob, plan: &StreamPlan, sets: Vec<ParamMap>) -> anyho
     let refs: Vec<&ParamMap> = sets.iter().collect();
     let (scored, _) = score_streamed(plan, job.system, &refs, &slice)?;
     let trials = rank(job.system, sets, scored, job.metric).map_err(UsageError)?;
-    let defaults = ParamMap::new();
+    let defaults = job.base.clone();
     let mut held_sets: Vec<&ParamMap> = trials
         .iter()
         .find(|t| t.failed.is_none())
@@ -516,7 +519,14 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
         ))
         .into());
     }
-    let sets = parameter_sets(&job.grid, job.random, job.seed);
+    let sets: Vec<ParamMap> = parameter_sets(&job.grid, job.random, job.seed)
+        .into_iter()
+        .map(|set| {
+            let mut full = job.base.clone();
+            full.extend(set);
+            full
+        })
+        .collect();
     if sets.is_empty() {
         return Err(UsageError("no parameter set to try".into()).into());
     }

@@ -50,6 +50,10 @@ struct EntryRec {
 pub struct SourceInfo {
     /// The input path as given (for several files, the list or its ends).
     pub path: String,
+    /// With `--seed-from-pgn`: each player's rating tag at his first game (time, rating),
+    /// by id.
+    #[serde(skip)]
+    pub rating_tags: Vec<Option<(i64, f64)>>,
     /// Files read, when more than one.
     #[serde(skip_serializing_if = "is_one_or_less")]
     pub files: usize,

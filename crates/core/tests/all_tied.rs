@@ -77,7 +77,10 @@ fn rates_ties(kind: SystemKind) -> bool {
         | SystemKind::Topcoder
         | SystemKind::Glicko
         | SystemKind::Glicko2
-        | SystemKind::TrueSkill => true,
+        | SystemKind::TrueSkill
+        // FIDE's and US Chess's rules: a draw is half a point.
+        | SystemKind::Fide
+        | SystemKind::Uscf => true,
     }
 }
 

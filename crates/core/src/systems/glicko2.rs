@@ -74,6 +74,12 @@ pub struct Glicko2Params {
     /// its expected score, in games played with a first side.
     #[serde(skip_serializing_if = "super::base::is_zero")]
     pub advantage: f64,
+    /// The smallest deviation a player keeps (0: none; Lichess: 45).
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub min_rd: f64,
+    /// The largest deviation (0: none; Lichess: 500).
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub max_rd: f64,
 }
 
 impl Default for Glicko2Params {
@@ -85,6 +91,8 @@ impl Default for Glicko2Params {
             tau: 0.5,
             tolerance: 1e-6,
             advantage: 0.0,
+            min_rd: 0.0,
+            max_rd: 0.0,
         }
     }
 }
@@ -126,6 +134,14 @@ impl Glicko2 {
     pub fn new(p: Glicko2Params) -> Result<Self, ParamError> {
         check_range("start", p.start, -1e9, 1e9)?;
         check_range("advantage", p.advantage, -1e9, 1e9)?;
+        check_range("min_rd", p.min_rd, 0.0, 1e9)?;
+        check_range("max_rd", p.max_rd, 0.0, 1e9)?;
+        if p.max_rd > 0.0 && p.min_rd > p.max_rd {
+            return Err(ParamError(format!(
+                "min_rd ({}) is above max_rd ({})",
+                p.min_rd, p.max_rd
+            )));
+        }
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
         check_range("start_volatility", p.start_volatility, 1e-9, 1e3)?;
         check_range("tau", p.tau, 1e-6, 1e3)?;
@@ -163,6 +179,16 @@ impl Glicko2 {
         (x / 2.0).exp()
     }
 
+    /// A deviation within `min_rd` and `max_rd` (where set).
+    fn bounded_rd(&self, rd: f64) -> f64 {
+        let rd = rd.max(self.p.min_rd);
+        if self.p.max_rd > 0.0 {
+            rd.min(self.p.max_rd)
+        } else {
+            rd
+        }
+    }
+
     /// A player's state after a period with the given sums (steps 3 to 8); `sums.info > 0`.
     pub fn rate(&self, p: &Glicko2Player, sums: Sums) -> Glicko2Player {
         let mu = (p.rating - self.p.start) / SCALE;
@@ -175,7 +201,7 @@ impl Glicko2 {
         let mu_new = mu + phi_new * phi_new * sums.score;
         Glicko2Player {
             rating: self.p.start + SCALE * mu_new,
-            rd: SCALE * phi_new,
+            rd: self.bounded_rd(SCALE * phi_new),
             volatility: sigma,
         }
     }
@@ -252,7 +278,7 @@ impl RatingSystem for Glicko2 {
     fn elapse(&self, p: &mut Glicko2Player, periods: u32, variance: f64) {
         let idle = periods.saturating_sub(1) as f64;
         let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;
-        p.rd = (SCALE * SCALE * phi2 + variance).sqrt();
+        p.rd = self.bounded_rd((SCALE * SCALE * phi2 + variance).sqrt());
     }
 
     fn rating(&self, p: &Glicko2Player) -> Rating {

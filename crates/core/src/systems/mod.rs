@@ -60,6 +60,14 @@ macro_rules! registry_table {
             /// process between days, Newton's method on each player's series.
             Whr = "whr" => whr::Whr::new,
                 grid ["w2": [1.0, 4.0, 14.0, 50.0, 200.0, 1000.0]];
+            /// FIDE's Elo rules (2024): table 8.1.2, the 400-point rule, K 40/20/10 by games
+            /// and by the highest rating reached (`--preset fide`).
+            Fide = "fide" => federation::Federation::fide,
+                grid ["k": [10.0, 15.0, 20.0, 30.0, 40.0]];
+            /// US Chess's rules (Glickman's approximating formulas): the special formula, then
+            /// K = 800 / (N' + m) with the bonus (`--preset uscf`).
+            Uscf = "uscf" => federation::Federation::uscf,
+                grid ["bonus": [0.0, 10.0, 14.0, 20.0]];
         }
     };
 }
@@ -72,11 +80,13 @@ pub mod bt;
 pub mod codeforces;
 pub mod elo;
 pub mod elo_mmr;
+pub mod federation;
 mod games;
 pub mod glicko;
 pub mod glicko2;
 pub mod pairwise;
 pub mod pairwise_glicko;
+pub mod presets;
 pub mod topcoder;
 pub mod trueskill;
 pub mod whr;
@@ -87,6 +97,7 @@ pub use bt::{Bt, BtParams};
 pub use codeforces::{Codeforces, CodeforcesParams};
 pub use elo::{Elo, EloGaussianParams, EloParams};
 pub use elo_mmr::{EloMmr, EloMmrParams, EloMmxParams};
+pub use federation::{Federation, FideParams, UscfParams};
 pub use glicko::{Glicko, GlickoParams};
 pub use glicko2::{Glicko2, Glicko2Params};
 pub use pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
