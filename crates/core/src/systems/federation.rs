@@ -27,6 +27,24 @@
 //! or more, B = 14), `K = 800 / (N' + m)` with `N' = min(N, 50 / sqrt(1 + (2200 - R)^2 /
 //! 100000))` (50 from 2200 up). The rating floor is 100. Not modelled: the official
 //! algorithm's iterative special formula and its two passes.
+//!
+//! # Example
+//!
+//! FIDE's rules: two established players of 2100 and 2300 (seeded), the lower rated wins:
+//! table 8.1.2 gives him 0.24 at a difference of 200, so he gains 20 x 0.76 = 15.2, rounded 15.
+//!
+//! ```
+//! use rate_batch_core::rater::Rater;
+//! use rate_batch_core::systems::federation::{Federation, FideParams};
+//!
+//! let mut r = Rater::new(Federation::fide(FideParams::default())?);
+//! r.seed("a", 2100.0, None, None);
+//! r.seed("b", 2300.0, None, None);
+//! r.rate_game("a", "b", 1.0)?;
+//! assert_eq!(r.rating("a").unwrap().mean, 2115.0);
+//! assert_eq!(r.rating("b").unwrap().mean, 2285.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{Contest, PlayerId, Round};
