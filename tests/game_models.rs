@@ -6,6 +6,22 @@ mod common;
 use common::{rate_batch, read_csv, replay_ok, texts, write};
 use tempfile::TempDir;
 
+/// The error of replaying a games file that must fail (asserted), as printed.
+fn games_error(dir: &std::path::Path, text: &str) -> String {
+    let bad = write(dir, "bad.csv", text);
+    let o = rate_batch(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "--format",
+        "games",
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
+    let err = texts(&o).1;
+    assert!(!o.status.success(), "{err}");
+    err
+}
+
 fn metrics(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
 }
@@ -126,21 +142,10 @@ fn a_neutral_game_has_no_advantage() {
         assert_ne!(at_home, none, "{system}");
     }
     // A value that is not true or false is an error naming the line and the column.
-    let bad = write(
+    let err = games_error(
         dir.path(),
-        "bad.csv",
         "time,a,b,result,neutral\n2024-01-01,x,y,1,maybe\n",
     );
-    let o = rate_batch(&[
-        "replay",
-        bad.to_str().unwrap(),
-        "--format",
-        "games",
-        "--out",
-        dir.path().join("bad").to_str().unwrap(),
-    ]);
-    let err = texts(&o).1;
-    assert!(!o.status.success(), "{err}");
     assert!(
         err.contains("line 2") && err.contains("neutral") && err.contains("maybe"),
         "{err}"
@@ -327,22 +332,9 @@ fn partial_play_is_read_and_honoured() {
         "{}",
         texts(&o).1
     );
-    let bad = write(
-        dir.path(),
-        "bad-share.csv",
-        "time,a,b,result\n2024-01-01,x+y*1.5,z,1\n",
-    );
-    let o = rate_batch(&[
-        "replay",
-        bad.to_str().unwrap(),
-        "--format",
-        "games",
-        "--out",
-        dir.path().join("bad").to_str().unwrap(),
-    ]);
-    let err = texts(&o).1;
+    let err = games_error(dir.path(), "time,a,b,result\n2024-01-01,x+y*1.5,z,1\n");
     assert!(
-        !o.status.success() && err.contains("line 2") && err.contains("within 0 and 1"),
+        err.contains("line 2") && err.contains("within 0 and 1"),
         "{err}"
     );
 }

@@ -465,13 +465,27 @@ pub fn side_mean<P>(players: &[P], side: &[PlayerId], f: impl Fn(&P) -> f64) -> 
 
 /// The mean of `f` over an entry's players, each weighted by his share of the contest
 /// (partial play; the plain mean when every share is 1, or when they sum to 0).
+#[inline]
 pub fn entry_mean<P>(
     players: &[P],
     entry: &crate::history::Entry<'_>,
     f: impl Fn(&P) -> f64,
 ) -> f64 {
+    if entry.weights.is_empty() {
+        return side_mean(players, entry.players, f);
+    }
+    weighted_mean(players, entry, f)
+}
+
+/// [`entry_mean`] of an entry with shares.
+#[cold]
+fn weighted_mean<P>(
+    players: &[P],
+    entry: &crate::history::Entry<'_>,
+    f: impl Fn(&P) -> f64,
+) -> f64 {
     let total: f64 = entry.weights.iter().sum();
-    if entry.weights.is_empty() || total <= 0.0 {
+    if total <= 0.0 {
         return side_mean(players, entry.players, f);
     }
     entry
