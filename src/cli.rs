@@ -806,6 +806,10 @@ pub struct MatchArgs {
     /// Output CSV of the pairs.
     #[arg(long, default_value = "output/pairs.csv")]
     out: PathBuf,
+    /// A waiting player the state does not know: an error listing them (`error`), or a
+    /// newcomer at the system's starting rating (`newcomer`).
+    #[arg(long, value_enum, default_value_t = crate::jobs::matchmake::Unknown::Error)]
+    unknown: crate::jobs::matchmake::Unknown,
     /// Print nothing on success.
     #[arg(long)]
     quiet: bool,
@@ -830,6 +834,7 @@ impl MatchArgs {
             shuffle: self.shuffle,
             seed: self.seed,
             out: self.out.clone(),
+            unknown: self.unknown,
             quiet: self.quiet,
         })
     }

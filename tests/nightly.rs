@@ -312,7 +312,19 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     let state = yuksel_state(dir.path(), &games);
     let pool = write(dir.path(), "pool.csv", "player\na\nb\nc\nd\ne\n");
     let pairs = dir.path().join("pairs.csv");
+    // e is unknown to the state: an error naming him (a misspelt name is not silently a
+    // newcomer), nothing written; with --unknown newcomer he waits as one.
     let o = matchmake(&state, &pool, &pairs);
+    assert_eq!(o.status.code(), Some(1), "{}", texts(&o).1);
+    assert!(
+        texts(&o)
+            .1
+            .contains("1 waiting player the state does not know: `e`"),
+        "{}",
+        texts(&o).1
+    );
+    assert!(!pairs.exists());
+    let o = matchmake_with(&state, &pool, &pairs, &["--unknown", "newcomer"]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let rows = common::read_csv(&pairs);
     let by = |name: &str| {
@@ -811,7 +823,11 @@ fn yuksel_state(dir: &Path, games: &Path) -> PathBuf {
 
 /// Runs `matchmake --state STATE --pool POOL --out PAIRS`.
 fn matchmake(state: &Path, pool: &Path, pairs: &Path) -> std::process::Output {
-    rate_batch(&[
+    matchmake_with(state, pool, pairs, &[])
+}
+
+fn matchmake_with(state: &Path, pool: &Path, pairs: &Path, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
         "matchmake",
         "--state",
         state.to_str().unwrap(),
@@ -819,5 +835,7 @@ fn matchmake(state: &Path, pool: &Path, pairs: &Path) -> std::process::Output {
         pool.to_str().unwrap(),
         "--out",
         pairs.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(more);
+    rate_batch(&args)
 }

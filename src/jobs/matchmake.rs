@@ -24,8 +24,19 @@ pub struct MatchJob {
     pub seed: u64,
     /// Where the pairs go (CSV).
     pub out: std::path::PathBuf,
+    /// What a waiting player unknown to the state is.
+    pub unknown: Unknown,
     /// Print nothing on success.
     pub quiet: bool,
+}
+
+/// What `matchmake` makes of a waiting player the state does not know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unknown {
+    /// An error listing every unknown name (a misspelt name is not silently a newcomer).
+    Error,
+    /// A newcomer, at the system's starting rating.
+    Newcomer,
 }
 
 /// One waiting player's numbers.
@@ -140,6 +151,33 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     let names = read_pool(&job.pool)?;
     // Two waiting names that find one player (` Foo ` and `Foo`) would pair him with himself.
     let index = crate::history::NameIndex::new(&state.meta.players);
+    let unknown: Vec<&str> = names
+        .iter()
+        .filter(|n| index.find(n).is_none())
+        .map(String::as_str)
+        .collect();
+    if job.unknown == Unknown::Error && !unknown.is_empty() {
+        const SHOWN: usize = 10;
+        let mut list: Vec<String> = unknown
+            .iter()
+            .take(SHOWN)
+            .map(|n| format!("`{n}`"))
+            .collect();
+        if unknown.len() > SHOWN {
+            list.push(format!("and {} more", unknown.len() - SHOWN));
+        }
+        return Err(crate::ingest::InputError::whole_file(
+            job.pool.display().to_string(),
+            format!(
+                "{} waiting player{} the state does not know: {} (misspelt? \
+                 --unknown newcomer rates them as newcomers)",
+                unknown.len(),
+                if unknown.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            ),
+        )
+        .into());
+    }
     let mut found: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
     for n in &names {
         if let Some(id) = index.find(n)
