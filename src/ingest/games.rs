@@ -4,7 +4,9 @@
 //! `result` (side a's score: `1`, `0.5`, `0`, `1-0`, `0-1`, `1/2-1/2`, `½-½`, `W`/`D`/`L`, or a
 //! fraction between 0 and 1), or `winner` (equal to `a` or `b`; empty or `draw` for a draw).
 //! When several are present the first of that list is used. Optional `series` and `weight`.
-//! A side may be a team written `p1+p2+p3` (see `TeamSeparator`).
+//! A side may be a team written `p1+p2+p3` (see `TeamSeparator`). A file of winners and
+//! losers maps `winner` and `loser` (and neither `a` nor `b`): each row is a win of its
+//! winner over its loser.
 //!
 //! Side a plays the first side (home, white: a first-side advantage applies to it), except
 //! in a game whose optional `neutral` column is true (`TRUE`/`FALSE`, `1`/`0`, `yes`/`no`;
@@ -55,7 +57,14 @@ impl GamesSchema {
                 )
             })
         };
-        let (time, a, b) = (need("time")?, need("a")?, need("b")?);
+        // A file of winners and losers (`--map winner=...,loser=...`): the winner is side a,
+        // the loser side b, and neither plays a first side.
+        let winner_loser = col("a").is_none() && col("b").is_none();
+        let (a, b) = match (winner_loser, col("winner"), col("loser")) {
+            (true, Some(w), Some(l)) => (w, l),
+            _ => (need("a")?, need("b")?),
+        };
+        let time = need("time")?;
         let outcome = match (col("score_a"), col("score_b"), col("result"), col("winner")) {
             (Some(x), Some(y), _, _) => OutcomeColumns::Scores(x, y),
             (_, _, Some(r), _) => OutcomeColumns::Result(r),

@@ -67,7 +67,7 @@ pub struct ColumnMap(Vec<(String, String)>);
 /// Column names the readers know, for checking `--map`.
 pub const CANONICAL_COLUMNS: &[&str] = &[
     "time", "a", "b", "result", "score_a", "score_b", "winner", "series", "weight", "neutral",
-    "contest", "player", "rank", "team", "share",
+    "contest", "player", "rank", "team", "share", "loser",
 ];
 
 impl ColumnMap {

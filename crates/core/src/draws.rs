@@ -155,14 +155,21 @@ impl DrawModel {
         if !(p.is_finite() && w > 0.0) {
             return;
         }
-        let k = if y > 0.5 {
-            0
-        } else if y < 0.5 {
-            2
+        // Kept from the favourite's side (Davidson's split is symmetric), so that the fit does
+        // not depend on which side a game lists first; at even odds a win and a loss count
+        // half each.
+        let (p, y) = if p < 0.5 { (1.0 - p, 1.0 - y) } else { (p, y) };
+        let bin = &mut self.bins[Self::bin(p)];
+        if y == 0.5 {
+            bin[1] += w;
+        } else if p == 0.5 {
+            bin[0] += 0.5 * w;
+            bin[2] += 0.5 * w;
+        } else if y > 0.5 {
+            bin[0] += w;
         } else {
-            1
-        };
-        self.bins[Self::bin(p)][k] += w;
+            bin[2] += w;
+        }
         self.seen += w;
         if self.seen >= (1.1 * self.fitted_at).min(self.fitted_at + 10_000.0) {
             self.refit();

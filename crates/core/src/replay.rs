@@ -279,7 +279,8 @@ pub struct Series {
     /// the number of scored participants (all participants with a prior).
     pub contest_metrics: Vec<(i64, f64, f64, u32)>,
     /// Per scored two-entry contest: the predicted probability that the first entry wins and
-    /// its actual score (1, 1/2, 0).
+    /// its actual score (1, 1/2, 0); for a game without a first side, the favourite's (its
+    /// probability at least 1/2).
     pub calibration: Vec<(f64, f64)>,
     /// Per scored two-entry contest: the predicted probability of a draw, and whether it was
     /// one.
@@ -1339,7 +1340,17 @@ fn add_scores(
         let three = g.own.unwrap_or_else(|| draws.predict(g.p));
         draws.observe(g.p, g.y, contest.weight());
         if keep_series {
-            series.calibration.push((g.p, g.y));
+            // A game with a first side is charted from that side; one without (neutral
+            // ground, a file of winners and losers) from its favourite's, so that the chart
+            // does not depend on which side a file lists first.
+            let charted = if contest.first_side() || g.p > 0.5 {
+                (g.p, g.y)
+            } else if g.p < 0.5 {
+                (1.0 - g.p, 1.0 - g.y)
+            } else {
+                (0.5, 0.5)
+            };
+            series.calibration.push(charted);
             series.draw_calibration.push((three[1], g.y == 0.5));
         }
         metrics.add_game(g.p, g.y, &three)
