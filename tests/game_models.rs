@@ -234,7 +234,8 @@ fn three_outcomes_are_predicted_and_scored() {
         t["draw_rate"].as_f64().unwrap(),
         t["predicted_draw_rate"].as_f64().unwrap(),
     );
-    assert!(rate > 0.15 && (predicted - rate).abs() < 0.05, "{t}");
+    // (Shares in percent, as every share of the outputs.)
+    assert!(rate > 15.0 && (predicted - rate).abs() < 5.0, "{t}");
     let nu = elo["draw_model"]["nu"].as_f64().unwrap();
     assert!(nu > 0.5 && nu < 1.2, "{}", elo["draw_model"]);
     // TrueSkill and bt with Davidson's ties predict draws themselves.

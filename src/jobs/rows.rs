@@ -22,7 +22,7 @@ pub struct CompareRow {
     pub log_loss: Option<f64>,
     /// Brier score.
     pub brier: Option<f64>,
-    /// Accuracy of the favourite (fraction).
+    /// Accuracy of the favourite (percent).
     pub accuracy: Option<f64>,
     /// Two-entry contests: log-loss of the outcome among win, draw and loss.
     pub log_loss_3: Option<f64>,
@@ -231,7 +231,7 @@ impl CompareRow {
             ),
             g("log_loss", self.log_loss, 4, 1.0),
             g("brier", self.brier, 4, 1.0),
-            g("accuracy", self.accuracy, 2, 100.0),
+            g("accuracy", self.accuracy, 2, 1.0),
             g("log_loss_3", self.log_loss_3, 4, 1.0),
             format!("{:.3}", self.wall_seconds),
             format!("{:.0}", self.rounds_per_second),

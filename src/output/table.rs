@@ -260,7 +260,7 @@ pub fn print_intervals(out: &mut dyn Write, iv: &serde_json::Value) -> io::Resul
         ("Brier", pair(&m["two_player"]["brier"], 1.0, 4), ""),
         (
             "favourite accuracy",
-            pair(&m["two_player"]["accuracy"], 100.0, 2),
+            pair(&m["two_player"]["accuracy"], 1.0, 2),
             " %",
         ),
         (
@@ -317,7 +317,7 @@ fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::R
             "  two-sided       log-loss {:.4}, Brier {:.4}, favourite accuracy {:.2} % over {} games",
             t.log_loss.unwrap_or(f64::NAN),
             t.brier.unwrap_or(f64::NAN),
-            100.0 * t.accuracy.unwrap_or(f64::NAN),
+            t.accuracy.unwrap_or(f64::NAN),
             t.games_scored
         )?;
         if let (Some(ll3), Some(draws), Some(predicted)) =
@@ -325,9 +325,7 @@ fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::R
         {
             writeln!(
                 out,
-                "  three outcomes  log-loss {ll3:.4} (win, draw, loss); draws {:.2} %, predicted {:.2} %",
-                100.0 * draws,
-                100.0 * predicted
+                "  three outcomes  log-loss {ll3:.4} (win, draw, loss); draws {draws:.2} %, predicted {predicted:.2} %"
             )?;
         }
     }

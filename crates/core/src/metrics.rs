@@ -273,14 +273,15 @@ pub struct TwoReport {
     pub log_loss: Option<f64>,
     /// Mean squared error of the win probability.
     pub brier: Option<f64>,
-    /// Share of games the favourite won (draws and no favourite count half).
+    /// Share of games the favourite won (draws and no favourite count half), in percent
+    /// (as every share in the outputs).
     pub accuracy: Option<f64>,
     /// Mean negative log-likelihood of the outcome among three (win, draw, loss; natural
     /// log), over the same games.
     pub log_loss_3: Option<f64>,
-    /// Share of the games drawn.
+    /// Share of the games drawn, in percent.
     pub draw_rate: Option<f64>,
-    /// Mean predicted probability of a draw (equal to the draw rate when the draw
+    /// Mean predicted probability of a draw, in percent (equal to the draw rate when the draw
     /// predictions are calibrated on the whole).
     pub predicted_draw_rate: Option<f64>,
 }
@@ -457,10 +458,10 @@ impl Metrics {
                 games_scored: t.games,
                 log_loss: avg(t.log_loss),
                 brier: avg(t.brier),
-                accuracy: avg(t.accuracy),
+                accuracy: avg(100.0 * t.accuracy),
                 log_loss_3: avg3(three.log_loss),
-                draw_rate: avg3(three.draws),
-                predicted_draw_rate: avg3(three.predicted_draws),
+                draw_rate: avg3(100.0 * three.draws),
+                predicted_draw_rate: avg3(100.0 * three.predicted_draws),
             },
         }
     }
@@ -624,6 +625,7 @@ mod tests {
             / 4.0;
         assert!((r.log_loss.unwrap() - ll).abs() < 1e-12);
         assert!((r.brier.unwrap() - (0.04 + 0.64 + 0.0 + 0.0625) / 4.0).abs() < 1e-12);
-        assert!((r.accuracy.unwrap() - (1.0 + 0.0 + 0.5 + 0.5) / 4.0).abs() < 1e-12);
+        // In percent.
+        assert!((r.accuracy.unwrap() - 100.0 * (1.0 + 0.0 + 0.5 + 0.5) / 4.0).abs() < 1e-12);
     }
 }
