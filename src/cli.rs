@@ -217,6 +217,10 @@ pub struct RunArgs {
     /// distribution of ratings, the metrics over time and (two-player data) calibration.
     #[arg(long)]
     pub report: bool,
+    /// Also write predictions.csv (every scored two-entry contest's predicted win, draw and
+    /// loss, and its outcome) and contests.csv (every scored contest's ranking metrics).
+    #[arg(long)]
+    pub predictions: bool,
     /// Leave out every contest in which all entries tie (a drawn game, a standings of ties
     /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
     #[arg(long)]
@@ -975,6 +979,7 @@ impl ReplayArgs {
             dry_run: self.dry_run,
             quiet: self.run.quiet,
             report: self.run.report,
+            predictions: self.run.predictions,
             save_state: self.save_state.clone(),
             resume: self.resume.clone(),
             json: self.run.log_format == LogFormat::Json,
@@ -1045,6 +1050,7 @@ impl CompareArgs {
             out: self.run.out.clone(),
             history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
             report: self.run.report,
+            predictions: self.run.predictions,
             quiet: self.run.quiet,
             json: self.run.log_format == LogFormat::Json,
             truth: self.run.truth.clone(),

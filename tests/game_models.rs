@@ -550,3 +550,65 @@ fn winner_loser_files_read_either_way_alike() {
     assert_eq!(c1, c2);
     assert!(m1["two_player"]["games_scored"].as_u64().unwrap() > 200);
 }
+
+/// `--predictions`: predictions.csv holds every scored game's predictions and outcome, from
+/// which metrics.json's two-sided figures come back to the last digits; contests.csv every
+/// scored contest's ranking metrics, whose participant-weighted mean is metrics.json's.
+#[test]
+fn predictions_reproduce_the_metrics() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 14);
+    let out = dir.path().join("p");
+    replay_ok(&league, &out, &["--system", "glicko2", "--predictions"]);
+    let m = metrics(&out);
+    let t = &m["metrics"]["two_player"];
+    let rows = read_csv(&out.join("predictions.csv"));
+    assert_eq!(
+        rows[0],
+        [
+            "contest",
+            "time",
+            "a",
+            "b",
+            "first_side",
+            "p_a",
+            "p_win",
+            "p_draw",
+            "p_loss",
+            "outcome"
+        ]
+    );
+    assert_eq!(rows.len() as u64 - 1, t["games_scored"].as_u64().unwrap());
+    let (mut ll, mut ll3) = (0.0, 0.0);
+    for r in &rows[1..] {
+        let v: Vec<f64> = r[5..].iter().map(|x| x.parse().unwrap()).collect();
+        let (p, y) = (v[0].clamp(1e-15, 1.0 - 1e-15), v[4]);
+        ll -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+        let k = if y == 1.0 {
+            1
+        } else if y == 0.5 {
+            2
+        } else {
+            3
+        };
+        ll3 -= v[k].max(1e-15).ln();
+        assert!((v[1] + v[2] + v[3] - 1.0).abs() < 1e-12, "{r:?}");
+        assert!((v[1] + v[2] / 2.0 - v[0]).abs() < 1e-12, "{r:?}");
+    }
+    let n = (rows.len() - 1) as f64;
+    assert!((ll / n - t["log_loss"].as_f64().unwrap()).abs() < 1e-12);
+    assert!((ll3 / n - t["log_loss_3"].as_f64().unwrap()).abs() < 1e-12);
+    let contests = read_csv(&out.join("contests.csv"));
+    let all = &m["metrics"]["all"];
+    assert_eq!(
+        contests.len() as u64 - 1,
+        all["contests_scored"].as_u64().unwrap()
+    );
+    let (mut sum, mut count) = (0.0, 0.0);
+    for r in &contests[1..] {
+        let k: f64 = r[2].parse().unwrap();
+        sum += k * r[3].parse::<f64>().unwrap();
+        count += k;
+    }
+    assert!((sum / count - all["pair_inversion"].as_f64().unwrap()).abs() < 1e-9);
+}

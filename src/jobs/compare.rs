@@ -50,6 +50,8 @@ pub struct CompareJob {
     pub history_format: HistoryFormat,
     /// Also write `report.html`.
     pub report: bool,
+    /// `--predictions`: each system's predictions.csv and contests.csv.
+    pub predictions: bool,
     /// Print nothing on success.
     pub quiet: bool,
     /// Report as one JSON object.
@@ -139,7 +141,14 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         truth: job.truth.as_deref(),
     };
     let stream = (job.stream, job.stream_block);
-    let loaded = load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, false)?;
+    let loaded = load_or_stream(
+        &inputs,
+        &job.replay,
+        stream,
+        job.report || job.predictions,
+        job.quiet,
+        false,
+    )?;
     // `--advantage auto`, fitted for each system that has one.
     let mut params = job.params.clone();
     let mut advantages = Vec::with_capacity(params.len());
@@ -282,6 +291,7 @@ fn replay_each(
             h2h: 0,
             ci_level: job.ci.map_or(0.95, |c| c.level),
             advantage: advantages[k].clone(),
+            predictions: job.predictions,
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {

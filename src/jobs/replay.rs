@@ -46,6 +46,8 @@ pub struct ReplayJob {
     pub quiet: bool,
     /// Also write `report.html`.
     pub report: bool,
+    /// `--predictions`: also write predictions.csv and contests.csv.
+    pub predictions: bool,
     /// `--save-state`: where to write the state after the run.
     pub save_state: Option<PathBuf>,
     /// `--resume`: the state to start from.
@@ -120,8 +122,14 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     };
     let stream = (job.stream, job.stream_block);
     let state = job.resume.is_some() || job.save_state.is_some();
-    let loaded =
-        super::load::load_or_stream(&inputs, &job.replay, stream, job.report, job.quiet, state)?;
+    let loaded = super::load::load_or_stream(
+        &inputs,
+        &job.replay,
+        stream,
+        job.report || job.predictions,
+        job.quiet,
+        state,
+    )?;
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.
@@ -303,6 +311,7 @@ fn system_job<'a>(
         h2h: job.h2h,
         ci_level: job.ci_level,
         advantage: None,
+        predictions: job.predictions,
     }
 }
 
@@ -392,6 +401,8 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
     "report.html",
     "rmse.csv",
     "h2h.csv",
+    "predictions.csv",
+    "contests.csv",
 ];
 
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an

@@ -59,6 +59,8 @@ pub struct SystemJob<'a> {
     pub h2h: usize,
     /// `--advantage auto`: how the advantage was fitted, for metrics.json.
     pub advantage: Option<serde_json::Value>,
+    /// `--predictions`: write predictions.csv and contests.csv.
+    pub predictions: bool,
 }
 
 /// What one system's replay produced.
@@ -227,6 +229,19 @@ pub fn replay_system(
             .write("h2h.csv", |w| output::h2h::write(w, history, &table))
             .with_context(|| cannot_write(staged, "h2h.csv"))?;
     }
+    if job.predictions {
+        let series = &result.series;
+        staged
+            .write("predictions.csv", |w| {
+                output::predictions::write_predictions(w, history, series)
+            })
+            .with_context(|| cannot_write(staged, "predictions.csv"))?;
+        staged
+            .write("contests.csv", |w| {
+                output::predictions::write_contests(w, history, series)
+            })
+            .with_context(|| cannot_write(staged, "contests.csv"))?;
+    }
     let doc = super::metrics_doc::document(
         (loaded, seeded),
         (history, totals),
@@ -388,7 +403,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
             || sink.trajectory.is_some()
             || sink.truth.is_some(),
         seeds: loaded.seeds.clone(),
-        series: job.chart_players > 0,
+        series: job.chart_players > 0 || job.predictions,
         hessian_reference,
         ..job.replay.clone()
     };

@@ -12,6 +12,7 @@ pub mod h2h;
 mod history;
 mod leaderboard;
 mod metrics;
+pub mod predictions;
 pub mod publish;
 pub mod report;
 mod table;

@@ -285,6 +285,12 @@ pub struct Series {
     /// Per scored two-entry contest: the predicted probability of a draw, and whether it was
     /// one.
     pub draw_calibration: Vec<(f64, bool)>,
+    /// Per scored two-entry contest, as it was predicted: the contest (its index in the
+    /// history), the first entry's expected score, its probabilities of a win, a draw and a
+    /// loss, and its result (1, 1/2, 0).
+    pub games: Vec<(u32, f64, [f64; 3], f64)>,
+    /// The contest (index in the history) of each entry of `contest_metrics`.
+    pub contest_ids: Vec<u32>,
     /// Every scored contest's parts of the metrics, in replay order (kept with
     /// [`ReplayOptions::keep_scores`], for the metrics' bootstrap intervals).
     pub scores: Vec<crate::metrics::ScoredContest>,
@@ -1351,6 +1357,7 @@ fn add_scores(
                 (0.5, 0.5)
             };
             series.calibration.push(charted);
+            series.games.push((contest.index() as u32, g.p, three, g.y));
             series.draw_calibration.push((three[1], g.y == 0.5));
         }
         metrics.add_game(g.p, g.y, &three)
@@ -1375,6 +1382,7 @@ fn add_scores(
             s.rank_sum / s.n as f64,
             n,
         ));
+        series.contest_ids.push(contest.index() as u32);
     }
 }
 
