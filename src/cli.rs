@@ -217,6 +217,10 @@ pub struct RunArgs {
     /// distribution of ratings, the metrics over time and (two-player data) calibration.
     #[arg(long)]
     pub report: bool,
+    /// The leaderboard's file: leaderboard.csv, leaderboard.json (an array of one object a
+    /// player) or leaderboard.parquet.
+    #[arg(long, value_enum, default_value_t = crate::output::LeaderboardFormat::Csv)]
+    pub leaderboard_format: crate::output::LeaderboardFormat,
     /// Also write predictions.csv (every scored two-entry contest's predicted win, draw and
     /// loss, and its outcome) and contests.csv (every scored contest's ranking metrics).
     #[arg(long)]
@@ -980,6 +984,7 @@ impl ReplayArgs {
             quiet: self.run.quiet,
             report: self.run.report,
             predictions: self.run.predictions,
+            leaderboard_format: self.run.leaderboard_format,
             save_state: self.save_state.clone(),
             resume: self.resume.clone(),
             json: self.run.log_format == LogFormat::Json,
@@ -1051,6 +1056,7 @@ impl CompareArgs {
             history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
             report: self.run.report,
             predictions: self.run.predictions,
+            leaderboard_format: self.run.leaderboard_format,
             quiet: self.run.quiet,
             json: self.run.log_format == LogFormat::Json,
             truth: self.run.truth.clone(),

@@ -612,3 +612,78 @@ fn predictions_reproduce_the_metrics() {
     }
     assert!((sum / count - all["pair_inversion"].as_f64().unwrap()).abs() < 1e-9);
 }
+
+/// `--leaderboard-format json|parquet`: the CSV's rows and columns, typed, in place of it.
+#[test]
+fn leaderboards_in_json_and_parquet() {
+    use polars::prelude::*;
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 10);
+    let csv_out = dir.path().join("csv");
+    replay_ok(&league, &csv_out, &["--system", "glicko2", "--ci", "20"]);
+    let csv = read_csv(&csv_out.join("leaderboard.csv"));
+    let json_out = dir.path().join("json");
+    replay_ok(
+        &league,
+        &json_out,
+        &[
+            "--system",
+            "glicko2",
+            "--ci",
+            "20",
+            "--leaderboard-format",
+            "json",
+        ],
+    );
+    assert!(!json_out.join("leaderboard.csv").exists());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json_out.join("leaderboard.json")).unwrap())
+            .unwrap();
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), csv.len() - 1);
+    for (r, c) in rows.iter().zip(&csv[1..]) {
+        for (k, name) in csv[0].iter().enumerate() {
+            // (serde_json's parser may miss the last bit of a float: compared as numbers.)
+            match &r[name.as_str()] {
+                serde_json::Value::String(s) => assert_eq!(s, &c[k], "{name}"),
+                serde_json::Value::Number(n) => {
+                    let want: f64 = c[k].parse().unwrap();
+                    let got = n.as_f64().unwrap();
+                    assert!(
+                        (got - want).abs() <= 1e-15 * want.abs(),
+                        "{name}: {got} {want}"
+                    );
+                }
+                serde_json::Value::Null => assert_eq!(c[k], "", "{name}"),
+                other => panic!("{name}: {other}"),
+            }
+        }
+    }
+    let pq_out = dir.path().join("pq");
+    replay_ok(
+        &league,
+        &pq_out,
+        &[
+            "--system",
+            "glicko2",
+            "--ci",
+            "20",
+            "--leaderboard-format",
+            "parquet",
+        ],
+    );
+    let df = ParquetReader::new(std::fs::File::open(pq_out.join("leaderboard.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    assert_eq!(df.height(), csv.len() - 1);
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
+    assert_eq!(names, csv[0]);
+    let ratings = df.column("rating").unwrap().f64().unwrap().clone();
+    for (k, c) in csv[1..].iter().enumerate() {
+        assert_eq!(ratings.get(k).unwrap().to_string(), c[2]);
+    }
+}

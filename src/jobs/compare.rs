@@ -52,6 +52,8 @@ pub struct CompareJob {
     pub report: bool,
     /// `--predictions`: each system's predictions.csv and contests.csv.
     pub predictions: bool,
+    /// `--leaderboard-format`: each system's leaderboard file.
+    pub leaderboard_format: crate::output::LeaderboardFormat,
     /// Print nothing on success.
     pub quiet: bool,
     /// Report as one JSON object.
@@ -292,6 +294,7 @@ fn replay_each(
             ci_level: job.ci.map_or(0.95, |c| c.level),
             advantage: advantages[k].clone(),
             predictions: job.predictions,
+            leaderboard_format: job.leaderboard_format,
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {

@@ -48,6 +48,8 @@ pub struct ReplayJob {
     pub report: bool,
     /// `--predictions`: also write predictions.csv and contests.csv.
     pub predictions: bool,
+    /// `--leaderboard-format`.
+    pub leaderboard_format: crate::output::LeaderboardFormat,
     /// `--save-state`: where to write the state after the run.
     pub save_state: Option<PathBuf>,
     /// `--resume`: the state to start from.
@@ -312,6 +314,7 @@ fn system_job<'a>(
         ci_level: job.ci_level,
         advantage: None,
         predictions: job.predictions,
+        leaderboard_format: job.leaderboard_format,
     }
 }
 
@@ -403,6 +406,8 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
     "h2h.csv",
     "predictions.csv",
     "contests.csv",
+    "leaderboard.json",
+    "leaderboard.parquet",
 ];
 
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an

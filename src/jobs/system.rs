@@ -61,6 +61,8 @@ pub struct SystemJob<'a> {
     pub advantage: Option<serde_json::Value>,
     /// `--predictions`: write predictions.csv and contests.csv.
     pub predictions: bool,
+    /// The leaderboard's file type.
+    pub leaderboard_format: output::LeaderboardFormat,
 }
 
 /// What one system's replay produced.
@@ -212,11 +214,12 @@ pub fn replay_system(
             ratings,
         ));
     }
+    let board = job.leaderboard_format.file_name();
     staged
-        .write("leaderboard.csv", |w| {
-            output::write_leaderboard(w, history, &rows)
+        .write(board, |w| {
+            output::write_leaderboard_as(job.leaderboard_format, w, history, &rows)
         })
-        .with_context(|| cannot_write(staged, "leaderboard.csv"))?;
+        .with_context(|| cannot_write(staged, board))?;
     if job.h2h > 0 {
         let top = &rows[..job.h2h.min(rows.len())];
         let table = output::h2h::table(

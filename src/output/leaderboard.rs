@@ -79,3 +79,137 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
     }
     line.push('\n');
 }
+
+/// The leaderboard's file type (`--leaderboard-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LeaderboardFormat {
+    /// `leaderboard.csv`.
+    #[default]
+    Csv,
+    /// `leaderboard.json`: an array of one object a player, the CSV's columns as keys.
+    Json,
+    /// `leaderboard.parquet`: the CSV's columns, typed (`last_time` a UTC timestamp).
+    Parquet,
+}
+
+impl LeaderboardFormat {
+    /// The file's name.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Self::Csv => "leaderboard.csv",
+            Self::Json => "leaderboard.json",
+            Self::Parquet => "leaderboard.parquet",
+        }
+    }
+}
+
+/// Writes the leaderboard in `format` (see [`write_leaderboard`] for the columns).
+pub fn write_leaderboard_as(
+    format: LeaderboardFormat,
+    w: &mut dyn Write,
+    history: &History,
+    rows: &[LeaderRow],
+) -> io::Result<()> {
+    match format {
+        LeaderboardFormat::Csv => write_leaderboard(w, history, rows),
+        LeaderboardFormat::Json => write_json(w, history, rows),
+        LeaderboardFormat::Parquet => write_parquet(w, history, rows),
+    }
+}
+
+/// `leaderboard.json`: `[{"rank": 1, "player": ..., ...}, ...]`, numbers as numbers (an
+/// uncertainty or interval the system has not: `null`).
+fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
+    use serde_json::{Value, json};
+    let num = |v: f64| serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
+    w.write_all(b"[")?;
+    for (k, r) in rows.iter().enumerate() {
+        let rec = &r.record;
+        let mut o = json!({
+            "rank": r.rank,
+            "player": history.name(r.player),
+            "rating": num(r.rating.mean),
+            "uncertainty": r.rating.uncertainty.map_or(Value::Null, num),
+            "display_rating": num(r.rating.display),
+            "rounds": rec.rounds,
+            "wins": rec.wins,
+            "draws": rec.draws,
+            "losses": rec.losses,
+            "last_time": format_time(rec.last_time),
+        });
+        if let Some(i) = &r.interval {
+            o["rating_lo"] = num(i.rating.0);
+            o["rating_hi"] = num(i.rating.1);
+            o["rank_lo"] = i.rank.map_or(Value::Null, |x| x.0.into());
+            o["rank_hi"] = i.rank.map_or(Value::Null, |x| x.1.into());
+            o["tie_group"] = i.group.map_or(Value::Null, Value::from);
+        }
+        w.write_all(if k == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *w, &o).map_err(io::Error::other)?;
+    }
+    w.write_all(b"\n]\n")
+}
+
+/// `leaderboard.parquet`.
+fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
+    use polars::prelude::*;
+    let to_io = |e: PolarsError| io::Error::other(e.to_string());
+    let f = |g: &dyn Fn(&LeaderRow) -> f64| -> Vec<Option<f64>> {
+        rows.iter()
+            .map(|r| Some(g(r)).filter(|v| v.is_finite()))
+            .collect()
+    };
+    let u = |g: &dyn Fn(&LeaderRow) -> u64| -> Vec<u64> { rows.iter().map(g).collect() };
+    let time = Column::new(
+        "last_time".into(),
+        rows.iter()
+            .map(|r| r.record.last_time * 1000)
+            .collect::<Vec<i64>>(),
+    )
+    .cast(&DataType::Datetime(
+        TimeUnit::Milliseconds,
+        Some(TimeZone::UTC),
+    ))
+    .map_err(to_io)?;
+    let mut columns = vec![
+        Column::new("rank".into(), u(&|r| r.rank as u64)),
+        Column::new(
+            "player".into(),
+            rows.iter()
+                .map(|r| history.name(r.player))
+                .collect::<Vec<&str>>(),
+        ),
+        Column::new("rating".into(), f(&|r| r.rating.mean)),
+        Column::new(
+            "uncertainty".into(),
+            f(&|r| r.rating.uncertainty.unwrap_or(f64::NAN)),
+        ),
+        Column::new("display_rating".into(), f(&|r| r.rating.display)),
+        Column::new("rounds".into(), u(&|r| u64::from(r.record.rounds))),
+        Column::new("wins".into(), u(&|r| u64::from(r.record.wins))),
+        Column::new("draws".into(), u(&|r| u64::from(r.record.draws))),
+        Column::new("losses".into(), u(&|r| u64::from(r.record.losses))),
+        time,
+    ];
+    if rows.iter().any(|r| r.interval.is_some()) {
+        let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
+            rows.iter()
+                .map(|r| r.interval.as_ref().and_then(g).filter(|v| v.is_finite()))
+                .collect()
+        };
+        let ivu = |g: &dyn Fn(&super::table::Interval) -> Option<u32>| -> Vec<Option<u32>> {
+            rows.iter()
+                .map(|r| r.interval.as_ref().and_then(g))
+                .collect()
+        };
+        columns.push(Column::new("rating_lo".into(), iv(&|i| Some(i.rating.0))));
+        columns.push(Column::new("rating_hi".into(), iv(&|i| Some(i.rating.1))));
+        columns.push(Column::new("rank_lo".into(), ivu(&|i| i.rank.map(|x| x.0))));
+        columns.push(Column::new("rank_hi".into(), ivu(&|i| i.rank.map(|x| x.1))));
+        columns.push(Column::new("tie_group".into(), ivu(&|i| i.group)));
+    }
+    let mut df = DataFrame::new(rows.len(), columns).map_err(to_io)?;
+    ParquetWriter::new(w).finish(&mut df).map_err(to_io)?;
+    Ok(())
+}

@@ -19,7 +19,7 @@ mod table;
 mod text;
 
 pub use history::{HistoryCsv, HistoryFormat, HistoryParquet, PARQUET_ROW_GROUP};
-pub use leaderboard::write_leaderboard;
+pub use leaderboard::{LeaderboardFormat, write_leaderboard, write_leaderboard_as};
 pub use metrics::write_metrics;
 pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, write_one,
