@@ -206,6 +206,14 @@ pub struct RunArgs {
     /// Leave players rated in fewer rounds off the leaderboard (they stay in the replay).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub min_rounds: u32,
+    /// Leave players whose last contest is before this date or time off the leaderboard
+    /// (they stay in the replay).
+    #[arg(long, value_name = "TIME")]
+    pub active_since: Option<String>,
+    /// Leave players whose last contest is more than this long before the history's last
+    /// off the leaderboard: `365d`, `52w`, `6m` (30-day months), `2y` (365-day years).
+    #[arg(long, value_name = "SPAN")]
+    pub active_within: Option<String>,
     /// Leaderboard order: the rating, or the display (conservative) rating.
     #[arg(long, value_enum, default_value_t = RankBy::Rating)]
     pub rank_by: RankBy,
@@ -307,10 +315,23 @@ impl RunArgs {
                 }
             }
         }
+        let active_since = match &self.active_since {
+            Some(t) => Some(
+                crate::ingest::time::parse_time(t.trim())
+                    .map_err(|e| UsageError(format!("--active-since: {e}")))?,
+            ),
+            None => None,
+        };
+        let active_within_days = match &self.active_within {
+            Some(s) => Some(parse_span_days(s).map_err(UsageError)?),
+            None => None,
+        };
         Ok(LeaderboardOptions {
             min_rounds: self.min_rounds,
             rank_by: self.rank_by,
             anchors,
+            active_since,
+            active_within_days,
         })
     }
 }
@@ -627,6 +648,33 @@ pub fn command_with_defaults() -> clap::Command {
         cmd
     }
     annotate(Cli::command())
+}
+
+/// A span of time as days: `365d`, `52w`, `6m` (30-day months), `2y` (365-day years), or a
+/// bare number of days.
+fn parse_span_days(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (num, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
+        _ => (t, 'd'),
+    };
+    let per = match unit {
+        'd' => 1.0,
+        'w' => 7.0,
+        'm' => 30.0,
+        'y' => 365.0,
+        _ => {
+            return Err(format!(
+                "--active-within `{t}` is not a span such as 365d, 52w, 6m or 2y"
+            ));
+        }
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * per),
+        _ => Err(format!(
+            "--active-within `{t}` is not a span such as 365d, 52w, 6m or 2y"
+        )),
+    }
 }
 
 /// The system and the parameters a `--preset` names (else `system` and none), and the

@@ -57,6 +57,14 @@ pub struct LeaderboardOptions {
     /// `--anchor`: players whose given ratings fix the scale's offset (name, rating).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<(String, f64)>,
+    /// `--active-since`: players whose last contest is before this time (Unix seconds) are
+    /// left off (they still count in the replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_since: Option<i64>,
+    /// `--active-within`: players whose last contest is more than this many days before the
+    /// last contest of the replay are left off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_within_days: Option<f64>,
 }
 
 /// The shift that `--anchor` applies to every rating: the mean of the anchors' given ratings
@@ -96,10 +104,23 @@ pub fn leaderboard_rows(
             RankBy::Display => r.display,
         }
     };
+    // The activity cutoff: the later of `--active-since` and `--active-within` before the
+    // replay's last contest.
+    let last = result
+        .records
+        .iter()
+        .filter(|r| r.contests > 0)
+        .map(|r| r.last_time)
+        .max()
+        .unwrap_or(0);
+    let within = opts
+        .active_within_days
+        .map(|d| last - (d * 86_400.0).round() as i64);
+    let cutoff = opts.active_since.max(within).unwrap_or(i64::MIN);
     let mut ids: Vec<PlayerId> = (0..history.player_count() as PlayerId)
         .filter(|&p| {
             let rec = &result.records[p as usize];
-            rec.contests > 0 && rec.rounds >= opts.min_rounds
+            rec.contests > 0 && rec.rounds >= opts.min_rounds && rec.last_time >= cutoff
         })
         .collect();
     ids.sort_by(|&a, &b| {

@@ -1,0 +1,78 @@
+//! What a published leaderboard needs: active players only (hidden, never dropped from the
+//! replay).
+
+mod common;
+
+use common::{rate_batch, read_csv, replay_ok, texts, write};
+use tempfile::TempDir;
+
+/// `--active-since` and `--active-within` leave off the players whose last game is older,
+/// renumber the ranks among those shown, and change nothing of the replay (the metrics and
+/// the ratings of those shown are the same).
+#[test]
+fn inactive_players_are_hidden_not_dropped() {
+    let dir = TempDir::new().unwrap();
+    // old1 and old2 stop playing in January; the others play on until June.
+    let mut text = String::from("time,a,b,result\n");
+    for d in 1..=28 {
+        text.push_str(&format!("2024-01-{d:02},old1,old2,1\n"));
+        text.push_str(&format!("2024-01-{d:02},new1,old1,1\n"));
+    }
+    for m in 2..=6 {
+        for d in 1..=20 {
+            text.push_str(&format!("2024-{m:02}-{d:02},new1,new2,0.5\n"));
+            text.push_str(&format!("2024-{m:02}-{d:02},new2,new3,1\n"));
+        }
+    }
+    let input = write(dir.path(), "g.csv", &text);
+    let board = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["--format", "games"];
+        args.extend_from_slice(extra);
+        replay_ok(&input, &out, &args);
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        (read_csv(&out.join("leaderboard.csv")), m["metrics"].clone())
+    };
+    let (all, m_all) = board("all", &[]);
+    assert_eq!(all.len(), 1 + 5);
+    for extra in [
+        &["--active-within", "90d"][..],
+        &["--active-within", "3m"][..],
+        &["--active-since", "2024-03-01"][..],
+    ] {
+        let (shown, m) = board(&extra.join("_"), extra);
+        assert_eq!(m, m_all, "{extra:?}: the replay is the same");
+        let names: Vec<&str> = shown[1..].iter().map(|r| r[1].as_str()).collect();
+        assert!(
+            !names.contains(&"old1") && !names.contains(&"old2"),
+            "{names:?}"
+        );
+        assert_eq!(names.len(), 3, "{extra:?}");
+        let ranks: Vec<&str> = shown[1..].iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(ranks, ["1", "2", "3"], "renumbered among those shown");
+        for r in &shown[1..] {
+            let same = all[1..].iter().find(|a| a[1] == r[1]).unwrap();
+            assert_eq!(r[2], same[2], "{}'s rating", r[1]);
+        }
+    }
+    // Within a year: everyone.
+    assert_eq!(board("year", &["--active-within", "1y"]).0.len(), 1 + 5);
+    let o = rate_batch(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--format",
+        "games",
+        "--active-within",
+        "soon",
+        "--out",
+        dir.path().join("bad").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o).1.contains("365d, 52w, 6m or 2y"),
+        "{}",
+        texts(&o).1
+    );
+}
