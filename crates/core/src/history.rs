@@ -1037,8 +1037,8 @@ impl HistoryBuilder {
 
     /// Adds a two-sided game as a contest: `score_a` is side a's result (above 1/2 a win, 1/2
     /// a draw, below a loss), `points` the points of each side when known. Side a plays the
-    /// first side (home, white): see [`add_neutral_game`](Self::add_neutral_game) for a game
-    /// without one.
+    /// first side (home, white): see [`add_game_with`](Self::add_game_with) for a game without
+    /// one, or with members' shares.
     pub fn add_game(
         &mut self,
         time: i64,
@@ -1060,32 +1060,10 @@ impl HistoryBuilder {
         )
     }
 
-    /// Adds a two-sided game without a first side (neutral ground, or sides listed as winner
-    /// and loser), as [`add_game`](Self::add_game) does otherwise.
-    pub fn add_neutral_game(
-        &mut self,
-        time: i64,
-        weight: f64,
-        series: Option<&str>,
-        sides: (&[PlayerId], &[PlayerId]),
-        score_a: f64,
-        points: Option<(f64, f64)>,
-    ) -> Result<(), ContestError> {
-        self.add_game_with(
-            false,
-            time,
-            weight,
-            series,
-            sides,
-            (&[], &[]),
-            score_a,
-            points,
-        )
-    }
-
-    /// [`add_game`](Self::add_game) (`first_side`) or
-    /// [`add_neutral_game`](Self::add_neutral_game), each side's players with their shares of
-    /// the game (`weights`: partial play, parallel to the side's players; empty for whole).
+    /// [`add_game`](Self::add_game), side a playing the first side only with `first_side`
+    /// (not on neutral ground, nor in a file of winners and losers), each side's players with
+    /// their shares of the game (`weights`: partial play, parallel to the side's players;
+    /// empty for whole).
     #[allow(clippy::too_many_arguments)]
     pub fn add_game_with(
         &mut self,

@@ -16,8 +16,17 @@ fn game(first_side: bool, score_a: f64) -> History {
         b.add_game(0, 1.0, None, (&[a], &[bb]), score_a, None)
             .unwrap();
     } else {
-        b.add_neutral_game(0, 1.0, None, (&[a], &[bb]), score_a, None)
-            .unwrap();
+        b.add_game_with(
+            false,
+            0,
+            1.0,
+            None,
+            (&[a], &[bb]),
+            (&[], &[]),
+            score_a,
+            None,
+        )
+        .unwrap();
     }
     b.finish(SourceInfo::default())
 }
