@@ -76,3 +76,45 @@ fn inactive_players_are_hidden_not_dropped() {
         texts(&o).1
     );
 }
+
+/// The leaderboard's `uncertainty` column says what it is, per system: metrics.json's
+/// `uncertainty` (a label and its meaning) and the printed table's header; none for Elo.
+#[test]
+fn the_uncertainty_column_says_what_it_is() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 8);
+    for (system, label) in [
+        ("glicko2", Some("RD")),
+        ("trueskill", Some("sigma")),
+        ("yuksel", Some("phi")),
+        ("topcoder", Some("volat.")),
+        ("elo", None),
+    ] {
+        let out = dir.path().join(system);
+        let o = rate_batch(&[
+            "replay",
+            league.to_str().unwrap(),
+            "--system",
+            system,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["uncertainty"]["label"].as_str(), label, "{system}");
+        let header = texts(&o)
+            .0
+            .lines()
+            .find(|l| l.trim_start().starts_with("rank"))
+            .unwrap()
+            .to_string();
+        if let Some(l) = label {
+            assert!(header.contains(l), "{system}: {header}");
+            assert!(m["uncertainty"]["is"].as_str().unwrap().len() > 20);
+        } else {
+            assert!(!header.contains('±'), "{header}");
+        }
+    }
+}

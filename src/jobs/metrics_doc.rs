@@ -22,6 +22,9 @@ pub(crate) struct MetricsDocument<'a> {
     /// `--advantage auto`: how the first side's advantage was fitted, and its value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) advantage: Option<serde_json::Value>,
+    /// What the leaderboard's `uncertainty` column is, for this system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) uncertainty: Option<serde_json::Value>,
     /// The draw model that split the predictions of a system without one of its own into
     /// win, draw and loss (Davidson's, its parameter fitted on the games before each).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,6 +154,9 @@ pub(crate) fn document<'a>(
         method: result.method.as_deref(),
         fitted: result.fitted.as_ref(),
         advantage: None,
+        uncertainty: result
+            .uncertainty
+            .map(|(label, is)| serde_json::json!({ "label": label, "is": is })),
         draw_model: result.draw_model.map(|(nu, games)| {
             serde_json::json!({
                 "model": "Davidson, matched to the system's expected score",

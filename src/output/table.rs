@@ -187,7 +187,8 @@ pub fn print_summary(
         "player",
         "rating",
         if has_unc {
-            format!("  {:>7}", "±")
+            // The system's name for it (RD, sigma, phi...): not every one is a deviation.
+            format!("  {:>7}", result.uncertainty.map_or("±", |u| u.0))
         } else {
             String::new()
         },

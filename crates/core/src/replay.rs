@@ -371,6 +371,8 @@ pub struct ReplayResult {
     /// scored predictions were split into three outcomes with it ([`crate::draws`]; not for
     /// a system with a draw model of its own).
     pub draw_model: Option<(f64, f64)>,
+    /// What the ratings' uncertainty is (a label and its meaning), where the system has one.
+    pub uncertainty: Option<(&'static str, &'static str)>,
 }
 
 impl ReplayResult {
@@ -1222,6 +1224,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             elapsed,
             series: self.series,
             draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
+            uncertainty: system.uncertainty_meaning(),
         }
     }
 }

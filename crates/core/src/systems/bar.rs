@@ -339,6 +339,10 @@ impl AllPairs for Bar {
 }
 
 impl RatingSystem for Bar {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some(("sigma", "the standard deviation of the rating"))
+    }
+
     type Params = BarParams;
     type Player = MuSigma;
 

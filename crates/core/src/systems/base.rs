@@ -100,6 +100,13 @@ pub trait RatingSystem: Sync {
         None
     }
 
+    /// What [`Rating::uncertainty`] is for this system: a short label for tables and what it
+    /// means (not every system's is a standard deviation of the rating); `None` for a system
+    /// without one.
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
     /// The parameters in effect, for `metrics.json`.
     fn params(&self) -> Value {
         serde_json::to_value(self.parameters()).unwrap_or_default()
@@ -271,6 +278,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn performance(&self, p: &Self::Player) -> Option<f64> {
         (*self).performance(p)
+    }
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        (*self).uncertainty_meaning()
     }
     fn params(&self) -> Value {
         (*self).params()

@@ -147,6 +147,13 @@ impl AllPairs for Glicko {
 }
 
 impl RatingSystem for Glicko {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "RD",
+            "Glicko's rating deviation: the standard deviation of the rating",
+        ))
+    }
+
     type Params = GlickoParams;
     type Player = MuSigma;
 

@@ -246,6 +246,13 @@ impl Glicko2 {
 }
 
 impl RatingSystem for Glicko2 {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "RD",
+            "Glicko-2's rating deviation: the standard deviation of the rating",
+        ))
+    }
+
     type Params = Glicko2Params;
     type Player = Glicko2Player;
 

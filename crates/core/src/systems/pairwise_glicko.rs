@@ -235,6 +235,10 @@ impl AllPairs for PairwiseGlicko {
 }
 
 impl RatingSystem for PairwiseGlicko {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some(("sigma", "the standard deviation of the rating"))
+    }
+
     type Params = PairwiseGlickoParams;
     type Player = MuSigma;
 

@@ -786,6 +786,13 @@ fn quadrature_moments(l: f64, u: f64) -> (f64, f64) {
 }
 
 impl RatingSystem for TrueSkill {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "sigma",
+            "the standard deviation of the skill mu (the display rating is mu - 3 sigma)",
+        ))
+    }
+
     type Params = TrueSkillParams;
     type Player = TrueSkillPlayer;
 

@@ -585,6 +585,13 @@ impl EloMmr {
 }
 
 impl RatingSystem for EloMmr {
+    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "sigma",
+            "the standard deviation of the skill mu (the display rating is mu - 2 (sigma - 80))",
+        ))
+    }
+
     type Player = MmrPlayer;
     type Params = serde_json::Value;
 
