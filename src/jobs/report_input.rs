@@ -6,6 +6,19 @@ use super::system::SystemOutcome;
 use crate::output;
 use crate::systems::SystemKind;
 
+/// A game as the calibration chart shows it: from its first side when it has one; from its
+/// favourite's otherwise (neutral ground, a file of winners and losers), so that the chart
+/// does not depend on which side a file lists first.
+fn charted(first_side: bool, p: f64, y: f64) -> (f64, f64) {
+    if first_side || p > 0.5 {
+        (p, y)
+    } else if p < 0.5 {
+        (1.0 - p, 1.0 - y)
+    } else {
+        (0.5, 0.5)
+    }
+}
+
 /// What the report shows for the given systems' outcomes.
 pub fn report_input(
     loaded: &Loaded,
@@ -42,13 +55,19 @@ pub fn report_input(
                 trajectories: o.trajectories.clone(),
                 final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
                 contest_metrics: o.result.series.contest_metrics.clone(),
-                calibration: o.result.series.calibration.clone(),
+                calibration: o
+                    .result
+                    .series
+                    .games
+                    .iter()
+                    .map(|&(c, p, _, y)| charted(history.contest(c as usize).first_side(), p, y))
+                    .collect(),
                 draw_calibration: o
                     .result
                     .series
-                    .draw_calibration
+                    .games
                     .iter()
-                    .map(|&(p, drawn)| (p, f64::from(u8::from(drawn))))
+                    .map(|&(_, _, three, y)| (three[1], f64::from(u8::from(y == 0.5))))
                     .collect(),
                 rmse: o.rmse.clone(),
                 intervals: o

@@ -152,12 +152,11 @@ pub fn checkable(
     params: &crate::systems::ParamMap,
 ) -> Result<crate::systems::ParamMap, String> {
     let mut p = params.clone();
-    if p.get("advantage") == Some(&serde_json::Value::String("auto".into())) {
-        if kind == crate::systems::SystemKind::Bt {
-            resolve(kind, &mut p, None, &ReplayOptions::default())?;
-        } else {
-            p.insert("advantage".into(), serde_json::Value::from(0.0));
-        }
+    // (bt resolves `auto` without the history: its own fit.)
+    if kind != crate::systems::SystemKind::Bt
+        && p.get("advantage") == Some(&serde_json::Value::String("auto".into()))
+    {
+        p.insert("advantage".into(), serde_json::Value::from(0.0));
     }
     resolve(kind, &mut p, None, &ReplayOptions::default())?;
     Ok(p)

@@ -365,18 +365,11 @@ impl Metrics {
         Some(s)
     }
 
-    /// Scores a two-entry contest: `p` the predicted probability that the first entry wins,
-    /// `y` its actual score (1, 1/2, 0). Returns the contest's log-loss, Brier score and
-    /// accuracy.
-    #[inline]
-    pub fn add_two(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
-        self.add_game(p, y, &crate::draws::split(p, 0.0)).0
-    }
-
     /// Scores a two-entry contest: `p` the first entry's predicted expected score, `y` its
     /// result (1, 1/2, 0), `three` its predicted probabilities of a win, a draw and a loss.
     /// Returns the contest's log-loss, Brier score and accuracy (as
     /// [`ScoredContest::two`] keeps them) and its three-outcome log-loss.
+    #[inline]
     pub fn add_game(&mut self, p: f64, y: f64, three: &[f64; 3]) -> ((f64, f64, f64), f64) {
         let ll3 = -crate::draws::of_outcome(three, y).clamp(P_CLIP, 1.0).ln();
         let t = &mut self.three;
@@ -615,10 +608,9 @@ mod tests {
     #[test]
     fn two_player_metrics() {
         let mut m = Metrics::new();
-        m.add_two(0.8, 1.0);
-        m.add_two(0.8, 0.0);
-        m.add_two(0.5, 0.5);
-        m.add_two(0.25, 0.5);
+        for (p, y) in [(0.8, 1.0), (0.8, 0.0), (0.5, 0.5), (0.25, 0.5)] {
+            m.add_game(p, y, &crate::draws::split(p, 0.0));
+        }
         let r = m.report().two_player;
         assert_eq!(r.games_scored, 4);
         let ll = (-(0.8f64.ln()) - 0.2f64.ln() - 0.5f64.ln() - 0.5 * (0.25f64.ln() + 0.75f64.ln()))

@@ -278,14 +278,8 @@ pub struct Series {
     /// Per scored contest, in replay order: time, pair inversion (%), rank deviation (%) and
     /// the number of scored participants (all participants with a prior).
     pub contest_metrics: Vec<(i64, f64, f64, u32)>,
-    /// Per scored two-entry contest: the predicted probability that the first entry wins and
-    /// its actual score (1, 1/2, 0); for a game without a first side, the favourite's (its
-    /// probability at least 1/2).
-    pub calibration: Vec<(f64, f64)>,
-    /// Per scored two-entry contest: the predicted probability of a draw, and whether it was
-    /// one.
-    pub draw_calibration: Vec<(f64, bool)>,
-    /// Per scored two-entry contest, as it was predicted: the contest (its index in the
+    /// Per scored two-entry contest, as it was predicted (what predictions.csv and the
+    /// report's calibration charts show): the contest (its index in the
     /// history), the first entry's expected score, its probabilities of a win, a draw and a
     /// loss, and its result (1, 1/2, 0).
     pub games: Vec<(u32, f64, [f64; 3], f64)>,
@@ -971,6 +965,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             } else if c.len() == 2
                 && c.players().iter().all(|&p| self.known[p as usize])
                 && let Some(g) = game_prediction(self.system, &self.states, &c)
+                && g.own.is_none()
             {
                 // The warm-up's games teach the draw model too.
                 self.draws.observe(g.p, g.y, c.weight());
@@ -1346,22 +1341,14 @@ fn add_scores(
     (keep_series, keep_scores): (bool, bool),
 ) {
     let scored = game.map(|g| {
-        let three = g.own.unwrap_or_else(|| draws.predict(g.p));
-        draws.observe(g.p, g.y, contest.weight());
+        // The draw model learns only where it splits: a system with its own has no use for it.
+        let three = g.own.unwrap_or_else(|| {
+            let split = draws.predict(g.p);
+            draws.observe(g.p, g.y, contest.weight());
+            split
+        });
         if keep_series {
-            // A game with a first side is charted from that side; one without (neutral
-            // ground, a file of winners and losers) from its favourite's, so that the chart
-            // does not depend on which side a file lists first.
-            let charted = if contest.first_side() || g.p > 0.5 {
-                (g.p, g.y)
-            } else if g.p < 0.5 {
-                (1.0 - g.p, 1.0 - g.y)
-            } else {
-                (0.5, 0.5)
-            };
-            series.calibration.push(charted);
             series.games.push((contest.index() as u32, g.p, three, g.y));
-            series.draw_calibration.push((three[1], g.y == 0.5));
         }
         metrics.add_game(g.p, g.y, &three)
     });

@@ -339,12 +339,12 @@ impl AllPairs for Bar {
 }
 
 impl RatingSystem for Bar {
+    type Params = BarParams;
+    type Player = MuSigma;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some(("sigma", "the standard deviation of the rating"))
     }
-
-    type Params = BarParams;
-    type Player = MuSigma;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Bar

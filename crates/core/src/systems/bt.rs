@@ -592,15 +592,15 @@ fn pcg(
 }
 
 impl RatingSystem for Bt {
+    type Player = BtPlayer;
+    type Params = BtParams;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "sd",
             "the standard deviation of the rating from the fit's curvature, every other rating held (a lower bound on the marginal one; --ci gives the bootstrap's)",
         ))
     }
-
-    type Player = BtPlayer;
-    type Params = BtParams;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Bt

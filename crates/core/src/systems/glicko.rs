@@ -147,15 +147,15 @@ impl AllPairs for Glicko {
 }
 
 impl RatingSystem for Glicko {
+    type Params = GlickoParams;
+    type Player = MuSigma;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "RD",
             "Glicko's rating deviation: the standard deviation of the rating",
         ))
     }
-
-    type Params = GlickoParams;
-    type Player = MuSigma;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Glicko

@@ -246,15 +246,15 @@ impl Glicko2 {
 }
 
 impl RatingSystem for Glicko2 {
+    type Params = Glicko2Params;
+    type Player = Glicko2Player;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "RD",
             "Glicko-2's rating deviation: the standard deviation of the rating",
         ))
     }
-
-    type Params = Glicko2Params;
-    type Player = Glicko2Player;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Glicko2

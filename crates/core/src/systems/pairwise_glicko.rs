@@ -235,12 +235,12 @@ impl AllPairs for PairwiseGlicko {
 }
 
 impl RatingSystem for PairwiseGlicko {
+    type Params = PairwiseGlickoParams;
+    type Player = MuSigma;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some(("sigma", "the standard deviation of the rating"))
     }
-
-    type Params = PairwiseGlickoParams;
-    type Player = MuSigma;
 
     fn kind(&self) -> SystemKind {
         SystemKind::PairwiseGlicko

@@ -402,15 +402,15 @@ fn losses(r: &[f64], v2: &[f64], n: &[f64], c: f64) -> Vec<f64> {
 }
 
 impl RatingSystem for Topcoder {
+    type Params = TopcoderParams;
+    type Player = TopcoderPlayer;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "volat.",
             "Topcoder's volatility: the spread of a player's performances around his rating, not the uncertainty of the rating",
         ))
     }
-
-    type Params = TopcoderParams;
-    type Player = TopcoderPlayer;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Topcoder

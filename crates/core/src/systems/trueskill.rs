@@ -786,15 +786,15 @@ fn quadrature_moments(l: f64, u: f64) -> (f64, f64) {
 }
 
 impl RatingSystem for TrueSkill {
+    type Params = TrueSkillParams;
+    type Player = TrueSkillPlayer;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "sigma",
             "the standard deviation of the skill mu (the display rating is mu - 3 sigma)",
         ))
     }
-
-    type Params = TrueSkillParams;
-    type Player = TrueSkillPlayer;
 
     fn kind(&self) -> SystemKind {
         SystemKind::TrueSkill

@@ -220,15 +220,15 @@ impl Whr {
 }
 
 impl RatingSystem for Whr {
+    type Player = WhrPlayer;
+    type Params = WhrParams;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "sd",
             "the standard deviation of today's rating from the fit's curvature (Coulom's approximation)",
         ))
     }
-
-    type Player = WhrPlayer;
-    type Params = WhrParams;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Whr

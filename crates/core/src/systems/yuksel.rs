@@ -253,15 +253,15 @@ fn find(units: &mut [Unit<'_>], mut u: usize) -> usize {
 }
 
 impl RatingSystem for Yuksel {
+    type Params = YukselParams;
+    type Player = YukselPlayer;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "phi",
             "Yuksel's phi: the weighted spread of the player's recent rating changes, not a standard deviation of the rating",
         ))
     }
-
-    type Params = YukselParams;
-    type Player = YukselPlayer;
 
     fn kind(&self) -> SystemKind {
         SystemKind::Yuksel

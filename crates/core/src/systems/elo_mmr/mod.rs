@@ -585,15 +585,15 @@ impl EloMmr {
 }
 
 impl RatingSystem for EloMmr {
+    type Player = MmrPlayer;
+    type Params = serde_json::Value;
+
     fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
         Some((
             "sigma",
             "the standard deviation of the skill mu (the display rating is mu - 2 (sigma - 80))",
         ))
     }
-
-    type Player = MmrPlayer;
-    type Params = serde_json::Value;
 
     fn kind(&self) -> SystemKind {
         match self.model {
