@@ -687,3 +687,22 @@ fn leaderboards_in_json_and_parquet() {
         assert_eq!(ratings.get(k).unwrap().to_string(), c[2]);
     }
 }
+
+/// A hostile field (a megabyte where a flag or a result goes) is named, line and column, in
+/// an error that quotes only its two ends.
+#[test]
+fn a_huge_field_is_quoted_short() {
+    let dir = TempDir::new().unwrap();
+    let huge = "Z".repeat(1 << 20);
+    for text in [
+        format!("time,a,b,result,neutral\n2024-01-01,x,y,1,{huge}\n"),
+        format!("time,a,b,result\n2024-01-01,x,y,{huge}\n"),
+    ] {
+        let err = games_error(dir.path(), &text);
+        assert!(err.len() < 2000, "{} bytes", err.len());
+        assert!(
+            err.contains("line 2") && err.contains("characters left out"),
+            "{err}"
+        );
+    }
+}

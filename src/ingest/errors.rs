@@ -79,17 +79,34 @@ pub(crate) struct FieldError {
     pub message: String,
 }
 
+/// The longest field name or message an error keeps: a hostile value (a field of megabytes)
+/// quoted in a message is cut in its middle, so that the error stays readable.
+const MAX_ERROR_TEXT: usize = 600;
+
+/// `text`, or its first and last `MAX_ERROR_TEXT / 2` characters around a note of how many
+/// were left out.
+fn capped(text: String) -> String {
+    let n = text.chars().count();
+    if n <= MAX_ERROR_TEXT {
+        return text;
+    }
+    let half = MAX_ERROR_TEXT / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(n - half).collect();
+    format!("{head}[... {} characters left out ...]{tail}", n - 2 * half)
+}
+
 impl FieldError {
     pub fn new(field: &str, message: impl Into<String>) -> Self {
         Self {
-            field: Some(field.to_string()),
-            message: message.into(),
+            field: Some(capped(field.to_string())),
+            message: capped(message.into()),
         }
     }
     pub fn whole(message: impl Into<String>) -> Self {
         Self {
             field: None,
-            message: message.into(),
+            message: capped(message.into()),
         }
     }
 }

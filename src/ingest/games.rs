@@ -298,15 +298,15 @@ impl GamesReader {
 /// A true-or-false field: `true`/`false`, `1`/`0`, `yes`/`no`, `y`/`n`, `t`/`f` in any case;
 /// empty is false.
 fn parse_flag(v: &str) -> Option<bool> {
+    // (Compared without a lower-cased copy: one row at a time, no allocation.)
     let v = v.trim();
-    if v.is_empty() {
-        return Some(false);
-    }
-    let lower = v.to_ascii_lowercase();
-    match lower.as_str() {
-        "true" | "1" | "yes" | "y" | "t" => Some(true),
-        "false" | "0" | "no" | "n" | "f" => Some(false),
-        _ => None,
+    let any = |words: &[&str]| words.iter().any(|w| v.eq_ignore_ascii_case(w));
+    if v.is_empty() || any(&["false", "0", "no", "n", "f"]) {
+        Some(false)
+    } else if any(&["true", "1", "yes", "y", "t"]) {
+        Some(true)
+    } else {
+        None
     }
 }
 
