@@ -281,6 +281,9 @@ pub struct Publication {
     /// Why the new generation cannot replace the folder itself (its files are then renamed
     /// into it).
     why_not_swap: Option<String>,
+    /// Files were written without a sync of their own ([`Folder::write_unsynced`]): the
+    /// generation's file system is synced once before the swap.
+    unsynced: std::sync::atomic::AtomicBool,
 }
 
 impl Publication {
@@ -385,6 +388,7 @@ impl Publication {
             committed: false,
             created,
             why_not_swap,
+            unsynced: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -438,7 +442,13 @@ impl Publication {
             why_not = Some(why);
         }
         let written = self.targets();
-        // Every folder of the generation to disk (the files were synced as they finished).
+        // Files written without their own sync: the whole file system once (one call for
+        // thousands of pages instead of one each).
+        if self.unsynced.load(std::sync::atomic::Ordering::Relaxed) {
+            sync_file_system(&self.generation_fd)?;
+        }
+        // Every folder of the generation to disk (the other files were synced as they
+        // finished).
         sync_tree(&self.generation_fd)?;
         if fault("kill-before-swap") {
             std::process::abort();
@@ -820,6 +830,25 @@ fn remove_at(at: RawFd, name: &CStr, dev: u64, euid: u32) -> io::Result<()> {
 }
 
 /// Syncs an open folder and every folder below it, through descriptors (one open per level).
+/// Syncs the file system that holds `dir` (every file written in it).
+fn sync_file_system(dir: &File) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a plain system call on a descriptor we own.
+        if unsafe { libc::syncfs(dir.as_raw_fd()) } == 0 {
+            return Ok(());
+        }
+        Err(io::Error::last_os_error())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        // SAFETY: sync(2) takes no arguments.
+        unsafe { libc::sync() };
+        Ok(())
+    }
+}
+
 fn sync_tree(dir: &File) -> io::Result<()> {
     let mut folders = Vec::new();
     let mut stream = DirStream::open(dir.as_raw_fd())?;
@@ -1012,6 +1041,21 @@ impl Folder<'_> {
         let mut file = self.open(name)?;
         write(&mut file)?;
         file.finish()
+    }
+
+    /// Writes `name` through `write` without syncing it on its own: for outputs of many small
+    /// files (a website's pages), synced together before the swap (`syncfs`).
+    pub fn write_unsynced(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut file = self.open(name)?;
+        write(&mut file)?;
+        self.publication
+            .unsynced
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        file.0.flush()
     }
 
     /// Where `name` will be once published (for messages).
