@@ -46,6 +46,10 @@ pub enum Command {
     /// probability from his recent results, the opponent rating that gives it, and group
     /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
     Matchmake(Box<MatchArgs>),
+    /// List the player names of a history that look like one player written several ways
+    /// (case, accents, punctuation, word order, initials, one edit apart), as a CSV
+    /// `alias,player,reason,...` to check and give back as `--aliases`.
+    Names(Box<NamesArgs>),
     /// Regenerate the Yuksel paper's population comparison (figures 5 and 7) in one command:
     /// experiment.md (a table), rmse.csv, experiment.html (charts) in --out.
     Experiment {
@@ -71,6 +75,19 @@ pub enum Command {
         /// The file.
         file: PathBuf,
     },
+}
+
+/// `names`: the input, and where the suggestions go.
+#[derive(Debug, Args)]
+pub struct NamesArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the suggestions to this CSV file (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print no summary.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// How `replay` and `compare` report.
@@ -135,11 +152,19 @@ pub struct InputArgs {
     /// nobody).
     #[arg(long)]
     pub seed_from_pgn: bool,
+    /// A CSV `alias,player`: each alias is read as its player's name, in the input and in the
+    /// side files (--initial-ratings, --truth). `rate-batch names` suggests one.
+    #[arg(long, value_name = "FILE")]
+    pub aliases: Option<PathBuf>,
+    /// Drop games and contests that repeat one read before (the same time, players, result
+    /// and, in a PGN, moves) and report how many.
+    #[arg(long)]
+    pub dedupe: bool,
 }
 
 impl InputArgs {
-    /// The reading options.
-    pub fn ingest(&self) -> Result<IngestOptions, UsageError> {
+    /// The reading options (the alias file read).
+    pub fn ingest(&self) -> anyhow::Result<IngestOptions> {
         let map = match &self.map {
             Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
             None => ColumnMap::default(),
@@ -155,6 +180,11 @@ impl InputArgs {
             trim_names: self.trim_names,
             no_memory_check: self.no_memory_check,
             seed_from_pgn: self.seed_from_pgn,
+            aliases: match &self.aliases {
+                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(p)?)),
+                None => None,
+            },
+            dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
         })
     }
@@ -431,7 +461,7 @@ pub struct TuneArgs {
 
 impl TuneArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<tune::TuneJob, UsageError> {
+    pub fn job(&self) -> anyhow::Result<tune::TuneJob> {
         let (system, base, decay) = with_preset(self.system, self.preset.as_deref())?;
         let grid = match &self.grid {
             Some(g) => tune::parse_grid(g).map_err(UsageError)?,
@@ -866,6 +896,10 @@ pub struct MatchArgs {
     /// newcomer at the system's starting rating (`newcomer`).
     #[arg(long, value_enum, default_value_t = crate::jobs::matchmake::Unknown::Error)]
     unknown: crate::jobs::matchmake::Unknown,
+    /// A CSV `alias,player`: waiting players named by an alias are found under their
+    /// player's name (as `replay --aliases` rated them).
+    #[arg(long, value_name = "FILE")]
+    aliases: Option<PathBuf>,
     /// Print nothing on success.
     #[arg(long)]
     quiet: bool,
@@ -873,13 +907,14 @@ pub struct MatchArgs {
 
 impl MatchArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<crate::jobs::matchmake::MatchJob, UsageError> {
+    pub fn job(&self) -> anyhow::Result<crate::jobs::matchmake::MatchJob> {
         if self.window > crate::replay::RECENT {
             return Err(UsageError(format!(
                 "--window {}: at most {} recent results are kept per player",
                 self.window,
                 crate::replay::RECENT
-            )));
+            ))
+            .into());
         }
         Ok(crate::jobs::matchmake::MatchJob {
             state: self.state.clone(),
@@ -892,6 +927,10 @@ impl MatchArgs {
             out: self.out.clone(),
             unknown: self.unknown,
             quiet: self.quiet,
+            aliases: match &self.aliases {
+                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(p)?)),
+                None => None,
+            },
         })
     }
 }
@@ -1009,7 +1048,7 @@ impl SynthArgs {
 
 impl ReplayArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<ReplayJob, UsageError> {
+    pub fn job(&self) -> anyhow::Result<ReplayJob> {
         let ingest = self.input.ingest()?;
         let (system, mut params, decay) = with_preset(self.system, self.preset.as_deref())?;
         params.extend(self.params.to_map().map_err(UsageError)?);
@@ -1048,7 +1087,7 @@ impl ReplayArgs {
 
 impl CompareArgs {
     /// The job these arguments describe.
-    pub fn job(&self) -> Result<compare::CompareJob, UsageError> {
+    pub fn job(&self) -> anyhow::Result<compare::CompareJob> {
         // A preset in --systems is its system with the preset's parameters under them.
         let mut presets = Vec::new();
         let names: Vec<String> = self
@@ -1069,7 +1108,8 @@ impl CompareArgs {
                 return Err(UsageError(format!(
                     "--systems names {} twice (once through a preset): compare them in two runs",
                     p.system.name()
-                )));
+                ))
+                .into());
             }
             let k = systems.iter().position(|&k| k == p.system).expect("listed");
             let mut merged = p.params.clone();
@@ -1195,6 +1235,15 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             compare::run_compare(&args.job()?, stdout)
         }
         Command::Matchmake(args) => crate::jobs::matchmake::run_matchmake(&args.job()?, stdout),
+        Command::Names(args) => crate::jobs::names::run_names(
+            &crate::jobs::names::NamesJob {
+                input: args.input.first(),
+                ingest: args.input.ingest()?,
+                out: args.out.clone(),
+                quiet: args.quiet,
+            },
+            stdout,
+        ),
         Command::Experiment {
             players,
             rounds,

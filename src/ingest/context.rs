@@ -94,10 +94,12 @@ pub(crate) const SKIPPED_EXAMPLES: usize = 5;
 
 impl<'o> Context<'o> {
     pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
+        let mut builder = HistoryBuilder::with_players(&opts.known_players);
+        prepare(&mut builder, opts, false);
         Self {
             file: path.display().to_string(),
             opts,
-            builder: HistoryBuilder::with_players(&opts.known_players),
+            builder,
             source: SourceInfo {
                 path: path.display().to_string(),
                 format: format.to_string(),
@@ -119,6 +121,8 @@ impl<'o> Context<'o> {
         builder: HistoryBuilder,
         appear: Appearances,
     ) -> Self {
+        let mut builder = builder;
+        builder.set_aliases(opts.aliases.clone());
         Self {
             file,
             opts,
@@ -314,8 +318,18 @@ impl<'o> Context<'o> {
         }
     }
 
-    pub(crate) fn finish(self) -> History {
+    pub(crate) fn finish(mut self) -> History {
+        self.source.duplicates_dropped = self.builder.duplicates_dropped();
         self.builder.finish(self.source)
+    }
+}
+
+/// Gives a reader's builder the options' aliases, and with `--dedupe` its duplicate check
+/// (`prune`: the input is read in time order, as a stream or its counting pass).
+pub(crate) fn prepare(builder: &mut HistoryBuilder, opts: &IngestOptions, prune: bool) {
+    builder.set_aliases(opts.aliases.clone());
+    if opts.dedupe {
+        builder.dedupe(prune);
     }
 }
 

@@ -21,7 +21,8 @@ pub(crate) fn read_csv(path: &Path, format: Format, ctx: &mut Context) -> anyhow
     let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
     // A streamed replay rates on another thread as this one reads: its reading stays on one
     // core, leaving the other to the replay (parsed on both, it was slower, and larger).
-    if format != Format::Games || ctx.emit.is_some() {
+    // A duplicate check compares every contest with those before it: one reader, in order.
+    if format != Format::Games || ctx.emit.is_some() || ctx.opts.dedupe {
         return read_sequential(path, format, delimiter, Cursor::new(head).chain(file), ctx);
     }
     let sizes = super::parallel::sizes();

@@ -5,6 +5,7 @@
 //! record is skipped and counted instead; problems with the file as a whole (a missing column,
 //! unreadable bytes) always stop the run.
 
+pub mod aliases;
 pub mod budget;
 mod columns;
 mod contest_json;

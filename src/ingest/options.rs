@@ -124,6 +124,11 @@ pub struct IngestOptions {
     /// Keep each PGN player's rating tag (`WhiteElo`/`BlackElo`) at his first game
     /// (`--seed-from-pgn`).
     pub seed_from_pgn: bool,
+    /// Spellings of players mapped to the names kept (`--aliases`).
+    pub aliases: Option<std::sync::Arc<crate::names::Aliases>>,
+    /// Drop contests that repeat one read before (`--dedupe`; see
+    /// [`crate::history::HistoryBuilder::dedupe`]).
+    pub dedupe: bool,
     /// Further inputs read after the first (files, or folders of CSV and PGN files), their
     /// contests merged with its in time order.
     pub more: Vec<std::path::PathBuf>,

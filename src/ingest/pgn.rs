@@ -14,8 +14,8 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The tags the reader uses; the others are only counted and checked for repeats.
-const USED_TAGS: [&str; 8] = [
-    "White", "Black", "Result", "Date", "UTCDate", "UTCTime", "WhiteElo", "BlackElo",
+const USED_TAGS: [&str; 9] = [
+    "White", "Black", "Result", "Date", "UTCDate", "UTCTime", "WhiteElo", "BlackElo", "Round",
 ];
 
 /// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
@@ -29,6 +29,84 @@ struct Game {
     tags: [Option<(String, u64)>; USED_TAGS.len()],
     /// Every tag name seen (a repeated one starts the next game in files without move text).
     seen: rustc_hash::FxHashSet<String>,
+    /// With `--dedupe`: the digest of the moves so far.
+    moves: Moves,
+}
+
+/// The digest of a game's moves as played: the move text without its comments (`{...}`,
+/// `;` to the end of the line), variations (`(...)`), annotations (`$1`, `!?`), move numbers
+/// and result, so that two copies of a game annotated or laid out differently agree.
+#[derive(Default)]
+struct Moves {
+    hash: u64,
+    count: u32,
+    brace: u32,
+    paren: u32,
+}
+
+impl Moves {
+    fn feed(&mut self, line: &[u8]) {
+        let mut token: Vec<u8> = Vec::new();
+        let end = |t: &mut Vec<u8>, m: &mut Self| {
+            if !t.is_empty() {
+                m.token(t);
+                t.clear();
+            }
+        };
+        for &b in line {
+            if self.brace > 0 {
+                if b == b'}' {
+                    self.brace -= 1;
+                }
+                continue;
+            }
+            match b {
+                b'{' => {
+                    end(&mut token, self);
+                    self.brace += 1;
+                }
+                b';' => {
+                    end(&mut token, self);
+                    return;
+                }
+                b'(' => {
+                    end(&mut token, self);
+                    self.paren += 1;
+                }
+                b')' => {
+                    end(&mut token, self);
+                    self.paren = self.paren.saturating_sub(1);
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => end(&mut token, self),
+                _ if self.paren > 0 => {}
+                _ => token.push(b),
+            }
+        }
+        end(&mut token, self);
+    }
+
+    /// One token of the main line: a move is kept (without its move number and its `!`/`?`
+    /// marks); numbers, annotations and results are not.
+    fn token(&mut self, t: &[u8]) {
+        let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+        let dots = t[digits..].iter().take_while(|&&b| b == b'.').count();
+        let t = if digits > 0 && dots > 0 { &t[digits + dots..] } else { t };
+        let t = t
+            .iter()
+            .rposition(|&b| b != b'!' && b != b'?')
+            .map_or(&t[..0], |i| &t[..=i]);
+        if t.is_empty()
+            || t[0] == b'$'
+            || matches!(t, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+            || t.iter().all(u8::is_ascii_digit)
+        {
+            return;
+        }
+        for &b in t.iter().chain(b" ") {
+            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.count += 1;
+    }
 }
 
 impl Game {
@@ -95,6 +173,9 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
                 if !game.is_empty() {
                     in_moves = true;
                 }
+                if ctx.opts.dedupe {
+                    game.moves.feed(&buf);
+                }
                 continue;
             }
             Some(_) => {}
@@ -138,6 +219,9 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         }
         if !game.is_empty() {
             in_moves = true;
+        }
+        if ctx.opts.dedupe {
+            game.moves.feed(line.as_bytes());
         }
     }
     if !game.is_empty() {
@@ -241,6 +325,9 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     }
     let b = &mut ctx.builder;
     let (w, bl) = (b.player(&white), b.player(&black));
+    if ctx.opts.dedupe {
+        b.fingerprint(fingerprint(game));
+    }
     if ctx.opts.seed_from_pgn {
         for (id, tag) in [(w, "WhiteElo"), (bl, "BlackElo")] {
             let rating = game
@@ -268,6 +355,21 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
         Some((score_white, 1.0 - score_white)),
     )
     .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+}
+
+/// What `--dedupe` compares of a game besides its time, players and result: its moves
+/// ([`Moves`]); for a game without moves, its `Round` tag.
+fn fingerprint(game: &Game) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    if game.moves.count > 0 {
+        h ^= game.moves.hash;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3) ^ u64::from(game.moves.count);
+    } else if let Some((round, _)) = game.tag("Round") {
+        for &b in b"round:".iter().chain(round.trim().as_bytes()) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
 }
 
 /// `UTCDate` + `UTCTime` when present, else `Date`.

@@ -72,8 +72,12 @@ fn read_rows(
 
 /// The seeds of a file, for the players of `history`, and how many listed players it does not
 /// have.
-pub fn read_seeds(path: &Path, history: &History) -> Result<(Vec<Seed>, usize), InputError> {
-    let ids = NameIndex::new(history.names());
+pub fn read_seeds(
+    path: &Path,
+    history: &History,
+    aliases: Option<&std::sync::Arc<crate::names::Aliases>>,
+) -> Result<(Vec<Seed>, usize), InputError> {
+    let ids = NameIndex::new(history.names()).with_aliases(aliases.cloned());
     let mut seeds = Vec::new();
     // The line each player (found in the history, or not) was listed on.
     let mut listed: HashMap<u32, u64> = HashMap::new();
@@ -120,12 +124,13 @@ pub struct SeedList {
 
 impl SeedList {
     /// Reads the file; a name listed twice is an error, as in a whole read.
-    pub fn read(path: &Path) -> Result<Self, InputError> {
+    pub fn read(path: &Path, aliases: Option<&std::sync::Arc<crate::names::Aliases>>) -> Result<Self, InputError> {
         let mut list = SeedList::default();
         let mut lines: HashMap<String, u64> = HashMap::new();
         read_rows(path, |csv, line, name, values| {
             list.padded |= name.trim().len() != name.len();
-            let key = canonical_name(name).into_owned();
+            let key = canonical_name(name);
+            let key = aliases.map_or(&*key, |a| a.resolve(&key)).to_string();
             if let Some(first) = lines.insert(key.clone(), line) {
                 return Err(csv.error(
                     line,
@@ -178,7 +183,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seeds.csv");
         std::fs::write(&path, text).unwrap();
-        read_seeds(&path, &history()).map_err(|e| e.to_string())
+        read_seeds(&path, &history(), None).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -55,7 +55,9 @@ pub fn count(
 ) -> anyhow::Result<Counted> {
     let mut ctx = Context::new(path, format, opts);
     ctx.builder = HistoryBuilder::counting(cutoff);
+    super::context::prepare(&mut ctx.builder, opts, true);
     read(path, format, &mut ctx)?;
+    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     Ok(Counted {
         count: ctx.builder.count().copied().unwrap_or_default(),
         disorder_at: ctx.disorder_at,
@@ -87,6 +89,8 @@ pub fn stream(
     send: &mut dyn FnMut(History) -> bool,
 ) -> anyhow::Result<Streamed> {
     let mut ctx = Context::new(path, format, opts);
+    // A stream comes in time order: a repeat has its original's time.
+    super::context::prepare(&mut ctx.builder, opts, true);
     ctx.emit = Some(Emit {
         period,
         size: block,
@@ -104,6 +108,7 @@ pub fn stream(
         .emit
         .as_ref()
         .map_or((0, 0), |e| (e.contests, e.placings));
+    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     let names = ctx.builder.into_names();
     let mut players = History::players_only(names, ctx.source);
     note_padded_names(&mut players);

@@ -39,7 +39,11 @@ impl Truth {
 }
 
 /// Reads a truth file for the contests and players of `history`.
-pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
+pub fn read_truth(
+    path: &Path,
+    history: &History,
+    aliases: Option<&std::sync::Arc<crate::names::Aliases>>,
+) -> Result<Truth, InputError> {
     let csv = SmallCsv::open(path)?;
     let player_col = csv.require(
         "player",
@@ -56,7 +60,7 @@ pub fn read_truth(path: &Path, history: &History) -> Result<Truth, InputError> {
             )
         })?;
     let contest_col = csv.column("contest");
-    let players = crate::history::NameIndex::new(history.names());
+    let players = crate::history::NameIndex::new(history.names()).with_aliases(aliases.cloned());
     let mut contests_of: HashMap<&str, Vec<u32>> = HashMap::new();
     for c in history.contests() {
         if let Some(l) = c.label() {
@@ -135,28 +139,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.csv");
         std::fs::write(&p, "contest,player,skill\nc0,x,1700\nc0,y,1300\nc9,x,1\n").unwrap();
-        let t = read_truth(&p, &h).unwrap();
+        let t = read_truth(&p, &h, None).unwrap();
         assert_eq!(
             (t.get(0, x), t.get(0, y), t.len()),
             (Some(1700.0), Some(1300.0), 2)
         );
         std::fs::write(&p, "player,true_rating\nx,1650\nnobody,3\n").unwrap();
-        let t = read_truth(&p, &h).unwrap();
+        let t = read_truth(&p, &h, None).unwrap();
         assert_eq!((t.get(0, x), t.get(0, y)), (Some(1650.0), None));
         // A player given twice (here once with padding, found by the trimmed name) is an
         // error, not a silent override.
         std::fs::write(&p, "player,skill\nx,1650\n x ,1700\n").unwrap();
-        let e = read_truth(&p, &h).unwrap_err().to_string();
+        let e = read_truth(&p, &h, None).unwrap_err().to_string();
         assert!(
             e.contains("line 3") && e.contains("second true value"),
             "{e}"
         );
         std::fs::write(&p, "player,skill\nx,high\n").unwrap();
-        let e = read_truth(&p, &h).unwrap_err().to_string();
+        let e = read_truth(&p, &h, None).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("skill"), "{e}");
         std::fs::write(&p, "player,elo\nx,1\n").unwrap();
         assert!(
-            read_truth(&p, &h)
+            read_truth(&p, &h, None)
                 .unwrap_err()
                 .to_string()
                 .contains("missing the true value")

@@ -106,7 +106,7 @@ pub fn load(
     let history = ingest_as(input, format, ingest_opts)?;
     let mut seeded_from_pgn = 0;
     let (mut seeds, seeds_absent) = match initial_ratings {
-        Some(path) => crate::ingest::seeds::read_seeds(path, &history)?,
+        Some(path) => crate::ingest::seeds::read_seeds(path, &history, ingest_opts.aliases.as_ref())?,
         None => (Vec::new(), 0),
     };
     if ingest_opts.seed_from_pgn {
@@ -125,7 +125,7 @@ pub fn load(
     if history.is_empty() {
         return Err(InputError::nothing_to_rate(src).into());
     }
-    let truth = truth.map(|p| read_truth(p, &history)).transpose()?;
+    let truth = truth.map(|p| read_truth(p, &history, ingest_opts.aliases.as_ref())).transpose()?;
     Ok(Loaded {
         history,
         seeds,
@@ -181,7 +181,10 @@ pub(crate) fn load_or_stream(
     // padded names is matched as a whole read matches it: read whole).
     let seeds = match inputs.initial_ratings {
         Some(path) if mode != super::stream::StreamMode::Off => {
-            Some(crate::ingest::seeds::SeedList::read(path)?)
+            Some(crate::ingest::seeds::SeedList::read(
+                path,
+                inputs.ingest.aliases.as_ref(),
+            )?)
         }
         _ => None,
     };

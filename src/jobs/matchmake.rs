@@ -28,6 +28,8 @@ pub struct MatchJob {
     pub unknown: Unknown,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Spellings of players read as the names the state keeps (`--aliases`).
+    pub aliases: Option<std::sync::Arc<crate::names::Aliases>>,
 }
 
 /// What `matchmake` makes of a waiting player the state does not know.
@@ -71,7 +73,8 @@ impl crate::systems::SystemVisitor for Plan<'_> {
     fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
         let carry = self.carry_of.carry::<S::Player>()?;
         crate::state::check_values(system, &self.carry_of.meta, &carry)?;
-        let index = crate::history::NameIndex::new(&self.carry_of.meta.players);
+        let index = crate::history::NameIndex::new(&self.carry_of.meta.players)
+            .with_aliases(self.job.aliases.clone());
         let job = self.job;
         let mut states = Vec::new();
         let mut wishes = Vec::new();
@@ -150,7 +153,8 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
     let names = read_pool(&job.pool)?;
     // Two waiting names that find one player (` Foo ` and `Foo`) would pair him with himself.
-    let index = crate::history::NameIndex::new(&state.meta.players);
+    let index =
+        crate::history::NameIndex::new(&state.meta.players).with_aliases(job.aliases.clone());
     let unknown: Vec<&str> = names
         .iter()
         .filter(|n| index.find(n).is_none())

@@ -9,6 +9,7 @@ pub mod lab;
 pub mod load;
 pub mod matchmake;
 pub mod metrics_doc;
+pub mod names;
 pub mod replay;
 pub mod report_input;
 pub mod resume;

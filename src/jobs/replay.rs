@@ -461,6 +461,13 @@ pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result
             None => writeln!(out)?,
         }
     }
+    if s.duplicates_dropped > 0 {
+        writeln!(
+            out,
+            "dropped {} contests that repeat one read before (--dedupe)",
+            s.duplicates_dropped
+        )?;
+    }
     if s.skipped_unfinished > 0 {
         writeln!(
             out,

@@ -80,10 +80,18 @@ pub struct SourceInfo {
     /// The first pair of names equal once trimmed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub names_equal_example: Option<(String, String)>,
+    /// Contests dropped as repeats of one read before (`--dedupe`).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub duplicates_dropped: u64,
     /// How the time column was read (CSV and Parquet), e.g. `auto: integers as YYYYMMDD
     /// dates (the first: 20230102)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_format: Option<String>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -442,6 +450,7 @@ pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
 /// found exactly.
 pub struct NameIndex<'n> {
     ids: FxHashMap<&'n str, PlayerId>,
+    aliases: Option<std::sync::Arc<crate::names::Aliases>>,
 }
 
 impl<'n> NameIndex<'n> {
@@ -453,18 +462,31 @@ impl<'n> NameIndex<'n> {
                 .enumerate()
                 .map(|(i, n)| (n.as_str(), i as PlayerId))
                 .collect(),
+            aliases: None,
         }
+    }
+
+    /// Finds a name given as an alias under its player's name ([`crate::names::Aliases`]), as
+    /// the readers keep it.
+    pub fn with_aliases(mut self, aliases: Option<std::sync::Arc<crate::names::Aliases>>) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    fn get(&self, name: &str) -> Option<PlayerId> {
+        let name = self.aliases.as_ref().map_or(name, |a| a.resolve(name));
+        self.ids.get(name).copied()
     }
 
     /// The player of a name as a side file gives it.
     pub fn find(&self, name: &str) -> Option<PlayerId> {
         let exact = canonical_name(name);
-        if let Some(&id) = self.ids.get(&*exact) {
+        if let Some(id) = self.get(&exact) {
             return Some(id);
         }
         let trimmed = name.trim();
         (trimmed.len() != name.len() && !trimmed.is_empty())
-            .then(|| self.ids.get(&*canonical_name(trimmed)).copied())
+            .then(|| self.get(&canonical_name(trimmed)))
             .flatten()
     }
 }
@@ -486,6 +508,24 @@ pub struct HistoryBuilder {
     /// Scratch for the duplicate check: per player id, the number of the last check that saw it.
     seen: Vec<u32>,
     checks: u32,
+    /// Spellings of players mapped to the names kept ([`HistoryBuilder::set_aliases`]).
+    aliases: Option<std::sync::Arc<crate::names::Aliases>>,
+    /// Duplicate contests dropped ([`HistoryBuilder::dedupe`]).
+    dedupe: Option<Dedupe>,
+}
+
+/// What the builder knows of the contests kept, to drop a contest kept before.
+#[derive(Default)]
+struct Dedupe {
+    /// Each contest's 128-bit digest (see [`HistoryBuilder::dedupe`]).
+    seen: rustc_hash::FxHashSet<u128>,
+    /// Forget the digests of earlier times when a later time comes (a time-ordered input).
+    prune: bool,
+    latest: Option<i64>,
+    dropped: u64,
+    /// What the reader gave of the next contest besides what the history keeps (a PGN game's
+    /// moves).
+    fingerprint: u64,
 }
 
 /// Moves the names a block's contests refer to (labels or series: the field `id` picks one)
@@ -561,6 +601,103 @@ impl HistoryBuilder {
     /// A new, empty builder.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Players named by an alias are kept under the alias's player ([`crate::names`]) from
+    /// now on.
+    pub fn set_aliases(&mut self, aliases: Option<std::sync::Arc<crate::names::Aliases>>) {
+        self.aliases = aliases.filter(|a| !a.is_empty());
+    }
+
+    /// Drops, from now on, every contest that repeats one kept before: the same time, weight,
+    /// label, series and first side, the same entries (players by name, with their shares,
+    /// places and points; in any order unless the first entry plays the first side), and the
+    /// same [`fingerprint`](Self::fingerprint). Contests are compared by a 128-bit digest of
+    /// these (two different contests share one with a chance far below one in 10^20 for a
+    /// billion contests). With `prune`, for an input known to come in time order, digests are
+    /// forgotten once a later time comes (a repeat has the time of the contest it repeats), so
+    /// that memory does not grow with the input.
+    pub fn dedupe(&mut self, prune: bool) {
+        self.dedupe = Some(Dedupe {
+            prune,
+            ..Dedupe::default()
+        });
+    }
+
+    /// The contests dropped as repeats ([`dedupe`](Self::dedupe)).
+    pub fn duplicates_dropped(&self) -> u64 {
+        self.dedupe.as_ref().map_or(0, |d| d.dropped)
+    }
+
+    /// What the reader knows of the next contest besides what the history keeps, for
+    /// [`dedupe`](Self::dedupe) (a digest of a PGN game's moves): contests that differ in it
+    /// are not repeats.
+    pub fn fingerprint(&mut self, fingerprint: u64) {
+        if let Some(d) = &mut self.dedupe {
+            d.fingerprint = fingerprint;
+        }
+    }
+
+    /// The digest of a contest for [`dedupe`](Self::dedupe).
+    fn digest(&self, rec: &ContestRec, fingerprint: u64) -> u128 {
+        use std::hash::{Hash, Hasher};
+        struct Two(rustc_hash::FxHasher, std::hash::DefaultHasher);
+        impl Two {
+            fn new() -> Self {
+                Self(rustc_hash::FxHasher::default(), std::hash::DefaultHasher::new())
+            }
+            fn add<T: Hash + ?Sized>(&mut self, v: &T) {
+                v.hash(&mut self.0);
+                v.hash(&mut self.1);
+            }
+            fn done(&self) -> u128 {
+                (u128::from(self.0.finish()) << 64) | u128::from(self.1.finish())
+            }
+        }
+        let h = &self.h;
+        let mut entries: Vec<u128> = h.entries[rec.entry_start as usize..rec.entry_end as usize]
+            .iter()
+            .map(|e| {
+                let mut t = Two::new();
+                t.add(&(e.lo, e.hi, e.score.to_bits()));
+                for m in e.member_start as usize..e.member_end as usize {
+                    t.add(h.names[h.members[m] as usize].as_str());
+                    t.add(&h.weights.get(m).copied().unwrap_or(1.0).to_bits());
+                }
+                t.done()
+            })
+            .collect();
+        if !rec.first_side {
+            entries.sort_unstable();
+        }
+        let mut t = Two::new();
+        t.add(&(rec.time, rec.weight.to_bits(), rec.first_side, fingerprint));
+        let name = |table: &[String], id: u32| (id != NONE).then(|| table[id as usize].clone());
+        t.add(&name(&h.labels, rec.label));
+        t.add(&name(&h.series, rec.series));
+        t.add(&entries);
+        t.done()
+    }
+
+    /// With [`dedupe`](Self::dedupe): whether a valid contest repeats one kept before (and
+    /// is to be dropped); else false.
+    fn repeats(&mut self, rec: &ContestRec) -> bool {
+        let Some(d) = &self.dedupe else {
+            return false;
+        };
+        let digest = self.digest(rec, d.fingerprint);
+        let d = self.dedupe.as_mut().expect("dedupe is on");
+        d.fingerprint = 0;
+        if d.prune && d.latest.is_some_and(|t| rec.time > t) {
+            d.seen.clear();
+        }
+        d.latest = Some(d.latest.map_or(rec.time, |t| t.max(rec.time)));
+        if d.seen.insert(digest) {
+            false
+        } else {
+            d.dropped += 1;
+            true
+        }
     }
 
     /// A builder whose first players are `names`, in this order (ids 0, 1, ...), so that a
@@ -710,6 +847,18 @@ impl HistoryBuilder {
     /// name must already be validated (non-empty).
     pub fn player(&mut self, name: &str) -> PlayerId {
         let name = &*canonical_name(name);
+        if let Some(a) = &self.aliases {
+            let kept = a.resolve(name);
+            if kept.len() != name.len() || kept != name {
+                let kept = kept.to_owned();
+                return self.interned(&kept);
+            }
+        }
+        self.interned(name)
+    }
+
+    /// [`player`](Self::player) of a name already canonical, aliases applied.
+    fn interned(&mut self, name: &str) -> PlayerId {
         if self.count.is_some() {
             return self.contest_player(name);
         }
@@ -829,11 +978,12 @@ impl HistoryBuilder {
         rec.entry_end = self.h.entries.len() as u32;
         let n = (rec.entry_end - rec.entry_start) as usize;
         let result = self.check(&rec, n);
+        let repeat = result.is_ok() && self.repeats(&rec);
         match &mut self.count {
-            None if result.is_ok() => self.h.contests.push(rec),
+            None if result.is_ok() && !repeat => self.h.contests.push(rec),
             None => self.discard(&rec),
             Some(count) => {
-                if result.is_ok() {
+                if result.is_ok() && !repeat {
                     let all_tied = rec.all_tied(&self.h.entries);
                     count.add(rec.time, rec.series != NONE, all_tied);
                 }

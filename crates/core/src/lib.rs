@@ -16,6 +16,7 @@ pub mod first_side;
 pub mod history;
 pub mod matchmake;
 pub mod metrics;
+pub mod names;
 pub mod numeric;
 pub mod rater;
 pub mod record;

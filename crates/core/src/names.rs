@@ -1,0 +1,498 @@
+//! Players' names: [`Aliases`] (the spellings of one player mapped to the name the history
+//! keeps) and [`likely_duplicates`], the names of a history that look like one player written
+//! several ways, for a user to turn into an alias file.
+//!
+//! Names are compared as the history keeps them: in Unicode normalisation form C
+//! ([`canonical_name`]), otherwise exactly (case, accents and spaces count). An alias file is
+//! how a user says that two such names are one player.
+
+use crate::history::{PlayerId, canonical_name};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Spellings of players mapped to the name each player is kept under.
+#[derive(Clone, Debug, Default)]
+pub struct Aliases {
+    map: FxHashMap<Box<str>, Box<str>>,
+}
+
+/// One line of an alias file: the alias, the player, and where it was given (for messages).
+pub struct AliasLine {
+    /// The spelling to replace.
+    pub alias: String,
+    /// The name to keep.
+    pub player: String,
+    /// Where the line is (a line number).
+    pub line: u64,
+}
+
+impl Aliases {
+    /// The aliases of `lines`, each chain (`a` to `b`, `b` to `c`) followed to its end so
+    /// that every alias maps to a name that is no alias. Refused, with the lines named: an
+    /// alias given twice for two players, and a cycle (`a` to `b` and `b` to `a`). A line
+    /// that maps a name to itself is allowed and changes nothing.
+    pub fn new(lines: &[AliasLine]) -> Result<Self, String> {
+        let mut direct: FxHashMap<Box<str>, (Box<str>, u64)> = FxHashMap::default();
+        for l in lines {
+            let alias: Box<str> = canonical_name(&l.alias).into();
+            let player: Box<str> = canonical_name(&l.player).into();
+            if alias == player {
+                continue;
+            }
+            if let Some((other, at)) = direct.get(&alias) {
+                if *other != player {
+                    return Err(format!(
+                        "line {}: `{alias}` is an alias of `{other}` (line {at}) and of \
+                         `{player}`",
+                        l.line
+                    ));
+                }
+                continue;
+            }
+            direct.insert(alias, (player, l.line));
+        }
+        let mut map = FxHashMap::default();
+        for (alias, (player, line)) in &direct {
+            let mut at = player;
+            let mut steps = 0usize;
+            while let Some((next, _)) = direct.get(at) {
+                steps += 1;
+                if next == alias || steps > direct.len() {
+                    return Err(format!(
+                        "line {line}: the aliases of `{alias}` go round in a circle (through \
+                         `{player}`)"
+                    ));
+                }
+                at = next;
+            }
+            map.insert(alias.clone(), at.clone());
+        }
+        Ok(Self { map })
+    }
+
+    /// No aliases.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// How many spellings are aliases.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The name a player is kept under: `name`'s player if it is an alias, else `name`
+    /// itself. `name` must be in normalisation form C ([`canonical_name`]), as the history
+    /// keeps names.
+    #[inline]
+    pub fn resolve<'a>(&'a self, name: &'a str) -> &'a str {
+        if self.map.is_empty() {
+            return name;
+        }
+        self.map.get(name).map_or(name, |p| p)
+    }
+}
+
+/// Why two names look like one player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Likeness {
+    /// The same letters once case, accents, punctuation and spacing are set aside
+    /// (`Polgár, Judit` and `POLGAR Judit`).
+    Spelling,
+    /// The same words in another order (`Garry Kasparov` and `Kasparov, Garry`).
+    WordOrder,
+    /// The same surname, one given name written as initials of the other's (`Kasparov, G.`
+    /// and `Kasparov, Garry`).
+    Initials,
+    /// One edit apart (a letter added, dropped, changed or two swapped) in names of six
+    /// letters or more (`Polgar, Judith` and `Polgar, Judit`).
+    OneEdit,
+}
+
+impl Likeness {
+    /// The reason as a report says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Likeness::Spelling => "case, accents or punctuation",
+            Likeness::WordOrder => "word order",
+            Likeness::Initials => "initials",
+            Likeness::OneEdit => "one edit apart",
+        }
+    }
+}
+
+/// A name that looks like another player's: `alias` would be written as `player` (the
+/// spelling of its group with the most contests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suggestion {
+    /// The spelling to replace.
+    pub alias: PlayerId,
+    /// The spelling to keep.
+    pub player: PlayerId,
+    /// The strongest reason that links the alias into the player's group.
+    pub why: Likeness,
+    /// Further players the alias would match as well (an initial shared by several full
+    /// names): the user must choose.
+    pub ambiguous_with: Vec<PlayerId>,
+}
+
+/// The letters of a name without case, accents, punctuation or repeated spaces.
+pub fn fold(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut out = String::with_capacity(name.len());
+    let mut space = true;
+    for c in name.nfkd().filter(|c| !is_combining_mark(*c)) {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+            space = false;
+        } else if !space {
+            out.push(' ');
+            space = true;
+        }
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// A name's surname and given names, folded: before and after the first comma, else the
+/// last word and the words before it.
+fn parts(name: &str) -> (String, Vec<String>) {
+    let (surname, given) = match name.split_once(',') {
+        Some((s, g)) => (fold(s), fold(g)),
+        None => {
+            let f = fold(name);
+            match f.rsplit_once(' ') {
+                Some((g, s)) => (s.to_string(), g.to_string()),
+                None => (f, String::new()),
+            }
+        }
+    };
+    (
+        surname,
+        given.split(' ').filter(|w| !w.is_empty()).map(String::from).collect(),
+    )
+}
+
+/// Whether two folded names are at most one edit apart (insertion, deletion, substitution or
+/// a swap of two neighbours).
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let start = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
+    if short.len() == long.len() {
+        if start == short.len() {
+            return true;
+        }
+        let end = short.len() - 1;
+        // One substitution, or one swap of neighbours.
+        short[start + 1..] == long[start + 1..]
+            || (start < end
+                && short[start] == long[start + 1]
+                && short[start + 1] == long[start]
+                && short[start + 2..] == long[start + 2..])
+    } else {
+        short[start..] == long[start + 1..]
+    }
+}
+
+/// Groups ids by key; keys met by one id only are dropped.
+fn groups<K: std::hash::Hash + Eq>(keys: impl Iterator<Item = (K, PlayerId)>) -> Vec<Vec<PlayerId>> {
+    let mut by: FxHashMap<K, Vec<PlayerId>> = FxHashMap::default();
+    for (k, p) in keys {
+        by.entry(k).or_default().push(p);
+    }
+    let mut out: Vec<Vec<PlayerId>> = by.into_values().filter(|g| g.len() > 1).collect();
+    out.sort_unstable();
+    out
+}
+
+struct Union {
+    parent: Vec<PlayerId>,
+    why: Vec<Option<Likeness>>,
+}
+
+impl Union {
+    fn find(&mut self, mut p: PlayerId) -> PlayerId {
+        while self.parent[p as usize] != p {
+            let up = self.parent[p as usize];
+            self.parent[p as usize] = self.parent[up as usize];
+            p = up;
+        }
+        p
+    }
+    fn join(&mut self, a: PlayerId, b: PlayerId, why: Likeness) {
+        for p in [a, b] {
+            let w = &mut self.why[p as usize];
+            *w = Some(w.map_or(why, |old| old.min(why)));
+        }
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent[ra.max(rb) as usize] = ra.min(rb);
+        }
+    }
+}
+
+/// Edit-distance candidates looked at per shared key at most (a key shared by thousands of
+/// short handles says nothing).
+const BUCKET_LIMIT: usize = 64;
+
+/// The names of `names` (by id) that look like one player written several ways, each with
+/// the spelling of its group to keep: one whose given names are written out rather than as
+/// initials, of those the one with the most contests (`contests`, by id), then the longest,
+/// then the first. Names with no letter or digit are left out. Sorted by the
+/// groups' contests, most first, then by alias.
+pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> {
+    let n = names.len();
+    let folded: Vec<String> = names.iter().map(|s| fold(s)).collect();
+    let valid = |p: &PlayerId| !folded[*p as usize].is_empty();
+    let mut u = Union {
+        parent: (0..n as PlayerId).collect(),
+        why: vec![None; n],
+    };
+    let ids = || (0..n as PlayerId).filter(valid);
+    for g in groups(ids().map(|p| (folded[p as usize].clone(), p))) {
+        for w in g.windows(2) {
+            u.join(w[0], w[1], Likeness::Spelling);
+        }
+    }
+    let sorted_words = |p: PlayerId| {
+        let mut w: Vec<&str> = folded[p as usize].split(' ').collect();
+        w.sort_unstable();
+        w.join(" ")
+    };
+    for g in groups(ids().map(|p| (sorted_words(p), p))) {
+        for w in g.windows(2) {
+            u.join(w[0], w[1], Likeness::WordOrder);
+        }
+    }
+    // Initials: names with the same surname and first initial; one whose given names are
+    // all initials matches the others whose initials begin with its own.
+    let split: Vec<(String, Vec<String>)> = names.iter().map(|s| parts(s)).collect();
+    let mut ambiguous: FxHashMap<PlayerId, Vec<PlayerId>> = FxHashMap::default();
+    let initial_key = |p: PlayerId| {
+        let (s, g) = &split[p as usize];
+        g.first()
+            .and_then(|w| w.chars().next())
+            .map(|c| (s.clone(), c))
+    };
+    for g in groups(ids().filter_map(|p| initial_key(p).map(|k| (k, p)))) {
+        for &short in &g {
+            let given = &split[short as usize].1;
+            if !given.iter().all(|w| w.chars().count() == 1) {
+                continue;
+            }
+            let initials: Vec<char> = given.iter().filter_map(|w| w.chars().next()).collect();
+            let matches: Vec<PlayerId> = g
+                .iter()
+                .copied()
+                .filter(|&full| full != short)
+                .filter(|&full| {
+                    let theirs: Vec<char> = split[full as usize]
+                        .1
+                        .iter()
+                        .filter_map(|w| w.chars().next())
+                        .collect();
+                    theirs.starts_with(&initials)
+                        && split[full as usize].1.iter().any(|w| w.chars().count() > 1)
+                })
+                .collect();
+            // Full names that are one player already count once.
+            let mut distinct: Vec<PlayerId> = matches.iter().map(|&m| u.find(m)).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            match distinct.len() {
+                0 => {}
+                1 => u.join(short, matches[0], Likeness::Initials),
+                _ => {
+                    ambiguous.insert(short, matches);
+                }
+            }
+        }
+    }
+    // One edit apart: names sharing the name itself or the name with one letter dropped.
+    let mut by_key: FxHashMap<String, Vec<PlayerId>> = FxHashMap::default();
+    for p in ids() {
+        let f = &folded[p as usize];
+        let chars: Vec<(usize, char)> = f.char_indices().collect();
+        if chars.len() < 6 {
+            continue;
+        }
+        by_key.entry(f.clone()).or_default().push(p);
+        for &(i, c) in &chars {
+            let mut k = String::with_capacity(f.len());
+            k.push_str(&f[..i]);
+            k.push_str(&f[i + c.len_utf8()..]);
+            by_key.entry(k).or_default().push(p);
+        }
+    }
+    let mut pairs: FxHashSet<(PlayerId, PlayerId)> = FxHashSet::default();
+    for bucket in by_key.values() {
+        if bucket.len() < 2 || bucket.len() > BUCKET_LIMIT {
+            continue;
+        }
+        for (i, &a) in bucket.iter().enumerate() {
+            for &b in &bucket[i + 1..] {
+                if a != b {
+                    pairs.insert((a.min(b), a.max(b)));
+                }
+            }
+        }
+    }
+    let mut pairs: Vec<(PlayerId, PlayerId)> = pairs.into_iter().collect();
+    pairs.sort_unstable();
+    for (a, b) in pairs {
+        let (fa, fb) = (&folded[a as usize], &folded[b as usize]);
+        if fa != fb && one_edit(fa, fb) {
+            u.join(a, b, Likeness::OneEdit);
+        }
+    }
+    // Each group keeps a spelling with its given names written out (not initials only), of
+    // those the one with the most contests, then the longest, then the first.
+    let count = |p: PlayerId| contests.get(p as usize).copied().unwrap_or(0);
+    let full = |p: PlayerId| split[p as usize].1.iter().any(|w| w.chars().count() > 1);
+    let better = |p: PlayerId, q: PlayerId| {
+        (full(p), count(p), names[p as usize].chars().count())
+            > (full(q), count(q), names[q as usize].chars().count())
+    };
+    let mut keep: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
+    let mut total: FxHashMap<PlayerId, u64> = FxHashMap::default();
+    for p in 0..n as PlayerId {
+        if u.why[p as usize].is_none() {
+            continue;
+        }
+        let root = u.find(p);
+        *total.entry(root).or_default() += u64::from(count(p));
+        let best = keep.entry(root).or_insert(p);
+        if better(p, *best) {
+            *best = p;
+        }
+    }
+    let mut out: Vec<(u64, Suggestion)> = Vec::new();
+    for p in 0..n as PlayerId {
+        let Some(why) = u.why[p as usize] else {
+            continue;
+        };
+        let root = u.find(p);
+        let player = keep[&root];
+        if player != p {
+            out.push((
+                total[&root],
+                Suggestion {
+                    alias: p,
+                    player,
+                    why,
+                    ambiguous_with: Vec::new(),
+                },
+            ));
+        }
+    }
+    for (short, matches) in ambiguous {
+        if u.why[short as usize].is_some() {
+            // Linked another way already: that link stands.
+            continue;
+        }
+        let mut players: Vec<PlayerId> = matches.iter().map(|&m| keep.get(&u.find(m)).copied().unwrap_or(m)).collect();
+        players.sort_by_key(|&m| (std::cmp::Reverse(count(m)), m));
+        players.dedup();
+        let player = players[0];
+        out.push((
+            u64::from(count(short)) + u64::from(count(player)),
+            Suggestion {
+                alias: short,
+                player,
+                why: Likeness::Initials,
+                ambiguous_with: players[1..].to_vec(),
+            },
+        ));
+    }
+    out.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.player.cmp(&b.1.player))
+            .then(a.1.alias.cmp(&b.1.alias))
+    });
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(alias: &str, player: &str, line: u64) -> AliasLine {
+        AliasLine {
+            alias: alias.into(),
+            player: player.into(),
+            line,
+        }
+    }
+
+    #[test]
+    fn aliases_follow_chains_and_refuse_conflicts_and_cycles() {
+        let a = Aliases::new(&[line("a", "b", 2), line("b", "c", 3), line("x", "x", 4)]).unwrap();
+        assert_eq!(a.resolve("a"), "c");
+        assert_eq!(a.resolve("b"), "c");
+        assert_eq!(a.resolve("c"), "c");
+        assert_eq!(a.resolve("x"), "x");
+        assert_eq!(a.len(), 2);
+        let e = Aliases::new(&[line("a", "b", 2), line("a", "c", 5)]).unwrap_err();
+        assert!(e.contains("line 5") && e.contains("line 2"), "{e}");
+        let e = Aliases::new(&[line("a", "b", 2), line("b", "a", 3)]).unwrap_err();
+        assert!(e.contains("circle"), "{e}");
+        // Given in NFD, found in NFC.
+        let a = Aliases::new(&[line("Polga\u{301}r", "Polgar", 2)]).unwrap();
+        assert_eq!(a.resolve("Polg\u{e1}r"), "Polgar");
+    }
+
+    #[test]
+    fn folding_and_edits() {
+        assert_eq!(fold("  Polgár,  Judit. "), "polgar judit");
+        assert_eq!(fold("KASPAROV,G."), "kasparov g");
+        assert!(one_edit("polgar judith", "polgar judit"));
+        assert!(one_edit("kramnik", "kranmik"));
+        assert!(one_edit("kramnik", "kramnak"));
+        assert!(!one_edit("kramnik", "krmanak"));
+        assert!(!one_edit("anand", "anand v"));
+    }
+
+    #[test]
+    fn finds_the_spellings_of_one_player() {
+        let names: Vec<String> = [
+            "Kasparov, Garry",  // 0
+            "Kasparov, G",      // 1
+            "Garry Kasparov",   // 2
+            "Anand, Viswanathan", // 3
+            "Anand,V.",         // 4
+            "Polgar, Judit",    // 5
+            "Polgar, Judith",   // 6
+            "POLGÁR, Judit",    // 7
+            "Polgar, Susan",    // 8
+            "Polgar, S",        // 9
+            "Polgar, Sofia",    // 10
+            "Karpov, Anatoly",  // 11
+            "Kramnik, Vladimir", // 12
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let contests = [50, 10, 5, 40, 8, 30, 3, 2, 20, 4, 15, 60, 45];
+        let s = likely_duplicates(&names, &contests);
+        let find = |alias: PlayerId| s.iter().find(|x| x.alias == alias);
+        assert_eq!(find(1).map(|x| (x.player, x.why)), Some((0, Likeness::Initials)));
+        assert_eq!(find(2).map(|x| (x.player, x.why)), Some((0, Likeness::WordOrder)));
+        assert_eq!(find(4).map(|x| (x.player, x.why)), Some((3, Likeness::Initials)));
+        assert_eq!(find(6).map(|x| (x.player, x.why)), Some((5, Likeness::OneEdit)));
+        assert_eq!(find(7).map(|x| (x.player, x.why)), Some((5, Likeness::Spelling)));
+        // "Polgar, S" is Susan or Sofia: the most played first, the other named.
+        let s9 = find(9).unwrap();
+        assert_eq!((s9.player, s9.ambiguous_with.clone()), (8, vec![10]));
+        for kept in [0, 3, 5, 8, 10, 11, 12] {
+            assert!(find(kept).is_none(), "{} is kept", names[kept as usize]);
+        }
+        assert_eq!(s.len(), 6);
+        // The biggest group first: Kasparov's 65 contests.
+        assert_eq!(s[0].player, 0);
+    }
+}
