@@ -181,7 +181,9 @@ impl InputArgs {
             no_memory_check: self.no_memory_check,
             seed_from_pgn: self.seed_from_pgn,
             aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(p)?)),
+                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
+                    p,
+                )?)),
                 None => None,
             },
             dedupe: self.dedupe,
@@ -928,7 +930,9 @@ impl MatchArgs {
             unknown: self.unknown,
             quiet: self.quiet,
             aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(p)?)),
+                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
+                    p,
+                )?)),
                 None => None,
             },
         })

@@ -118,3 +118,86 @@ fn the_uncertainty_column_says_what_it_is() {
         }
     }
 }
+
+/// Standings give each player's contests, best place and median place instead of W/D/L
+/// (hand-computed: p1 places 1, 3, 2, 4 -> best 1, median 2.5; p5 always last).
+#[test]
+fn standings_show_best_and_median_places() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("contest,time,player,rank\n");
+    let places = [
+        [1, 2, 3, 4, 5],
+        [3, 1, 2, 4, 5],
+        [2, 3, 1, 4, 5],
+        [4, 1, 2, 3, 5],
+    ];
+    for (c, order) in places.iter().enumerate() {
+        for (p, rank) in order.iter().enumerate() {
+            text.push_str(&format!("c{c},{},p{},{rank}\n", c + 1, p + 1));
+        }
+    }
+    let input = write(dir.path(), "s.csv", &text);
+    for format in ["csv", "json"] {
+        let out = dir.path().join(format);
+        replay_ok(
+            &input,
+            &out,
+            &["--format", "standings", "--leaderboard-format", format],
+        );
+        let rows: Vec<(String, u64, u64, f64)> = if format == "csv" {
+            let t = read_csv(&out.join("leaderboard.csv"));
+            assert_eq!(
+                t[0][5..10],
+                [
+                    "rounds",
+                    "contests",
+                    "best_rank",
+                    "median_rank",
+                    "last_time"
+                ]
+            );
+            t[1..]
+                .iter()
+                .map(|r| {
+                    (
+                        r[1].clone(),
+                        r[6].parse().unwrap(),
+                        r[7].parse().unwrap(),
+                        r[8].parse().unwrap(),
+                    )
+                })
+                .collect()
+        } else {
+            let v: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(out.join("leaderboard.json")).unwrap(),
+            )
+            .unwrap();
+            assert!(v[0].get("wins").is_none());
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|o| {
+                    (
+                        o["player"].as_str().unwrap().to_string(),
+                        o["contests"].as_u64().unwrap(),
+                        o["best_rank"].as_u64().unwrap(),
+                        o["median_rank"].as_f64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let get = |n: &str| rows.iter().find(|r| r.0 == n).unwrap().clone();
+        assert_eq!(get("p1"), ("p1".into(), 4, 1, 2.5), "{format}");
+        assert_eq!(get("p2"), ("p2".into(), 4, 1, 1.5), "{format}");
+        assert_eq!(get("p4"), ("p4".into(), 4, 3, 4.0), "{format}");
+        assert_eq!(get("p5"), ("p5".into(), 4, 5, 5.0), "{format}");
+    }
+    // Two-player games keep W/D/L.
+    let league = common::league(dir.path(), 4);
+    let out = dir.path().join("games");
+    replay_ok(&league, &out, &[]);
+    assert_eq!(
+        read_csv(&out.join("leaderboard.csv"))[0][6..9],
+        ["wins", "draws", "losses"]
+    );
+}

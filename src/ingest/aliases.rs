@@ -62,7 +62,10 @@ mod tests {
         assert_eq!(a.resolve("Kasparov, G"), "Kasparov, Garry");
         let (_d, p) = file("alias,player\nx,y\nx,z\n");
         let e = read_aliases(&p).unwrap_err().to_string();
-        assert!(e.contains("aliases.csv") && e.contains("line 3") && e.contains("line 2"), "{e}");
+        assert!(
+            e.contains("aliases.csv") && e.contains("line 3") && e.contains("line 2"),
+            "{e}"
+        );
         let (_d, p) = file("alias,name\nx,y\n");
         let e = read_aliases(&p).unwrap_err().to_string();
         assert!(e.contains("missing column `player`"), "{e}");

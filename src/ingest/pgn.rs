@@ -90,7 +90,11 @@ impl Moves {
     fn token(&mut self, t: &[u8]) {
         let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
         let dots = t[digits..].iter().take_while(|&&b| b == b'.').count();
-        let t = if digits > 0 && dots > 0 { &t[digits + dots..] } else { t };
+        let t = if digits > 0 && dots > 0 {
+            &t[digits + dots..]
+        } else {
+            t
+        };
         let t = t
             .iter()
             .rposition(|&b| b != b'!' && b != b'?')

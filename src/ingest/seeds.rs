@@ -124,7 +124,10 @@ pub struct SeedList {
 
 impl SeedList {
     /// Reads the file; a name listed twice is an error, as in a whole read.
-    pub fn read(path: &Path, aliases: Option<&std::sync::Arc<crate::names::Aliases>>) -> Result<Self, InputError> {
+    pub fn read(
+        path: &Path,
+        aliases: Option<&std::sync::Arc<crate::names::Aliases>>,
+    ) -> Result<Self, InputError> {
         let mut list = SeedList::default();
         let mut lines: HashMap<String, u64> = HashMap::new();
         read_rows(path, |csv, line, name, values| {

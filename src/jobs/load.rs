@@ -106,7 +106,9 @@ pub fn load(
     let history = ingest_as(input, format, ingest_opts)?;
     let mut seeded_from_pgn = 0;
     let (mut seeds, seeds_absent) = match initial_ratings {
-        Some(path) => crate::ingest::seeds::read_seeds(path, &history, ingest_opts.aliases.as_ref())?,
+        Some(path) => {
+            crate::ingest::seeds::read_seeds(path, &history, ingest_opts.aliases.as_ref())?
+        }
         None => (Vec::new(), 0),
     };
     if ingest_opts.seed_from_pgn {
@@ -125,7 +127,9 @@ pub fn load(
     if history.is_empty() {
         return Err(InputError::nothing_to_rate(src).into());
     }
-    let truth = truth.map(|p| read_truth(p, &history, ingest_opts.aliases.as_ref())).transpose()?;
+    let truth = truth
+        .map(|p| read_truth(p, &history, ingest_opts.aliases.as_ref()))
+        .transpose()?;
     Ok(Loaded {
         history,
         seeds,
@@ -180,12 +184,9 @@ pub(crate) fn load_or_stream(
     // A stream meets its players as it goes: the seeds are read first, by name (a file with
     // padded names is matched as a whole read matches it: read whole).
     let seeds = match inputs.initial_ratings {
-        Some(path) if mode != super::stream::StreamMode::Off => {
-            Some(crate::ingest::seeds::SeedList::read(
-                path,
-                inputs.ingest.aliases.as_ref(),
-            )?)
-        }
+        Some(path) if mode != super::stream::StreamMode::Off => Some(
+            crate::ingest::seeds::SeedList::read(path, inputs.ingest.aliases.as_ref())?,
+        ),
         _ => None,
     };
     let request = super::stream::StreamRequest {

@@ -33,7 +33,10 @@ pub fn run_names(job: &NamesJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     }
     if !job.quiet {
         let groups: std::collections::HashSet<u32> = found.iter().map(|s| s.player).collect();
-        let ambiguous = found.iter().filter(|s| !s.ambiguous_with.is_empty()).count();
+        let ambiguous = found
+            .iter()
+            .filter(|s| !s.ambiguous_with.is_empty())
+            .count();
         let summary = format!(
             "{} names; {} look like another player's spelling, in {} groups ({} ambiguous: \
              choose); check them and give the file back with --aliases",
@@ -92,7 +95,7 @@ fn write_csv(
             "{},{},{},{},{},{}",
             name(s.alias),
             name(s.player),
-            s.why.as_str(),
+            field(s.why.as_str()),
             contests[s.alias as usize],
             contests[s.player as usize],
             field(&also.join(" | "))

@@ -8,8 +8,9 @@ use crate::time::format_time;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time`.
-/// Rows are formatted in batches, each cut into pieces formatted on rayon's threads and
+/// `rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time`; for a
+/// history of standings (any contest of more than two entries: [`is_standings`]) `contests,
+/// best_rank,median_rank` instead of `wins,draws,losses`. Rows are formatted in batches, each cut into pieces formatted on rayon's threads and
 /// written in order: the file is the same whatever the number of threads.
 pub fn write_leaderboard(
     w: &mut dyn Write,
@@ -21,11 +22,17 @@ pub fn write_leaderboard(
     const PIECE: usize = 4096;
     const BATCH: usize = 16 * PIECE;
     let ci = rows.iter().any(|r| r.interval.is_some());
-    w.write_all(if ci {
-        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time,\
-          rating_lo,rating_hi,rank_lo,rank_hi,tie_group\n"
+    let standings = is_standings(rows);
+    w.write_all(b"rank,player,rating,uncertainty,display_rating,rounds,")?;
+    w.write_all(if standings {
+        b"contests,best_rank,median_rank,last_time"
     } else {
-        b"rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time\n"
+        b"wins,draws,losses,last_time"
+    })?;
+    w.write_all(if ci {
+        b",rating_lo,rating_hi,rank_lo,rank_hi,tie_group\n"
+    } else {
+        b"\n"
     })?;
     for batch in rows.chunks(BATCH) {
         let pieces: Vec<String> = batch
@@ -33,7 +40,7 @@ pub fn write_leaderboard(
             .map(|piece| {
                 let mut text = String::with_capacity(piece.len() * 96);
                 for r in piece {
-                    row(&mut text, history, r);
+                    row(&mut text, history, r, standings);
                 }
                 text
             })
@@ -46,7 +53,7 @@ pub fn write_leaderboard(
 }
 
 /// One row, with its line end.
-fn row(line: &mut String, history: &History, r: &LeaderRow) {
+fn row(line: &mut String, history: &History, r: &LeaderRow, standings: bool) {
     let _ = write!(line, "{},", r.rank);
     csv_field(history.name(r.player), line);
     line.push(',');
@@ -56,15 +63,25 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
     line.push(',');
     number(r.rating.display, line);
     let rec = &r.record;
-    let _ = write!(
-        line,
-        ",{},{},{},{},{}",
-        rec.rounds,
-        rec.wins,
-        rec.draws,
-        rec.losses,
-        format_time(rec.last_time)
-    );
+    if standings {
+        let _ = write!(line, ",{},{},", rec.rounds, rec.contests);
+        if rec.places.best > 0 {
+            let _ = write!(line, "{}", rec.places.best);
+        }
+        line.push(',');
+        number(rec.places.median().unwrap_or(f64::NAN), line);
+        let _ = write!(line, ",{}", format_time(rec.last_time));
+    } else {
+        let _ = write!(
+            line,
+            ",{},{},{},{},{}",
+            rec.rounds,
+            rec.wins,
+            rec.draws,
+            rec.losses,
+            format_time(rec.last_time)
+        );
+    }
     if let Some(i) = &r.interval {
         line.push(',');
         number(i.rating.0, line);
@@ -78,6 +95,14 @@ fn row(line: &mut String, history: &History, r: &LeaderRow) {
         }
     }
     line.push('\n');
+}
+
+/// Whether the leaderboard is one of standings: some player took a place in a contest of
+/// more than two entries. Its files then give each player's contests, best place and median
+/// place ([`crate::record::Places`]) instead of wins, draws and losses, which say little of a
+/// contest of thousands.
+pub fn is_standings(rows: &[LeaderRow]) -> bool {
+    rows.iter().any(|r| r.record.places.best > 0)
 }
 
 /// The leaderboard's file type (`--leaderboard-format`).
@@ -123,6 +148,7 @@ pub fn write_leaderboard_as(
 fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
     use serde_json::{Value, json};
     let num = |v: f64| serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
+    let standings = is_standings(rows);
     w.write_all(b"[")?;
     for (k, r) in rows.iter().enumerate() {
         let rec = &r.record;
@@ -133,11 +159,19 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
             "uncertainty": r.rating.uncertainty.map_or(Value::Null, num),
             "display_rating": num(r.rating.display),
             "rounds": rec.rounds,
-            "wins": rec.wins,
-            "draws": rec.draws,
-            "losses": rec.losses,
-            "last_time": format_time(rec.last_time),
         });
+        if standings {
+            o["contests"] = rec.contests.into();
+            o["best_rank"] = (rec.places.best > 0)
+                .then_some(rec.places.best)
+                .map_or(Value::Null, Value::from);
+            o["median_rank"] = rec.places.median().map_or(Value::Null, num);
+        } else {
+            o["wins"] = rec.wins.into();
+            o["draws"] = rec.draws.into();
+            o["losses"] = rec.losses.into();
+        }
+        o["last_time"] = format_time(rec.last_time).into();
         if let Some(i) = &r.interval {
             o["rating_lo"] = num(i.rating.0);
             o["rating_hi"] = num(i.rating.1);
@@ -187,11 +221,36 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         ),
         Column::new("display_rating".into(), f(&|r| r.rating.display)),
         Column::new("rounds".into(), u(&|r| u64::from(r.record.rounds))),
-        Column::new("wins".into(), u(&|r| u64::from(r.record.wins))),
-        Column::new("draws".into(), u(&|r| u64::from(r.record.draws))),
-        Column::new("losses".into(), u(&|r| u64::from(r.record.losses))),
-        time,
     ];
+    if is_standings(rows) {
+        columns.push(Column::new(
+            "contests".into(),
+            u(&|r| u64::from(r.record.contests)),
+        ));
+        columns.push(Column::new(
+            "best_rank".into(),
+            rows.iter()
+                .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
+                .collect::<Vec<Option<u32>>>(),
+        ));
+        columns.push(Column::new(
+            "median_rank".into(),
+            rows.iter()
+                .map(|r| r.record.places.median())
+                .collect::<Vec<Option<f64>>>(),
+        ));
+    } else {
+        columns.push(Column::new("wins".into(), u(&|r| u64::from(r.record.wins))));
+        columns.push(Column::new(
+            "draws".into(),
+            u(&|r| u64::from(r.record.draws)),
+        ));
+        columns.push(Column::new(
+            "losses".into(),
+            u(&|r| u64::from(r.record.losses)),
+        ));
+    }
+    columns.push(time);
     if rows.iter().any(|r| r.interval.is_some()) {
         let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
             rows.iter()

@@ -15,6 +15,7 @@ mod metrics;
 pub mod predictions;
 pub mod publish;
 pub mod report;
+pub mod site;
 mod table;
 mod text;
 

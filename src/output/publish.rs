@@ -1014,10 +1014,26 @@ pub struct Folder<'p> {
     rel: PathBuf,
 }
 
+impl<'p> Folder<'p> {
+    /// A subfolder of this one (created in the new generation, through its descriptor, as
+    /// [`Publication::folder`] does).
+    pub fn folder(&self, name: &str) -> io::Result<Folder<'p>> {
+        let rel = self.rel.join(name);
+        let rel = rel
+            .to_str()
+            .ok_or_else(|| io::Error::other(format!("{name} is not a plain folder name")))?;
+        self.publication.folder(rel)
+    }
+}
+
 impl Folder<'_> {
     /// Opens `name` for writing; [`StagedFile::finish`] completes it. Created relative to the
     /// new generation's descriptor (its path could have been replaced meanwhile).
     pub fn open(&self, name: &str) -> io::Result<StagedFile> {
+        self.open_buffered(name, 1 << 20)
+    }
+
+    fn open_buffered(&self, name: &str, capacity: usize) -> io::Result<StagedFile> {
         let rel = self.rel.join(name);
         let file = create_at(
             self.publication.generation_fd.as_raw_fd(),
@@ -1029,7 +1045,7 @@ impl Folder<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(rel);
-        Ok(StagedFile(BufWriter::with_capacity(1 << 20, file)))
+        Ok(StagedFile(BufWriter::with_capacity(capacity, file)))
     }
 
     /// Writes `name` through `write`.
@@ -1050,7 +1066,8 @@ impl Folder<'_> {
         name: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        let mut file = self.open(name)?;
+        // Small files: a small buffer (a megabyte each would be mapped and unmapped per page).
+        let mut file = self.open_buffered(name, 64 << 10)?;
         write(&mut file)?;
         self.publication
             .unsynced

@@ -180,6 +180,13 @@ pub fn print_summary(
         .clamp(6, 32);
     let has_unc = rows.iter().any(|r| r.rating.uncertainty.is_some());
     let has_ci = rows.iter().any(|r| r.interval.is_some());
+    // Standings: contests, best and median place instead of wins, draws and losses.
+    let standings = super::leaderboard::is_standings(rows);
+    let (c1, c2, c3) = if standings {
+        ("n", "best", "med")
+    } else {
+        ("W", "D", "L")
+    };
     writeln!(
         out,
         "{:>5}  {:<width$}  {:>8}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
@@ -201,9 +208,9 @@ pub fn print_summary(
             String::new()
         },
         "rounds",
-        "W",
-        "D",
-        "L"
+        c1,
+        c2,
+        c3
     )?;
     for r in rows.iter().take(top) {
         let unc = match (has_unc, r.rating.uncertainty) {
@@ -231,9 +238,25 @@ pub fn print_summary(
             unc,
             ci,
             r.record.rounds,
-            r.record.wins,
-            r.record.draws,
-            r.record.losses
+            if standings {
+                r.record.contests
+            } else {
+                r.record.wins
+            },
+            if standings {
+                let b = r.record.places.best;
+                if b > 0 { b.to_string() } else { "-".into() }
+            } else {
+                r.record.draws.to_string()
+            },
+            if standings {
+                r.record
+                    .places
+                    .median()
+                    .map_or_else(|| "-".into(), |m| format!("{m}"))
+            } else {
+                r.record.losses.to_string()
+            }
         )?;
     }
     if rows.len() > top {

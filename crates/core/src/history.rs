@@ -644,7 +644,10 @@ impl HistoryBuilder {
         struct Two(rustc_hash::FxHasher, std::hash::DefaultHasher);
         impl Two {
             fn new() -> Self {
-                Self(rustc_hash::FxHasher::default(), std::hash::DefaultHasher::new())
+                Self(
+                    rustc_hash::FxHasher::default(),
+                    std::hash::DefaultHasher::new(),
+                )
             }
             fn add<T: Hash + ?Sized>(&mut self, v: &T) {
                 v.hash(&mut self.0);

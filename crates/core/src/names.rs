@@ -170,7 +170,11 @@ fn parts(name: &str) -> (String, Vec<String>) {
     };
     (
         surname,
-        given.split(' ').filter(|w| !w.is_empty()).map(String::from).collect(),
+        given
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect(),
     )
 }
 
@@ -178,11 +182,19 @@ fn parts(name: &str) -> (String, Vec<String>) {
 /// a swap of two neighbours).
 fn one_edit(a: &str, b: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
     if long.len() - short.len() > 1 {
         return false;
     }
-    let start = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
+    let start = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
     if short.len() == long.len() {
         if start == short.len() {
             return true;
@@ -200,7 +212,9 @@ fn one_edit(a: &str, b: &str) -> bool {
 }
 
 /// Groups ids by key; keys met by one id only are dropped.
-fn groups<K: std::hash::Hash + Eq>(keys: impl Iterator<Item = (K, PlayerId)>) -> Vec<Vec<PlayerId>> {
+fn groups<K: std::hash::Hash + Eq>(
+    keys: impl Iterator<Item = (K, PlayerId)>,
+) -> Vec<Vec<PlayerId>> {
     let mut by: FxHashMap<K, Vec<PlayerId>> = FxHashMap::default();
     for (k, p) in keys {
         by.entry(k).or_default().push(p);
@@ -395,7 +409,10 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
             // Linked another way already: that link stands.
             continue;
         }
-        let mut players: Vec<PlayerId> = matches.iter().map(|&m| keep.get(&u.find(m)).copied().unwrap_or(m)).collect();
+        let mut players: Vec<PlayerId> = matches
+            .iter()
+            .map(|&m| keep.get(&u.find(m)).copied().unwrap_or(m))
+            .collect();
         players.sort_by_key(|&m| (std::cmp::Reverse(count(m)), m));
         players.dedup();
         let player = players[0];
@@ -460,19 +477,19 @@ mod tests {
     #[test]
     fn finds_the_spellings_of_one_player() {
         let names: Vec<String> = [
-            "Kasparov, Garry",  // 0
-            "Kasparov, G",      // 1
-            "Garry Kasparov",   // 2
+            "Kasparov, Garry",    // 0
+            "Kasparov, G",        // 1
+            "Garry Kasparov",     // 2
             "Anand, Viswanathan", // 3
-            "Anand,V.",         // 4
-            "Polgar, Judit",    // 5
-            "Polgar, Judith",   // 6
-            "POLGÁR, Judit",    // 7
-            "Polgar, Susan",    // 8
-            "Polgar, S",        // 9
-            "Polgar, Sofia",    // 10
-            "Karpov, Anatoly",  // 11
-            "Kramnik, Vladimir", // 12
+            "Anand,V.",           // 4
+            "Polgar, Judit",      // 5
+            "Polgar, Judith",     // 6
+            "POLGÁR, Judit",      // 7
+            "Polgar, Susan",      // 8
+            "Polgar, S",          // 9
+            "Polgar, Sofia",      // 10
+            "Karpov, Anatoly",    // 11
+            "Kramnik, Vladimir",  // 12
         ]
         .iter()
         .map(|s| s.to_string())
@@ -480,11 +497,26 @@ mod tests {
         let contests = [50, 10, 5, 40, 8, 30, 3, 2, 20, 4, 15, 60, 45];
         let s = likely_duplicates(&names, &contests);
         let find = |alias: PlayerId| s.iter().find(|x| x.alias == alias);
-        assert_eq!(find(1).map(|x| (x.player, x.why)), Some((0, Likeness::Initials)));
-        assert_eq!(find(2).map(|x| (x.player, x.why)), Some((0, Likeness::WordOrder)));
-        assert_eq!(find(4).map(|x| (x.player, x.why)), Some((3, Likeness::Initials)));
-        assert_eq!(find(6).map(|x| (x.player, x.why)), Some((5, Likeness::OneEdit)));
-        assert_eq!(find(7).map(|x| (x.player, x.why)), Some((5, Likeness::Spelling)));
+        assert_eq!(
+            find(1).map(|x| (x.player, x.why)),
+            Some((0, Likeness::Initials))
+        );
+        assert_eq!(
+            find(2).map(|x| (x.player, x.why)),
+            Some((0, Likeness::WordOrder))
+        );
+        assert_eq!(
+            find(4).map(|x| (x.player, x.why)),
+            Some((3, Likeness::Initials))
+        );
+        assert_eq!(
+            find(6).map(|x| (x.player, x.why)),
+            Some((5, Likeness::OneEdit))
+        );
+        assert_eq!(
+            find(7).map(|x| (x.player, x.why)),
+            Some((5, Likeness::Spelling))
+        );
         // "Polgar, S" is Susan or Sofia: the most played first, the other named.
         let s9 = find(9).unwrap();
         assert_eq!((s9.player, s9.ambiguous_with.clone()), (8, vec![10]));

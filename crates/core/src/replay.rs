@@ -835,8 +835,15 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             warmup_contests: warmup_first,
             history_rows: 0,
             outcomes: None,
+            places: None,
         });
         let (draws, three) = c.outcomes.unwrap_or_default();
+        let mut records = c.records;
+        if let Some(places) = c.places {
+            for (r, p) in records.iter_mut().zip(places) {
+                r.places = p;
+            }
+        }
         let mut metrics = c.metrics;
         metrics.set_three_sums(three);
         let already = c.states.len();
@@ -852,7 +859,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             system,
             opts,
             states: c.states,
-            records: c.records,
+            records,
             known: c.known,
             last_key: c.last_key,
             last_round,
@@ -911,6 +918,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 warmup_contests: self.warmup as u64,
                 history_rows: self.rows_done + self.rows.len() as u64,
                 outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
+                places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
             },
             applied,
             open_from: None,
@@ -1250,6 +1258,9 @@ fn record_results(
                 let others = (c.len() - 1) as f64;
                 let below = (c.len() - 1) as f64 - e.hi as f64;
                 rec.push_result((below + 0.5 * (e.hi - e.lo) as f64) / others);
+                if c.len() > 2 {
+                    rec.places.add(e.lo + 1);
+                }
                 // Alone in first place wins, a shared first place draws (a drawn game).
                 if e.hi == 0 {
                     rec.wins += 1;

@@ -68,6 +68,9 @@ pub struct Carry<P> {
     /// earlier version resumes with a fresh draw model and counts three-outcome metrics
     /// from there).
     pub outcomes: Option<(crate::draws::DrawModel, crate::metrics::ThreeSums)>,
+    /// Every player's places in contests of more than two entries (version 6 on; a state of
+    /// an earlier version resumes with none, and counts them from there).
+    pub places: Option<Vec<crate::record::Places>>,
 }
 
 /// When to take the snapshot for `--save-state`.
@@ -98,7 +101,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -216,7 +219,11 @@ impl StateFile {
         let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
         let mut body = all[20 + len..].to_vec();
         if version < 5 {
-            // The carry's last field, `outcomes`, is `None` (one zero byte) before version 5.
+            // The carry's field `outcomes` is `None` (one zero byte) before version 5.
+            body.push(0);
+        }
+        if version < 6 {
+            // So is its last field, `places`, before version 6.
             body.push(0);
         }
         Ok(StateFile { meta, body })
@@ -231,6 +238,7 @@ impl StateFile {
             || carry.records.len() != n
             || carry.known.len() != n
             || carry.last_key.len() != n
+            || carry.places.as_ref().is_some_and(|p| p.len() != n)
         {
             return Err("damaged state file: the player tables disagree".into());
         }
@@ -498,6 +506,7 @@ mod tests {
             warmup_contests: 1,
             history_rows: 20,
             outcomes: None,
+            places: None,
         };
         let mut bytes = Vec::new();
         write_state(&mut bytes, &meta, &carry).unwrap();
@@ -509,20 +518,20 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v6 = bytes.clone();
-        v6[8] = 6;
+        let mut v7 = bytes.clone();
+        v7[8] = 7;
         assert!(
-            StateFile::read(&mut v6.as_slice())
+            StateFile::read(&mut v7.as_slice())
                 .unwrap_err()
-                .contains("version 6")
+                .contains("version 7")
         );
         // A version 3 file (no --skip-all-tied in its meta, postcard's last byte here; no
-        // draw model in its carry, the carry's last byte) is read as made without the option,
-        // and resumes with a fresh draw model.
+        // draw model and no places in its carry, the carry's last two bytes) is read as made
+        // without the option, and resumes with a fresh draw model and no places.
         let head = postcard::to_stdvec(&meta).unwrap();
         let head3 = &head[..head.len() - 1];
         let body = postcard::to_stdvec(&carry).unwrap();
-        let body = &body[..body.len() - 1];
+        let body = &body[..body.len() - 2];
         let mut v3 = Vec::new();
         v3.extend_from_slice(MAGIC);
         v3.extend_from_slice(&3u32.to_le_bytes());
@@ -535,6 +544,7 @@ mod tests {
         assert_eq!(old.meta, meta, "read as without the option");
         let old_carry: Carry<(f64, f64)> = old.carry().unwrap();
         assert_eq!((old_carry.history_rows, old_carry.outcomes), (20, None));
+        assert_eq!(old_carry.places, None);
         let mut tied = meta.clone();
         tied.skip_all_tied = true;
         let mut with = Vec::new();
@@ -647,6 +657,7 @@ mod tests {
             warmup_contests: 0,
             history_rows: 2,
             outcomes: None,
+            places: None,
         };
         assert_eq!(check_values(&elo, &meta, &good), Ok(()));
         let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {
