@@ -78,3 +78,16 @@ shoot() { # page png
 
 shoot "$index" "$out/index.png"
 shoot "$player" "$out/player.png"
+
+# The pages as the browser built them: the table has rows, the chart its line.
+dom() { # page
+    "$browser" --headless --disable-gpu --no-sandbox --user-data-dir="$profile" \
+        --dump-dom "file://$(realpath "$1")" 2>"$log"
+}
+rows=$(dom "$index" | grep -o '<tr' | wc -l)
+[[ $rows -gt 1 ]] || fail "the browser found no table rows in $index"
+dom "$player" | grep -q '<polyline' || fail "the browser found no chart line in $player"
+for png in "$out/index.png" "$out/player.png"; do
+    [[ $(stat -c %s "$png") -gt 10000 ]] || fail "$png is too small to show a page"
+done
+echo "browser: $index shows $((rows - 1)) table rows; $player shows its chart"

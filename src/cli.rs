@@ -391,6 +391,12 @@ pub struct ReplayArgs {
     /// the two ratings' uncertainties).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub h2h: usize,
+    /// Also publish a static website of the leaderboard in DIR (atomically, as the outputs):
+    /// index and pages of ranks with a search box, one page per player (rating chart, last
+    /// games, head-to-head), the metrics; the change of rank since DIR's previous run. Reads
+    /// the input whole.
+    #[arg(long, value_name = "DIR")]
+    pub site: Option<PathBuf>,
     /// Only read and validate the input; write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -1085,6 +1091,7 @@ impl ReplayArgs {
             ci: self.run.ci()?,
             ci_level: self.run.ci_level,
             h2h: self.h2h,
+            site: self.site.clone(),
         })
     }
 }

@@ -278,6 +278,7 @@ fn replay_each(
             .folder(kind.name())
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let sys_job = SystemJob {
+            site: false,
             system: kind,
             params: &params[k],
             replay: &job.replay,

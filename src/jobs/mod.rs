@@ -15,6 +15,7 @@ pub mod report_input;
 pub mod resume;
 pub mod rows;
 pub mod sink;
+pub mod site;
 pub mod stream;
 pub mod system;
 pub mod tune;

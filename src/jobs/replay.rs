@@ -68,6 +68,8 @@ pub struct ReplayJob {
     pub ci_level: f64,
     /// `--h2h N`: `h2h.csv` for the top N.
     pub h2h: usize,
+    /// `--site DIR`: the static website.
+    pub site: Option<PathBuf>,
 }
 
 /// Runs `replay`: reads the input, replays, writes the outputs (atomically), prints the top of
@@ -105,6 +107,16 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 .with_context(|| format!("cannot prepare {}", job.out.display()))?,
         )
     };
+    // The website's folder: locked from the start too, its previous ranks read before any
+    // of it is replaced.
+    let site = match (&job.site, job.dry_run) {
+        (Some(dir), false) => Some((
+            Publication::begin(dir, SITE_OUTPUTS)
+                .with_context(|| format!("cannot prepare {}", dir.display()))?,
+            super::site::previous_ranks(dir),
+        )),
+        _ => None,
+    };
     let resume = match &job.resume {
         Some(path) => Some(read_state_for(path, job)?),
         None => None,
@@ -128,7 +140,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         &inputs,
         &job.replay,
         stream,
-        job.report || job.predictions,
+        job.report || job.predictions || job.site.is_some(),
         job.quiet,
         state,
     )?;
@@ -176,9 +188,41 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .write("report.html", |w| output::report::write_report(w, &input))
             .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
     }
+    let site_pages = match (&site, &outcome.site) {
+        (Some((publication, previous)), Some((track, metrics))) => {
+            let history = outcome.input(&loaded);
+            let data = super::site::site_data(&super::site::SiteInput {
+                history,
+                rows: &outcome.rows,
+                result: &outcome.result,
+                track,
+                previous,
+                ci_level: job.ci_level,
+                as_of: job.replay.as_of,
+                metrics,
+            });
+            let root = publication.root();
+            let dir = || job.site.as_ref().expect("a site").display().to_string();
+            output::site::write_site(&root, &data)
+                .with_context(|| format!("cannot write the site in {}", dir()))?;
+            root.write("ranks.csv", |w| {
+                super::site::write_ranks(w, history, &outcome.rows)
+            })
+            .with_context(|| format!("cannot write the site in {}", dir()))?;
+            Some(data.players.len())
+        }
+        _ => None,
+    };
     let written = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
+    // The site after the outputs: a site never shows a run whose files were not published.
+    if let Some((publication, _)) = site {
+        let dir = job.site.as_ref().expect("a site");
+        publication
+            .commit()
+            .with_context(|| format!("cannot publish the site in {}", dir.display()))?;
+    }
     // The state last: if this fails, the next run resumes from the previous state and
     // recomputes the same outputs.
     if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
@@ -186,6 +230,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .with_context(|| format!("cannot write the state {}", path.display()))?;
     }
     let done = Done {
+        site: job.site.as_deref().zip(site_pages),
         history: outcome.input(&loaded),
         contests: outcome.totals(&loaded).contests,
         outcome: &outcome,
@@ -315,11 +360,14 @@ fn system_job<'a>(
         advantage: None,
         predictions: job.predictions,
         leaderboard_format: job.leaderboard_format,
+        site: job.site.is_some(),
     }
 }
 
 /// A finished replay, as reported on stdout.
 struct Done<'a> {
+    /// `--site`: its folder and the player pages written.
+    site: Option<(&'a Path, usize)>,
     history: &'a History,
     /// Contests read.
     contests: usize,
@@ -349,6 +397,7 @@ impl Done<'_> {
             "metrics": result.metrics,
             "intervals": self.outcome.intervals,
             "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "site": self.site.map(|(d, n)| serde_json::json!({"folder": d.display().to_string(), "player_pages": n})),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
             "seconds": self.seconds,
         });
@@ -390,6 +439,13 @@ impl Done<'_> {
             .map(|p| p.display().to_string())
             .collect();
         writeln!(stdout, "Wrote {}", names.join(", "))?;
+        if let Some((dir, pages)) = self.site {
+            writeln!(
+                stdout,
+                "Published the site in {} (index.html, {pages} player pages)",
+                dir.display()
+            )?;
+        }
         Ok(())
     }
 }
@@ -408,6 +464,17 @@ pub const REPLAY_OUTPUTS: &[&str] = &[
     "contests.csv",
     "leaderboard.json",
     "leaderboard.parquet",
+];
+
+/// The entries `--site` writes in its folder (the rest of a folder is carried over).
+pub const SITE_OUTPUTS: &[&str] = &[
+    "index.html",
+    "metrics.html",
+    "style.css",
+    "names.js",
+    "ranks.csv",
+    "players",
+    "ranks",
 ];
 
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an
@@ -430,6 +497,20 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
                     state.display()
                 )));
             }
+        }
+    }
+    if let Some(site) = &job.site {
+        if same_file(site, &job.out) || site == &job.out {
+            return Err(UsageError(format!(
+                "--site {} is the output folder: give the website a folder of its own",
+                site.display()
+            )));
+        }
+        if job.input.is_dir() && same_file(&job.input, site) {
+            return Err(UsageError(format!(
+                "--site {} is the input folder: the site replaces the folder's content",
+                site.display()
+            )));
         }
     }
     if job.input.is_dir() && same_file(&job.input, &job.out) {

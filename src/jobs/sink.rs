@@ -33,6 +33,8 @@ pub(crate) struct Sink<'a> {
     pub(crate) rate: RateMeter,
     /// `--truth`: the RMSE of the ratings against the true ones, round by round.
     pub(crate) truth: Option<(&'a History, &'a Truth, RmseSeries)>,
+    /// `--site`: each player's curve and last games.
+    pub(crate) site: Option<super::site::SiteTrack>,
 }
 
 impl Sink<'_> {
@@ -44,6 +46,7 @@ impl Sink<'_> {
             trajectory: None,
             rate: RateMeter::new(),
             truth: None,
+            site: None,
         }
     }
 }
@@ -97,6 +100,9 @@ impl Observer for Sink<'_> {
                     series.add(r.round, time, r.after, v);
                 }
             }
+        }
+        if let Some(s) = &mut self.site {
+            s.rows(rows);
         }
         if let Some(t) = &mut self.trajectory {
             t.extend(

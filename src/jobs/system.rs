@@ -63,6 +63,8 @@ pub struct SystemJob<'a> {
     pub predictions: bool,
     /// The leaderboard's file type.
     pub leaderboard_format: output::LeaderboardFormat,
+    /// `--site`: gather what the website shows.
+    pub site: bool,
 }
 
 /// What one system's replay produced.
@@ -88,6 +90,8 @@ pub struct SystemOutcome {
     pub skipped_applied: Option<usize>,
     /// `--ci`: the intervals as in `metrics.json`.
     pub intervals: Option<serde_json::Value>,
+    /// `--site`: the players' curves and last games, and metrics.json as written.
+    pub site: Option<(super::site::SiteTrack, serde_json::Value)>,
 }
 
 impl SystemOutcome {
@@ -147,6 +151,7 @@ pub fn replay_system(
             .truth
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
+        site: job.site.then(super::site::SiteTrack::default),
     };
     let Ran {
         result,
@@ -262,6 +267,10 @@ pub fn replay_system(
     staged
         .write("metrics.json", |w| output::write_metrics(w, &doc))
         .with_context(|| cannot_write(staged, "metrics.json"))?;
+    let site = match sink.site.take() {
+        Some(track) => Some((track, serde_json::to_value(&doc)?)),
+        None => None,
+    };
     let trajectories = match sink.trajectory.take() {
         Some(points) => top_trajectories(history, &rows, job.chart_players, &points),
         None => Vec::new(),
@@ -277,6 +286,7 @@ pub fn replay_system(
         streamed,
         skipped_applied: skipped,
         intervals,
+        site,
     })
 }
 

@@ -1,0 +1,504 @@
+//! `replay --site DIR`: what the static website ([`crate::output::site`]) shows, gathered as
+//! the replay goes ([`SiteTrack`]: per player a thinned rating curve and the last games, in
+//! memory bounded per player) and from the history held whole (the recent games' opponents
+//! and results, head-to-head counts), and the ranks of the site's previous run, for the
+//! change column.
+
+use crate::history::{History, PlayerId};
+use crate::output::LeaderRow;
+use crate::output::site::{H2hLine, Opponent, RecentGame, SiteData, SitePlayer};
+use crate::replay::{HistoryRow, ReplayResult};
+use rustc_hash::FxHashMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Points of a player's rating curve kept at most: past this, every other one is dropped and
+/// only every second one taken from then on (then every fourth...), so that a long career
+/// keeps its shape in bounded memory.
+const CURVE: usize = 256;
+/// Recent games kept per player.
+pub const RECENT: usize = 10;
+/// Head-to-head lines per player page (the opponents met most).
+const H2H: usize = 10;
+
+/// One player's curve and last games.
+#[derive(Clone, Default)]
+struct Track {
+    /// (contest, rating after), thinned.
+    curve: Vec<(u32, f32)>,
+    /// Rows seen, and the stride of those kept (a power of two).
+    seen: u32,
+    stride: u32,
+    /// The last row (always drawn).
+    last: Option<(u32, f32)>,
+    /// The last games: (contest, rating before, after), a ring.
+    recent: Vec<(u32, f32, f32)>,
+    next: u8,
+}
+
+/// What the replay's rows leave for the site.
+#[derive(Default)]
+pub struct SiteTrack {
+    players: Vec<Track>,
+}
+
+impl SiteTrack {
+    /// Takes a batch of rows.
+    pub fn rows(&mut self, rows: &[HistoryRow]) {
+        for r in rows {
+            let p = r.player as usize;
+            if self.players.len() <= p {
+                self.players.resize(p + 1, Track::default());
+            }
+            let t = &mut self.players[p];
+            let point = (r.contest_id, r.after as f32);
+            if t.stride == 0 {
+                t.stride = 1;
+            }
+            if t.seen.is_multiple_of(t.stride) {
+                if t.curve.len() == CURVE {
+                    let mut k = 0;
+                    t.curve.retain(|_| {
+                        k += 1;
+                        k % 2 == 1
+                    });
+                    t.stride *= 2;
+                }
+                if t.seen.is_multiple_of(t.stride) {
+                    t.curve.push(point);
+                }
+            }
+            t.seen = t.seen.saturating_add(1);
+            t.last = Some(point);
+            let g = (r.contest_id, r.before as f32, r.after as f32);
+            if t.recent.len() < RECENT {
+                t.recent.push(g);
+            } else {
+                t.recent[t.next as usize] = g;
+            }
+            t.next = ((t.next as usize + 1) % RECENT) as u8;
+        }
+    }
+}
+
+/// The previous run's ranks, by player name, from `DIR/ranks.csv` (none when absent or not a
+/// file this program wrote: a link planted there is not followed).
+pub fn previous_ranks(dir: &Path) -> FxHashMap<String, u32> {
+    let mut ranks = FxHashMap::default();
+    let Ok(file) = crate::output::open_no_follow(&dir.join("ranks.csv")) else {
+        return ranks;
+    };
+    let mut r = csv::Reader::from_reader(io::BufReader::new(file));
+    for rec in r.records() {
+        let Ok(rec) = rec else {
+            return FxHashMap::default();
+        };
+        if let (Some(rank), Some(name)) = (rec.get(0).and_then(|s| s.parse().ok()), rec.get(1)) {
+            ranks.insert(name.to_string(), rank);
+        }
+    }
+    ranks
+}
+
+/// `ranks.csv`: `rank,player` of this run (what the next run compares with).
+pub fn write_ranks(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
+    let mut line = String::new();
+    w.write_all(b"rank,player\n")?;
+    for r in rows {
+        line.clear();
+        line.push_str(&r.rank.to_string());
+        line.push(',');
+        crate::output::csv_field(history.name(r.player), &mut line);
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn date(t: i64) -> String {
+    let s = crate::time::format_time(t);
+    match s.strip_suffix("T00:00:00Z") {
+        Some(d) => d.to_string(),
+        None => s.replace('T', " ").trim_end_matches('Z').to_string(),
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// Games between two single players: per player, (opponent, wins, draws, losses).
+fn head_to_head(history: &History, as_of: Option<i64>) -> Vec<Vec<(PlayerId, [u32; 3])>> {
+    let mut pairs: FxHashMap<(PlayerId, PlayerId), [u32; 3]> = FxHashMap::default();
+    for c in history.contests() {
+        if c.len() != 2 || as_of.is_some_and(|t| c.time() >= t) {
+            continue;
+        }
+        let (x, y) = (c.entry(0), c.entry(1));
+        let ([p], [q]) = (x.players, y.players) else {
+            continue;
+        };
+        // p's result: 0 a win, 1 a draw, 2 a loss.
+        let k = if x.hi == 0 {
+            0
+        } else if x.lo == 0 {
+            1
+        } else {
+            2
+        };
+        let (a, b, k) = if p < q { (*p, *q, k) } else { (*q, *p, 2 - k) };
+        pairs.entry((a, b)).or_default()[k] += 1;
+    }
+    let mut per: Vec<Vec<(PlayerId, [u32; 3])>> = vec![Vec::new(); history.player_count()];
+    for ((a, b), [w, d, l]) in pairs {
+        per[a as usize].push((b, [w, d, l]));
+        per[b as usize].push((a, [l, d, w]));
+    }
+    for lines in &mut per {
+        lines.sort_by_key(|(q, r)| (std::cmp::Reverse(r.iter().sum::<u32>()), *q));
+        lines.truncate(H2H);
+    }
+    per
+}
+
+/// The entry of each (contest, player) asked for, each contest scanned once (a contest of
+/// thousands is not searched once per player).
+fn entries_of(
+    history: &History,
+    mut wanted: Vec<(u32, PlayerId)>,
+) -> FxHashMap<(u32, PlayerId), u32> {
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut found = FxHashMap::default();
+    for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+        let c = history.contest(group[0].0 as usize);
+        if group.len() <= 2 && c.len() <= 64 {
+            for &(k, p) in group {
+                if let Some(i) = (0..c.len()).find(|&i| c.entry(i).players.contains(&p)) {
+                    found.insert((k, p), i as u32);
+                }
+            }
+            continue;
+        }
+        for i in 0..c.len() {
+            for p in c.entry(i).players {
+                if group.binary_search(&(group[0].0, *p)).is_ok() {
+                    found.insert((group[0].0, *p), i as u32);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One recent game as the player's page shows it (`entry`: the player's entry in it).
+fn recent_game(
+    history: &History,
+    p: PlayerId,
+    entry: Option<u32>,
+    (contest, before, after): (u32, f32, f32),
+) -> RecentGame {
+    let c = history.contest(contest as usize);
+    let n = c.len();
+    let mine = entry.map(|i| c.entry(i as usize));
+    let (opponent, result) = match mine {
+        Some(e) if n == 2 => {
+            let other = (0..2)
+                .map(|i| c.entry(i))
+                .find(|o| !o.players.contains(&p))
+                .expect("two entries");
+            let opponent = match other.players {
+                [q] => Opponent::Player {
+                    id: *q,
+                    name: history.name(*q).to_string(),
+                },
+                team => Opponent::Team(
+                    team.iter()
+                        .map(|&q| history.name(q))
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                ),
+            };
+            let result = if e.hi == 0 {
+                "W"
+            } else if e.lo == 0 {
+                "D"
+            } else {
+                "L"
+            };
+            (opponent, result.to_string())
+        }
+        Some(e) => {
+            let place = if e.lo == e.hi {
+                ordinal(e.lo + 1)
+            } else {
+                format!("T-{}", ordinal(e.lo + 1))
+            };
+            (
+                Opponent::Field {
+                    label: c.label().unwrap_or("").to_string(),
+                    entrants: n as u32,
+                },
+                format!("{place} of {n}"),
+            )
+        }
+        None => (
+            Opponent::Field {
+                label: c.label().unwrap_or("").to_string(),
+                entrants: n as u32,
+            },
+            String::new(),
+        ),
+    };
+    RecentGame {
+        date: date(c.time()),
+        opponent,
+        result,
+        before: f64::from(before),
+        after: f64::from(after),
+    }
+}
+
+/// What the site shows.
+pub struct SiteInput<'a> {
+    pub history: &'a History,
+    pub rows: &'a [LeaderRow],
+    pub result: &'a ReplayResult,
+    pub track: &'a SiteTrack,
+    pub previous: &'a FxHashMap<String, u32>,
+    pub ci_level: f64,
+    pub as_of: Option<i64>,
+    /// metrics.json as written (its metrics and input summary are shown).
+    pub metrics: &'a serde_json::Value,
+}
+
+/// The metrics page's lines from metrics.json's `metrics` object (nested keys joined).
+fn metric_lines(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.replace('_', " ")
+                } else {
+                    format!("{prefix} / {}", k.replace('_', " "))
+                };
+                metric_lines(&key, v, out);
+            }
+        }
+        serde_json::Value::Number(n) => {
+            let s = match (n.as_u64(), n.as_f64()) {
+                (Some(u), _) => u.to_string(),
+                (None, Some(f)) if f.abs() >= 1000.0 => format!("{f:.1}"),
+                (None, Some(f)) => format!("{f:.4}"),
+                _ => n.to_string(),
+            };
+            out.push((prefix.to_string(), s));
+        }
+        serde_json::Value::Null => out.push((prefix.to_string(), "–".into())),
+        serde_json::Value::Array(a) if a.len() <= 4 && a.iter().all(|x| !x.is_object()) => {
+            let parts: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+            out.push((prefix.to_string(), parts.join(", ")));
+        }
+        serde_json::Value::Array(_) => {}
+        other => out.push((
+            prefix.to_string(),
+            other.to_string().trim_matches('"').to_string(),
+        )),
+    }
+}
+
+/// Builds the site's data.
+pub fn site_data(s: &SiteInput) -> SiteData {
+    let history = s.history;
+    let h2h = head_to_head(history, s.as_of);
+    let standings = crate::output::is_standings(s.rows);
+    let time = |c: u32| history.contest(c as usize).time();
+    let wanted: Vec<(u32, PlayerId)> = s
+        .rows
+        .iter()
+        .filter_map(|r| {
+            s.track
+                .players
+                .get(r.player as usize)
+                .map(|t| (r.player, t))
+        })
+        .flat_map(|(p, t)| t.recent.iter().map(move |g| (g.0, p)))
+        .collect();
+    let entries = entries_of(history, wanted);
+    let players: Vec<SitePlayer> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let p = r.player;
+            let t = s.track.players.get(p as usize);
+            let mut curve: Vec<(i64, f64)> = t
+                .map(|t| {
+                    t.curve
+                        .iter()
+                        .map(|&(c, v)| (time(c), f64::from(v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some((c, v)) = t.and_then(|t| t.last)
+                && t.is_some_and(|t| t.curve.last() != Some(&(c, v)))
+            {
+                curve.push((time(c), f64::from(v)));
+            }
+            let recent: Vec<RecentGame> = t
+                .map(|t| {
+                    let k = t.recent.len();
+                    (0..k)
+                        .map(|i| t.recent[(t.next as usize + k - 1 - i) % k])
+                        .map(|g| recent_game(history, p, entries.get(&(g.0, p)).copied(), g))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let rec = &r.record;
+            SitePlayer {
+                id: p,
+                name: history.name(p).to_string(),
+                rank: r.rank as u32,
+                previous_rank: s.previous.get(history.name(p)).copied(),
+                rating: r.rating.mean,
+                uncertainty: r.rating.uncertainty,
+                interval: r.interval.map(|i| i.rating),
+                rank_interval: r.interval.and_then(|i| i.rank),
+                contests: rec.contests,
+                wins: rec.wins,
+                draws: rec.draws,
+                losses: rec.losses,
+                best_rank: (rec.places.best > 0).then_some(rec.places.best),
+                median_rank: rec.places.median(),
+                last_played: if rec.contests > 0 {
+                    date(rec.last_time)
+                } else {
+                    String::new()
+                },
+                history: curve,
+                recent,
+                h2h: h2h
+                    .get(p as usize)
+                    .map(|lines| {
+                        lines
+                            .iter()
+                            .map(|&(q, [w, d, l])| H2hLine {
+                                id: q,
+                                name: history.name(q).to_string(),
+                                wins: w,
+                                draws: d,
+                                losses: l,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let mut metrics = Vec::new();
+    metric_lines("", &s.metrics["metrics"], &mut metrics);
+    let src = &history.source;
+    let last = history.contests().last().map(|c| c.time());
+    let mut notes = vec![
+        format!(
+            "Input: {} ({} format, {} {} read)",
+            src.path, src.format, src.records, src.record_unit
+        ),
+        format!(
+            "{} players on the leaderboard; {} rounds rated ({}).",
+            s.rows.len(),
+            s.result.rounds_total(),
+            s.result.system
+        ),
+        format!("Parameters: {}", s.result.params),
+    ];
+    if src.duplicates_dropped > 0 {
+        notes.push(format!(
+            "{} contests that repeat one read before were dropped (--dedupe).",
+            src.duplicates_dropped
+        ));
+    }
+    if let Some((label, meaning)) = s.result.uncertainty {
+        notes.push(format!("{label}: {meaning}"));
+    }
+    let file = Path::new(&src.path)
+        .file_name()
+        .map_or_else(|| src.path.clone(), |f| f.to_string_lossy().into_owned());
+    SiteData {
+        title: format!("{} on {file}", s.result.system),
+        system: s.result.system.to_string(),
+        generated: {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            let t = crate::time::format_time(now);
+            format!("{} UTC", t.get(..16).unwrap_or(&t).replace('T', " "))
+        },
+        as_of: last.map(date),
+        uncertainty_label: s
+            .rows
+            .iter()
+            .any(|r| r.rating.uncertainty.is_some())
+            .then(|| s.result.uncertainty.map_or("±", |u| u.0).to_string()),
+        interval_level: s
+            .rows
+            .iter()
+            .any(|r| r.interval.is_some())
+            .then_some(s.ci_level),
+        standings,
+        has_previous: !s.previous.is_empty(),
+        players,
+        metrics,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(player: u32, contest: u32, after: f64) -> HistoryRow {
+        HistoryRow {
+            round: contest,
+            contest,
+            contest_id: contest,
+            time: i64::from(contest),
+            player,
+            before: after - 1.0,
+            after,
+            uncertainty: f64::NAN,
+            performance: f64::NAN,
+        }
+    }
+
+    #[test]
+    fn curves_are_thinned_and_recent_games_kept_last() {
+        let mut t = SiteTrack::default();
+        let rows: Vec<HistoryRow> = (0..1000).map(|c| row(3, c, f64::from(c))).collect();
+        t.rows(&rows);
+        let p = &t.players[3];
+        assert!(
+            p.curve.len() <= CURVE && p.curve.len() >= CURVE / 2,
+            "{}",
+            p.curve.len()
+        );
+        // Evenly spaced from the first: every 4th of 1000.
+        assert_eq!(p.stride, 4);
+        assert!(p.curve.windows(2).all(|w| w[1].0 - w[0].0 == 4));
+        assert_eq!(p.curve[0].0, 0);
+        assert_eq!(p.last, Some((999, 999.0)));
+        let mut recent: Vec<u32> = p.recent.iter().map(|g| g.0).collect();
+        recent.sort_unstable();
+        assert_eq!(recent, (990..1000).collect::<Vec<_>>());
+        assert_eq!(ordinal(1), "1st");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(23), "23rd");
+        assert_eq!(ordinal(111), "111th");
+    }
+}

@@ -1,0 +1,182 @@
+//! `replay --site DIR`: the static website as a league publishes it.
+
+mod common;
+
+use common::{rate_batch, texts, write};
+use std::path::Path;
+use tempfile::TempDir;
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn site_run(games: &Path, out: &Path, site: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "replay",
+        games.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--site",
+        site.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    rate_batch(&args)
+}
+
+/// The site of a small league: every player on the index with a link to a page that has the
+/// rating chart (one point per game), the last games with their opponents and results, the
+/// head-to-head counts; the metrics page; a second run shows the changes of rank.
+#[test]
+fn a_league_site_with_pages_and_rank_changes() {
+    let dir = TempDir::new().unwrap();
+    // ann beats bob three times, bob beats cid twice, then cid beats ann.
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2024-01-01,ann,bob,1\n2024-01-02,ann,bob,1\n2024-01-03,bob,cid,1\n\
+         2024-01-04,ann,bob,1\n2024-01-05,bob,cid,1\n2024-01-06,cid,ann,1\n",
+    );
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let o = site_run(&games, &out, &site, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(
+        texts(&o).0.contains("(index.html, 3 player pages)"),
+        "{}",
+        texts(&o).0
+    );
+    for f in [
+        "index.html",
+        "metrics.html",
+        "style.css",
+        "names.js",
+        "ranks.csv",
+    ] {
+        assert!(site.join(f).is_file(), "{f}");
+    }
+    let index = read(&site.join("index.html"));
+    let order: Vec<usize> = ["ann", "bob", "cid"]
+        .iter()
+        .map(|n| index.find(&format!(">{n}</a>")).unwrap())
+        .collect();
+    assert!(order[0] < order[1] && order[1] < order[2], "ann, bob, cid");
+    // Pages by player id: ann 0, bob 1, cid 2.
+    let ann = read(&site.join("players/0/0.html"));
+    let points = ann
+        .split("<polyline")
+        .nth(1)
+        .and_then(|s| s.split("points=\"").nth(1))
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    assert_eq!(points.split_whitespace().count(), 4, "ann played 4 games");
+    // Her last game first: lost to cid; her head-to-head with bob 3-0-0.
+    let recent = ann.split("Recent games").nth(1).unwrap();
+    let first_row = recent.split("<tr").nth(2).unwrap();
+    assert!(
+        first_row.contains("2024-01-06") && first_row.contains("cid"),
+        "{first_row}"
+    );
+    assert!(first_row.contains(">L<"), "{first_row}");
+    assert!(first_row.contains("href=\"../0/2.html\""), "{first_row}");
+    let h2h = ann.split("Head to head").nth(1).unwrap();
+    let bob = h2h.split("<tr").find(|r| r.contains(">bob<")).unwrap();
+    assert!(bob.contains(">3<") && bob.contains(">0<"), "{bob}");
+    assert!(read(&site.join("metrics.html")).contains("log loss"));
+    assert_eq!(
+        read(&site.join("ranks.csv")),
+        "rank,player\n1,ann\n2,bob\n3,cid\n"
+    );
+
+    // Next night: cid beats ann and bob again and again; dan arrives.
+    let more = write(
+        dir.path(),
+        "g2.csv",
+        &format!(
+            "{}2024-01-07,cid,ann,1\n2024-01-08,cid,bob,1\n2024-01-09,cid,ann,1\n\
+             2024-01-10,dan,bob,1\n",
+            read(&games)
+        ),
+    );
+    let o = site_run(&more, &out, &site, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let index = read(&site.join("index.html"));
+    let row_of = |name: &str| {
+        index
+            .split("<tr")
+            .find(|r| r.contains(&format!(">{name}</a>")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(row_of("cid").contains("▲2"), "{}", row_of("cid"));
+    assert!(row_of("dan").contains("new"), "{}", row_of("dan"));
+    assert!(row_of("ann").contains('▼'), "{}", row_of("ann"));
+}
+
+/// Standings: the pages give places, the contests as the field; the site never lands in the
+/// output folder itself, and a link planted as the previous ranks is not followed.
+#[test]
+fn standings_site_and_refusals() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("contest,time,player,rank\n");
+    for c in 0..5 {
+        for p in 0..6 {
+            text.push_str(&format!("Round {c},{},p{p},{}\n", c + 1, (p + c) % 6 + 1));
+        }
+    }
+    let input = write(dir.path(), "s.csv", &text);
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let o = site_run(&input, &out, &site, &["--format", "standings"]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("Best") && index.contains("Median"),
+        "standings columns"
+    );
+    let page = read(&site.join("players/0/0.html"));
+    assert!(page.contains("of 6"), "a place of six");
+    assert!(page.contains("Round 4"), "the contest named");
+
+    let o = site_run(&input, &out, &out, &["--format", "standings"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("output folder"), "{}", texts(&o).1);
+
+    // A planted link as ranks.csv: the change column is not fed from it.
+    let planted = write(dir.path(), "planted.csv", "rank,player\n1,p5\n");
+    std::fs::remove_file(site.join("ranks.csv")).unwrap();
+    std::os::unix::fs::symlink(&planted, site.join("ranks.csv")).unwrap();
+    let o = site_run(&input, &out, &site, &["--format", "standings"]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(!read(&site.join("index.html")).contains('▼'));
+    assert_eq!(read(&planted), "rank,player\n1,p5\n", "untouched");
+}
+
+/// The screenshot check (`scripts/site_screenshots.sh`): the pages have a table and a chart,
+/// and where a headless Chromium exists, the browser renders them (screenshots and the DOM
+/// it built); elsewhere it says it skipped the browser.
+#[test]
+fn site_screenshots_in_a_browser() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 12);
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let o = site_run(&league, &out, &site, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let shots = dir.path().join("shots");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/site_screenshots.sh");
+    let o = std::process::Command::new("bash")
+        .arg(&script)
+        .arg(&site)
+        .arg(&shots)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("checked:"), "{stdout}");
+    if stdout.contains("skipped: no Chromium") {
+        eprintln!("site_screenshots_in_a_browser: SKIPPED the browser part (no Chromium here)");
+    } else {
+        assert!(stdout.contains("browser:"), "{stdout}");
+        for png in ["index.png", "player.png"] {
+            let bytes = std::fs::read(shots.join(png)).unwrap();
+            assert_eq!(&bytes[1..4], b"PNG");
+        }
+    }
+}
