@@ -220,7 +220,7 @@ fn initial_ratings_never_panic() {
     b.add_game(0, 1.0, None, (&[x], &[y]), 1.0, None).unwrap();
     let h = b.finish(SourceInfo::default());
     fuzz("seeds", SEEDS.as_bytes(), "csv", |p: &Path, _| {
-        read_seeds(p, &h).is_ok()
+        read_seeds(p, &h, None).is_ok()
     });
 }
 
@@ -233,7 +233,7 @@ fn truth_never_panics() {
     b.add_game(0, 1.0, None, (&[x], &[y]), 1.0, None).unwrap();
     let h = b.finish(SourceInfo::default());
     fuzz("truth", TRUTH.as_bytes(), "csv", |p: &Path, _| {
-        rate_batch::ingest::truth::read_truth(p, &h).is_ok()
+        rate_batch::ingest::truth::read_truth(p, &h, None).is_ok()
     });
 }
 

@@ -189,7 +189,10 @@ fn aliases_and_dedupe_merge_a_pgn_collection() {
         "{stdout}"
     );
     let names = leaderboard_names(&out);
-    assert_eq!(names, KEPT.iter().map(|s| s.to_string()).collect());
+    assert_eq!(
+        names,
+        KEPT.iter().map(std::string::ToString::to_string).collect()
+    );
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap()).unwrap();
     assert_eq!(m["input"]["duplicates_dropped"], copies);

@@ -303,7 +303,7 @@ fn metric_lines(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Stri
         }
         serde_json::Value::Null => out.push((prefix.to_string(), "–".into())),
         serde_json::Value::Array(a) if a.len() <= 4 && a.iter().all(|x| !x.is_object()) => {
-            let parts: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+            let parts: Vec<String> = a.iter().map(std::string::ToString::to_string).collect();
             out.push((prefix.to_string(), parts.join(", ")));
         }
         serde_json::Value::Array(_) => {}

@@ -492,7 +492,7 @@ mod tests {
             "Kramnik, Vladimir",  // 12
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
         let contests = [50, 10, 5, 40, 8, 30, 3, 2, 20, 4, 15, 60, 45];
         let s = likely_duplicates(&names, &contests);
