@@ -320,10 +320,12 @@ fn standings_and_json_inputs_replay_with_every_system() {
         assert_eq!(m["metrics"]["all"]["participants_scored"], 3);
         let board = read_csv(&out.join("leaderboard.csv"));
         assert_eq!(board.len(), 6);
-        // a: sole winner of contest 1; b: sole winner of contest 2.
+        // Standings: contests, best and median place (c shares second place in contest 1:
+        // places 2 and 3).
+        assert_eq!(board[0][6..9], ["contests", "best_rank", "median_rank"]);
         let row = |name: &str| board.iter().find(|r| r[1] == name).unwrap().clone();
-        assert_eq!(&row("a")[6..9], ["1", "0", "1"]);
-        assert_eq!(&row("c")[6..9], ["0", "0", "2"]);
+        assert_eq!(&row("a")[6..9], ["2", "1", "1.5"]);
+        assert_eq!(&row("c")[6..9], ["2", "2", "2.5"]);
         // Every row of the history has a performance for the systems that define one.
         let history = read_csv(&out.join("history.csv"));
         let with_performance = history[1..].iter().filter(|r| !r[7].is_empty()).count();

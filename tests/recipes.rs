@@ -328,7 +328,9 @@ fn fixtures() -> Vec<Fixture> {
                 assert_eq!(m["input"]["format"], "json");
                 assert_eq!(m["input"]["placings"], 19);
                 let board = read_csv(&out.join("leaderboard.csv"));
-                assert_eq!(row(&board, "k_tanaka")[5..9], ["3", "3", "0", "0"]);
+                // Standings: rounds, contests, best and median place (first in all three).
+                assert_eq!(board[0][6..9], ["contests", "best_rank", "median_rank"]);
+                assert_eq!(row(&board, "k_tanaka")[5..9], ["3", "3", "1", "1"]);
             },
         },
         Fixture {
