@@ -103,7 +103,8 @@ pub enum Likeness {
     /// and `Kasparov, Garry`).
     Initials,
     /// One edit apart (a letter added, dropped, changed or two swapped) in names of six
-    /// letters or more (`Polgar, Judith` and `Polgar, Judit`).
+    /// letters or more written as two words or more (`Polgar, Judith` and `Polgar, Judit`;
+    /// not handles, where one letter apart is usually another account).
     OneEdit,
 }
 
@@ -293,7 +294,13 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
             .and_then(|w| w.chars().next())
             .map(|c| (s.clone(), c))
     };
-    for g in groups(ids().filter_map(|p| initial_key(p).map(|k| (k, p)))) {
+    // Names written as words (with a space or a comma), not handles.
+    let worded = |p: PlayerId| names[p as usize].contains(|c: char| c.is_whitespace() || c == ',');
+    for g in groups(
+        ids()
+            .filter(|&p| worded(p))
+            .filter_map(|p| initial_key(p).map(|k| (k, p))),
+    ) {
         for &short in &g {
             let given = &split[short as usize].1;
             if !given.iter().all(|w| w.chars().count() == 1) {
@@ -328,11 +335,13 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
         }
     }
     // One edit apart: names sharing the name itself or the name with one letter dropped.
+    // Only names written as two words or more (a person's name, with a space or a comma):
+    // handles one letter apart are usually two accounts.
     let mut by_key: FxHashMap<String, Vec<PlayerId>> = FxHashMap::default();
     for p in ids() {
         let f = &folded[p as usize];
         let chars: Vec<(usize, char)> = f.char_indices().collect();
-        if chars.len() < 6 {
+        if chars.len() < 6 || !worded(p) {
             continue;
         }
         by_key.entry(f.clone()).or_default().push(p);
@@ -358,12 +367,14 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
     }
     let mut pairs: Vec<(PlayerId, PlayerId)> = pairs.into_iter().collect();
     pairs.sort_unstable();
-    for (a, b) in pairs {
-        let (fa, fb) = (&folded[a as usize], &folded[b as usize]);
-        if fa != fb && one_edit(fa, fb) {
-            u.join(a, b, Likeness::OneEdit);
-        }
-    }
+    // Not joined as the others are: one edit after another would chain unrelated names.
+    let edits: Vec<(PlayerId, PlayerId)> = pairs
+        .into_iter()
+        .filter(|&(a, b)| {
+            let (fa, fb) = (&folded[a as usize], &folded[b as usize]);
+            fa != fb && one_edit(fa, fb)
+        })
+        .collect();
     // Each group keeps a spelling with its given names written out (not initials only), of
     // those the one with the most contests, then the longest, then the first.
     let count = |p: PlayerId| contests.get(p as usize).copied().unwrap_or(0);
@@ -403,6 +414,42 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
                 },
             ));
         }
+    }
+    // One edit apart: the weaker group's kept spelling to the stronger's, never a group that
+    // is itself the target of another (no chain of edits).
+    let mut target: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
+    for &(a, b) in &edits {
+        let (ra, rb) = (u.find(a), u.find(b));
+        if ra == rb {
+            continue;
+        }
+        let (ka, kb) = (
+            keep.get(&ra).copied().unwrap_or(ra),
+            keep.get(&rb).copied().unwrap_or(rb),
+        );
+        let (weak, strong) = if better(ka, kb) { (rb, ka) } else { (ra, kb) };
+        let t = target.entry(weak).or_insert(strong);
+        if better(strong, *t) {
+            *t = strong;
+        }
+    }
+    let targets: FxHashSet<PlayerId> = target.values().map(|&k| u.find(k)).collect();
+    let mut weak: Vec<(PlayerId, PlayerId)> = target.into_iter().collect();
+    weak.sort_unstable();
+    for (root, strong) in weak {
+        if targets.contains(&root) {
+            continue;
+        }
+        let alias = keep.get(&root).copied().unwrap_or(root);
+        out.push((
+            u64::from(count(alias)) + u64::from(count(strong)),
+            Suggestion {
+                alias,
+                player: strong,
+                why: Likeness::OneEdit,
+                ambiguous_with: Vec::new(),
+            },
+        ));
     }
     for (short, matches) in ambiguous {
         if u.why[short as usize].is_some() {
@@ -526,5 +573,24 @@ mod tests {
         assert_eq!(s.len(), 6);
         // The biggest group first: Kasparov's 65 contests.
         assert_eq!(s[0].player, 0);
+    }
+
+    #[test]
+    fn one_edit_does_not_chain_and_skips_handles() {
+        let names: Vec<String> = [
+            "Smith, Anna",
+            "Smith, Anne",
+            "Smyth, Anne",
+            "tourist",
+            "tourist1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let s = likely_duplicates(&names, &[5, 10, 3, 100, 2]);
+        let pairs: Vec<(u32, u32)> = s.iter().map(|x| (x.alias, x.player)).collect();
+        // Anna and Smyth each one edit from Anne; Smyth two from Anna: never joined to her.
+        assert_eq!(pairs, [(0, 1), (2, 1)]);
+        assert!(s.iter().all(|x| x.why == Likeness::OneEdit));
     }
 }

@@ -91,6 +91,27 @@ impl Places {
         }
     }
 
+    /// Whether the places are ones [`add`](Self::add) can leave (a state file's are checked):
+    /// sorted, no more kept than [`EXACT`](Self::EXACT) allows, counts matching the edges,
+    /// best and worst bounding them.
+    pub fn is_consistent(&self) -> bool {
+        let sorted = self.edges.windows(2).all(|w| w[0] <= w[1]);
+        let sizes = if self.counts.is_empty() {
+            self.edges.len() <= Self::EXACT
+        } else {
+            self.edges.len() <= Self::EXACT + 1
+                && self.counts.len() == 2 * self.edges.len() + 1
+                && self.edges.windows(2).all(|w| w[0] < w[1])
+        };
+        let bounds = match (self.edges.first(), self.edges.last()) {
+            (Some(&first), Some(&last)) => {
+                self.best >= 1 && self.best <= first && last <= self.worst
+            }
+            _ => self.best == 0 && self.worst == 0,
+        };
+        sorted && sizes && bounds
+    }
+
     /// Places noted.
     pub fn count(&self) -> u64 {
         if self.counts.is_empty() {
@@ -186,6 +207,13 @@ mod tests {
         assert!((got - exact).abs() <= 1.0, "{got} vs {exact}");
         assert!(q.edges.len() <= Places::EXACT + 1 && q.counts.len() <= 2 * Places::EXACT + 3);
         assert_eq!((q.best, q.count()), (1, 1064));
+        assert!(p.is_consistent() && q.is_consistent() && Places::default().is_consistent());
+        let mut bad = q.clone();
+        bad.counts.pop();
+        assert!(!bad.is_consistent(), "counts that do not match the edges");
+        let mut bad = p.clone();
+        bad.best = 2;
+        assert!(!bad.is_consistent(), "a best place above the places");
         // Always first: exactly 1 however long.
         let mut r = Places::default();
         for _ in 0..500 {

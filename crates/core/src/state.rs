@@ -276,6 +276,10 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         if r.rounds > r.contests
             || r.wins as u64 + r.draws as u64 + r.losses as u64 != r.contests as u64
             || (r.contests > 0 && !time_ok(r.last_time))
+            || carry
+                .places
+                .as_ref()
+                .is_some_and(|pl| !pl[p].is_consistent() || pl[p].count() > u64::from(r.contests))
         {
             return Err(format!(
                 "damaged state file: player `{name}`'s record is inconsistent"
