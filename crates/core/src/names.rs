@@ -585,7 +585,7 @@ mod tests {
             "tourist1",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
         let s = likely_duplicates(&names, &[5, 10, 3, 100, 2]);
         let pairs: Vec<(u32, u32)> = s.iter().map(|x| (x.alias, x.player)).collect();
