@@ -79,7 +79,7 @@ pub(crate) fn needs_whole(truth: bool, padded_seeds: bool, report: bool) -> Opti
     } else if padded_seeds {
         Some("--initial-ratings with names padded by whitespace")
     } else if report {
-        Some("--report")
+        Some("--report, --predictions or --site")
     } else {
         None
     }
