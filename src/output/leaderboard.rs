@@ -1,7 +1,7 @@
 //! `leaderboard.csv`. Numbers are written in Rust's shortest round-trip form, so the file
 //! holds exactly the values computed and is identical from run to run.
 
-use super::table::LeaderRow;
+use super::table::{LeaderRow, is_standings};
 use super::text::{csv_field, number};
 use crate::history::History;
 use crate::time::format_time;
@@ -95,14 +95,6 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, standings: bool) {
         }
     }
     line.push('\n');
-}
-
-/// Whether the leaderboard is one of standings: some player took a place in a contest of
-/// more than two entries. Its files then give each player's contests, best place and median
-/// place ([`crate::record::Places`]) instead of wins, draws and losses, which say little of a
-/// contest of thousands.
-pub fn is_standings(rows: &[LeaderRow]) -> bool {
-    rows.iter().any(|r| r.record.places.best > 0)
 }
 
 /// The leaderboard's file type (`--leaderboard-format`).

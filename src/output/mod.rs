@@ -20,13 +20,13 @@ mod table;
 mod text;
 
 pub use history::{HistoryCsv, HistoryFormat, HistoryParquet, PARQUET_ROW_GROUP};
-pub use leaderboard::{LeaderboardFormat, is_standings, write_leaderboard, write_leaderboard_as};
+pub use leaderboard::{LeaderboardFormat, write_leaderboard, write_leaderboard_as};
 pub use metrics::write_metrics;
 pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, write_one,
 };
 pub use table::{
-    Interval, LeaderRow, LeaderboardOptions, RankBy, anchor_shift, leaderboard_rows,
+    Interval, LeaderRow, LeaderboardOptions, RankBy, anchor_shift, is_standings, leaderboard_rows,
     print_intervals, print_summary,
 };
 pub(crate) use text::csv_field;

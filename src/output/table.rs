@@ -181,7 +181,7 @@ pub fn print_summary(
     let has_unc = rows.iter().any(|r| r.rating.uncertainty.is_some());
     let has_ci = rows.iter().any(|r| r.interval.is_some());
     // Standings: contests, best and median place instead of wins, draws and losses.
-    let standings = super::leaderboard::is_standings(rows);
+    let standings = is_standings(rows);
     let (c1, c2, c3) = if standings {
         ("n", "best", "med")
     } else {
@@ -375,4 +375,12 @@ fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::R
         }
     }
     Ok(())
+}
+
+/// Whether the leaderboard is one of standings: some player took a place in a contest of
+/// more than two entries. Its files then give each player's contests, best place and median
+/// place ([`crate::record::Places`]) instead of wins, draws and losses, which say little of a
+/// contest of thousands.
+pub fn is_standings(rows: &[LeaderRow]) -> bool {
+    rows.iter().any(|r| r.record.places.best > 0)
 }

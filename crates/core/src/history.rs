@@ -431,17 +431,7 @@ impl std::fmt::Display for ContestError {
     }
 }
 
-/// A player's name as the history keeps it: Unicode normalisation form C, so that the same
-/// name typed as composed or decomposed characters (`é` or `e` + `◌́`) is one player. ASCII
-/// names, the usual case, are returned as they are without work.
-pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
-    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-    if name.is_ascii() || is_nfc_quick(name.chars()) == IsNormalized::Yes {
-        std::borrow::Cow::Borrowed(name)
-    } else {
-        std::borrow::Cow::Owned(name.nfc().collect())
-    }
-}
+pub use crate::names::canonical_name;
 
 /// Finds players by name in a side file (`--initial-ratings`, `--truth`, a matchmaking pool):
 /// the name exactly as the history keeps it (after NFC), else, when no player has that

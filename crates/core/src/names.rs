@@ -6,8 +6,22 @@
 //! ([`canonical_name`]), otherwise exactly (case, accents and spaces count). An alias file is
 //! how a user says that two such names are one player.
 
-use crate::history::{PlayerId, canonical_name};
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A player's id, as the history numbers players ([`crate::history::PlayerId`]).
+type PlayerId = u32;
+
+/// A player's name as the history keeps it: Unicode normalisation form C, so that the same
+/// name typed as composed or decomposed characters (`é` or `e` + `◌́`) is one player. ASCII
+/// names, the usual case, are returned as they are without work.
+pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if name.is_ascii() || is_nfc_quick(name.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(name.nfc().collect())
+    }
+}
 
 /// Spellings of players mapped to the name each player is kept under.
 #[derive(Clone, Debug, Default)]
