@@ -6,6 +6,7 @@ mod common;
 
 use common::{rate_batch, read_csv, texts, write};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use tempfile::TempDir;
 
 /// The six players as kept: Kasparov is spelt three ways in the files, Anand, Kramnik and
@@ -293,18 +294,22 @@ fn aliases_reach_seeds_and_the_matchmaking_pool() {
     );
     let out = dir.path().join("o");
     let state = dir.path().join("s.state");
-    let o = rate_batch(&[
-        "replay",
-        games.to_str().unwrap(),
-        "--aliases",
-        aliases.to_str().unwrap(),
-        "--initial-ratings",
-        seeds.to_str().unwrap(),
-        "--save-state",
-        state.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    // The games, read with the aliases and a seed file.
+    let seeded = |seeds: &Path, out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            games.to_str().unwrap(),
+            "--aliases",
+            aliases.to_str().unwrap(),
+            "--initial-ratings",
+            seeds.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        rate_batch(&args)
+    };
+    let o = seeded(&seeds, &out, &["--save-state", state.to_str().unwrap()]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let board = read_csv(&out.join("leaderboard.csv"));
     assert_eq!(board.len(), 1 + 3);
@@ -317,16 +322,7 @@ fn aliases_reach_seeds_and_the_matchmaking_pool() {
         "twice.csv",
         "player,rating\n\"Kasparov, G\",2800\n\"Kasparov, Garry\",2700\n",
     );
-    let o = rate_batch(&[
-        "replay",
-        games.to_str().unwrap(),
-        "--aliases",
-        aliases.to_str().unwrap(),
-        "--initial-ratings",
-        twice.to_str().unwrap(),
-        "--out",
-        dir.path().join("o2").to_str().unwrap(),
-    ]);
+    let o = seeded(&twice, &dir.path().join("o2"), &[]);
     assert!(!o.status.success());
     assert!(texts(&o).1.contains("twice"), "{}", texts(&o).1);
 
