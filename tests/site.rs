@@ -81,6 +81,7 @@ fn a_league_site_with_pages_and_rank_changes() {
     let bob = h2h.split("<tr").find(|r| r.contains(">bob<")).unwrap();
     assert!(bob.contains(">3<") && bob.contains(">0<"), "{bob}");
     assert!(read(&site.join("metrics.html")).contains("log loss"));
+    assert!(ann.contains(">Opponent</th>"));
     assert_eq!(
         read(&site.join("ranks.csv")),
         "rank,player\n1,ann\n2,bob\n3,cid\n"
@@ -134,6 +135,7 @@ fn standings_site_and_refusals() {
     let page = read(&site.join("players/0/0.html"));
     assert!(page.contains("of 6"), "a place of six");
     assert!(page.contains("Round 4"), "the contest named");
+    assert!(page.contains(">Contest</th>"), "the column says what it holds");
 
     let o = site_run(&input, &out, &out, &["--format", "standings"]);
     assert_eq!(o.status.code(), Some(2));

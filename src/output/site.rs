@@ -434,13 +434,12 @@ impl Site<'_> {
             w,
             "<header>\n<h1>{}</h1>\n<nav><a href=\"{up}{}\">Leaderboard</a> · \
              <a href=\"{up}metrics.html\">Metrics</a></nav>\n</header>\n\
-             <p class=\"sub\">{} · {}</p>\n<dl class=\"facts\">\n<dt>Rank</dt><dd>{} of {}",
+             <p class=\"sub\">{}</p>\n<dl class=\"facts\">\n<dt>Rank</dt><dd>{} of {}",
             Esc(&p.name),
             PageHref {
                 from: 1,
                 to: at / PAGE_SIZE + 1,
             },
-            Esc(&d.system),
             Esc(&d.title),
             p.rank,
             d.players.len(),
@@ -497,7 +496,12 @@ impl Site<'_> {
         if p.recent.is_empty() {
             w.write_all(b"<p class=\"none\">No games.</p>\n")?;
         } else {
-            w.write_all("<div class=\"scroll\">\n<table>\n<thead><tr><th>Date</th><th class=\"name\">Opponent</th><th>Result</th><th class=\"num\">Rating</th><th class=\"num\">±</th></tr></thead>\n<tbody>\n".as_bytes())?;
+            // Standings: the contest (its name and field) where a game has the opponent.
+            let against = if d.standings { "Contest" } else { "Opponent" };
+            write!(
+                w,
+                "<div class=\"scroll\">\n<table>\n<thead><tr><th>Date</th><th class=\"name\">{against}</th><th>Result</th><th class=\"num\">Rating</th><th class=\"num\">±</th></tr></thead>\n<tbody>\n"
+            )?;
             for g in &p.recent {
                 write!(
                     w,
