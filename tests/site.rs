@@ -135,7 +135,10 @@ fn standings_site_and_refusals() {
     let page = read(&site.join("players/0/0.html"));
     assert!(page.contains("of 6"), "a place of six");
     assert!(page.contains("Round 4"), "the contest named");
-    assert!(page.contains(">Contest</th>"), "the column says what it holds");
+    assert!(
+        page.contains(">Contest</th>"),
+        "the column says what it holds"
+    );
 
     let o = site_run(&input, &out, &out, &["--format", "standings"]);
     assert_eq!(o.status.code(), Some(2));
