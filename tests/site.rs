@@ -154,6 +154,48 @@ fn standings_site_and_refusals() {
     assert_eq!(read(&planted), "rank,player\n1,p5\n", "untouched");
 }
 
+/// A nightly site: resumed from a state, its player pages are those of one replay of the
+/// whole history (the earlier runs' curves and games read back from history.csv).
+#[test]
+fn a_resumed_site_shows_whole_careers() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 6);
+    let text = read(&league);
+    let lines: Vec<&str> = text.lines().collect();
+    let half = write(
+        dir.path(),
+        "half.csv",
+        &(lines[..lines.len() / 2].join("\n") + "\n"),
+    );
+    let (out, site, state) = (
+        dir.path().join("out"),
+        dir.path().join("site"),
+        dir.path().join("s.state"),
+    );
+    let s = state.to_str().unwrap();
+    let o = site_run(&half, &out, &site, &["--save-state", s]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let o = site_run(&league, &out, &site, &["--resume", s, "--save-state", s]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let whole = dir.path().join("whole");
+    let o = site_run(&league, &dir.path().join("out2"), &whole, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    // The pages but their time of making and the change of rank (only the resumed run has a
+    // previous one).
+    let page = |root: &Path, id: usize| {
+        read(&root.join(format!("players/0/{id}.html")))
+            .lines()
+            .filter(|l| !l.contains("Generated") && !l.contains("<dt>Rank</dt>"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for id in 0..6 {
+        let (resumed, fresh) = (page(&site, id), page(&whole, id));
+        assert!(fresh.contains("<polyline"));
+        assert_eq!(resumed, fresh, "player {id}");
+    }
+}
+
 /// The screenshot check (`scripts/site_screenshots.sh`): the pages have a table and a chart,
 /// and where a headless Chromium exists, the browser renders them (screenshots and the DOM
 /// it built); elsewhere it says it skipped the browser.

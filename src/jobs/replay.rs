@@ -191,6 +191,28 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let site_pages = match (&site, &outcome.site) {
         (Some((publication, previous)), Some((track, metrics))) => {
             let history = outcome.input(&loaded);
+            // Resumed: the earlier runs' rows, from the history file this run continues (the
+            // previous generation's, still in place), come before this run's.
+            let earlier = match (&job.resume, job.history_format) {
+                (Some(_), HistoryFormat::Csv) => {
+                    output::open_no_follow(&job.out.join("history.csv"))
+                        .ok()
+                        .map(|file| {
+                            let mut t = super::site::SiteTrack::default();
+                            t.earlier_rows(file, history.names());
+                            t
+                        })
+                }
+                _ => None,
+            };
+            let merged;
+            let track = match earlier {
+                Some(e) => {
+                    merged = e.then(track.clone());
+                    &merged
+                }
+                None => track,
+            };
             let data = super::site::site_data(&super::site::SiteInput {
                 history,
                 rows: &outcome.rows,

@@ -21,23 +21,40 @@ pub const RECENT: usize = 10;
 /// Head-to-head lines per player page (the opponents met most).
 const H2H: usize = 10;
 
+/// A recent game whose contest is found by its time and player (a row of an earlier run's
+/// history file, which numbers contests as that run replayed them).
+const UNKNOWN: u32 = u32::MAX;
+
 /// One player's curve and last games.
 #[derive(Clone, Default)]
 struct Track {
-    /// (contest, rating after), thinned.
-    curve: Vec<(u32, f32)>,
+    /// (time, rating after), thinned.
+    curve: Vec<(i64, f32)>,
     /// Rows seen, and the stride of those kept (a power of two).
     seen: u32,
     stride: u32,
     /// The last row (always drawn).
-    last: Option<(u32, f32)>,
-    /// The last games: (contest, rating before, after), a ring.
-    recent: Vec<(u32, f32, f32)>,
+    last: Option<(i64, f32)>,
+    /// The last games: (contest or [`UNKNOWN`], time, rating before, after), a ring.
+    recent: Vec<(u32, i64, f32, f32)>,
     next: u8,
 }
 
+impl Track {
+    /// The last games, oldest first.
+    fn ordered_recent(&self) -> Vec<(u32, i64, f32, f32)> {
+        let k = self.recent.len();
+        if k < RECENT {
+            return self.recent.clone();
+        }
+        (0..k)
+            .map(|i| self.recent[(self.next as usize + i) % k])
+            .collect()
+    }
+}
+
 /// What the replay's rows leave for the site.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SiteTrack {
     players: Vec<Track>,
 }
@@ -46,12 +63,83 @@ impl SiteTrack {
     /// Takes a batch of rows.
     pub fn rows(&mut self, rows: &[HistoryRow]) {
         for r in rows {
-            let p = r.player as usize;
+            self.row(r.player, r.contest_id, r.time, (r.before, r.after));
+        }
+    }
+
+    /// Takes the rows of an earlier run's `history.csv` (`replay --resume` continues it), so
+    /// that a resumed run's pages show whole careers: `round,contest,time,player,
+    /// rating_before,rating_after,...`, players found by name in `names` (rows of players
+    /// the history does not name, and a file not in this form, are left out).
+    pub fn earlier_rows(&mut self, file: std::fs::File, names: &[String]) -> usize {
+        let index = crate::history::NameIndex::new(names);
+        let mut r = csv::Reader::from_reader(io::BufReader::with_capacity(1 << 20, file));
+        let header_ok = r.headers().is_ok_and(|h| {
+            h.iter().take(6).eq([
+                "round",
+                "contest",
+                "time",
+                "player",
+                "rating_before",
+                "rating_after",
+            ])
+        });
+        if !header_ok {
+            return 0;
+        }
+        let mut taken = 0;
+        let mut rec = csv::StringRecord::new();
+        while let Ok(true) = r.read_record(&mut rec) {
+            let (Some(time), Some(player), Some(before), Some(after)) = (
+                rec.get(2)
+                    .and_then(|t| crate::ingest::time::parse_text(t).ok()),
+                rec.get(3).and_then(|n| index.find(n)),
+                rec.get(4).and_then(|v| v.parse::<f64>().ok()),
+                rec.get(5).and_then(|v| v.parse::<f64>().ok()),
+            ) else {
+                continue;
+            };
+            self.row(player, UNKNOWN, time, (before, after));
+            taken += 1;
+        }
+        taken
+    }
+
+    /// This track (an earlier run's rows) followed by `later` (this run's): each player's
+    /// curve the two curves (thinned again to at most [`CURVE`] points), his last games the
+    /// last of both.
+    pub fn then(mut self, later: SiteTrack) -> SiteTrack {
+        if self.players.len() < later.players.len() {
+            self.players.resize(later.players.len(), Track::default());
+        }
+        for (t, l) in self.players.iter_mut().zip(later.players) {
+            if l.seen == 0 {
+                continue;
+            }
+            let later_recent = l.ordered_recent();
+            let mut curve = std::mem::take(&mut t.curve);
+            curve.extend(l.curve);
+            let step = curve.len().div_ceil(CURVE).max(1);
+            t.curve = curve.into_iter().step_by(step).collect();
+            t.seen = t.seen.saturating_add(l.seen);
+            t.last = l.last;
+            let mut recent = t.ordered_recent();
+            recent.extend(later_recent);
+            let keep = recent.len().saturating_sub(RECENT);
+            t.recent = recent.split_off(keep);
+            t.next = (t.recent.len() % RECENT) as u8;
+        }
+        self
+    }
+
+    fn row(&mut self, player: PlayerId, contest: u32, time: i64, (before, after): (f64, f64)) {
+        {
+            let p = player as usize;
             if self.players.len() <= p {
                 self.players.resize(p + 1, Track::default());
             }
             let t = &mut self.players[p];
-            let point = (r.contest_id, r.after as f32);
+            let point = (time, after as f32);
             if t.stride == 0 {
                 t.stride = 1;
             }
@@ -70,7 +158,7 @@ impl SiteTrack {
             }
             t.seen = t.seen.saturating_add(1);
             t.last = Some(point);
-            let g = (r.contest_id, r.before as f32, r.after as f32);
+            let g = (contest, time, before as f32, after as f32);
             if t.recent.len() < RECENT {
                 t.recent.push(g);
             } else {
@@ -191,6 +279,30 @@ fn entries_of(
             for p in c.entry(i).players {
                 if group.binary_search(&(group[0].0, *p)).is_ok() {
                     found.insert((group[0].0, *p), i as u32);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The contests of games known by their time and player (an earlier run's rows): among a
+/// player's contests at that time, the last.
+fn contests_at(history: &History, wanted: &[(i64, PlayerId)]) -> FxHashMap<(i64, PlayerId), u32> {
+    let mut found = FxHashMap::default();
+    if wanted.is_empty() {
+        return found;
+    }
+    let want: rustc_hash::FxHashSet<(i64, PlayerId)> = wanted.iter().copied().collect();
+    let times: rustc_hash::FxHashSet<i64> = wanted.iter().map(|w| w.0).collect();
+    for c in history.contests() {
+        if !times.contains(&c.time()) {
+            continue;
+        }
+        for i in 0..c.len() {
+            for &p in c.entry(i).players {
+                if want.contains(&(c.time(), p)) {
+                    found.insert((c.time(), p), c.index() as u32);
                 }
             }
         }
@@ -319,17 +431,37 @@ pub fn site_data(s: &SiteInput) -> SiteData {
     let history = s.history;
     let h2h = head_to_head(history, s.as_of);
     let standings = crate::output::is_standings(s.rows);
-    let time = |c: u32| history.contest(c as usize).time();
-    let wanted: Vec<(u32, PlayerId)> = s
-        .rows
-        .iter()
-        .filter_map(|r| {
+    let tracks = || {
+        s.rows.iter().filter_map(|r| {
             s.track
                 .players
                 .get(r.player as usize)
                 .map(|t| (r.player, t))
         })
-        .flat_map(|(p, t)| t.recent.iter().map(move |g| (g.0, p)))
+    };
+    // An earlier run's games: their contests by time and player.
+    let earlier: Vec<(i64, PlayerId)> = tracks()
+        .flat_map(|(p, t)| {
+            t.recent
+                .iter()
+                .filter(|g| g.0 == UNKNOWN)
+                .map(move |g| (g.1, p))
+        })
+        .collect();
+    let earlier = contests_at(history, &earlier);
+    let contest_of = |g: &(u32, i64, f32, f32), p: PlayerId| {
+        if g.0 == UNKNOWN {
+            earlier.get(&(g.1, p)).copied()
+        } else {
+            Some(g.0)
+        }
+    };
+    let wanted: Vec<(u32, PlayerId)> = tracks()
+        .flat_map(|(p, t)| {
+            t.recent
+                .iter()
+                .filter_map(move |g| contest_of(g, p).map(|c| (c, p)))
+        })
         .collect();
     let entries = entries_of(history, wanted);
     let players: Vec<SitePlayer> = s
@@ -339,24 +471,23 @@ pub fn site_data(s: &SiteInput) -> SiteData {
             let p = r.player;
             let t = s.track.players.get(p as usize);
             let mut curve: Vec<(i64, f64)> = t
-                .map(|t| {
-                    t.curve
-                        .iter()
-                        .map(|&(c, v)| (time(c), f64::from(v)))
-                        .collect()
-                })
+                .map(|t| t.curve.iter().map(|&(c, v)| (c, f64::from(v))).collect())
                 .unwrap_or_default();
             if let Some((c, v)) = t.and_then(|t| t.last)
                 && t.is_some_and(|t| t.curve.last() != Some(&(c, v)))
             {
-                curve.push((time(c), f64::from(v)));
+                curve.push((c, f64::from(v)));
             }
             let recent: Vec<RecentGame> = t
                 .map(|t| {
                     let k = t.recent.len();
                     (0..k)
                         .map(|i| t.recent[(t.next as usize + k - 1 - i) % k])
-                        .map(|g| recent_game(history, p, entries.get(&(g.0, p)).copied(), g))
+                        .filter_map(|g| {
+                            let c = contest_of(&g, p)?;
+                            let entry = entries.get(&(c, p)).copied();
+                            Some(recent_game(history, p, entry, (c, g.2, g.3)))
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
