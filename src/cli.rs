@@ -463,6 +463,14 @@ pub struct TuneArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Score only shard K of N of the parameter sets (the sets i with i % N = K - 1) and
+    /// write them to OUT/tune-shard-K-of-N.json, for `--merge`; run the N shards anywhere.
+    #[arg(long, value_name = "K/N", conflicts_with = "merge")]
+    pub shard: Option<String>,
+    /// Merge the shards' files (or folders holding them) of the same sweep: the result of
+    /// one run, byte for byte (the held-out replays run here).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub merge: Vec<PathBuf>,
     #[command(flatten)]
     pub stream: StreamArgs,
 }
@@ -500,8 +508,28 @@ impl TuneArgs {
             quiet: self.quiet,
             stream: self.stream.stream,
             stream_block: self.stream.stream_block.max(1),
+            shard: self.shard.as_deref().map(parse_shard).transpose()?,
+            merge: self.merge.clone(),
         })
     }
+}
+
+/// `K/N`: shard K (1-based) of N.
+fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {
+    let bad = || {
+        UsageError(format!(
+            "--shard {text}: expected K/N with 1 <= K <= N <= 10000"
+        ))
+    };
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n || n > 10_000 {
+        return Err(bad());
+    }
+    Ok((k, n))
 }
 
 /// Whether and how a replay streams its input.

@@ -14,6 +14,7 @@ pub mod replay;
 pub mod report_input;
 pub mod resume;
 pub mod rows;
+pub mod shard;
 pub mod sink;
 pub mod site;
 pub mod stream;

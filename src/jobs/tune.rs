@@ -96,6 +96,11 @@ pub struct TuneJob {
     pub stream: StreamMode,
     /// Contests per streamed block.
     pub stream_block: usize,
+    /// `--shard K/N`: score only the sets `i` with `i % N == K - 1` and write them to
+    /// `tune-shard-K-of-N.json` for a later `--merge`.
+    pub shard: Option<(usize, usize)>,
+    /// `--merge FILE...`: the shards' scores, instead of scoring the sets here.
+    pub merge: Vec<PathBuf>,
 }
 
 /// Parses `k=16,24,32;scale=400`.
@@ -229,8 +234,23 @@ pub fn run_trials(
     fraction: f64,
     base: &ReplayOptions,
 ) -> Result<Vec<Trial>, String> {
+    let outcomes = score_sets(history, kind, &sets, fraction, base)?;
+    rank(kind, sets, outcomes, metric)
+}
+
+/// A set's metrics on the tuning slice, or why its ratings ran away.
+pub type Outcome = Result<MetricsReport, String>;
+
+/// Every set's [`Outcome`] on the tuning slice of a history held whole, in the sets' order.
+fn score_sets(
+    history: &History,
+    kind: SystemKind,
+    sets: &[ParamMap],
+    fraction: f64,
+    base: &ReplayOptions,
+) -> Result<Vec<Outcome>, String> {
     let slice = slice_options(history.len(), fraction, base);
-    let outcomes = sets
+    let scored = sets
         .par_iter()
         .map(|params| {
             dispatch(
@@ -243,7 +263,10 @@ pub fn run_trials(
             )
         })
         .collect::<Result<Vec<_>, String>>()?;
-    rank(kind, sets, outcomes, metric)
+    Ok(scored
+        .into_iter()
+        .map(|s| s.map_err(|d| d.to_string()))
+        .collect())
 }
 
 /// The trials of the sets scored `outcomes` (a set whose replay ran away has failed), best
@@ -251,7 +274,7 @@ pub fn run_trials(
 fn rank(
     kind: SystemKind,
     sets: Vec<ParamMap>,
-    outcomes: Vec<Result<MetricsReport, crate::replay::Divergence>>,
+    outcomes: Vec<Outcome>,
     metric: TuneMetric,
 ) -> Result<Vec<Trial>, String> {
     let mut trials: Vec<Trial> = sets
@@ -263,10 +286,10 @@ fn rank(
                 tuning,
                 failed: None,
             },
-            Err(d) => Trial {
+            Err(why) => Trial {
                 params,
                 tuning: crate::metrics::Metrics::new().report(),
-                failed: Some(d.to_string()),
+                failed: Some(why),
             },
         })
         .collect();
@@ -370,8 +393,16 @@ pub fn held_out(
 pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
     let sets = checked_sets(job)?;
+    // Merging: every set's scores from the shards, checked to be this job's, before reading.
+    let merged = if job.merge.is_empty() {
+        None
+    } else {
+        Some(super::shard::merge(job, &sets)?)
+    };
+    let shard_file = job.shard.map(|(k, n)| super::shard::file_name(k, n));
     // The output folder's lock from the start: a second tune on it stops before its trials.
-    let staged = Publication::begin(&job.out, &["tune.csv"])
+    let owned = [shard_file.as_deref().unwrap_or("tune.csv")];
+    let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
     // The plan counts the contests whatever the replay's warm-up: the slice is a share of them.
     let counting = ReplayOptions {
@@ -386,18 +417,58 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     };
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet, false)?;
-    let (trials, best_held, default_held, read) = match &loaded.stream {
-        Some(plan) => tune_streamed(job, plan, sets)?,
-        None => {
-            let history = &loaded.history;
-            let trials = run_trials(
-                history,
+    if let (Some((k, n)), Some(name)) = (job.shard, &shard_file) {
+        // A shard: its sets scored, written with their indices; no held-out replays.
+        let (indices, mine) = super::shard::select(&sets, k, n);
+        let outcomes = match &loaded.stream {
+            Some(plan) => score_streamed_sets(job, plan, &mine)?,
+            None => score_sets(
+                &loaded.history,
                 job.system,
-                sets,
-                job.metric,
+                &mine,
                 job.fraction,
                 &job.replay,
             )
+            .map_err(UsageError)?,
+        };
+        staged
+            .root()
+            .write(name, |w| {
+                super::shard::write(w, job, sets.len(), (k, n), &indices, &mine, &outcomes)
+            })
+            .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
+        let written = staged.commit()?;
+        if !job.quiet {
+            writeln!(
+                stdout,
+                "tune shard {k}/{n}: {} of {} parameter sets scored; merge the {n} shards with \
+                 --merge\nWrote {}",
+                mine.len(),
+                sets.len(),
+                written
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+        return Ok(());
+    }
+    let (trials, best_held, default_held, read) = match &loaded.stream {
+        Some(plan) => tune_streamed(job, plan, sets, merged)?,
+        None => {
+            let history = &loaded.history;
+            let trials = match merged {
+                Some(outcomes) => rank(job.system, sets, outcomes, job.metric),
+                None => run_trials(
+                    history,
+                    job.system,
+                    sets,
+                    job.metric,
+                    job.fraction,
+                    &job.replay,
+                ),
+            }
             .map_err(UsageError)?;
             let best = trials.iter().find(|t| t.failed.is_none());
             let held_of = |params: &ParamMap| {
@@ -464,13 +535,16 @@ type Tuned = (Vec<Trial>, Option<Scored>, Scored, Option<Arc<Streamed>>);
 
 /// A streamed tune: every set scored on one read of the input (the slice's contests, a share
 /// of those the plan counted), then the best set and the defaults held out on a second read.
-fn tune_streamed(job: &TuneJob, plan: &StreamPlan, sets: Vec<ParamMap>) -> anyhow::Result<Tuned> {
-    let all = plan.counted.as_ref().map_or(plan.contests, |c| {
-        usize::try_from(c.count.contests).unwrap_or(usize::MAX)
-    });
-    let slice = slice_options(all, job.fraction, &job.replay);
-    let refs: Vec<&ParamMap> = sets.iter().collect();
-    let (scored, _) = score_streamed(plan, job.system, &refs, &slice)?;
+fn tune_streamed(
+    job: &TuneJob,
+    plan: &StreamPlan,
+    sets: Vec<ParamMap>,
+    scored: Option<Vec<Outcome>>,
+) -> anyhow::Result<Tuned> {
+    let scored = match scored {
+        Some(s) => s,
+        None => score_streamed_sets(job, plan, &sets)?,
+    };
     let trials = rank(job.system, sets, scored, job.metric).map_err(UsageError)?;
     let defaults = job.base.clone();
     let mut held_sets: Vec<&ParamMap> = trials
@@ -491,6 +565,24 @@ fn tune_streamed(job: &TuneJob, plan: &StreamPlan, sets: Vec<ParamMap>) -> anyho
         .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
     let best_held = held.pop();
     Ok((trials, best_held, default_held, read))
+}
+
+/// Every set's [`Outcome`] on the tuning slice of a streamed input (one read for all).
+fn score_streamed_sets(
+    job: &TuneJob,
+    plan: &StreamPlan,
+    sets: &[ParamMap],
+) -> anyhow::Result<Vec<Outcome>> {
+    let all = plan.counted.as_ref().map_or(plan.contests, |c| {
+        usize::try_from(c.count.contests).unwrap_or(usize::MAX)
+    });
+    let slice = slice_options(all, job.fraction, &job.replay);
+    let refs: Vec<&ParamMap> = sets.iter().collect();
+    let (scored, _) = score_streamed(plan, job.system, &refs, &slice)?;
+    Ok(scored
+        .into_iter()
+        .map(|s| s.map_err(|d| d.to_string()))
+        .collect())
 }
 
 /// The parameter sets to try, each checked against the system before anything is read.

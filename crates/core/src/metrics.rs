@@ -252,7 +252,7 @@ pub struct ThreeSums {
 }
 
 /// Pair inversion and rank deviation over a set of participants.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct RankingReport {
     /// Percent, higher is better.
     pub pair_inversion: Option<f64>,
@@ -265,7 +265,7 @@ pub struct RankingReport {
 }
 
 /// The two-entry metrics.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct TwoReport {
     /// Two-entry contests scored.
     pub games_scored: u64,
@@ -287,7 +287,7 @@ pub struct TwoReport {
 }
 
 /// Every metric of a replay.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct MetricsReport {
     /// All scored participants.
     pub all: RankingReport,
