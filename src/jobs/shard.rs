@@ -1,5 +1,6 @@
 //! `tune --shard K/N` and `tune --merge`: a sweep cut into N deterministic slices that run
-//! anywhere (N processes, a job array, a cluster), merged into exactly the result of one run.
+//! anywhere (N processes, a job array, a cluster; each with an output folder of its own),
+//! merged into exactly the result of one run.
 //!
 //! Shard K of N scores the parameter sets `i` with `i % N == K - 1` (every shard gets sets
 //! from the whole grid: similar work each) on the tuning slice, and writes them to
