@@ -481,6 +481,14 @@ impl<'n> NameIndex<'n> {
     }
 }
 
+/// Counting: a contest's players looked up by a scan up to this many, then by hash.
+const LIVE_SCAN: usize = 32;
+
+fn fx_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
 /// Builds a [`History`]: interns player names, collects contests, sorts them by time.
 #[derive(Default)]
 pub struct HistoryBuilder {
@@ -495,6 +503,10 @@ pub struct HistoryBuilder {
     /// Counting only ([`HistoryBuilder::counting`]), and the names of the open contest.
     count: Option<Count>,
     live: usize,
+    /// Counting, a contest of [`LIVE_SCAN`] players or more: the first of the open contest's
+    /// players with each 64-bit hash of a name (a name whose hash is held by another name is
+    /// looked for by a scan, so a collision costs time, never a wrong id).
+    live_index: FxHashMap<u64, u32>,
     /// Scratch for the duplicate check: per player id, the number of the last check that saw it.
     seen: Vec<u32>,
     checks: u32,
@@ -864,22 +876,48 @@ impl HistoryBuilder {
         id
     }
 
-    /// Counting: the id of a name among the open contest's few players (reusing the names'
-    /// buffers from one contest to the next: no allocation once they are long enough).
+    /// Counting: the id of a name among the open contest's players (reusing the names'
+    /// buffers from one contest to the next: no allocation once they are long enough). A
+    /// contest's first [`LIVE_SCAN`] players are looked up by a scan, the rest through
+    /// `live_index`: a contest of a million entries costs a million lookups, not a scan each.
     fn contest_player(&mut self, name: &str) -> PlayerId {
+        let live = self.live;
         let names = &mut self.h.names;
-        if let Some(i) = names[..self.live].iter().position(|n| n == name) {
-            return i as PlayerId;
-        }
-        match names.get_mut(self.live) {
+        let hash = if live < LIVE_SCAN {
+            if let Some(i) = names[..live].iter().position(|n| n == name) {
+                return i as PlayerId;
+            }
+            None
+        } else {
+            if self.live_index.is_empty() {
+                for (i, n) in names[..live].iter().enumerate() {
+                    self.live_index.entry(fx_hash(n)).or_insert(i as u32);
+                }
+            }
+            let h = fx_hash(name);
+            match self.live_index.get(&h) {
+                Some(&i) if names[i as usize] == name => return i as PlayerId,
+                Some(_) => {
+                    if let Some(i) = names[..live].iter().position(|n| n == name) {
+                        return i as PlayerId;
+                    }
+                    None
+                }
+                None => Some(h),
+            }
+        };
+        match names.get_mut(live) {
             Some(slot) => {
                 slot.clear();
                 slot.push_str(name);
             }
             None => names.push(name.to_owned()),
         }
+        if let Some(h) = hash {
+            self.live_index.entry(h).or_insert(live as u32);
+        }
         self.live += 1;
-        (self.live - 1) as PlayerId
+        live as PlayerId
     }
 
     fn intern(map: &mut FxHashMap<Box<str>, u32>, store: &mut Vec<String>, s: &str) -> u32 {
@@ -1114,6 +1152,7 @@ impl HistoryBuilder {
         h.members.clear();
         h.weights.clear();
         self.live = 0;
+        self.live_index.clear();
         h.labels.clear();
         h.series.clear();
         self.ids.clear();
@@ -1440,6 +1479,44 @@ mod tests {
         assert_eq!((count.contests, count.before_cutoff), (5, 4));
         assert_eq!(count.first_disorder, Some((1, 3, 5)));
         assert!(count.series);
+    }
+
+    /// A counting builder's ids within a contest past the scanned first players (looked up by
+    /// hash): the same name the same id at any distance, and a repeat refused as a whole
+    /// read refuses it; the next contest starts afresh.
+    #[test]
+    fn counting_finds_a_large_contests_players_by_hash() {
+        let names: Vec<String> = (0..5_000).map(|i| format!("p{i}")).collect();
+        let mut counting = HistoryBuilder::counting(None);
+        let mut whole = HistoryBuilder::new();
+        for b in [&mut counting, &mut whole] {
+            // Contest 1: every name once; contest 2: the 4,000th repeats the 40th.
+            for repeat in [false, true] {
+                b.begin_contest(1, 1.0, None, None);
+                let mut ids = Vec::new();
+                for (k, n) in names.iter().enumerate() {
+                    let n = if repeat && k == 4_000 { &names[40] } else { n };
+                    let id = b.player(n);
+                    b.add_entry(&[id], k as u32, k as u32, None);
+                    ids.push(id);
+                }
+                if repeat {
+                    assert_eq!(ids[4_000], ids[40]);
+                    assert_eq!(
+                        b.end_contest(),
+                        Err(ContestError::DuplicatePlayer("p40".into()))
+                    );
+                } else {
+                    assert_eq!(
+                        ids.iter().collect::<rustc_hash::FxHashSet<_>>().len(),
+                        5_000
+                    );
+                    b.end_contest().unwrap();
+                }
+            }
+        }
+        assert_eq!(counting.count().unwrap().contests, 1);
+        assert_eq!(whole.finish(SourceInfo::default()).len(), 1);
     }
 
     #[test]
