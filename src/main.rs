@@ -86,6 +86,7 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let json = cli.log_json();
+    rate_batch::jobs::process_ends_after_job();
     if let Err(e) = run(cli, &mut out) {
         let code = exit_code(&e);
         if json {

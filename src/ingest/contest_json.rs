@@ -103,34 +103,41 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     if ctx.emit.is_some() || ctx.builder.count().is_some() {
         return stream_folder(&files, ctx);
     }
-    let bytes: Vec<Vec<u8>> = files
+    // Each file read, parsed and checked on the pool's threads (its bytes dropped there), so
+    // that only the interning is left to this one.
+    let trim = ctx.opts.trim_names;
+    let parsed: Vec<anyhow::Result<Result<(i64, Checked), serde_json::Error>>> = files
         .par_iter()
-        .map(|(_, p)| std::fs::read(p).with_context(|| format!("cannot read {}", p.display())))
-        .collect::<anyhow::Result<_>>()?;
-    let parsed: Vec<Result<RawContest, serde_json::Error>> = bytes
-        .par_iter()
-        .map(|b| serde_json::from_slice(without_bom(b)))
+        .map(|(_, p)| {
+            let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+            Ok(serde_json::from_slice::<RawContest>(without_bom(&bytes))
+                .map(|c| (c.time_seconds, check(&file_name(p), c, trim))))
+        })
         .collect();
-    let mut good: Vec<(i64, u64, usize, RawContest)> = Vec::with_capacity(parsed.len());
-    for (i, (res, (n, p))) in parsed.into_iter().zip(&files).enumerate() {
+    // A file that cannot be read stops the run before any that does not parse.
+    let parsed: Vec<_> = parsed.into_iter().collect::<anyhow::Result<_>>()?;
+    let mut good: Vec<(i64, u64, Checked)> = Vec::with_capacity(parsed.len());
+    for (res, (n, p)) in parsed.into_iter().zip(&files) {
         ctx.source.records += 1;
         match res {
-            Ok(c) => good.push((c.time_seconds, *n, i, c)),
+            Ok((t, c)) => good.push((t, *n, c)),
             Err(e) => {
                 let err = json_error(p, &e);
                 ctx.skip_or_fail(err)?;
             }
         }
     }
-    good.sort_by_key(|(t, n, _, _)| (*t, *n));
-    for (_, _, i, c) in good {
-        let file_name = files[i]
-            .1
-            .file_name()
-            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-        add_contest(ctx, &file_name, c)?;
+    good.sort_by_key(|(t, n, _)| (*t, *n));
+    for (_, _, c) in good {
+        add_checked(ctx, c)?;
     }
     Ok(())
+}
+
+/// A contest file's name, which names its contest in messages and labels.
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
 }
 
 /// Files read and parsed at once by a streamed read (a few MiB of JSON).
@@ -168,19 +175,21 @@ fn stream_folder(files: &[(u64, PathBuf)], ctx: &mut Context) -> anyhow::Result<
             .par_iter()
             .map(|&(_, _, i)| read(&files[i].1))
             .collect::<anyhow::Result<_>>()?;
-        let parsed: Vec<Result<RawContest, serde_json::Error>> = bytes
+        let trim = ctx.opts.trim_names;
+        let parsed: Vec<Result<Checked, serde_json::Error>> = bytes
             .par_iter()
-            .map(|b| serde_json::from_slice(without_bom(b)))
+            .zip(batch)
+            .map(|(b, &(_, _, i))| {
+                serde_json::from_slice::<RawContest>(without_bom(b))
+                    .map(|c| check(&file_name(&files[i].1), c, trim))
+            })
             .collect();
         for (res, &(_, _, i)) in parsed.into_iter().zip(batch) {
             let p = &files[i].1;
             // It parsed a moment ago: a file rewritten since is an error.
             let c = res.map_err(|e| json_error(p, &e))?;
-            let file_name = p
-                .file_name()
-                .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-            let at = Location::Contest(file_name.clone());
-            add_contest(ctx, &file_name, c)?;
+            let at = Location::Contest(file_name(p));
+            add_checked(ctx, c)?;
             ctx.after_record(&at)?;
         }
     }
@@ -207,37 +216,92 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A contest checked on its own, before its players are interned: what a whole read can work
+/// out on every core, leaving the interning (which must go in contest order, so that ids do not
+/// depend on the threads) to one.
+struct Checked {
+    at: Location,
+    /// The placings found bad, in the standings' order (skipped under `--skip-invalid`).
+    placings: Vec<FieldError>,
+    contest: Result<Ready, FieldError>,
+}
+
+/// A contest ready to be interned: its players' names in one buffer.
+struct Ready {
+    time: i64,
+    weight: f64,
+    label: String,
+    names: String,
+    /// The end of each name in `names`, and its place range.
+    ends: Vec<usize>,
+    places: Vec<(u32, u32)>,
+}
+
+impl Ready {
+    fn names(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.names[a..b])
+    }
+}
+
 fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputError> {
+    let checked = check(id, c, ctx.opts.trim_names);
+    add_checked(ctx, checked)
+}
+
+/// The problems [`check`] found reported (each placing's in turn, then the contest's), or
+/// the contest's players interned and the contest added.
+fn add_checked(ctx: &mut Context, c: Checked) -> Result<(), InputError> {
+    for problem in c.placings {
+        ctx.reject(c.at.clone(), problem)?;
+    }
+    let r = match c.contest {
+        Ok(r) => r,
+        Err(problem) => return ctx.reject(c.at, problem),
+    };
+    let ids: Vec<PlayerId> = r.names().map(|n| ctx.builder.player(n)).collect();
+    let b = &mut ctx.builder;
+    b.begin_contest(r.time, r.weight, Some(&r.label), None);
+    for (&id, &(lo, hi)) in ids.iter().zip(&r.places) {
+        b.add_entry(&[id], lo, hi, None);
+    }
+    if let Err(e) = b.end_contest() {
+        return ctx.reject(c.at, FieldError::new("standings", e.to_string()));
+    }
+    Ok(())
+}
+
+/// Everything about a contest that does not need the players' ids.
+fn check(id: &str, c: RawContest, trim: bool) -> Checked {
     let label = c.name.clone().unwrap_or_else(|| id.to_string());
     let at = Location::Contest(match &c.name {
         Some(name) => format!("{id} ({name})"),
         None => id.to_string(),
     });
+    let fail = |at: Location, problem: FieldError| Checked {
+        at,
+        placings: Vec::new(),
+        contest: Err(problem),
+    };
     let (lo_t, hi_t) = super::time::TIME_RANGE;
     if !(lo_t..=hi_t).contains(&c.time_seconds) {
-        return ctx.reject(
-            at,
-            FieldError::new(
-                "time_seconds",
-                format!(
-                    "{} is outside the years 0 to 9999 as Unix seconds",
-                    c.time_seconds
-                ),
-            ),
+        let message = format!(
+            "{} is outside the years 0 to 9999 as Unix seconds",
+            c.time_seconds
         );
+        return fail(at, FieldError::new("time_seconds", message));
     }
     let weight = match c.weight.map(super::context::check_weight) {
         None => 1.0,
         Some(Ok(w)) => w,
-        Some(Err(message)) => return ctx.reject(at, FieldError::new("weight", message)),
+        Some(Err(message)) => return fail(at, FieldError::new("weight", message)),
     };
     // Each placing is checked on its own: under --skip-invalid a bad one (an empty name, an
     // impossible place range, a player listed twice) is skipped and the rest of the contest
     // kept, its places renumbered among the entries that remain.
-    let trim = ctx.opts.trim_names;
     let mut kept: Vec<(Cow<str>, i64, i64)> = Vec::with_capacity(c.standings.len());
     let mut seen: rustc_hash::FxHashSet<Cow<str>> = rustc_hash::FxHashSet::default();
-    let mut dropped = false;
+    let mut placings = Vec::new();
     for (k, (handle, lo, hi)) in c.standings.iter().enumerate() {
         let problem = match super::context::player_name(handle, "", trim) {
             Err(_) => Some("empty player name".to_string()),
@@ -255,10 +319,32 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
             }
         };
         if let Some(p) = problem {
-            ctx.reject(at.clone(), FieldError::new(&format!("standings[{k}]"), p))?;
-            dropped = true;
+            placings.push(FieldError::new(&format!("standings[{k}]"), p));
         }
     }
+    let dropped = !placings.is_empty();
+    let contest = ready(kept, dropped).map(|(names, ends, places)| Ready {
+        time: c.time_seconds,
+        weight,
+        label,
+        names,
+        ends,
+        places,
+    });
+    Checked {
+        at,
+        placings,
+        contest,
+    }
+}
+
+/// The kept placings' names in one buffer and their place ranges, renumbered if some were
+/// dropped; or why the contest cannot be rated.
+#[allow(clippy::type_complexity)]
+fn ready(
+    kept: Vec<(Cow<str>, i64, i64)>,
+    dropped: bool,
+) -> Result<(String, Vec<usize>, Vec<(u32, u32)>), FieldError> {
     // Entries share a place range only when tied; two different ranges cannot overlap
     // (`[x, 0, 1]` with `[y, 0, 0]` would have y first and x tied for first at once): the
     // contest itself is ill-defined then.
@@ -267,37 +353,29 @@ fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputEr
     ranges.dedup();
     if let Some(w) = ranges.windows(2).find(|w| w[1].0 <= w[0].1) {
         let ((a, b), (x, y)) = (w[0], w[1]);
-        return ctx.reject(
-            at,
-            FieldError::new(
-                "standings",
-                format!("place ranges {a}..{b} and {x}..{y} overlap"),
-            ),
-        );
+        return Err(FieldError::new(
+            "standings",
+            format!("place ranges {a}..{b} and {x}..{y} overlap"),
+        ));
     }
     if dropped && kept.len() < 2 {
-        return ctx.reject(
-            at,
-            FieldError::new("standings", "fewer than two valid placings"),
-        );
+        return Err(FieldError::new(
+            "standings",
+            "fewer than two valid placings",
+        ));
     }
-    let ids: Vec<PlayerId> = kept.iter().map(|e| ctx.builder.player(&e.0)).collect();
-    let b = &mut ctx.builder;
-    b.begin_contest(c.time_seconds, weight, Some(&label), None);
-    if dropped {
+    let places: Vec<(u32, u32)> = if dropped {
         // Places renumbered among the entries kept (a skipped entry leaves no gap).
         let ranks: Vec<u64> = kept.iter().map(|e| e.1 as u64 + 1).collect();
-        let new = crate::history::ranks_to_ranges(&ranks);
-        for (&id, &(lo, hi)) in ids.iter().zip(&new) {
-            b.add_entry(&[id], lo, hi, None);
-        }
+        crate::history::ranks_to_ranges(&ranks)
     } else {
-        for (&id, e) in ids.iter().zip(&kept) {
-            b.add_entry(&[id], e.1 as u32, e.2 as u32, None);
-        }
+        kept.iter().map(|e| (e.1 as u32, e.2 as u32)).collect()
+    };
+    let mut names = String::with_capacity(kept.iter().map(|e| e.0.len()).sum());
+    let mut ends = Vec::with_capacity(kept.len());
+    for (name, _, _) in &kept {
+        names.push_str(name);
+        ends.push(names.len());
     }
-    if let Err(e) = b.end_contest() {
-        return ctx.reject(at, FieldError::new("standings", e.to_string()));
-    }
-    Ok(())
+    Ok((names, ends, places))
 }

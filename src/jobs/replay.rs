@@ -260,13 +260,15 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
         seconds: t0.elapsed().as_secs_f64(),
     };
-    if job.json {
+    let printed = if job.json {
         done.print_json(job, stdout)
     } else if !job.quiet {
         done.print_text(job, stdout)
     } else {
         Ok(())
-    }
+    };
+    super::release((loaded, outcome));
+    printed
 }
 
 /// The second pass of a streamed dry run: the players, and with `--resume` the check of the

@@ -5,6 +5,7 @@ use crate::history::{History, PlayerId};
 use crate::metrics::MetricsReport;
 use crate::replay::{PlayerRecord, ReplayResult};
 use crate::systems::Rating;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -123,25 +124,29 @@ pub fn leaderboard_rows(
             rec.contests > 0 && rec.rounds >= opts.min_rounds && rec.last_time >= cutoff
         })
         .collect();
-    ids.sort_by(|&a, &b| {
+    // On the pool's threads (a leaderboard of 358,554 players took a fifth of a second on one):
+    // the order is total (equal ratings by name, names unique), so it is the same whatever the
+    // threads; the ranks are settled after, in order.
+    ids.par_sort_by(|&a, &b| {
         key(b)
             .total_cmp(&key(a))
             .then_with(|| history.name(a).cmp(history.name(b)))
     });
-    let mut rows: Vec<LeaderRow> = Vec::with_capacity(ids.len());
-    for (i, &p) in ids.iter().enumerate() {
-        let rating = result.ratings[p as usize];
-        let rank = match rows.last() {
-            Some(prev) if key(prev.player) == key(p) => prev.rank,
-            _ => i + 1,
-        };
-        rows.push(LeaderRow {
-            rank,
+    let mut rows: Vec<LeaderRow> = ids
+        .par_iter()
+        .enumerate()
+        .map(|(i, &p)| LeaderRow {
+            rank: i + 1,
             player: p,
-            rating,
+            rating: result.ratings[p as usize],
             record: result.records[p as usize].clone(),
             interval: None,
-        });
+        })
+        .collect();
+    for i in 1..rows.len() {
+        if key(rows[i - 1].player) == key(rows[i].player) {
+            rows[i].rank = rows[i - 1].rank;
+        }
     }
     rows
 }

@@ -1281,6 +1281,9 @@ impl HistoryBuilder {
 
     /// Sorts contests by time (stable) and returns the history.
     pub fn finish(mut self, source: SourceInfo) -> History {
+        let ids = std::mem::take(&mut self.ids);
+        let n = ids.len();
+        crate::drop_aside(ids, n);
         let h = &mut self.h;
         h.source = source;
         if h.contests.windows(2).all(|w| w[0].time <= w[1].time) {

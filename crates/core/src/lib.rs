@@ -25,3 +25,19 @@ pub mod state;
 pub mod systems;
 pub mod time;
 pub mod truth;
+
+/// Drops a large value (a million players' states, a name table) on a thread of its own, so
+/// that the caller goes on with its result instead of first freeing the value piece by piece;
+/// values of fewer than [`DROP_ASIDE_FROM`] parts are dropped at once. Nothing waits on the
+/// drop, and a process that ends meanwhile just ends. (A thread that cannot be started drops
+/// the value before `spawn` returns.)
+pub(crate) fn drop_aside<T: Send + 'static>(value: T, parts: usize) {
+    if parts >= DROP_ASIDE_FROM {
+        let _ = std::thread::Builder::new()
+            .name("drop".into())
+            .spawn(move || drop(value));
+    }
+}
+
+/// The size from which [`drop_aside`] drops on a thread of its own.
+pub(crate) const DROP_ASIDE_FROM: usize = 65_536;

@@ -436,6 +436,13 @@ impl std::ops::Index<usize> for NameList {
 /// A round of one contest at least this large is scored while the system rates it.
 const OVERLAP_FROM: usize = 256;
 
+/// Contests (and rounds) of this many entries (players) or more have their predictions gathered
+/// and their ratings checked on the pool's threads.
+const PARALLEL_FROM: usize = 4_096;
+
+/// How many players ahead the time-passed step asks for the records it will read.
+const ELAPSE_AHEAD: usize = 8;
+
 /// Replays a history through a system; the rating history is in the result when
 /// `opts.keep_history` is set.
 pub fn replay<S: RatingSystem>(
@@ -695,8 +702,20 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.snapshot = Some(snap);
             }
             let first_row = run.rows.len();
-            run.elapse(&round, r);
-            run.score_and_update(&self.names, round, r, first_row)?;
+            let names = &self.names;
+            let mut step = || {
+                run.elapse(&round, r);
+                run.score_and_update(names, round, r, first_row)
+            };
+            if round.contests().map(|c| c.len()).sum::<usize>() >= PARALLEL_FROM {
+                // A large round handed to the pool as one piece of work: its many parallel
+                // steps are then started from a pool thread (work the other takes up at once)
+                // instead of each being handed over from outside and waited for (two thread
+                // wake-ups a step: a tenth of the replay's time on Codeforces).
+                rayon::scope(|_| step())?;
+            } else {
+                step()?;
+            }
             run.report(observer, &round, r);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
@@ -933,7 +952,14 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         let key = self.opts.period.calendar_key(round_time);
         self.participants.clear();
         for c in round.contests() {
-            for &p in c.players() {
+            let players = c.players();
+            for (i, &p) in players.iter().enumerate() {
+                // The records and marks of players a few places on, asked for before they are
+                // read (in a large contest each is far from the last in memory).
+                if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
+                    crate::systems::prefetch(&raw const self.records[ahead as usize]);
+                    crate::systems::prefetch(&raw const self.last_round[ahead as usize]);
+                }
                 let pi = p as usize;
                 if self.last_round[pi] == r as u32 + 1 {
                     continue;
@@ -1095,8 +1121,23 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         first: Option<Contest<'_>>,
         r: usize,
     ) -> Result<(), Divergence> {
-        let participants = self.participants.iter().map(|&p| p as usize);
-        match first_runaway(&self.system, &self.states, participants) {
+        let found = if self.participants.len() >= PARALLEL_FROM {
+            // A large round's players looked at on the pool's threads (the first in order
+            // still found: the same message whatever the threads).
+            use rayon::prelude::*;
+            let (system, states) = (self.system, &self.states);
+            self.participants
+                .par_iter()
+                .with_min_len(1_024)
+                .find_map_first(|&p| {
+                    let p = p as usize;
+                    runaway(&system.rating(&states[p])).map(|what| (p, what))
+                })
+        } else {
+            let participants = self.participants.iter().map(|&p| p as usize);
+            first_runaway(&self.system, &self.states, participants)
+        };
+        match found {
             Some((p, what)) => {
                 Err(self.diverged(names, p, self.rounds_done + r as u64, what, first.as_ref()))
             }
@@ -1211,7 +1252,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         reference: Option<Vec<PlayerId>>,
     ) -> ReplayResult {
         let system = self.system;
-        ReplayResult {
+        let result = ReplayResult {
             system: system.name(),
             params: system.params(),
             method: system.method(),
@@ -1228,7 +1269,10 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             series: self.series,
             draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
             uncertainty: system.uncertainty_meaning(),
-        }
+        };
+        let n = self.states.len();
+        crate::drop_aside(self.states, n);
+        result
     }
 }
 
@@ -1302,6 +1346,46 @@ fn gather<S: RatingSystem>(
     let (all, experienced) = buffers;
     all.clear();
     experienced.clear();
+    if contest.len() >= PARALLEL_FROM {
+        // A large contest's entries looked up on the pool's threads (each a few reads from
+        // far apart in memory) into their places in the buffers, then the entries left out
+        // (marked by an impossible place range) taken out in order.
+        use rayon::prelude::*;
+        const LEFT_OUT: Participant = Participant {
+            rating: 0.0,
+            lo: u32::MAX,
+            hi: 0,
+        };
+        let n = contest.len();
+        all.resize(n, LEFT_OUT);
+        experienced.resize(n, LEFT_OUT);
+        all.par_iter_mut()
+            .zip(experienced.par_iter_mut())
+            .enumerate()
+            .with_min_len(1_024)
+            .for_each(|(i, (a, x))| {
+                let e = contest.entry(i);
+                if e.players.iter().all(|&p| known[p as usize]) {
+                    let rating =
+                        crate::systems::side_mean(states, e.players, |s| system.rating(s).mean);
+                    *a = Participant {
+                        rating,
+                        lo: e.lo,
+                        hi: e.hi,
+                    };
+                    if e.players
+                        .iter()
+                        .all(|&p| records[p as usize].contests >= experienced_after)
+                    {
+                        *x = *a;
+                    }
+                }
+            });
+        let kept = |p: &Participant| p.lo <= p.hi;
+        all.retain(kept);
+        experienced.retain(kept);
+        return None;
+    }
     for e in contest.entries() {
         if e.players.iter().all(|&p| known[p as usize]) {
             let part = Participant {

@@ -22,7 +22,7 @@ pub struct Rating {
 /// One rating system.
 pub trait RatingSystem: Sync {
     /// Everything the system keeps per player.
-    type Player: Clone + Send + Sync + Serialize + DeserializeOwned;
+    type Player: Clone + Send + Sync + Serialize + DeserializeOwned + 'static;
 
     /// The parameter struct (named values with the papers' defaults).
     type Params: Serialize;
