@@ -113,8 +113,8 @@ pub enum Likeness {
     Spelling,
     /// The same words in another order (`Garry Kasparov` and `Kasparov, Garry`).
     WordOrder,
-    /// The same surname, one given name written as initials of the other's (`Kasparov, G.`
-    /// and `Kasparov, Garry`).
+    /// The same surname, the given names written as initials or cut short (`Kasparov, G.`,
+    /// `Karpov,Ana`) of the other's (`Kasparov, Garry`, `Karpov, Anatoly`).
     Initials,
     /// One edit apart (a letter added, dropped, changed or two swapped) in names of six
     /// letters or more written as two words or more (`Polgar, Judith` and `Polgar, Judit`;
@@ -265,6 +265,13 @@ impl Union {
     }
 }
 
+/// Names with one surname and first initial compared as abbreviations of each other at most
+/// (a group is compared pair by pair).
+const ABBREVIATION_GROUP_LIMIT: usize = 1_024;
+
+/// A given name cut short to at most this many letters counts as an abbreviation.
+const ABBREVIATION_LETTERS: usize = 3;
+
 /// Edit-distance candidates looked at per shared key at most (a key shared by thousands of
 /// short handles says nothing).
 const BUCKET_LIMIT: usize = 64;
@@ -298,10 +305,13 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
             u.join(w[0], w[1], Likeness::WordOrder);
         }
     }
-    // Initials: names with the same surname and first initial; one whose given names are
-    // all initials matches the others whose initials begin with its own.
+    // Initials and abbreviations: names with the same surname and first initial; one whose
+    // given names each begin the other's, one at least cut short (`Kasparov, G`, `Karpov,Ana`,
+    // `Polgar,Ju` of `Kasparov, Garry`, `Karpov, Anatoly`, `Polgar, Judit`), matches the
+    // fullest such names. Only names written as a person's (see `personal`).
     let split: Vec<(String, Vec<String>)> = names.iter().map(|s| parts(s)).collect();
     let mut ambiguous: FxHashMap<PlayerId, Vec<PlayerId>> = FxHashMap::default();
+    let mut abbreviation = vec![false; n];
     let initial_key = |p: PlayerId| {
         let (s, g) = &split[p as usize];
         g.first()
@@ -310,41 +320,57 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
     };
     // Names written as words (with a space or a comma), not handles.
     let worded = |p: PlayerId| names[p as usize].contains(|c: char| c.is_whitespace() || c == ',');
+    // A person's name: worded, with one comma at most and none of the marks of a team, a
+    // consultation game or an assisted player (`Kasparov, Garry:Crumiller, Jon`, `Anand,V /
+    // FRITZ7`).
+    let personal = |p: PlayerId| {
+        let raw = &names[p as usize];
+        worded(p) && raw.matches(',').count() <= 1 && !raw.contains([':', '/', '&', '+', ';'])
+    };
+    let abbreviates = |short: PlayerId, full: PlayerId| {
+        let (gs, gf) = (&split[short as usize].1, &split[full as usize].1);
+        !gs.is_empty()
+            && gf.len() >= gs.len()
+            && gs.iter().zip(gf).all(|(s, f)| f.starts_with(s.as_str()))
+            && gs.iter().zip(gf).any(|(s, f)| s.len() < f.len())
+            // Cut short to a few letters (`Ju`, `Ana`): a longer word that begins another is
+            // more often a misspelling of it (`Hikaru` and `Hikarui`).
+            && gs
+                .iter()
+                .zip(gf)
+                .all(|(s, f)| s.len() == f.len() || s.chars().count() <= ABBREVIATION_LETTERS)
+    };
     for g in groups(
         ids()
-            .filter(|&p| worded(p))
+            .filter(|&p| personal(p))
             .filter_map(|p| initial_key(p).map(|k| (k, p))),
     ) {
+        if g.len() > ABBREVIATION_GROUP_LIMIT {
+            continue;
+        }
         for &short in &g {
-            let given = &split[short as usize].1;
-            if !given.iter().all(|w| w.chars().count() == 1) {
-                continue;
-            }
-            let initials: Vec<char> = given.iter().filter_map(|w| w.chars().next()).collect();
             let matches: Vec<PlayerId> = g
                 .iter()
                 .copied()
-                .filter(|&full| full != short)
-                .filter(|&full| {
-                    let theirs: Vec<char> = split[full as usize]
-                        .1
-                        .iter()
-                        .filter_map(|w| w.chars().next())
-                        .collect();
-                    theirs.starts_with(&initials)
-                        && split[full as usize].1.iter().any(|w| w.chars().count() > 1)
-                })
+                .filter(|&full| full != short && abbreviates(short, full))
                 .collect();
-            // Full names that are one player already count once.
-            let mut distinct: Vec<PlayerId> = matches.iter().map(|&m| u.find(m)).collect();
+            if matches.is_empty() {
+                continue;
+            }
+            abbreviation[short as usize] = true;
+            // The fullest of them: those that abbreviate none of the others.
+            let fullest: Vec<PlayerId> = matches
+                .iter()
+                .copied()
+                .filter(|&m| !matches.iter().any(|&o| o != m && abbreviates(m, o)))
+                .collect();
+            let mut distinct: Vec<PlayerId> = fullest.iter().map(|&m| u.find(m)).collect();
             distinct.sort_unstable();
             distinct.dedup();
-            match distinct.len() {
-                0 => {}
-                1 => u.join(short, matches[0], Likeness::Initials),
-                _ => {
-                    ambiguous.insert(short, matches);
-                }
+            if distinct.len() == 1 {
+                u.join(short, fullest[0], Likeness::Initials);
+            } else {
+                ambiguous.insert(short, fullest);
             }
         }
     }
@@ -382,17 +408,31 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
     let mut pairs: Vec<(PlayerId, PlayerId)> = pairs.into_iter().collect();
     pairs.sort_unstable();
     // Not joined as the others are: one edit after another would chain unrelated names.
+    // Nor when the edit changes an initial: `Carlsen,H` is not `Carlsen,M`.
+    let initials = |p: PlayerId| -> Vec<char> {
+        split[p as usize]
+            .1
+            .iter()
+            .filter_map(|w| w.chars().next())
+            .collect()
+    };
     let edits: Vec<(PlayerId, PlayerId)> = pairs
         .into_iter()
         .filter(|&(a, b)| {
             let (fa, fb) = (&folded[a as usize], &folded[b as usize]);
-            fa != fb && one_edit(fa, fb)
+            fa != fb
+                && one_edit(fa, fb)
+                && initials(a) == initials(b)
+                && !abbreviates(a, b)
+                && !abbreviates(b, a)
         })
         .collect();
     // Each group keeps a spelling with its given names written out (not initials only), of
     // those the one with the most contests, then the longest, then the first.
     let count = |p: PlayerId| contests.get(p as usize).copied().unwrap_or(0);
-    let full = |p: PlayerId| split[p as usize].1.iter().any(|w| w.chars().count() > 1);
+    let full = |p: PlayerId| {
+        !abbreviation[p as usize] && split[p as usize].1.iter().any(|w| w.chars().count() > 1)
+    };
     let better = |p: PlayerId, q: PlayerId| {
         (full(p), count(p), names[p as usize].chars().count())
             > (full(q), count(q), names[q as usize].chars().count())
@@ -418,6 +458,18 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
         let root = u.find(p);
         let player = keep[&root];
         if player != p {
+            // The reason the alias is the player's own where one holds between the two
+            // (`Kasparov,G` is `Kasparov, Gary` by initials, though it is first linked by
+            // punctuation to `Kasparov, G.`), else its strongest link into the group.
+            let why = if folded[p as usize] == folded[player as usize] {
+                Likeness::Spelling
+            } else if sorted_words(p) == sorted_words(player) {
+                Likeness::WordOrder
+            } else if abbreviates(p, player) {
+                Likeness::Initials
+            } else {
+                why
+            };
             out.push((
                 total[&root],
                 Suggestion {
@@ -465,9 +517,13 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
             },
         ));
     }
+    let mut ambiguous: Vec<(PlayerId, Vec<PlayerId>)> = ambiguous.into_iter().collect();
+    ambiguous.sort_unstable();
     for (short, matches) in ambiguous {
-        if u.why[short as usize].is_some() {
-            // Linked another way already: that link stands.
+        if u.why[short as usize].is_some() && keep.get(&u.find(short)) != Some(&short) {
+            // Linked another way to a spelling kept for it: that link stands. (A group of
+            // abbreviations only, `Kasparov,G` with `Kasparov, G.`, keeps one of them, and
+            // the choice among full names is still to be made.)
             continue;
         }
         let mut players: Vec<PlayerId> = matches
@@ -487,6 +543,10 @@ pub fn likely_duplicates(names: &[String], contests: &[u32]) -> Vec<Suggestion> 
             },
         ));
     }
+    // One line per alias (an alias file refuses two): its first, the group's link before a
+    // link between groups.
+    let mut seen: FxHashSet<PlayerId> = FxHashSet::default();
+    out.retain(|(_, s)| seen.insert(s.alias));
     out.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then(a.1.player.cmp(&b.1.player))
@@ -587,6 +647,66 @@ mod tests {
         assert_eq!(s.len(), 6);
         // The biggest group first: Kasparov's 65 contests.
         assert_eq!(s[0].player, 0);
+    }
+
+    /// Spellings as player collections published in the pgnmentor style write them (the
+    /// files of tomgp/chess-canvas's `pgn/` folder: Kasparov's, Karpov's, Nakamura's, ...):
+    /// given names cut short to a few letters, an abbreviation group of its own, a
+    /// consultation game and an assisted player that are nobody's spelling, a misspelt
+    /// given name, and initials one edit apart that are two players.
+    #[test]
+    fn finds_abbreviations_as_published_collections_write_them() {
+        let names: Vec<String> = [
+            "Kasparov, Gary",                 // 0
+            "Kasparov,G",                     // 1
+            "Kasparov, G.",                   // 2
+            "Kasparov, Garry:Crumiller, Jon", // 3
+            "Karpov, Anatoly",                // 4
+            "Karpov,Ana",                     // 5
+            "Karpov,An",                      // 6
+            "Polgar, Judit",                  // 7
+            "Polgar,Ju",                      // 8
+            "Nakamura, Hikaru",               // 9
+            "Nakamura, Hikarui",              // 10
+            "Nakamura,Hi",                    // 11
+            "Anand,V",                        // 12
+            "Anand, Viswanathan",             // 13
+            "Anand,V / FRITZ7",               // 14
+            "Carlsen,Magnus",                 // 15
+            "Carlsen,M",                      // 16
+            "Carlsen,H",                      // 17
+        ]
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
+        let contests = [
+            1930, 564, 2, 1, 2810, 597, 295, 148, 152, 707, 527, 76, 1721, 1611, 2, 9, 1607, 1,
+        ];
+        let s = likely_duplicates(&names, &contests);
+        let find = |alias: PlayerId| s.iter().find(|x| x.alias == alias);
+        let link = |alias: PlayerId| find(alias).map(|x| (x.player, x.why));
+        let initials = Likeness::Initials;
+        // The group of two abbreviations still finds its full name, by initials.
+        assert_eq!(link(1), Some((0, initials)));
+        assert_eq!(link(2), Some((0, initials)));
+        assert_eq!(link(5), Some((4, initials)));
+        assert_eq!(link(6), Some((4, initials)));
+        assert_eq!(link(8), Some((7, initials)));
+        assert_eq!(link(11), Some((9, initials)));
+        assert_eq!(link(10), Some((9, Likeness::OneEdit)));
+        assert_eq!(link(12), Some((13, initials)));
+        assert_eq!(link(16), Some((15, initials)));
+        // Kept: the full names; not anyone's spelling: the consultation game, the assisted
+        // player, and Carlsen,H (one edit from Carlsen,M, but another initial).
+        for kept in [0, 3, 4, 7, 9, 13, 14, 15, 17] {
+            assert!(find(kept).is_none(), "{} is kept", names[kept as usize]);
+        }
+        assert_eq!(s.len(), 9);
+        // One line per alias.
+        let mut aliases: Vec<PlayerId> = s.iter().map(|x| x.alias).collect();
+        aliases.sort_unstable();
+        aliases.dedup();
+        assert_eq!(aliases.len(), s.len());
     }
 
     #[test]
