@@ -565,6 +565,14 @@ pub struct CompareArgs {
     /// warm-up; bt fits its own); the others are compared without one (and say so).
     #[arg(long, value_name = "POINTS|auto")]
     pub advantage: Option<String>,
+    /// Replay only shard K of N of the systems (those i with i % N = K - 1 in the --systems
+    /// list) and write them with OUT/compare-shard-K-of-N.json, for `--merge`.
+    #[arg(long, value_name = "K/N", conflicts_with = "merge")]
+    pub shard: Option<String>,
+    /// Merge the shards' output folders (or their compare-shard files, beside their system
+    /// folders) of the same comparison: the tables and folders of one run.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    pub merge: Vec<PathBuf>,
     #[command(flatten)]
     pub stream: StreamArgs,
 }
@@ -1191,6 +1199,8 @@ impl CompareArgs {
             stream_block: self.stream.stream_block.max(1),
             ci: self.run.ci()?,
             without_advantage,
+            shard: self.shard.as_deref().map(parse_shard).transpose()?,
+            merge: self.merge.clone(),
         })
     }
 }

@@ -1,5 +1,5 @@
 //! `tune --shard K/N` and `--merge`: a sweep cut into N slices and merged is the sweep run
-//! once, byte for byte.
+//! once, byte for byte; `compare`'s likewise, but for each shard's own wall times.
 
 mod common;
 
@@ -95,4 +95,116 @@ fn merge_refuses_what_is_not_the_same_sweep() {
     let o = tune(&league, &out, &args);
     assert_eq!(o.status.code(), Some(2));
     assert!(texts(&o).1.contains("K/N"), "{}", texts(&o).1);
+}
+
+fn compare(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "compare",
+        input.to_str().unwrap(),
+        "--systems",
+        "elo,glicko,glicko2,trueskill,yuksel",
+        "--ci",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    rate_batch(&args)
+}
+
+/// A compare.csv without its three timing columns (each run's own wall time and rates).
+fn untimed(csv: &Path) -> Vec<String> {
+    std::fs::read_to_string(csv)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            [&cells[..9], &cells[12..]].concat().join(",")
+        })
+        .collect()
+}
+
+/// metrics.json without its wall times.
+fn untimed_metrics(path: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("wall_seconds");
+    v
+}
+
+/// `compare --shard K/N` then `--merge`, for N = 1 to 4: the tables (bootstrap intervals and
+/// their marks, worked out over every system at the merge, included) and each system's
+/// leaderboard and metrics are those of one run; only the wall times are each shard's own.
+#[test]
+fn merged_compare_shards_equal_one_run() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 12);
+    let one = dir.path().join("one");
+    let o = compare(&league, &one, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let expected = untimed(&one.join("compare.csv"));
+    assert!(
+        expected[0].ends_with("log_loss_3_versus_best"),
+        "{expected:?}"
+    );
+    assert_eq!(expected.len(), 6);
+    for n in 1..=4 {
+        let mut shards = Vec::new();
+        for k in 1..=n {
+            let out = dir.path().join(format!("shards{n}-{k}"));
+            let spec = format!("{k}/{n}");
+            let o = compare(&league, &out, &["--shard", &spec]);
+            assert!(o.status.success(), "{}", texts(&o).1);
+            assert!(!out.join("compare.csv").exists());
+            shards.push(out);
+        }
+        let merged = dir.path().join(format!("merged{n}"));
+        let mut args = vec!["--merge"];
+        args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+        let o = compare(&league, &merged, &args);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        assert_eq!(untimed(&merged.join("compare.csv")), expected, "{n} shards");
+        for system in ["elo", "glicko", "glicko2", "trueskill", "yuksel"] {
+            let (a, b) = (one.join(system), merged.join(system));
+            assert_eq!(
+                std::fs::read(a.join("leaderboard.csv")).unwrap(),
+                std::fs::read(b.join("leaderboard.csv")).unwrap(),
+                "{system}, {n} shards"
+            );
+            assert_eq!(
+                untimed_metrics(&a.join("metrics.json")),
+                untimed_metrics(&b.join("metrics.json")),
+                "{system}, {n} shards"
+            );
+        }
+        let md = std::fs::read_to_string(merged.join("compare.md")).unwrap();
+        assert!(md.contains(" * |") || md.contains("] *"), "{md}");
+    }
+    // A shard left out, and a shard of another comparison, are refused.
+    let out = dir.path().join("bad");
+    let o = compare(
+        &league,
+        &out,
+        &["--merge", dir.path().join("shards3-1").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o).1.contains("2 of the 3 shards are missing (2, 3)"),
+        "{}",
+        texts(&o).1
+    );
+    let shard = dir.path().join("shards1-1");
+    let o = rate_batch(&[
+        "compare",
+        league.to_str().unwrap(),
+        "--systems",
+        "elo,glicko",
+        "--out",
+        out.to_str().unwrap(),
+        "--merge",
+        shard.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(texts(&o).1.contains("systems"), "{}", texts(&o).1);
 }

@@ -21,7 +21,6 @@ use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
 use anyhow::Context as _;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
@@ -68,6 +67,11 @@ pub struct CompareJob {
     pub ci: Option<crate::bootstrap::CiOptions>,
     /// With `--advantage`: the systems that have no first-side advantage (compared without).
     pub without_advantage: Vec<SystemKind>,
+    /// `--shard K/N`: replay only the systems `i` with `i % N == K - 1` of the list and write
+    /// them with `compare-shard-K-of-N.json` for a later `--merge`.
+    pub shard: Option<(usize, usize)>,
+    /// `--merge FILE...`: the shards' rows and folders, instead of replaying here.
+    pub merge: Vec<PathBuf>,
 }
 
 /// `all` or a comma-separated list of system names.
@@ -131,11 +135,37 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         ))
         .into());
     }
+    if job.report && (job.shard.is_some() || !job.merge.is_empty()) {
+        return Err(UsageError(
+            "--report draws every system's replay, which a shard or a merge does not hold: \
+             compare in one run for the report"
+                .into(),
+        )
+        .into());
+    }
+    let shard_file = job
+        .shard
+        .map(|(k, n)| super::compare_shard::file_name(k, n));
     // Every system's folder is the comparison's: one generation, swapped in at once.
-    let mut owned: Vec<&str> = vec!["compare.csv", "compare.json", "compare.md", "report.html"];
+    let mut owned: Vec<&str> = match &shard_file {
+        Some(name) => vec![name.as_str()],
+        None => vec!["compare.csv", "compare.json", "compare.md", "report.html"],
+    };
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
     let staged = Publication::begin(&job.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.out.display()))?;
+    if !job.merge.is_empty() {
+        return merge_shards(job, staged, stdout);
+    }
+    let whole = job;
+    let part;
+    let job = match job.shard {
+        Some((k, n)) => {
+            part = super::compare_shard::part(whole, k, n);
+            &part
+        }
+        None => whole,
+    };
     let inputs = Inputs {
         input: &job.input,
         ingest: &job.ingest,
@@ -162,18 +192,16 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     let outcomes = replay_each(job, (&params, &advantages), &loaded, &staged)?;
     let (mut rows, done) = table_rows(job, outcomes)?;
-    if let Some(ci) = &job.ci {
-        // Every completed system's metrics re-summed with the same counts: paired.
-        let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = rows
-            .iter()
+    // Every completed system's metrics re-summed with the same counts: paired.
+    let reports: Option<Vec<Option<Vec<crate::metrics::MetricsReport>>>> = job.ci.map(|ci| {
+        rows.iter()
             .map(|r| {
                 done.iter()
                     .find(|(k, _)| k.name() == r.system)
-                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, ci))
+                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, &ci))
             })
-            .collect();
-        super::rows::add_intervals(&mut rows, &reports, ci.level);
-    }
+            .collect()
+    });
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
     let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
@@ -181,30 +209,155 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         history: read.as_ref().map_or(&loaded.history, |r| &r.players),
         totals: totals(&loaded, read.as_ref()),
     };
+    if let (Some((k, n)), Some(name)) = (whole.shard, &shard_file) {
+        let indices = super::compare_shard::select(whole.systems.len(), k, n);
+        let entries: Vec<_> = indices
+            .into_iter()
+            .zip(rows)
+            .enumerate()
+            .map(|(j, (i, row))| (i, row, reports.as_ref().and_then(|r| r[j].clone())))
+            .collect();
+        let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
+        staged
+            .root()
+            .write(name, |w| {
+                super::compare_shard::write(w, whole, (k, n), &entries, described)
+            })
+            .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
+        let written = staged.commit()?;
+        if !job.quiet {
+            writeln!(
+                stdout,
+                "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
+                 with --merge\nWrote {}",
+                entries.len(),
+                whole.systems.len(),
+                job.systems
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                written
+                    .iter()
+                    .filter(|p| p.parent() == Some(job.out.as_path()))
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+        return Ok(());
+    }
+    if let (Some(ci), Some(reports)) = (&job.ci, &reports) {
+        super::rows::add_intervals(&mut rows, reports, ci.level);
+    }
     let table = markdown(&rows);
-    write_tables(job, &loaded, &input, &staged.root(), &rows, &done, &table)?;
+    let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
+    write_tables(job, &described, &staged.root(), &rows, &table)?;
+    if job.report {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
+        let report = report_input(&loaded, &pairs, job.ci.as_ref());
+        staged
+            .root()
+            .write("report.html", |w| output::report::write_report(w, &report))
+            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+    }
+    let history = input.history;
+    finish(
+        job,
+        staged,
+        &rows,
+        (&history.source.path, &describe(history, input.totals)),
+        &table,
+        stdout,
+    )
+}
+
+/// `compare.json`'s description of the input.
+fn input_doc(input: &Input, ingest_seconds: f64) -> serde_json::Value {
+    serde_json::json!({
+        "input": input.history.source,
+        "contests": input.totals.contests,
+        "players": input.totals.players,
+        "placings": input.totals.placings,
+        "ingest_seconds": ingest_seconds,
+    })
+}
+
+/// `--merge`: the shards' rows into the tables, their systems' folders copied, published.
+fn merge_shards(
+    job: &CompareJob,
+    staged: Publication,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let merged = super::compare_shard::merge(job)?;
+    let mut rows = merged.rows;
+    if let Some(ci) = &job.ci {
+        super::rows::add_intervals(&mut rows, &merged.replicates, ci.level);
+    }
+    for (kind, from) in job.systems.iter().zip(&merged.folders) {
+        if from.as_os_str().is_empty() {
+            continue;
+        }
+        let to = staged
+            .folder(kind.name())
+            .with_context(|| format!("cannot create {}", job.out.join(kind.name()).display()))?;
+        super::compare_shard::copy_folder(from, &to)
+            .with_context(|| format!("cannot copy {}", from.display()))?;
+    }
+    let table = markdown(&rows);
+    write_tables(job, &merged.input, &staged.root(), &rows, &table)?;
+    let source = merged.input["input"]["path"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let line = format!(
+        "{source}: {} contests, {} players, {} placings (merged from shards)",
+        merged.input["contests"], merged.input["players"], merged.input["placings"]
+    );
+    finish(job, staged, &rows, (&source, &line), &table, stdout)
+}
+
+/// Publishes the comparison and says what it wrote (or why some systems failed).
+fn finish(
+    job: &CompareJob,
+    staged: Publication,
+    rows: &[CompareRow],
+    described: (&str, &str),
+    table: &str,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
     let written: Vec<std::path::PathBuf> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?
         .into_iter()
         .filter(|p| p.parent() == Some(job.out.as_path()))
         .collect();
+    report_done(job, rows, described, table, &written, stdout)
+}
+
+fn report_done(
+    job: &CompareJob,
+    rows: &[CompareRow],
+    (path, description): (&str, &str),
+    table: &str,
+    written: &[std::path::PathBuf],
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
         .map(|r| r.system)
         .collect();
-    let history = input.history;
     if job.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
-            "input": history.source.path,
+            "input": path,
             "systems": rows,
             "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
         writeln!(stdout, "{doc}")?;
     } else if !job.quiet {
-        writeln!(stdout, "{}", describe(history, input.totals))?;
+        writeln!(stdout, "{description}")?;
         writeln!(stdout)?;
         write!(stdout, "{table}")?;
         writeln!(stdout)?;
@@ -355,51 +508,25 @@ fn table_rows(
 }
 
 /// `compare.csv`, `compare.json`, `compare.md` and, with `--report`, `report.html`.
+/// `compare.csv`, `compare.json` (the input as `input` describes it, then the rows) and
+/// `compare.md`.
 fn write_tables(
     job: &CompareJob,
-    loaded: &Loaded,
-    input: &Input,
+    input: &serde_json::Value,
     root: &output::Folder,
     rows: &[CompareRow],
-    done: &[Replayed],
     table: &str,
 ) -> anyhow::Result<()> {
     let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
     root.write("compare.csv", |w| write_csv(w, rows))
         .with_context(|| ctx("compare.csv"))?;
-    root.write("compare.json", |w| {
-        output::write_metrics(
-            w,
-            &CompareDocument {
-                input: &input.history.source,
-                contests: input.totals.contests,
-                players: input.totals.players,
-                placings: input.totals.placings,
-                ingest_seconds: loaded.ingest_time.as_secs_f64(),
-                systems: rows,
-            },
-        )
-    })
-    .with_context(|| ctx("compare.json"))?;
+    let mut doc = input.clone();
+    doc["systems"] = serde_json::to_value(rows).map_err(std::io::Error::other)?;
+    root.write("compare.json", |w| output::write_metrics(w, &doc))
+        .with_context(|| ctx("compare.json"))?;
     root.write("compare.md", |w| w.write_all(table.as_bytes()))
         .with_context(|| ctx("compare.md"))?;
-    if job.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let input = report_input(loaded, &pairs, job.ci.as_ref());
-        root.write("report.html", |w| output::report::write_report(w, &input))
-            .with_context(|| ctx("report.html"))?;
-    }
     Ok(())
-}
-
-#[derive(Serialize)]
-struct CompareDocument<'a> {
-    input: &'a crate::history::SourceInfo,
-    contests: usize,
-    players: usize,
-    placings: usize,
-    ingest_seconds: f64,
-    systems: &'a [CompareRow],
 }
 
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {

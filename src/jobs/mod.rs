@@ -4,6 +4,7 @@
 //! `metrics.json` in [`metrics_doc`], the errors and exit codes in [`errors`].
 
 pub mod compare;
+pub mod compare_shard;
 pub mod errors;
 pub mod lab;
 pub mod load;

@@ -1,6 +1,6 @@
-//! `tune --shard K/N` and `tune --merge`: a sweep cut into N deterministic slices that run
-//! anywhere (N processes, a job array, a cluster; each with an output folder of its own),
-//! merged into exactly the result of one run.
+//! `tune --shard K/N` and `tune --merge` (and `compare`'s, [`read_shards`] shared): a sweep
+//! cut into N deterministic slices that run anywhere (N processes, a job array, a cluster;
+//! each with an output folder of its own), merged into exactly the result of one run.
 //!
 //! Shard K of N scores the parameter sets `i` with `i % N == K - 1` (every shard gets sets
 //! from the whole grid: similar work each) on the tuning slice, and writes them to
@@ -35,7 +35,7 @@ pub fn select(sets: &[ParamMap], k: usize, n: usize) -> (Vec<usize>, Vec<ParamMa
 
 /// Numbers that are not integers as text in Rust's shortest exact form (serde_json's parser
 /// may read a float one unit in the last place off; Rust's is exact), the rest as they are.
-fn exact(v: &Value) -> Value {
+pub(crate) fn exact(v: &Value) -> Value {
     match v {
         Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
             Value::String(n.as_f64().map_or_else(String::new, |f| format!("{f:?}")))
@@ -47,7 +47,7 @@ fn exact(v: &Value) -> Value {
 }
 
 /// [`exact`] read back: every string that is a number becomes that number again.
-fn numbers(v: &Value) -> Value {
+pub(crate) fn numbers(v: &Value) -> Value {
     match v {
         Value::String(s) => s
             .parse::<f64>()
@@ -117,8 +117,9 @@ pub fn write(
     w.write_all(b"\n")
 }
 
-/// The shard files `--merge` names: files, and the `tune-shard-*.json` of folders.
-fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// The shard files `--merge` names: files, and the `WHAT-shard-*.json` of folders.
+fn shard_files(what: &str, paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let prefix = format!("{what}-shard-");
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -128,7 +129,7 @@ fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 .filter(|f| {
                     f.file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("tune-shard-") && n.ends_with(".json"))
+                        .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
                 })
                 .collect();
             inside.sort();
@@ -140,26 +141,41 @@ fn shard_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn bad(file: &Path, message: String) -> anyhow::Error {
+pub(crate) fn bad(file: &Path, message: String) -> anyhow::Error {
     InputError::whole_file(file.display().to_string(), message).into()
 }
 
-/// Every set's outcome from the shards, in the sets' order.
-pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
-    let key = exact(&job_key(job, sets.len()));
-    let files = shard_files(&job.merge)?;
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; sets.len()];
-    let mut shards: Option<usize> = None;
-    let mut seen_shards = std::collections::BTreeSet::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| bad(file, format!("cannot read the shard: {e}")))?;
-        let doc: Value =
-            serde_json::from_str(&text).map_err(|e| bad(file, format!("not a tune shard: {e}")))?;
-        if doc["rate_batch_tune_shard"] != 1 {
-            return Err(bad(file, "not a tune shard of this version".into()));
+/// One shard's file as `--merge` read it.
+pub(crate) struct Shard {
+    pub(crate) file: PathBuf,
+    /// Shard `k` of `n` (1-based `k`).
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) doc: Value,
+}
+
+/// Reads the shards of a `what` job (`tune`, `compare`) that `paths` name (files, or folders
+/// holding `WHAT-shard-*.json`): each must be a shard of this version made by the job whose
+/// key is `key` (the fields that differ are named), all of one N, each K once, none missing.
+pub(crate) fn read_shards(
+    what: &str,
+    paths: &[PathBuf],
+    key: &Value,
+) -> anyhow::Result<Vec<Shard>> {
+    let files = shard_files(what, paths)?;
+    let tag = format!("rate_batch_{what}_shard");
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut of: Option<usize> = None;
+    let mut seen = std::collections::BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| bad(&file, format!("cannot read the shard: {e}")))?;
+        let doc: Value = serde_json::from_str(&text)
+            .map_err(|e| bad(&file, format!("not a {what} shard: {e}")))?;
+        if doc[tag.as_str()] != 1 {
+            return Err(bad(&file, format!("not a {what} shard of this version")));
         }
-        if doc["job"] != key {
+        if doc["job"] != *key {
             let differs: Vec<String> = key
                 .as_object()
                 .into_iter()
@@ -168,9 +184,9 @@ pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
                 .map(|(k, _)| k.clone())
                 .collect();
             return Err(bad(
-                file,
+                &file,
                 format!(
-                    "made by another sweep than this one (it differs in: {}): merge with the \
+                    "made by another {what} than this one (it differs in: {}): merge with the \
                      options and input the shards ran with",
                     differs.join(", ")
                 ),
@@ -178,18 +194,43 @@ pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
         }
         let (k, n) = match (doc["shard"][0].as_u64(), doc["shard"][1].as_u64()) {
             (Some(k), Some(n)) if k >= 1 && k <= n => (k as usize, n as usize),
-            _ => return Err(bad(file, "its shard number is not K of N".into())),
+            _ => return Err(bad(&file, "its shard number is not K of N".into())),
         };
-        if shards.is_some_and(|m| m != n) {
+        if of.is_some_and(|m| m != n) {
             return Err(bad(
-                file,
-                format!("a shard of {n}, beside shards of {}", shards.unwrap_or(0)),
+                &file,
+                format!("a shard of {n}, beside shards of {}", of.unwrap_or(0)),
             ));
         }
-        shards = Some(n);
-        if !seen_shards.insert(k) {
-            return Err(bad(file, format!("shard {k} of {n} is given twice")));
+        of = Some(n);
+        if !seen.insert(k) {
+            return Err(bad(&file, format!("shard {k} of {n} is given twice")));
         }
+        shards.push(Shard { file, k, n, doc });
+    }
+    let n = of.unwrap_or(0);
+    let missing: Vec<usize> = (1..=n).filter(|k| !seen.contains(k)).collect();
+    if n == 0 || !missing.is_empty() {
+        return Err(super::errors::UsageError(format!(
+            "--merge: {} of the {n} shards are missing ({}); give every {what}-shard-K-of-{n}.json",
+            missing.len(),
+            missing
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into());
+    }
+    Ok(shards)
+}
+
+/// Every set's outcome from the shards, in the sets' order.
+pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
+    let key = exact(&job_key(job, sets.len()));
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; sets.len()];
+    for Shard { file, k, n, doc } in read_shards("tune", &job.merge, &key)? {
+        let file = &file;
         for t in doc["trials"].as_array().into_iter().flatten() {
             let i = t["index"]
                 .as_u64()
@@ -211,20 +252,6 @@ pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
                 return Err(bad(file, format!("set {i} is scored twice")));
             }
         }
-    }
-    let n = shards.unwrap_or(0);
-    let missing: Vec<usize> = (1..=n).filter(|k| !seen_shards.contains(k)).collect();
-    if n == 0 || !missing.is_empty() {
-        return Err(super::errors::UsageError(format!(
-            "--merge: {} of the {n} shards are missing ({}); give every tune-shard-K-of-{n}.json",
-            missing.len(),
-            missing
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-        .into());
     }
     outcomes
         .into_iter()
