@@ -636,10 +636,6 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             "it was made without --skip-all-tied".into()
         });
     }
-    if job.history_format == HistoryFormat::Parquet {
-        differences
-            .push("--resume appends to history.csv; use --history-format csv or none".into());
-    }
     if !differences.is_empty() {
         return Err(UsageError(format!(
             "cannot resume from {}: {}",

@@ -337,6 +337,74 @@ impl<S: RatingSystem> Rater<S> {
     }
 }
 
+/// A [`Rater`] of a system chosen at run time (by name and named parameters, as the command
+/// line chooses one): the same calls, behind one type whatever the system (for bindings to
+/// other languages).
+pub trait AnyRater: Send + Sync {
+    /// The system's name.
+    fn system_name(&self) -> &'static str;
+    /// [`Rater::seed`].
+    fn seed(&mut self, name: &str, rating: f64, uncertainty: Option<f64>, volatility: Option<f64>);
+    /// [`Rater::rate_game`].
+    fn rate_game(&mut self, a: &str, b: &str, score_a: f64) -> Result<(), RateError>;
+    /// [`Rater::rate_period`].
+    fn rate_period(&mut self, games: &[(&str, &str, f64)]) -> Result<(), RateError>;
+    /// [`Rater::rate_contest`].
+    fn rate_contest(&mut self, standings: &[(&str, u64)]) -> Result<(), RateError>;
+    /// [`Rater::rating`].
+    fn rating(&self, name: &str) -> Option<Rating>;
+    /// [`Rater::win_probability`].
+    fn win_probability(&self, a: &str, b: &str) -> Option<f64>;
+    /// [`Rater::leaderboard`], the names copied.
+    fn leaderboard(&self) -> Vec<(String, Rating)>;
+}
+
+impl<S: RatingSystem + Send> AnyRater for Rater<S> {
+    fn system_name(&self) -> &'static str {
+        self.system.name()
+    }
+    fn seed(&mut self, name: &str, rating: f64, uncertainty: Option<f64>, volatility: Option<f64>) {
+        Rater::seed(self, name, rating, uncertainty, volatility);
+    }
+    fn rate_game(&mut self, a: &str, b: &str, score_a: f64) -> Result<(), RateError> {
+        Rater::rate_game(self, a, b, score_a)
+    }
+    fn rate_period(&mut self, games: &[(&str, &str, f64)]) -> Result<(), RateError> {
+        Rater::rate_period(self, games)
+    }
+    fn rate_contest(&mut self, standings: &[(&str, u64)]) -> Result<(), RateError> {
+        Rater::rate_contest(self, standings)
+    }
+    fn rating(&self, name: &str) -> Option<Rating> {
+        Rater::rating(self, name)
+    }
+    fn win_probability(&self, a: &str, b: &str) -> Option<f64> {
+        Rater::win_probability(self, a, b)
+    }
+    fn leaderboard(&self) -> Vec<(String, Rating)> {
+        Rater::leaderboard(self)
+            .into_iter()
+            .map(|(n, r)| (n.to_string(), r))
+            .collect()
+    }
+}
+
+/// A rater of the system `kind` built from named parameters (an unknown name or a value out
+/// of range is refused, with the reason).
+pub fn any_rater(
+    kind: crate::systems::SystemKind,
+    params: &crate::systems::ParamMap,
+) -> Result<Box<dyn AnyRater>, String> {
+    struct Build;
+    impl crate::systems::SystemOwner for Build {
+        type Output = Box<dyn AnyRater>;
+        fn own<S: RatingSystem + Send + 'static>(self, system: S) -> Box<dyn AnyRater> {
+            Box::new(Rater::new(system))
+        }
+    }
+    crate::systems::dispatch_owned(kind, params, Build)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +471,48 @@ mod tests {
             }
             assert_eq!(rater, replay, "{}", kind.name());
         }
+    }
+
+    /// A rater chosen by name rates as the typed one does.
+    #[test]
+    fn a_rater_chosen_by_name_is_the_typed_one() {
+        use crate::systems::elo::{Elo, EloParams};
+        let mut params = ParamMap::new();
+        crate::systems::parse_param("k=24", &mut params).unwrap();
+        let mut any = any_rater(SystemKind::Elo, &params).unwrap();
+        let mut typed = Rater::new(
+            Elo::new(EloParams {
+                k: 24.0,
+                ..EloParams::default()
+            })
+            .unwrap(),
+        );
+        for (a, b, s) in [("x", "y", 1.0), ("y", "z", 0.5), ("z", "x", 0.0)] {
+            any.rate_game(a, b, s).unwrap();
+            typed.rate_game(a, b, s).unwrap();
+        }
+        assert_eq!(any.system_name(), "elo");
+        assert_eq!(any.rating("x"), typed.rating("x"));
+        assert_eq!(
+            any.win_probability("x", "z"),
+            typed.win_probability("x", "z")
+        );
+        assert_eq!(any.leaderboard()[0].0, typed.leaderboard()[0].0);
+        // By hand: x beats y (1512, 1488); y draws z, z moving by 24 (1/2 - E_z); then x beats
+        // z: 1512 + 24 (1 - E_x) with z as it was before that game.
+        let e_z = 1.0 / (1.0 + 10f64.powf((1488.0 - 1500.0) / 400.0));
+        let z = 1500.0 + 24.0 * (0.5 - e_z);
+        let e_x = 1.0 / (1.0 + 10f64.powf((z - 1512.0) / 400.0));
+        let x = any.rating("x").unwrap().mean;
+        assert!((x - (1512.0 + 24.0 * (1.0 - e_x))).abs() < 1e-9, "{x}");
+        assert!(
+            any_rater(SystemKind::Elo, &{
+                let mut m = ParamMap::new();
+                crate::systems::parse_param("tau=1", &mut m).unwrap();
+                m
+            })
+            .is_err()
+        );
     }
 
     #[test]

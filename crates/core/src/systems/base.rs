@@ -385,6 +385,14 @@ pub trait SystemVisitor {
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output;
 }
 
+/// What to do with a system chosen at run time, taking it over ([`super::dispatch_owned`]).
+pub trait SystemOwner {
+    /// What the call returns.
+    type Output;
+    /// Runs with the chosen system, which it keeps.
+    fn own<S: RatingSystem + Send + 'static>(self, system: S) -> Self::Output;
+}
+
 /// The parameters a system is built with (as in `metrics.json`).
 pub struct ParamsOf;
 

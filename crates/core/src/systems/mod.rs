@@ -126,6 +126,18 @@ macro_rules! dispatcher {
                 $(SystemKind::$variant => v.visit(&$build(build_params(kind, params)?)?),)*
             })
         }
+
+        /// [`dispatch`] handing the system over (for a caller that keeps it: a
+        /// [`crate::rater::Rater`] behind a type that does not name the system).
+        pub fn dispatch_owned<V: SystemOwner>(
+            kind: SystemKind,
+            params: &ParamMap,
+            v: V,
+        ) -> Result<V::Output, String> {
+            Ok(match kind {
+                $(SystemKind::$variant => v.own($build(build_params(kind, params)?)?),)*
+            })
+        }
     };
 }
 
