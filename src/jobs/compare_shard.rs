@@ -44,13 +44,12 @@ pub fn part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
 
 /// What makes two runs the same comparison.
 fn job_key(job: &CompareJob) -> Value {
-    let input = &job.input;
     let name = |p: &Option<std::path::PathBuf>| {
         p.as_ref()
             .and_then(|p| p.file_name())
             .map(|f| f.to_string_lossy().into_owned())
     };
-    json!({
+    let key = json!({
         "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "params": job.params,
         "replay": format!("{:?}", job.replay),
@@ -62,10 +61,8 @@ fn job_key(job: &CompareJob) -> Value {
         "ci": format!("{:?}", job.ci),
         "initial_ratings": name(&job.initial_ratings),
         "truth": name(&job.truth),
-        "input": input.file_name().map(|f| f.to_string_lossy().into_owned()),
-        "input_bytes": std::fs::metadata(input).ok().filter(std::fs::Metadata::is_file).map(|m| m.len()),
-        "more_inputs": job.ingest.more.len(),
-    })
+    });
+    super::shard::with_input(key, &job.input, job.ingest.more.len())
 }
 
 /// A shard's file: `rows` (with their indices in the whole `--systems` list and, with

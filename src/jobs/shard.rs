@@ -63,7 +63,7 @@ pub(crate) fn numbers(v: &Value) -> Value {
 /// What makes two runs the same sweep.
 fn job_key(job: &TuneJob, sets: usize) -> Value {
     let input = &job.input;
-    json!({
+    let key = json!({
         "system": job.system.name(),
         "grid": job.grid,
         "base": job.base,
@@ -76,10 +76,21 @@ fn job_key(job: &TuneJob, sets: usize) -> Value {
         "skip_all_tied": job.replay.skip_all_tied,
         "as_of": job.replay.as_of,
         "sets": sets,
-        "input": input.file_name().map(|f| f.to_string_lossy().into_owned()),
-        "input_bytes": std::fs::metadata(input).ok().filter(std::fs::Metadata::is_file).map(|m| m.len()),
-        "more_inputs": job.ingest.more.len(),
-    })
+    });
+    with_input(key, input, job.ingest.more.len())
+}
+
+/// A job's key with its input's name and size and the number of further inputs (a shard read
+/// elsewhere must have read the same input).
+pub(crate) fn with_input(mut key: Value, input: &Path, more: usize) -> Value {
+    let bytes = std::fs::metadata(input)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    key["input"] = json!(input.file_name().map(|f| f.to_string_lossy().into_owned()));
+    key["input_bytes"] = json!(bytes);
+    key["more_inputs"] = json!(more);
+    key
 }
 
 /// Writes a shard's file.
