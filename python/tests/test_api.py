@@ -26,6 +26,13 @@ def test_a_dataframe_is_the_same_data_as_its_csv():
         assert r.leaderboard.equals(whole.leaderboard)
         assert r.history.equals(whole.history)
         assert r.metrics["metrics"] == whole.metrics["metrics"]
+    # Columns renamed, told through map (and format="games", as for a file).
+    renamed = with_times.rename({"a": "home", "b": "away", "time": "date"})
+    r = rate_batch.replay(renamed, system="glicko2", format="games",
+                          map={"a": "home", "b": "away", "time": "date"})
+    assert r.leaderboard.equals(whole.leaderboard)
+    with pytest.raises(rate_batch.UsageError):
+        rate_batch.replay(renamed, format="pgn")
 
 
 def test_a_bad_row_raises_with_its_place(tmp_path):

@@ -251,6 +251,17 @@ def _frame_names(tmp: Path) -> Dict[str, str]:
     return {str(tmp / FRAME_FILE): "<DataFrame>"}
 
 
+def _frame_format(data: Data, options: Dict[str, Any]) -> None:
+    """A DataFrame is read as the Parquet file it is handed over as: games or standings are
+    told by its columns (through ``map``)."""
+    if not _is_frame(data):
+        return
+    given = options.get("format")
+    if given not in (None, "games", "standings", "parquet"):
+        raise UsageError(f"format={given!r}: a DataFrame holds games or standings", 2)
+    options["format"] = "parquet"
+
+
 def _inputs(data: Data, tmp: Path) -> List[str]:
     """The command line's inputs: paths as they are, a DataFrame as a Parquet file."""
     if _is_frame(data):
@@ -319,6 +330,7 @@ def replay(
     parameters. Returns a :class:`Replay`.
     """
     options, params = _split(kwargs)
+    _frame_format(data, options)
     tmp = _temp()
     try:
         out = tmp / "out"
@@ -364,6 +376,7 @@ def compare(
     the program's options. Returns a :class:`Comparison`.
     """
     options, rest = _split(kwargs)
+    _frame_format(data, options)
     if rest:
         raise UsageError(
             f"unknown options {sorted(rest)}: give a system's parameters as "
@@ -432,6 +445,7 @@ def tune(
     one run. Returns a :class:`Tuning`.
     """
     options, rest = _split(kwargs)
+    _frame_format(data, options)
     if rest:
         raise UsageError(f"unknown options {sorted(rest)}", 2)
     tmp = _temp()
