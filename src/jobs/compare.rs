@@ -322,7 +322,7 @@ fn finish(
     job: &CompareJob,
     staged: Publication,
     rows: &[CompareRow],
-    described: (&str, &str),
+    (path, description): (&str, &str),
     table: &str,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
@@ -332,17 +332,6 @@ fn finish(
         .into_iter()
         .filter(|p| p.parent() == Some(job.out.as_path()))
         .collect();
-    report_done(job, rows, described, table, &written, stdout)
-}
-
-fn report_done(
-    job: &CompareJob,
-    rows: &[CompareRow],
-    (path, description): (&str, &str),
-    table: &str,
-    written: &[std::path::PathBuf],
-    stdout: &mut dyn Write,
-) -> anyhow::Result<()> {
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())

@@ -242,7 +242,8 @@ impl<S: RatingSystem> Rater<S> {
             })
             .collect();
         self.system.update(Round::new(&h, &contests), &mut local);
-        if let Some((k, value)) = first_runaway(&self.system, &local, 0..local.len()) {
+        let positions: Vec<PlayerId> = (0..local.len() as PlayerId).collect();
+        if let Some((k, value)) = first_runaway(&self.system, &local, &positions) {
             return Err(RateError::Diverged {
                 player: self.names[order[k] as usize].clone(),
                 value,
@@ -282,9 +283,7 @@ impl<S: RatingSystem> Rater<S> {
         self.system
             .update(Round::new(&h, &contests), &mut self.states);
         self.system.settle(&mut self.states);
-        if let Some((k, value)) =
-            first_runaway(&self.system, &self.states, once.iter().map(|&p| p as usize))
-        {
+        if let Some((k, value)) = first_runaway(&self.system, &self.states, &once) {
             return Err(RateError::Diverged {
                 player: self.names[k].clone(),
                 value,

@@ -436,8 +436,8 @@ impl std::ops::Index<usize> for NameList {
 /// A round of one contest at least this large is scored while the system rates it.
 const OVERLAP_FROM: usize = 256;
 
-/// Contests (and rounds) of this many entries (players) or more have their predictions gathered
-/// and their ratings checked on the pool's threads.
+/// Contests (and rounds) of this many entries (players) or more are rated as one piece of
+/// rayon's work, and have their predictions gathered on the pool's threads.
 const PARALLEL_FROM: usize = 4_096;
 
 /// How many players ahead the time-passed step asks for the records it will read.
@@ -1121,22 +1121,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         first: Option<Contest<'_>>,
         r: usize,
     ) -> Result<(), Divergence> {
-        let found = if self.participants.len() >= PARALLEL_FROM {
-            // A large round's players looked at on the pool's threads (the first in order
-            // still found: the same message whatever the threads).
-            use rayon::prelude::*;
-            let (system, states) = (self.system, &self.states);
-            self.participants
-                .par_iter()
-                .with_min_len(1_024)
-                .find_map_first(|&p| {
-                    let p = p as usize;
-                    runaway(&system.rating(&states[p])).map(|what| (p, what))
-                })
-        } else {
-            let participants = self.participants.iter().map(|&p| p as usize);
-            first_runaway(&self.system, &self.states, participants)
-        };
+        let found = first_runaway(&self.system, &self.states, &self.participants);
         match found {
             Some((p, what)) => {
                 Err(self.diverged(names, p, self.rounds_done + r as u64, what, first.as_ref()))
@@ -1346,6 +1331,22 @@ fn gather<S: RatingSystem>(
     let (all, experienced) = buffers;
     all.clear();
     experienced.clear();
+    // An entry's prediction if every member has a prior, and whether every member is
+    // experienced.
+    let part = |e: &crate::history::Entry<'_>| {
+        e.players.iter().all(|&p| known[p as usize]).then(|| {
+            let part = Participant {
+                rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
+                lo: e.lo,
+                hi: e.hi,
+            };
+            let seasoned = e
+                .players
+                .iter()
+                .all(|&p| records[p as usize].contests >= experienced_after);
+            (part, seasoned)
+        })
+    };
     if contest.len() >= PARALLEL_FROM {
         // A large contest's entries looked up on the pool's threads (each a few reads from
         // far apart in memory) into their places in the buffers, then the entries left out
@@ -1356,28 +1357,17 @@ fn gather<S: RatingSystem>(
             lo: u32::MAX,
             hi: 0,
         };
-        let n = contest.len();
-        all.resize(n, LEFT_OUT);
-        experienced.resize(n, LEFT_OUT);
+        all.resize(contest.len(), LEFT_OUT);
+        experienced.resize(contest.len(), LEFT_OUT);
         all.par_iter_mut()
             .zip(experienced.par_iter_mut())
             .enumerate()
             .with_min_len(1_024)
             .for_each(|(i, (a, x))| {
-                let e = contest.entry(i);
-                if e.players.iter().all(|&p| known[p as usize]) {
-                    let rating =
-                        crate::systems::side_mean(states, e.players, |s| system.rating(s).mean);
-                    *a = Participant {
-                        rating,
-                        lo: e.lo,
-                        hi: e.hi,
-                    };
-                    if e.players
-                        .iter()
-                        .all(|&p| records[p as usize].contests >= experienced_after)
-                    {
-                        *x = *a;
+                if let Some((p, seasoned)) = part(&contest.entry(i)) {
+                    *a = p;
+                    if seasoned {
+                        *x = p;
                     }
                 }
             });
@@ -1386,20 +1376,10 @@ fn gather<S: RatingSystem>(
         experienced.retain(kept);
         return None;
     }
-    for e in contest.entries() {
-        if e.players.iter().all(|&p| known[p as usize]) {
-            let part = Participant {
-                rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
-                lo: e.lo,
-                hi: e.hi,
-            };
-            all.push(part);
-            if e.players
-                .iter()
-                .all(|&p| records[p as usize].contests >= experienced_after)
-            {
-                experienced.push(part);
-            }
+    for (p, seasoned) in contest.entries().filter_map(|e| part(&e)) {
+        all.push(p);
+        if seasoned {
+            experienced.push(p);
         }
     }
     if contest.len() == 2 && all.len() == 2 {

@@ -679,14 +679,23 @@ fn runaway_text(r: &Rating) -> Option<String> {
 }
 
 /// The first of `players` (indices into `states`) whose rating ran away, with what ran away
-/// (see [`runaway`]).
-#[inline]
+/// (see [`runaway`]). A long list (a large round's) is looked at on rayon's threads, each
+/// rating a read far from the last; the first in the list is still the one found.
 pub fn first_runaway<S: RatingSystem>(
     system: &S,
     states: &[S::Player],
-    players: impl IntoIterator<Item = usize>,
+    players: &[PlayerId],
 ) -> Option<(usize, String)> {
-    players
-        .into_iter()
-        .find_map(|p| runaway(&system.rating(&states[p])).map(|what| (p, what)))
+    use rayon::prelude::*;
+    /// Lists from this long are looked at in parallel.
+    const PARALLEL_FROM: usize = 4_096;
+    let check = |&p: &PlayerId| {
+        let p = p as usize;
+        runaway(&system.rating(&states[p])).map(|what| (p, what))
+    };
+    if players.len() >= PARALLEL_FROM {
+        players.par_iter().with_min_len(1_024).find_map_first(check)
+    } else {
+        players.iter().find_map(check)
+    }
 }
