@@ -550,33 +550,99 @@ pub(crate) fn pick_mut<'a, T>(items: &'a mut [T], ids: &[PlayerId]) -> Vec<&'a m
     out
 }
 
-/// [`update_each`] for items whose state lives behind pointers (a player's factors on the
-/// heap): before item i is updated, `ahead` is called on item i + 4 of the same chunk, to
-/// start loading its memory (see [`prefetch`]). Chunks of 256 items run in parallel.
-pub(crate) fn update_each_ahead<T: Send, U: Sync>(
-    items: &mut [T],
+/// Items worked on per piece of parallel work by [`update_each_ahead`] and [`map_ahead`].
+const AHEAD_CHUNK: usize = 256;
+
+/// How many items ahead [`update_each_ahead`] and [`map_ahead`] ask for an item's own memory;
+/// `ahead` is called half as far ahead, once that memory has had time to arrive.
+const FAR: usize = 8;
+
+/// Applies `f` to every item with its companion in `with` (and its index), on rayon's threads
+/// from `parallel_from` items (below that, handing work to the pool costs more than it saves),
+/// in chunks of 256. The items are behind pointers, scattered in memory (a round's
+/// participants among every player's state), and their state points further (a player's
+/// factors on the heap): before item i is updated, the memory of item i + 8 is asked for (see
+/// [`prefetch`]) and `ahead` is called on item i + 4 (to ask for what it points to). Each item
+/// is updated by the same code however many threads there are.
+pub(crate) fn update_each_ahead<X: Send + Sync, U: Sync>(
+    items: &mut [&mut X],
     with: &[U],
     parallel_from: usize,
-    ahead: impl Fn(&T) + Sync + Send,
-    f: impl Fn(&mut T, &U) + Sync + Send,
+    ahead: impl Fn(&X) + Sync + Send,
+    f: impl Fn(usize, &mut X, &U) + Sync + Send,
 ) {
     use rayon::prelude::*;
-    const AHEAD: usize = 4;
-    let chunk = |items: &mut [T], with: &[U]| {
+    let chunk = |first: usize, items: &mut [&mut X], with: &[U]| {
         for i in 0..items.len() {
-            if let Some(next) = items.get(i + AHEAD) {
+            if let Some(far) = items.get(i + FAR) {
+                prefetch_value(&**far);
+            }
+            if let Some(next) = items.get(i + FAR / 2) {
                 ahead(next);
             }
-            f(&mut items[i], &with[i]);
+            f(first + i, items[i], &with[i]);
         }
     };
     if items.len() >= parallel_from {
         items
-            .par_chunks_mut(256)
-            .zip(with.par_chunks(256))
-            .for_each(|(t, u)| chunk(t, u));
+            .par_chunks_mut(AHEAD_CHUNK)
+            .zip(with.par_chunks(AHEAD_CHUNK))
+            .enumerate()
+            .for_each(|(c, (t, u))| chunk(c * AHEAD_CHUNK, t, u));
     } else {
-        chunk(items, with);
+        chunk(0, items, with);
+    }
+}
+
+/// `f(i, item)` for every item behind `items`, in order, on rayon's threads from
+/// `parallel_from` items; the memory of item i + 8 is asked for before item i is read.
+pub(crate) fn map_ahead<X: Sync, T: Send>(
+    items: &[&mut X],
+    parallel_from: usize,
+    f: impl Fn(usize, &X) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    let chunk = |first: usize, items: &[&mut X], out: &mut Vec<T>| {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(far) = items.get(i + FAR) {
+                prefetch_value(&**far);
+            }
+            out.push(f(first + i, item));
+        }
+    };
+    if items.len() >= parallel_from {
+        let mut out = Vec::with_capacity(items.len());
+        items
+            .par_chunks(AHEAD_CHUNK)
+            .enumerate()
+            .map(|(c, t)| {
+                let mut part = Vec::with_capacity(t.len());
+                chunk(c * AHEAD_CHUNK, t, &mut part);
+                part
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .for_each(|part| out.extend(part));
+        out
+    } else {
+        let mut out = Vec::with_capacity(items.len());
+        chunk(0, items, &mut out);
+        out
+    }
+}
+
+/// Asks for every cache line of `x` (see [`prefetch`]).
+#[inline(always)]
+pub(crate) fn prefetch_value<X>(x: &X) {
+    let first = std::ptr::from_ref(x).cast::<u8>();
+    let size = std::mem::size_of::<X>();
+    let mut offset = 0;
+    while offset < size {
+        prefetch(first.wrapping_add(offset));
+        offset += 64;
+    }
+    if size > 0 {
+        prefetch(first.wrapping_add(size - 1));
     }
 }
 
@@ -593,23 +659,6 @@ pub(crate) fn prefetch<T>(p: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
-}
-
-/// Applies `f` to every item with its companion in `with`, on rayon's threads when there are
-/// at least `parallel_from` items (below that, handing work to the pool costs more than it
-/// saves). Each item is updated by the same code either way.
-pub(crate) fn update_each<T: Send, U: Sync>(
-    items: &mut [T],
-    with: &[U],
-    parallel_from: usize,
-    f: impl Fn(&mut T, &U) + Sync + Send,
-) {
-    use rayon::prelude::*;
-    if items.len() >= parallel_from {
-        items.par_iter_mut().zip(with).for_each(|(t, u)| f(t, u));
-    } else {
-        items.iter_mut().zip(with).for_each(|(t, u)| f(t, u));
-    }
 }
 
 /// Checks that a parameter is a finite number within bounds.

@@ -54,23 +54,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod factors;
 pub mod performance;
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, pick_mut, prefetch, update_each,
+    ParamError, Rating, RatingSystem, SystemKind, check_range, map_ahead, pick_mut,
     update_each_ahead,
 };
 use crate::history::{PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::halley_in;
-use performance::{Model, Prior, Settings, tanh};
+use factors::Factors;
+use performance::{Model, Prior, Settings};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
-/// pi / sqrt(3): the logistic distribution's scale per unit standard deviation, inverted.
 /// Rounds of fewer players are updated on the calling thread.
 const PARALLEL_FROM: usize = 64;
 
+/// pi / sqrt(3): the logistic distribution's scale per unit standard deviation, inverted.
 const PI_SQRT3: f64 = PI / 1.732_050_807_568_877_2;
 
 /// Parameters of Elo-MMR (the logistic model).
@@ -156,249 +158,28 @@ impl Default for EloMmxParams {
     }
 }
 
-/// The logistic factors of a posterior, oldest first, as columns (so that the sums of
-/// equation 10 vectorise): factor k is a past performance `p_k` of scale `beta_k` with weight
-/// `w_k = multiplicity / beta_k^2`; its term is `w_k mb_k tanh((s - p_k) a_k)` with
-/// `a_k = pi / (sqrt 3 * 2 beta_k)` and `mb_k = (pi / sqrt 3) beta_k`, kept precomputed.
-///
-/// The columns are a ring of sorts: dropping the oldest factor moves a start index, and the
-/// dropped prefix is cut off once it is as long as what is kept (amortised O(1), where
-/// shifting every column by one cost a pass over the whole history per contest).
-///
-/// `c_k = e^(-2 a_k (p_k - centre))` is kept beside them (derived, never stored in a state):
-/// with `E = e^(2 a (s - centre))` computed once per evaluation for factors sharing one `a`
-/// (every factor of weight-1 contests), `tanh((s - p_k) a) = 1 - 2 / (E c_k + 1)`: a
-/// multiplication and a division per factor instead of an exponential.
-#[derive(Clone, Debug, Default)]
-struct Factors {
-    /// Index of the oldest factor still held in every column.
-    start: usize,
-    p: Vec<f64>,
-    a: Vec<f64>,
-    mb: Vec<f64>,
-    w: Vec<f64>,
-    /// `e^(-2 a_k (p_k - centre))`, or empty until derived ([`Factors::derive`]).
-    c: Vec<f64>,
-    /// The `a` every factor shares, if they do.
-    shared_a: Option<f64>,
-    /// Every derived `c_k` is finite (no factor beyond the product form's range).
-    c_ok: bool,
+/// A participant of a round as the update reads him before changing his state: his rating,
+/// his uncertainty after the round's diffusion, and the variance diffused.
+struct View {
+    mu: f64,
+    sigma: f64,
+    g2: f64,
 }
 
-/// Exponents beyond this are not used in the product form (`e^600 * e^600` would overflow);
-/// such evaluations take an exponential per factor.
-const PRODUCT_EXPONENT: f64 = 600.0;
-
-/// How a state stores the factors: the four columns, oldest first (the layout states have
-/// always had).
-#[derive(Serialize, Deserialize)]
-#[serde(rename = "Factors")]
-struct FactorsWire<P, A, M, W> {
-    p: P,
-    a: A,
-    mb: M,
-    w: W,
-}
-
-impl Serialize for Factors {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        FactorsWire {
-            p: self.ps(),
-            a: &self.a[self.start..],
-            mb: &self.mb[self.start..],
-            w: self.ws(),
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Factors {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wire = FactorsWire::<Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>>::deserialize(d)?;
-        let n = wire.p.len();
-        if wire.a.len() != n || wire.mb.len() != n || wire.w.len() != n {
-            return Err(serde::de::Error::custom(
-                "the factor columns differ in length",
-            ));
-        }
-        let mut f = Factors {
-            p: wire.p,
-            a: wire.a,
-            mb: wire.mb,
-            w: wire.w,
-            ..Factors::default()
-        };
-        f.shared_a = f.common_a();
-        Ok(f)
-    }
-}
-
-impl PartialEq for Factors {
-    /// The factors held (the derived column and the dropped prefix do not count).
-    fn eq(&self, o: &Self) -> bool {
-        self.ps() == o.ps()
-            && self.a[self.start..] == o.a[o.start..]
-            && self.mb[self.start..] == o.mb[o.start..]
-            && self.ws() == o.ws()
-    }
-}
-
-impl Factors {
-    fn len(&self) -> usize {
-        self.p.len() - self.start
-    }
-
-    fn ps(&self) -> &[f64] {
-        &self.p[self.start..]
-    }
-
-    fn ws(&self) -> &[f64] {
-        &self.w[self.start..]
-    }
-
-    fn ws_mut(&mut self) -> &mut [f64] {
-        &mut self.w[self.start..]
-    }
-
-    fn common_a(&self) -> Option<f64> {
-        let a = &self.a[self.start..];
-        let first = *a.first()?;
-        a.iter().all(|&x| x == first).then_some(first)
-    }
-
-    fn push(&mut self, p: f64, beta: f64, centre: f64) {
-        let a = PI_SQRT3 / (2.0 * beta);
-        self.shared_a = match (self.len(), self.shared_a) {
-            (0, _) => Some(a),
-            (_, Some(s)) if s == a => Some(a),
-            _ => None,
-        };
-        if self.c.len() == self.p.len() {
-            let c = product_factor(a, p, centre);
-            self.c_ok = c.is_finite() && (self.len() == 0 || self.c_ok);
-            self.c.push(c);
-        }
-        self.p.push(p);
-        self.a.push(a);
-        self.mb.push(PI_SQRT3 * beta);
-        self.w.push(1.0 / (beta * beta));
-    }
-
-    /// Drops the oldest factor, returning its centre and weight.
-    fn pop_oldest(&mut self) -> (f64, f64) {
-        let k = self.start;
-        let old = (self.p[k], self.w[k]);
-        self.start += 1;
-        if self.start >= self.len() {
-            let cut = self.start;
-            for col in [&mut self.p, &mut self.a, &mut self.mb, &mut self.w] {
-                col.drain(..cut);
-            }
-            if self.c.len() > cut {
-                self.c.drain(..cut);
-            } else {
-                self.c.clear();
-            }
-            self.start = 0;
-        }
-        if self.shared_a.is_none() {
-            self.shared_a = self.common_a();
-        }
-        if !self.c_ok && self.c.len() == self.p.len() {
-            self.c_ok = self.c[self.start..].iter().all(|c| c.is_finite());
-        }
-        old
-    }
-
-    fn clear(&mut self) {
-        *self = Self::default();
-    }
-
-    fn weight(&self) -> f64 {
-        self.ws().iter().sum()
-    }
-
-    /// Derives the product column if it is missing (a state just read back).
-    fn derive(&mut self, centre: f64) {
-        if self.c.len() != self.p.len() {
-            self.c = (0..self.p.len())
-                .map(|k| product_factor(self.a[k], self.p[k], centre))
-                .collect();
-            self.c_ok = self.c[self.start..].iter().all(|c| c.is_finite());
-        }
-    }
-
-    /// Starts loading the first cache line of each column the rating root reads.
-    #[inline(always)]
-    fn prefetch(&self) {
-        for col in [&self.p, &self.a, &self.mb, &self.w, &self.c] {
-            if let Some(x) = col.get(self.start) {
-                prefetch(x);
-            }
-        }
-    }
-
-    /// The terms of equation 10 and their first two derivatives at s, in four lanes the
-    /// compiler can vectorise (the order of the sum is fixed). With a shared `a` and the
-    /// product column derived, no exponential per factor.
-    fn sums(&self, s: f64, centre: f64) -> (f64, f64, f64) {
-        match self.shared_a {
-            Some(a)
-                if self.c_ok
-                    && self.c.len() == self.p.len()
-                    && (2.0 * a * (s - centre)).abs() <= PRODUCT_EXPONENT =>
-            {
-                let e = (2.0 * a * (s - centre)).exp();
-                self.lanes(|k| 1.0 - 2.0 / (e * self.c[k] + 1.0))
-            }
-            _ => self.lanes(|k| tanh((s - self.p[k]) * self.a[k])),
-        }
-    }
-
-    /// `sum_k w_k mb_k (t_k, a_k sech^2, -2 a_k^2 t_k sech^2)` over the factors held, with
-    /// `t_k = t_of(k)`, in four fixed lanes.
-    #[inline(always)]
-    fn lanes(&self, t_of: impl Fn(usize) -> f64) -> (f64, f64, f64) {
-        let n = self.p.len();
-        let mut v = [0.0f64; 4];
-        let mut d = [0.0f64; 4];
-        let mut d2 = [0.0f64; 4];
-        let term = |k: usize, l: usize, v: &mut [f64; 4], d: &mut [f64; 4], d2: &mut [f64; 4]| {
-            let t = t_of(k);
-            let (wm, a) = (self.w[k] * self.mb[k], self.a[k]);
-            let sech2 = 1.0 - t * t;
-            v[l] += wm * t;
-            d[l] += wm * a * sech2;
-            d2[l] -= 2.0 * wm * a * a * t * sech2;
-        };
-        let mut k = self.start;
-        while k + 4 <= n {
-            for l in 0..4 {
-                term(k + l, l, &mut v, &mut d, &mut d2);
-            }
-            k += 4;
-        }
-        for (l, k) in (k..n).enumerate() {
-            term(k, l, &mut v, &mut d, &mut d2);
-        }
-        let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
-        (add(v), add(d), add(d2))
-    }
-}
-
-/// `e^(-2 a (p - centre))`, the exponent kept within the product form's range (a factor
-/// beyond it makes the evaluation take the exponential path; see [`Factors::sums`]).
-fn product_factor(a: f64, p: f64, centre: f64) -> f64 {
-    let x = -2.0 * a * (p - centre);
-    if x.abs() <= PRODUCT_EXPONENT {
-        x.exp()
+/// The uncertainty after a diffusion by `g2` (none if `g2` is not positive), as
+/// [`EloMmr::diffuse`] computes it.
+fn diffused_sigma(sigma: f64, g2: f64) -> f64 {
+    if g2 <= 0.0 {
+        sigma
     } else {
-        f64::NAN
+        (sigma * sigma + g2).sqrt()
     }
 }
 
-/// A player's state.
+/// A player's state. (Laid out in the order written: the rating and uncertainty, read first
+/// by every round, share the first cache line.)
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[repr(C)]
 pub struct MmrPlayer {
     /// The rating (posterior mode).
     pub mu: f64,
@@ -522,7 +303,7 @@ impl EloMmr {
                 pl.factors.ws_mut().iter_mut().for_each(|w| *w *= decay);
             }
         }
-        pl.sigma = (s2 + g2).sqrt();
+        pl.sigma = diffused_sigma(pl.sigma, g2);
     }
 
     /// Adds performances `(p, beta^2)` and recomputes the rating and uncertainty.
@@ -693,19 +474,27 @@ impl RatingSystem for EloMmr {
             .unwrap_or(0);
         // The participants' states, in place (no state is moved).
         let mut states: Vec<&mut MmrPlayer> = pick_mut(players, &ids);
-        update_each_ahead(
-            &mut states,
-            &drift,
-            PARALLEL_FROM,
-            |pl| pl.factors.prefetch(),
-            |pl, &g2| {
+        // Each participant's diffusion (the round's drift and the days since his last round)
+        // and his post-diffusion rating and uncertainty, read without changing his state: the
+        // diffusion itself is applied below, in the pass that adds his performance, while his
+        // factors are in cache (one pass over the participants' memory instead of two).
+        let per_day = self.p.drift_per_day;
+        let views: Vec<View> = map_ahead(&states, PARALLEL_FROM, |i, pl| {
+            // (Without drift per day, the days are not read: `g2 + 0 * days` is `g2`.)
+            let g2 = if per_day == 0.0 {
+                drift[i]
+            } else {
                 let days = pl
                     .last_time
                     .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
-                self.diffuse(pl, g2 + self.p.drift_per_day * days);
-                pl.last_time = Some(time);
-            },
-        );
+                drift[i] + per_day * days
+            };
+            View {
+                mu: pl.mu,
+                sigma: diffused_sigma(pl.sigma, g2),
+                g2,
+            }
+        });
         // Performances of every contest from the post-diffusion priors.
         // Each player's performances: one per contest played in the round, in contest order
         // (a round of one contest: one each, kept flat).
@@ -731,7 +520,7 @@ impl RatingSystem for EloMmr {
                 .map(|(j, members)| {
                     let (mut mu, mut var) = (0.0, 0.0);
                     for (i, &k) in members.iter().enumerate() {
-                        let st = &states[k as usize];
+                        let st = &views[k as usize];
                         let w = share(j, i);
                         mu += w * st.mu;
                         var += w * w * (st.sigma * st.sigma + b2);
@@ -749,11 +538,11 @@ impl RatingSystem for EloMmr {
                     let size = members.len() as f64;
                     let (mu_sum, var_sum): (f64, f64) =
                         members.iter().fold((0.0, 0.0), |(m, v), &k| {
-                            let st = &states[k as usize];
+                            let st = &views[k as usize];
                             (m + st.mu, v + st.sigma * st.sigma)
                         });
                     for &k in *members {
-                        let st = &states[k as usize];
+                        let st = &views[k as usize];
                         let own = (
                             team_perf - (mu_sum - st.mu),
                             size * b2 + var_sum - st.sigma * st.sigma,
@@ -774,7 +563,7 @@ impl RatingSystem for EloMmr {
                         .iter()
                         .enumerate()
                         .fold((0.0, 0.0, 0.0), |(m, v, b), (i, &k)| {
-                            let st = &states[k as usize];
+                            let st = &views[k as usize];
                             let w = share(j, i);
                             (
                                 m + w * st.mu,
@@ -783,7 +572,7 @@ impl RatingSystem for EloMmr {
                             )
                         });
                 for (i, &k) in members.iter().enumerate() {
-                    let st = &states[k as usize];
+                    let st = &views[k as usize];
                     let w = share(j, i);
                     let own = if w > 0.0 {
                         (
@@ -801,25 +590,39 @@ impl RatingSystem for EloMmr {
                 }
             }
         }
+        // Each participant diffused, then his performances added.
+        let step = |pl: &mut MmrPlayer, view: &View, ps: &[(f64, f64)]| {
+            self.diffuse(pl, view.g2);
+            pl.last_time = Some(time);
+            if !ps.is_empty() {
+                self.absorb(pl, ps);
+            }
+        };
         if single {
             update_each_ahead(
                 &mut states,
-                &flat,
+                &views,
                 PARALLEL_FROM,
                 |pl| pl.factors.prefetch(),
-                |pl, p| {
+                |i, pl, view| {
                     // (A member of share 0 learns nothing from the contest.)
-                    if p.1.is_finite() {
-                        self.absorb(pl, std::slice::from_ref(p));
-                    }
+                    let p = &flat[i];
+                    let ps = if p.1.is_finite() {
+                        std::slice::from_ref(p)
+                    } else {
+                        &[]
+                    };
+                    step(pl, view, ps);
                 },
             );
         } else {
-            update_each(&mut states, &perfs, PARALLEL_FROM, |pl, ps| {
-                if !ps.is_empty() {
-                    self.absorb(pl, ps);
-                }
-            });
+            update_each_ahead(
+                &mut states,
+                &views,
+                PARALLEL_FROM,
+                |pl| pl.factors.prefetch(),
+                |i, pl, view| step(pl, view, &perfs[i]),
+            );
         }
     }
 
@@ -1119,13 +922,15 @@ mod tests {
         })
         .unwrap();
         let mut pl = seasoned(&sys, 9);
-        assert!(pl.factors.start > 0, "the ring holds a dropped prefix");
+        assert!(
+            pl.factors.holds_a_dropped_prefix(),
+            "the ring holds a dropped prefix"
+        );
         let held = &pl.factors;
         // The former layout's bytes, by hand: postcard writes each column as its length (a
         // varint; 7 fits one byte) and its values (little-endian f64), p, a, mb, w in turn.
         let mut former = Vec::new();
-        for col in [&held.p, &held.a, &held.mb, &held.w] {
-            let kept = &col[held.start..];
+        for kept in held.wire_columns() {
             former.push(kept.len() as u8);
             for v in kept {
                 former.extend_from_slice(&v.to_le_bytes());
@@ -1135,7 +940,7 @@ mod tests {
         let bytes = postcard::to_stdvec(&pl).unwrap();
         let mut back: MmrPlayer = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, pl);
-        assert!(back.factors.c.is_empty(), "derived, not stored");
+        assert!(!back.factors.products_usable(), "derived, not stored");
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let (b2, g2) = sys.contest_scales(1.0);
         for _ in 0..12 {
@@ -1157,8 +962,8 @@ mod tests {
         let sys = mmr();
         let pl = seasoned(&sys, 5);
         let mut plain = pl.factors.clone();
-        plain.c.clear();
-        assert!(pl.factors.shared_a.is_some() && pl.factors.c_ok);
+        plain.forget_products();
+        assert!(pl.factors.shared_a().is_some() && pl.factors.products_usable());
         for s in [900.0, 1500.0, 1710.5, 2600.0] {
             let (v, d, d2) = pl.factors.sums(s, 1500.0);
             let (pv, pd, pd2) = plain.sums(s, 1500.0);
@@ -1175,11 +980,14 @@ mod tests {
         let mut far = Factors::default();
         far.push(1e6, 200.0, 1500.0);
         far.push(1500.0, 200.0, 1500.0);
-        assert!(!far.c_ok, "a factor beyond the product form's range");
+        assert!(
+            !far.products_usable(),
+            "a factor beyond the product form's range"
+        );
         let (v, _, _) = far.sums(1500.0, 1500.0);
         let w = 1.0 / (200.0f64 * 200.0);
         assert!((v + w * PI_SQRT3 * 200.0).abs() < 1e-12, "{v}");
         far.pop_oldest();
-        assert!(far.c_ok, "back in range once it is dropped");
+        assert!(far.products_usable(), "back in range once it is dropped");
     }
 }

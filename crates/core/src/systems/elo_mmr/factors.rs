@@ -1,0 +1,335 @@
+//! A player's logistic factors (section 5.3 of the paper): past performances, each a term of
+//! equation 10.
+//!
+//! Factor k is a past performance `p_k` of scale `beta_k` with weight
+//! `w_k = multiplicity / beta_k^2`; its term is `w_k mb_k tanh((s - p_k) a_k)` with
+//! `a_k = pi / (sqrt 3 * 2 beta_k)` and `mb_k = (pi / sqrt 3) beta_k`, kept precomputed.
+//!
+//! **Layout.** The columns `p`, `a`, `mb`, `w` and `c` lie one after the other in a single
+//! allocation, each `cap` long, the factors held being `start..end` of every column, oldest
+//! first (so that the sums of equation 10 vectorise). One allocation per player instead of one
+//! per column: a player's factors are a few neighbouring cache lines, fetched together, and
+//! growing them is one copy. Dropping the oldest factor moves `start`; when `end` reaches
+//! `cap`, what is held is moved back to the start of its columns (or to a larger allocation
+//! if it fills more than half of them): amortised O(1) per factor, where shifting every
+//! column by one cost a pass over the whole history per contest.
+//!
+//! **The product form.** `c_k = e^(-2 a_k (p_k - centre))` is kept beside them (derived,
+//! never stored in a state): with `E = e^(2 a (s - centre))` computed once per evaluation for
+//! factors sharing one `a` (every factor of weight-1 contests), `tanh((s - p_k) a) = 1 - 2 /
+//! (E c_k + 1)`: a multiplication and a division per factor instead of an exponential.
+
+use super::PI_SQRT3;
+use super::performance::tanh;
+use crate::systems::base::prefetch;
+use serde::{Deserialize, Serialize};
+
+const P: usize = 0;
+const A: usize = 1;
+const MB: usize = 2;
+const W: usize = 3;
+const C: usize = 4;
+const COLUMNS: usize = 5;
+
+/// Exponents beyond this are not used in the product form (`e^600 * e^600` would overflow);
+/// such evaluations take an exponential per factor.
+const PRODUCT_EXPONENT: f64 = 600.0;
+
+/// The factors of one posterior (see the module documentation).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Factors {
+    /// The columns, `cap` values each, in the order `P`, `A`, `MB`, `W`, `C`.
+    buf: Vec<f64>,
+    cap: u32,
+    /// The factors held: `start..end` of every column.
+    start: u32,
+    end: u32,
+    /// The `a` every factor shares, NaN if they do not (or none is held).
+    shared_a: f64,
+    /// The `c` column has not been derived (a state just read back; see [`Factors::derive`]).
+    c_missing: bool,
+    /// Every derived `c_k` is finite (no factor beyond the product form's range).
+    c_ok: bool,
+}
+
+/// How a state stores the factors: the four columns, oldest first (the layout states have
+/// always had).
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Factors")]
+struct FactorsWire<P, A, M, W> {
+    p: P,
+    a: A,
+    mb: M,
+    w: W,
+}
+
+impl Serialize for Factors {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FactorsWire {
+            p: self.ps(),
+            a: self.col(A),
+            mb: self.col(MB),
+            w: self.ws(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Factors {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = FactorsWire::<Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>>::deserialize(d)?;
+        let n = wire.p.len();
+        if wire.a.len() != n || wire.mb.len() != n || wire.w.len() != n {
+            return Err(serde::de::Error::custom(
+                "the factor columns differ in length",
+            ));
+        }
+        let cap = u32::try_from(n)
+            .map_err(|_| serde::de::Error::custom("more factors than a player can hold"))?;
+        let mut buf = Vec::with_capacity(COLUMNS * n);
+        for col in [&wire.p, &wire.a, &wire.mb, &wire.w] {
+            buf.extend_from_slice(col);
+        }
+        buf.resize(COLUMNS * n, 0.0);
+        let mut f = Factors {
+            buf,
+            cap,
+            start: 0,
+            end: cap,
+            shared_a: f64::NAN,
+            c_missing: n > 0,
+            c_ok: false,
+        };
+        f.shared_a = f.common_a();
+        Ok(f)
+    }
+}
+
+impl PartialEq for Factors {
+    /// The factors held (the derived column and what lies outside `start..end` do not
+    /// count).
+    fn eq(&self, o: &Self) -> bool {
+        [P, A, MB, W].iter().all(|&j| self.col(j) == o.col(j))
+    }
+}
+
+impl Factors {
+    /// Column `j` of the factors held.
+    #[inline(always)]
+    fn col(&self, j: usize) -> &[f64] {
+        let base = j * self.cap as usize;
+        &self.buf[base + self.start as usize..base + self.end as usize]
+    }
+
+    pub(super) fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    pub(super) fn ps(&self) -> &[f64] {
+        self.col(P)
+    }
+
+    pub(super) fn ws(&self) -> &[f64] {
+        self.col(W)
+    }
+
+    pub(super) fn ws_mut(&mut self) -> &mut [f64] {
+        let base = W * self.cap as usize;
+        &mut self.buf[base + self.start as usize..base + self.end as usize]
+    }
+
+    /// The `a` every factor shares, if they do.
+    pub(super) fn shared_a(&self) -> Option<f64> {
+        (!self.shared_a.is_nan()).then_some(self.shared_a)
+    }
+
+    fn common_a(&self) -> f64 {
+        let a = self.col(A);
+        match a.first() {
+            Some(&first) if a.iter().all(|&x| x == first) => first,
+            _ => f64::NAN,
+        }
+    }
+
+    /// Room for one more factor at `end`: what is held is moved to the start of its columns,
+    /// in place if it fills at most half of them, else into an allocation twice its size.
+    fn make_room(&mut self) {
+        let (cap, start, end) = (self.cap as usize, self.start as usize, self.end as usize);
+        let len = end - start;
+        let new_cap = (2 * len).max(4);
+        if new_cap <= cap {
+            for j in 0..COLUMNS {
+                self.buf
+                    .copy_within(j * cap + start..j * cap + end, j * cap);
+            }
+        } else {
+            let mut buf = Vec::with_capacity(COLUMNS * new_cap);
+            for j in 0..COLUMNS {
+                buf.extend_from_slice(&self.buf[j * cap + start..j * cap + end]);
+                buf.resize((j + 1) * new_cap, 0.0);
+            }
+            self.buf = buf;
+            self.cap = u32::try_from(new_cap).expect("a history bound below 2^31");
+        }
+        self.start = 0;
+        self.end = len as u32;
+    }
+
+    pub(super) fn push(&mut self, p: f64, beta: f64, centre: f64) {
+        let a = PI_SQRT3 / (2.0 * beta);
+        let held = self.len();
+        self.shared_a = if held == 0 || self.shared_a == a {
+            a
+        } else {
+            f64::NAN
+        };
+        if self.end == self.cap {
+            self.make_room();
+        }
+        let (cap, k) = (self.cap as usize, self.end as usize);
+        if !self.c_missing {
+            let c = product_factor(a, p, centre);
+            self.c_ok = c.is_finite() && (held == 0 || self.c_ok);
+            self.buf[C * cap + k] = c;
+        }
+        self.buf[P * cap + k] = p;
+        self.buf[A * cap + k] = a;
+        self.buf[MB * cap + k] = PI_SQRT3 * beta;
+        self.buf[W * cap + k] = 1.0 / (beta * beta);
+        self.end += 1;
+    }
+
+    /// Drops the oldest factor, returning its centre and weight.
+    pub(super) fn pop_oldest(&mut self) -> (f64, f64) {
+        let (cap, k) = (self.cap as usize, self.start as usize);
+        let old = (self.buf[P * cap + k], self.buf[W * cap + k]);
+        self.start += 1;
+        if self.shared_a.is_nan() {
+            self.shared_a = self.common_a();
+        }
+        if !self.c_ok && !self.c_missing {
+            self.c_ok = self.col(C).iter().all(|c| c.is_finite());
+        }
+        old
+    }
+
+    pub(super) fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    pub(super) fn weight(&self) -> f64 {
+        self.ws().iter().sum()
+    }
+
+    /// Derives the product column if it is missing (a state just read back).
+    pub(super) fn derive(&mut self, centre: f64) {
+        if self.c_missing {
+            let (cap, start, end) = (self.cap as usize, self.start as usize, self.end as usize);
+            for k in start..end {
+                self.buf[C * cap + k] =
+                    product_factor(self.buf[A * cap + k], self.buf[P * cap + k], centre);
+            }
+            self.c_missing = false;
+            self.c_ok = self.col(C).iter().all(|c| c.is_finite());
+        }
+    }
+
+    /// Forgets the product column, as a state read back has none (tests).
+    #[cfg(test)]
+    pub(super) fn forget_products(&mut self) {
+        self.c_missing = true;
+    }
+
+    /// The product column is derived and usable (tests).
+    #[cfg(test)]
+    pub(super) fn products_usable(&self) -> bool {
+        !self.c_missing && self.c_ok
+    }
+
+    /// The oldest factor held lies past the start of its columns (tests).
+    #[cfg(test)]
+    pub(super) fn holds_a_dropped_prefix(&self) -> bool {
+        self.start > 0
+    }
+
+    /// The columns p, a, mb, w of the factors held (tests).
+    #[cfg(test)]
+    pub(super) fn wire_columns(&self) -> [&[f64]; 4] {
+        [self.col(P), self.col(A), self.col(MB), self.col(W)]
+    }
+
+    /// Starts loading the first cache line of each column the rating root reads.
+    #[inline(always)]
+    pub(super) fn prefetch(&self) {
+        if self.end > self.start {
+            let (cap, k) = (self.cap as usize, self.start as usize);
+            for j in 0..COLUMNS {
+                prefetch(&raw const self.buf[j * cap + k]);
+            }
+        }
+    }
+
+    /// The terms of equation 10 and their first two derivatives at s, in four lanes the
+    /// compiler can vectorise (the order of the sum is fixed). With a shared `a` and the
+    /// product column derived, no exponential per factor.
+    pub(super) fn sums(&self, s: f64, centre: f64) -> (f64, f64, f64) {
+        let (w, mb, a) = (self.col(W), self.col(MB), self.col(A));
+        match self.shared_a() {
+            Some(sa)
+                if self.c_ok
+                    && !self.c_missing
+                    && (2.0 * sa * (s - centre)).abs() <= PRODUCT_EXPONENT =>
+            {
+                let e = (2.0 * sa * (s - centre)).exp();
+                let c = self.col(C);
+                lanes(w, mb, a, |k| 1.0 - 2.0 / (e * c[k] + 1.0))
+            }
+            _ => {
+                let p = self.ps();
+                lanes(w, mb, a, |k| tanh((s - p[k]) * a[k]))
+            }
+        }
+    }
+}
+
+/// `sum_k w_k mb_k (t_k, a_k sech^2, -2 a_k^2 t_k sech^2)` over the factors, with `t_k =
+/// t_of(k)`, in four fixed lanes.
+#[inline(always)]
+fn lanes(w: &[f64], mb: &[f64], a: &[f64], t_of: impl Fn(usize) -> f64) -> (f64, f64, f64) {
+    let n = w.len();
+    let (mb, a) = (&mb[..n], &a[..n]);
+    let mut v = [0.0f64; 4];
+    let mut d = [0.0f64; 4];
+    let mut d2 = [0.0f64; 4];
+    let term = |k: usize, l: usize, v: &mut [f64; 4], d: &mut [f64; 4], d2: &mut [f64; 4]| {
+        let t = t_of(k);
+        let (wm, a) = (w[k] * mb[k], a[k]);
+        let sech2 = 1.0 - t * t;
+        v[l] += wm * t;
+        d[l] += wm * a * sech2;
+        d2[l] -= 2.0 * wm * a * a * t * sech2;
+    };
+    let mut k = 0;
+    while k + 4 <= n {
+        for l in 0..4 {
+            term(k + l, l, &mut v, &mut d, &mut d2);
+        }
+        k += 4;
+    }
+    for (l, k) in (k..n).enumerate() {
+        term(k, l, &mut v, &mut d, &mut d2);
+    }
+    let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
+    (add(v), add(d), add(d2))
+}
+
+/// `e^(-2 a (p - centre))`, the exponent kept within the product form's range (a factor
+/// beyond it makes the evaluation take the exponential path; see [`Factors::sums`]).
+fn product_factor(a: f64, p: f64, centre: f64) -> f64 {
+    let x = -2.0 * a * (p - centre);
+    if x.abs() <= PRODUCT_EXPONENT {
+        x.exp()
+    } else {
+        f64::NAN
+    }
+}
