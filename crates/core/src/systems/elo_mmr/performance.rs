@@ -69,7 +69,7 @@
 //! Places are compared by their best place `lo`: the same `lo` is a tie.
 
 use crate::numeric::roots::{halley_from, newton_from, newton_in};
-use crate::numeric::uniform::{UniformGrid, add_saturation_rows, tanh_row};
+use crate::numeric::uniform::{UniformGrid, add_saturation_rows4, tanh_row};
 use crate::numeric::{exp_vectorisable, normal_hazards, normal_pdf_over_cdf};
 use crate::systems::base::map_indices;
 use rayon::prelude::*;
@@ -109,6 +109,10 @@ pub struct Settings {
 
 /// Contests up to this size are solved with exact sums throughout.
 const DIRECT_MAX: usize = 64;
+
+/// Tie blocks per run of the search for their cells, each block's search starting from the
+/// previous one's cell ([`Contest::cell_from`]).
+const SWEEP: usize = 64;
 
 /// Fewer items than this are solved on the calling thread.
 const PARALLEL_FROM: usize = 64;
@@ -526,6 +530,60 @@ impl<'a> Contest<'a> {
         Some(a)
     }
 
+    /// [`cell_of`](Self::cell_of) searched for from cell `near`: steps of 1, 2, 4, ... from
+    /// it towards the sign change bracket it, then bisection. For increasing node values,
+    /// the same cell as [`cell_of`](Self::cell_of), in O(log distance) evaluations.
+    fn cell_from(grid: &UniformGrid, at: impl Fn(usize) -> f64, near: usize) -> Option<usize> {
+        let (first, last) = grid.inner();
+        let near = near.clamp(first, last - 1);
+        let (mut a, mut b);
+        let mut step = 1;
+        if at(near) <= 0.0 {
+            a = near;
+            loop {
+                if a + step >= last {
+                    if at(last) < 0.0 {
+                        return None;
+                    }
+                    b = last;
+                    break;
+                }
+                if at(a + step) > 0.0 {
+                    b = a + step;
+                    break;
+                }
+                a += step;
+                step *= 2;
+            }
+        } else {
+            b = near;
+            loop {
+                if b - first <= step {
+                    if at(first) > 0.0 {
+                        return None;
+                    }
+                    a = first;
+                    break;
+                }
+                if at(b - step) <= 0.0 {
+                    a = b - step;
+                    break;
+                }
+                b -= step;
+                step *= 2;
+            }
+        }
+        while b - a > 1 {
+            let mid = (a + b) / 2;
+            if at(mid) <= 0.0 {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        Some(a)
+    }
+
     /// Root in cell k of `interpolated table(·) + exact(x)`, where the table part is known at
     /// the nodes and `exact` gives a value and slope; returns the root with the slope there.
     /// Newton from the linear interpolation of the cell's ends, kept inside the cell.
@@ -595,47 +653,63 @@ impl<'a> Contest<'a> {
         let table = self.saturation_table(&grid);
         let local = LocalBound::new(&grid, strip, total, &table);
         let split = table.split;
+        // Roots fall with the rank (theorem 5.2), so each block's cell is searched for from
+        // the previous block's, in fixed runs of blocks (the same search whatever the number
+        // of threads); the first of a run bisects the grid.
+        let solve = |&(a, b): &(usize, usize), hint: &mut Option<usize>| -> f64 {
+            let members = &self.by_rank[a..b];
+            let tie = prefix[b] - prefix[a];
+            // The increasing equation is F + kappa G - C = 0 with C = worse - better and
+            // F = W - D+ = D- - W: from a node at or above the split, -D+ + (2 better +
+            // tie); below it, D- - (2 worse + tie). Either is -F - C computed from small
+            // numbers in its own tail.
+            let (upper, lower) = (2.0 * prefix[a] + tie, 2.0 * suffix[b] + tie);
+            let h = |k: usize| {
+                if k < split {
+                    table.values[k] - lower
+                } else {
+                    upper - table.values[k]
+                }
+            };
+            let g = |x: f64| -> (f64, f64) {
+                let (mut v, mut d) = (0.0, 0.0);
+                for &j in members {
+                    let j = j as usize;
+                    let s = self.s[j];
+                    let t = tanh((x - self.priors[j].mu) * 0.5 * s);
+                    v += kappa * s * t;
+                    d += kappa * 0.5 * s * s * (1.0 - t * t);
+                }
+                (v, d)
+            };
+            let at = |k| h(k) + g(grid.x(k)).0;
+            let found = match *hint {
+                Some(near) => Self::cell_from(&grid, at, near),
+                None => Self::cell_of(&grid, at),
+            };
+            let Some(k) = found else {
+                return self.direct(members[0] as usize);
+            };
+            *hint = Some(k);
+            let (root, slope) = self.solve_cell(&grid, k, h, g);
+            let error = local.at(grid.cell(root)) + 4.0 * f64::EPSILON * upper.min(lower);
+            if slope > 0.0 && error / slope <= self.tol() {
+                root
+            } else {
+                self.polish(members[0] as usize, root)
+            }
+        };
         let roots: Vec<f64> = self
             .blocks
-            .par_iter()
-            .map(|&(a, b)| {
-                let members = &self.by_rank[a..b];
-                let tie = prefix[b] - prefix[a];
-                // The increasing equation is F + kappa G - C = 0 with C = worse - better and
-                // F = W - D+ = D- - W: from a node at or above the split, -D+ + (2 better +
-                // tie); below it, D- - (2 worse + tie). Either is -F - C computed from small
-                // numbers in its own tail.
-                let (upper, lower) = (2.0 * prefix[a] + tie, 2.0 * suffix[b] + tie);
-                let h = |k: usize| {
-                    if k < split {
-                        table.values[k] - lower
-                    } else {
-                        upper - table.values[k]
-                    }
-                };
-                let g = |x: f64| -> (f64, f64) {
-                    let (mut v, mut d) = (0.0, 0.0);
-                    for &j in members {
-                        let j = j as usize;
-                        let s = self.s[j];
-                        let t = tanh((x - self.priors[j].mu) * 0.5 * s);
-                        v += kappa * s * t;
-                        d += kappa * 0.5 * s * s * (1.0 - t * t);
-                    }
-                    (v, d)
-                };
-                let Some(k) = Self::cell_of(&grid, |k| h(k) + g(grid.x(k)).0) else {
-                    return self.direct(members[0] as usize);
-                };
-                let (root, slope) = self.solve_cell(&grid, k, h, g);
-                let error = local.at(grid.cell(root)) + 4.0 * f64::EPSILON * upper.min(lower);
-                if slope > 0.0 && error / slope <= self.tol() {
-                    root
-                } else {
-                    self.polish(members[0] as usize, root)
-                }
+            .par_chunks(SWEEP)
+            .map(|run| {
+                let mut hint = None;
+                run.iter()
+                    .map(|b| solve(b, &mut hint))
+                    .collect::<Vec<f64>>()
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .concat();
         (0..n).map(|e| roots[self.block_of[e] as usize]).collect()
     }
 
@@ -667,12 +741,15 @@ impl<'a> Contest<'a> {
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut acc = vec![0.0; k];
-                for &r in chunk {
-                    let j = rows[r] as usize;
-                    let (mu, s) = (self.priors[j].mu, self.s[j]);
-                    let a = (grid.x(0) - mu) * 0.5 * s;
-                    let b = grid.h() * 0.5 * s;
-                    add_saturation_rows(a, b, (count[r] * s, 0.0), split, &mut acc, None);
+                // Four rows at a time (the same sums as one at a time, in the same order).
+                for group in chunk.chunks(4) {
+                    let mut four = [(0.0, 0.0, 0.0); 4];
+                    for (lane, &r) in four.iter_mut().zip(group) {
+                        let j = rows[r] as usize;
+                        let (mu, s) = (self.priors[j].mu, self.s[j]);
+                        *lane = ((grid.x(0) - mu) * 0.5 * s, grid.h() * 0.5 * s, count[r] * s);
+                    }
+                    add_saturation_rows4(four, split, &mut acc);
                 }
                 acc
             })
@@ -1587,6 +1664,50 @@ mod tests {
             &bisected(&priors, &places, &set, 5),
             1e-9,
         );
+    }
+
+    #[test]
+    fn a_cell_searched_from_a_neighbour_is_the_bisected_cell() {
+        // Increasing node values with flat stretches and zeros at nodes; every hint, and
+        // values that never change sign (no cell) at either end.
+        let grid = UniformGrid::new(0.0, 100.0, 1.0, 8);
+        let (first, last) = grid.inner();
+        for root in [-5.0, 0.0, 0.5, 3.0, 37.0, 37.5, 50.0, 98.9, 100.0, 140.0] {
+            let at = |k: usize| {
+                let x = grid.x(k);
+                if (x - root).abs() < 2.0 {
+                    0.0_f64.max(x - root).floor()
+                } else {
+                    x - root
+                }
+            };
+            let want = Contest::cell_of(&grid, at);
+            for near in [
+                0,
+                first,
+                first + 1,
+                20,
+                37,
+                38,
+                60,
+                last - 1,
+                last,
+                last + 5,
+            ] {
+                assert_eq!(
+                    Contest::cell_from(&grid, at, near),
+                    want,
+                    "root {root}, near {near}"
+                );
+            }
+            if (0.0..=100.0).contains(&root) {
+                let k = want.expect("a cell");
+                assert!(
+                    at(k) <= 0.0 && at(k + 1) > 0.0 || k + 1 == last,
+                    "root {root}: {k}"
+                );
+            }
+        }
     }
 
     #[test]
