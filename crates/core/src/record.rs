@@ -63,6 +63,11 @@ impl Places {
         }
     }
 
+    /// Where the places kept begin in memory (to ask for them before [`add`](Self::add)).
+    pub fn first_held(&self) -> *const u32 {
+        self.edges.as_ptr()
+    }
+
     /// Notes a place (1-based).
     pub fn add(&mut self, place: u32) {
         let place = place.max(1);

@@ -8,6 +8,7 @@ use crate::history::{Contest, History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
 pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
+use crate::systems::base::{prefetch, prefetch_value};
 pub use crate::systems::{DIVERGENCE_BOUND, first_runaway, runaway};
 use crate::systems::{Rating, RatingSystem};
 use serde::Serialize;
@@ -1275,8 +1276,18 @@ fn record_results(
     round: &Round<'_>,
 ) {
     for c in round.contests() {
+        // The records are scattered: each is asked for eight players ahead, its places four.
+        let players = c.players();
+        let mut at = 0;
         for e in c.entries() {
             for &p in e.players {
+                if let Some(&far) = players.get(at + 8) {
+                    prefetch_value(&records[far as usize]);
+                }
+                if let Some(&near) = players.get(at + 4) {
+                    prefetch(records[near as usize].places.first_held());
+                }
+                at += 1;
                 let rec = &mut records[p as usize];
                 rec.contests += 1;
                 rec.last_time = if rec.contests == 1 {
