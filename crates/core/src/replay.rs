@@ -1026,20 +1026,22 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         if !self.opts.keep_history {
             return;
         }
-        for e in c.entries() {
-            for &p in e.players {
-                self.rows.push(HistoryRow {
-                    round: (self.rounds_done + r as u64) as u32,
-                    contest: replay_index as u32,
-                    contest_id: c.index() as u32,
-                    time: c.time(),
-                    player: p,
-                    before: self.system.rating(&self.states[p as usize]).mean,
-                    after: f64::NAN,
-                    uncertainty: f64::NAN,
-                    performance: f64::NAN,
-                });
+        let players = c.players();
+        for (i, &p) in players.iter().enumerate() {
+            if let Some(&ahead) = players.get(i + 8) {
+                prefetch(&raw const self.states[ahead as usize]);
             }
+            self.rows.push(HistoryRow {
+                round: (self.rounds_done + r as u64) as u32,
+                contest: replay_index as u32,
+                contest_id: c.index() as u32,
+                time: c.time(),
+                player: p,
+                before: self.system.rating(&self.states[p as usize]).mean,
+                after: f64::NAN,
+                uncertainty: f64::NAN,
+                performance: f64::NAN,
+            });
         }
     }
 
@@ -1144,7 +1146,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     /// The ratings after the round in its history rows.
     fn fill_rows(&mut self, first_row: usize) {
-        for row in &mut self.rows[first_row..] {
+        let rows = &mut self.rows[first_row..];
+        for i in 0..rows.len() {
+            // The states are scattered: asked for eight rows ahead.
+            if let Some(ahead) = rows.get(i + 8) {
+                prefetch_value(&self.states[ahead.player as usize]);
+            }
+            let row = &mut rows[i];
             let st = &self.states[row.player as usize];
             let rating = self.system.rating(st);
             row.after = rating.mean;
@@ -1375,6 +1383,13 @@ fn gather<S: RatingSystem>(
             .enumerate()
             .with_min_len(1_024)
             .for_each(|(i, (a, x))| {
+                // The states and records read are asked for eight entries ahead.
+                if i + 8 < contest.len() {
+                    for &p in contest.entry(i + 8).players {
+                        prefetch(&raw const states[p as usize]);
+                        prefetch(&raw const records[p as usize]);
+                    }
+                }
                 if let Some((p, seasoned)) = part(&contest.entry(i)) {
                     *a = p;
                     if seasoned {
