@@ -316,51 +316,61 @@ impl Factors {
     }
 }
 
+/// The sums of [`lanes`] in four lanes: factor k goes to lane k mod 4, and the lanes are added
+/// pairwise at the end (a fixed order, whatever the code that fills them).
+#[derive(Default)]
+struct Lanes {
+    v: [f64; 4],
+    d: [f64; 4],
+    d2: [f64; 4],
+}
+
+impl Lanes {
+    /// Adds one factor's terms (`t` its tanh, `w mb` its weight, `a` its slope) to lane `l`.
+    #[inline(always)]
+    fn add(&mut self, l: usize, t: f64, w: f64, mb: f64, a: f64) {
+        let wm = w * mb;
+        let sech2 = 1.0 - t * t;
+        self.v[l] += wm * t;
+        self.d[l] += wm * a * sech2;
+        self.d2[l] -= 2.0 * wm * a * a * t * sech2;
+    }
+
+    fn total(&self) -> (f64, f64, f64) {
+        let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
+        (add(self.v), add(self.d), add(self.d2))
+    }
+}
+
 /// `sum_k w_k mb_k (t_k, a_k sech^2, -2 a_k^2 t_k sech^2)` over the factors, with `t_k =
-/// t_of(k)`, in four fixed lanes (factor k in lane k mod 4, then the lanes added pairwise).
-/// Written four factors at a time, as arrays, so that the compiler makes each step one vector
-/// operation (the division above all).
+/// t_of(k)`, in four fixed lanes ([`Lanes`]). Written four factors at a time, as arrays, so
+/// that the compiler makes each step one vector operation (the division above all).
 #[inline(always)]
 fn lanes(w: &[f64], mb: &[f64], a: &[f64], t_of: impl Fn(usize) -> f64) -> (f64, f64, f64) {
     let n = w.len();
     let (mb, a) = (&mb[..n], &a[..n]);
-    let mut v = [0.0f64; 4];
-    let mut d = [0.0f64; 4];
-    let mut d2 = [0.0f64; 4];
+    let mut sums = Lanes::default();
     let whole = n - n % 4;
     for k in (0..whole).step_by(4) {
         let t: [f64; 4] = std::array::from_fn(|l| t_of(k + l));
-        let w4: &[f64; 4] = w[k..k + 4].try_into().expect("four");
-        let mb4: &[f64; 4] = mb[k..k + 4].try_into().expect("four");
-        let a4: &[f64; 4] = a[k..k + 4].try_into().expect("four");
         for l in 0..4 {
-            let (wm, a) = (w4[l] * mb4[l], a4[l]);
-            let sech2 = 1.0 - t[l] * t[l];
-            v[l] += wm * t[l];
-            d[l] += wm * a * sech2;
-            d2[l] -= 2.0 * wm * a * a * t[l] * sech2;
+            sums.add(l, t[l], w[k + l], mb[k + l], a[k + l]);
         }
     }
     for (l, k) in (whole..n).enumerate() {
-        let t = t_of(k);
-        let (wm, a) = (w[k] * mb[k], a[k]);
-        let sech2 = 1.0 - t * t;
-        v[l] += wm * t;
-        d[l] += wm * a * sech2;
-        d2[l] -= 2.0 * wm * a * a * t * sech2;
+        sums.add(l, t_of(k), w[k], mb[k], a[k]);
     }
-    let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
-    (add(v), add(d), add(d2))
+    sums.total()
 }
 
 /// [`lanes`] of the product form, `t_k = 1 - 2 / (E c_k + 1)`, written with AVX2's
-/// four-lane vectors: the same operations in the same order, lane by lane, as [`lanes`]
-/// (so the same bits; nothing is fused).
+/// four-lane vectors: the same operations in the same order, lane by lane, as
+/// [`Lanes::add`] (so the same bits; nothing is fused).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn product_lanes_avx2(w: &[f64], mb: &[f64], a: &[f64], c: &[f64], e: f64) -> (f64, f64, f64) {
     use std::arch::x86_64::{
-        __m256d, _mm256_add_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd,
+        _mm256_add_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd,
         _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
     };
     let n = w.len();
@@ -387,23 +397,17 @@ fn product_lanes_avx2(w: &[f64], mb: &[f64], a: &[f64], c: &[f64], e: f64) -> (f
         let twice = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(two, wm), a4), a4);
         d2 = _mm256_sub_pd(d2, _mm256_mul_pd(_mm256_mul_pd(twice, t), sech2));
     }
-    let lanes_of = |x: __m256d| {
-        let mut out = [0.0f64; 4];
-        // SAFETY: `out` holds four values.
-        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), x) };
-        out
-    };
-    let (mut v, mut d, mut d2) = (lanes_of(v), lanes_of(d), lanes_of(d2));
-    for (l, k) in (whole..n).enumerate() {
-        let t = 1.0 - 2.0 / (e * c[k] + 1.0);
-        let (wm, a) = (w[k] * mb[k], a[k]);
-        let sech2 = 1.0 - t * t;
-        v[l] += wm * t;
-        d[l] += wm * a * sech2;
-        d2[l] -= 2.0 * wm * a * a * t * sech2;
+    let mut sums = Lanes::default();
+    // SAFETY: each array holds four values.
+    unsafe {
+        _mm256_storeu_pd(sums.v.as_mut_ptr(), v);
+        _mm256_storeu_pd(sums.d.as_mut_ptr(), d);
+        _mm256_storeu_pd(sums.d2.as_mut_ptr(), d2);
     }
-    let add = |x: [f64; 4]| (x[0] + x[1]) + (x[2] + x[3]);
-    (add(v), add(d), add(d2))
+    for (l, k) in (whole..n).enumerate() {
+        sums.add(l, 1.0 - 2.0 / (e * c[k] + 1.0), w[k], mb[k], a[k]);
+    }
+    sums.total()
 }
 
 /// `e^(-2 a (p - centre))`, the exponent kept within the product form's range (a factor

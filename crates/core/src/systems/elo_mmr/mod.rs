@@ -176,8 +176,8 @@ fn diffused_sigma(sigma: f64, g2: f64) -> f64 {
     }
 }
 
-/// A player's state. (Laid out in the order written: the rating and uncertainty, read first
-/// by every round, share the first cache line.)
+/// A player's state. (Laid out in the order written, so that the rating and uncertainty,
+/// which a round reads first, come first.)
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[repr(C)]
 pub struct MmrPlayer {

@@ -515,10 +515,16 @@ impl<'a> Contest<'a> {
     /// The cell `k` (nodes k, k+1) where the increasing node values `at(k)` change sign;
     /// `None` if they do not within the grid.
     fn cell_of(grid: &UniformGrid, at: impl Fn(usize) -> f64) -> Option<usize> {
-        let (mut a, mut b) = grid.inner();
+        let (a, b) = grid.inner();
         if at(a) > 0.0 || at(b) < 0.0 {
             return None;
         }
+        Some(Self::bisect_cell(a, b, at))
+    }
+
+    /// The cell between nodes `a` and `b` (`at(a) <= 0 <= at(b)`) where `at` changes sign,
+    /// by bisection.
+    fn bisect_cell(mut a: usize, mut b: usize, at: impl Fn(usize) -> f64) -> usize {
         while b - a > 1 {
             let mid = (a + b) / 2;
             if at(mid) <= 0.0 {
@@ -527,7 +533,7 @@ impl<'a> Contest<'a> {
                 b = mid;
             }
         }
-        Some(a)
+        a
     }
 
     /// [`cell_of`](Self::cell_of) searched for from cell `near`: steps of 1, 2, 4, ... from
@@ -573,15 +579,7 @@ impl<'a> Contest<'a> {
                 step *= 2;
             }
         }
-        while b - a > 1 {
-            let mid = (a + b) / 2;
-            if at(mid) <= 0.0 {
-                a = mid;
-            } else {
-                b = mid;
-            }
-        }
-        Some(a)
+        Some(Self::bisect_cell(a, b, at))
     }
 
     /// Root in cell k of `interpolated table(·) + exact(x)`, where the table part is known at
