@@ -731,6 +731,44 @@ fn run_bounded(args: &[&str], limit: std::time::Duration) -> std::process::Outpu
     child.wait_with_output().unwrap()
 }
 
+/// A data set published without times (the Elo-MMR authors' reddit set has `time_seconds` 0
+/// in every contest): replayed in input order, and said so, since its outputs show 1970.
+#[test]
+fn contests_that_all_share_one_time_are_said_to() {
+    let dir = TempDir::new().unwrap();
+    let contests = |times: [i64; 3]| {
+        format!(
+            r#"[{{"name":"a","time_seconds":{},"standings":[["x",0,0],["y",1,1],["z",2,2]]}},
+               {{"name":"b","time_seconds":{},"standings":[["y",0,0],["x",1,1],["z",2,2]]}},
+               {{"name":"c","time_seconds":{},"standings":[["z",0,0],["y",1,1],["x",2,2]]}}]"#,
+            times[0], times[1], times[2]
+        )
+    };
+    let same = write(dir.path(), "same.json", &contests([0, 0, 0]));
+    let out = dir.path().join("o");
+    let o = rate_batch(&["replay", s(&same), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(
+        texts(&o)
+            .0
+            .contains("every contest has the same time, 1970-01-01T00:00:00Z"),
+        "{}",
+        texts(&o).0
+    );
+    assert_eq!(metrics(&out.join("metrics.json"))["input"]["one_time"], 0);
+
+    let apart = write(dir.path(), "apart.json", &contests([0, 86_400, 86_400]));
+    let out = dir.path().join("o2");
+    let o = rate_batch(&["replay", s(&apart), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(!texts(&o).0.contains("same time"), "{}", texts(&o).0);
+    assert!(
+        metrics(&out.join("metrics.json"))["input"]
+            .get("one_time")
+            .is_none()
+    );
+}
+
 /// Inputs that used to hang or take quadratic time: contests at the extreme i64 times with
 /// --report, a PGN game with a million tag pairs, a CSV with 100,000 columns, a line of 17 MiB.
 /// Each ends at once with an answer (each takes well under a second here; the limit only

@@ -551,6 +551,13 @@ pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result
     if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
         writeln!(out, "times: {reading}")?;
     }
+    if let Some(t) = s.one_time {
+        writeln!(
+            out,
+            "times: every contest has the same time, {}: replayed in input order, and the outputs show that time",
+            crate::time::format_time(t)
+        )?;
+    }
     if s.names_padded > 0 {
         write!(
             out,

@@ -87,6 +87,11 @@ pub struct SourceInfo {
     /// dates (the first: 20230102)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_format: Option<String>,
+    /// The one time every contest has, when there are several and they all share it (a data
+    /// set published without times, such as `time_seconds` 0 throughout): they are replayed
+    /// in input order, and the outputs show that time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_time: Option<i64>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]
@@ -1286,6 +1291,12 @@ impl HistoryBuilder {
         crate::drop_aside(ids, n);
         let h = &mut self.h;
         h.source = source;
+        if let [first, rest @ ..] = &h.contests[..]
+            && !rest.is_empty()
+            && rest.iter().all(|c| c.time == first.time)
+        {
+            h.source.one_time = Some(first.time);
+        }
         if h.contests.windows(2).all(|w| w[0].time <= w[1].time) {
             return self.h;
         }
