@@ -9,7 +9,8 @@ use crate::jobs::tune;
 use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::lab::simulate;
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
-use crate::replay::{Period, ReplayOptions};
+use crate::presets::Preset;
+use crate::replay::{Growth, Period, ReplayOptions};
 use crate::systems::{ParamMap, SystemKind, parse_param};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
@@ -160,15 +161,61 @@ pub struct InputArgs {
     /// and, in a PGN, moves) and report how many.
     #[arg(long)]
     pub dedupe: bool,
+    /// Rate each player apart in each value of this column of a table (`pool`, as `--map
+    /// pool=COLUMN`) or tag of a PGN: a chess speed class, a tennis surface. Every output
+    /// carries the pool; ranks are within a pool [default: --preset lichess takes Lichess's
+    /// speed classes from a `time_control` column or a PGN's `TimeControl` tag].
+    #[arg(long, value_name = "COLUMN|TAG")]
+    pub pool_by: Option<String>,
+    /// The order contests are replayed in: `time` (sorted by time; equal times in input
+    /// order) or `input` (as the input lists them, as a server rated them: a Lichess
+    /// database lists games as they ended, each dated by its start) [default: time;
+    /// --preset lichess: input]. `input` takes a game or a series a round.
+    #[arg(long, value_enum)]
+    pub order: Option<Order>,
+}
+
+/// The order of the replay (`--order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// By time.
+    Time,
+    /// As the input lists the contests.
+    Input,
 }
 
 impl InputArgs {
+    /// The reading options with a preset's order where none is given.
+    pub fn ingest_with(&self, preset: &Preset) -> anyhow::Result<IngestOptions> {
+        let mut ingest = self.ingest()?;
+        if self.order.is_none() {
+            ingest.input_order = preset.input_order;
+        }
+        ingest.speed_pools = preset.speed_pools;
+        Ok(ingest)
+    }
+
     /// The reading options (the alias file read).
     pub fn ingest(&self) -> anyhow::Result<IngestOptions> {
-        let map = match &self.map {
+        let mut map = match &self.map {
             Some(m) => ColumnMap::parse(m).map_err(UsageError)?,
             None => ColumnMap::default(),
         };
+        if let Some(by) = self.pool_by.as_deref().map(str::trim) {
+            if by.is_empty() {
+                return Err(
+                    UsageError("--pool-by: the column or tag's name is empty".into()).into(),
+                );
+            }
+            if map.maps("pool") && map.source("pool") != by {
+                return Err(UsageError(format!(
+                    "--pool-by {by} and --map pool={} name two pool columns",
+                    map.source("pool")
+                ))
+                .into());
+            }
+            map.set("pool", by);
+        }
         let time_format: TimeFormat = self.time_format.parse().map_err(UsageError)?;
         Ok(IngestOptions {
             format: self.format,
@@ -188,6 +235,10 @@ impl InputArgs {
             },
             dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
+            input_order: self.order == Some(Order::Input),
+            pool_tag: self.pool_by.as_deref().map(|t| t.trim().to_string()),
+            speed_pools: false,
+            events: false,
         })
     }
 
@@ -200,9 +251,10 @@ impl InputArgs {
 /// How to replay, and the options of the outputs (shared by `replay` and `compare`).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Group contests into rounds rated together from the same pre-round ratings.
-    #[arg(long, value_enum, default_value_t = Period::Game)]
-    pub period: Period,
+    /// Group contests into rounds rated together from the same pre-round ratings [default:
+    /// game; a preset's: fide and uscf rate by event].
+    #[arg(long, value_enum)]
+    pub period: Option<Period>,
     /// Output folder.
     #[arg(long, default_value = "output")]
     pub out: PathBuf,
@@ -224,9 +276,24 @@ pub struct RunArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Time decay: variance added to a player's uncertainty per day between rounds and up to
-    /// the end (systems with an uncertainty; in the system's rating units squared).
-    #[arg(long, default_value_t = 0.0, value_name = "VARIANCE")]
-    pub decay_per_day: f64,
+    /// the end (systems with an uncertainty; in the system's rating units squared) [default:
+    /// 0].
+    #[arg(long, value_name = "VARIANCE")]
+    pub decay_per_day: Option<f64>,
+    /// How a player's uncertainty grows between his rounds: `time` (a round is one rating
+    /// period, and time away beyond one period adds one more for each period of it:
+    /// the system's rating periods with a game or a series a round, the calendar periods
+    /// begun with --period day|week|month), `fractional` (a round adds only the fraction of
+    /// a period passed since the player's last contest: Lichess's way, for Glicko and
+    /// Glicko-2) or `rounds` (one period per round whatever the time between: the earlier
+    /// versions' growth) [default: time; --preset lichess: fractional].
+    #[arg(long, value_enum)]
+    pub growth: Option<Growth>,
+    /// The length of one rating period for --growth time or fractional with a game or a
+    /// series a round, such as `30d`, `1w` or `1m` [default: 30 days, a month (FIDE's rating
+    /// period); --preset lichess: Lichess's 0.21436 periods a day, 4.665 days].
+    #[arg(long, value_name = "SPAN")]
+    pub rating_period: Option<String>,
     /// Replay only what happened up to this time: a date (the whole day counts) or a time;
     /// the leaderboard is as of then, with decay applied up to it.
     #[arg(long, value_name = "TIME")]
@@ -235,17 +302,32 @@ pub struct RunArgs {
     /// `player,rating[,uncertainty][,volatility]`; others start at the system's defaults.
     #[arg(long, value_name = "FILE")]
     pub initial_ratings: Option<PathBuf>,
-    /// Leave players rated in fewer rounds off the leaderboard (they stay in the replay).
+    /// Mark as provisional (listed, not ranked) the players whose uncertainty, as of the
+    /// end, is above this (in the system's units), or `none` [default: the system family's:
+    /// 110 Elo points, Lichess's provisional deviation, for a system whose uncertainty is a
+    /// deviation of the rating (TrueSkill's sigma 2.34); --preset lichess 75].
+    #[arg(long, value_name = "X|none")]
+    pub provisional_above: Option<String>,
+    /// Mark as provisional the players rated in fewer contests [default: 5, FIDE's first
+    /// rating, for a system without an uncertainty; uscf 26; --preset lichess 30].
+    #[arg(long, value_name = "N")]
+    pub provisional_below: Option<u32>,
+    /// Mark as provisional the players rated in fewer rounds.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub min_rounds: u32,
-    /// Leave players whose last contest is before this date or time off the leaderboard
-    /// (they stay in the replay).
+    /// Mark as inactive (listed, not ranked) the players whose last contest is before this
+    /// date or time.
     #[arg(long, value_name = "TIME")]
     pub active_since: Option<String>,
-    /// Leave players whose last contest is more than this long before the history's last
-    /// off the leaderboard: `365d`, `52w`, `6m` (30-day months), `2y` (365-day years).
-    #[arg(long, value_name = "SPAN")]
+    /// Mark as inactive the players whose last contest is more than this long before the
+    /// history's last: `365d`, `52w`, `6m` (30-day months), `2y` (365-day years), or `none`
+    /// [default: 365d, FIDE's year without a rated game; --preset lichess 7d].
+    #[arg(long, value_name = "SPAN|none")]
     pub active_within: Option<String>,
+    /// Rank every rated player, whatever his uncertainty, contests or last contest (for
+    /// research: the status column still says what the rule would have made of him).
+    #[arg(long)]
+    pub rank_all: bool,
     /// Leaderboard order: the rating, or the display (conservative) rating.
     #[arg(long, value_enum, default_value_t = RankBy::Rating)]
     pub rank_by: RankBy,
@@ -291,11 +373,19 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// The replay options.
-    pub fn replay_options(&self, times: &TimeFormat) -> Result<ReplayOptions, UsageError> {
+    /// The replay options, a preset's where none is given.
+    pub fn replay_options(
+        &self,
+        times: &TimeFormat,
+        preset: &Preset,
+    ) -> Result<ReplayOptions, UsageError> {
         Ok(ReplayOptions {
-            period: self.period,
+            period: self.period.or(preset.period).unwrap_or_default(),
             warmup: self.warmup,
-            decay_per_day: self.decay_per_day,
+            decay_per_day: self.decay_per_day.unwrap_or(0.0),
+            growth: self.growth.or(preset.growth).unwrap_or_default(),
+            rating_period_days: rating_period_days(self.rating_period.as_deref())?
+                .or(preset.rating_period_days),
             as_of: self
                 .as_of
                 .as_deref()
@@ -330,8 +420,8 @@ impl RunArgs {
         }))
     }
 
-    /// The leaderboard options.
-    pub fn leaderboard(&self) -> Result<LeaderboardOptions, UsageError> {
+    /// The leaderboard options (a preset's status rule under the thresholds given).
+    pub fn leaderboard(&self, preset: &Preset) -> Result<LeaderboardOptions, UsageError> {
         let mut anchors = Vec::with_capacity(self.anchor.len());
         for a in &self.anchor {
             let parsed = a.rsplit_once('=').and_then(|(name, r)| {
@@ -354,16 +444,36 @@ impl RunArgs {
             ),
             None => None,
         };
-        let active_within_days = match &self.active_within {
-            Some(s) => Some(parse_span_days(s).map_err(UsageError)?),
+        let active_within_days = match self.active_within.as_deref().map(str::trim) {
+            Some("none") => Some(None),
+            Some(s) => Some(Some(
+                parse_span_days("--active-within", s).map_err(UsageError)?,
+            )),
+            None => None,
+        };
+        let provisional_above = match self.provisional_above.as_deref().map(str::trim) {
+            Some("none") => Some(None),
+            Some(s) => match s.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Some(Some(x)),
+                _ => {
+                    return Err(UsageError(format!(
+                        "--provisional-above `{s}` is not an uncertainty (a number of 0 or \
+                         more) or `none`"
+                    )));
+                }
+            },
             None => None,
         };
         Ok(LeaderboardOptions {
-            min_rounds: self.min_rounds,
             rank_by: self.rank_by,
             anchors,
-            active_since,
+            rule: preset.status.clone(),
+            provisional_above,
+            min_contests: self.provisional_below,
+            min_rounds: self.min_rounds,
             active_within_days,
+            active_since,
+            rank_all: self.rank_all,
         })
     }
 }
@@ -441,12 +551,19 @@ pub struct TuneArgs {
     /// Share of the contests, from the start, the sets are scored on; the rest is held out.
     #[arg(long, default_value_t = 0.1)]
     pub fraction: f64,
-    /// Group contests into rounds rated together from the same pre-round ratings.
-    #[arg(long, value_enum, default_value_t = Period::Game)]
-    pub period: Period,
-    /// Time decay per day (see replay).
-    #[arg(long, default_value_t = 0.0, value_name = "VARIANCE")]
-    pub decay_per_day: f64,
+    /// Group contests into rounds rated together from the same pre-round ratings [default:
+    /// game; a preset's: fide and uscf rate by event].
+    #[arg(long, value_enum)]
+    pub period: Option<Period>,
+    /// Time decay per day (see replay) [default: 0].
+    #[arg(long, value_name = "VARIANCE")]
+    pub decay_per_day: Option<f64>,
+    /// How uncertainty grows between a player's rounds (see replay).
+    #[arg(long, value_enum)]
+    pub growth: Option<Growth>,
+    /// The length of one rating period for --growth time (see replay).
+    #[arg(long, value_name = "SPAN")]
+    pub rating_period: Option<String>,
     /// Leave out every contest in which all entries tie (a drawn game, a standings of ties
     /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
     #[arg(long)]
@@ -478,18 +595,19 @@ pub struct TuneArgs {
 impl TuneArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> anyhow::Result<tune::TuneJob> {
-        let (system, base, decay) = with_preset(self.system, self.preset.as_deref())?;
+        let preset = with_preset(self.system, self.preset.as_deref())?;
+        let (system, base) = (preset.system, preset.params.clone());
         let grid = match &self.grid {
             Some(g) => tune::parse_grid(g).map_err(UsageError)?,
             None => system.default_grid(),
         };
-        let mut decay_per_day = self.decay_per_day;
-        if decay_per_day == 0.0 {
-            decay_per_day = decay.unwrap_or(0.0);
-        }
+        let mut ingest = self.input.ingest_with(&preset)?;
+        let period = self.period.or(preset.period).unwrap_or_default();
+        let input_order = checked_order(&ingest, period)?;
+        ingest.events = period == Period::Event;
         Ok(tune::TuneJob {
             input: self.input.first(),
-            ingest: self.input.ingest()?,
+            ingest,
             system,
             grid,
             base,
@@ -498,8 +616,12 @@ impl TuneArgs {
             metric: self.metric,
             fraction: self.fraction,
             replay: ReplayOptions {
-                period: self.period,
-                decay_per_day,
+                period,
+                input_order,
+                decay_per_day: self.decay_per_day.unwrap_or(0.0),
+                growth: self.growth.or(preset.growth).unwrap_or_default(),
+                rating_period_days: rating_period_days(self.rating_period.as_deref())?
+                    .or(preset.rating_period_days),
                 skip_all_tied: self.skip_all_tied,
                 ..ReplayOptions::default()
             },
@@ -726,7 +848,7 @@ pub fn command_with_defaults() -> clap::Command {
 
 /// A span of time as days: `365d`, `52w`, `6m` (30-day months), `2y` (365-day years), or a
 /// bare number of days.
-fn parse_span_days(text: &str) -> Result<f64, String> {
+fn parse_span_days(flag: &str, text: &str) -> Result<f64, String> {
     let t = text.trim();
     let (num, unit) = match t.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_lowercase()),
@@ -739,7 +861,7 @@ fn parse_span_days(text: &str) -> Result<f64, String> {
         'y' => 365.0,
         _ => {
             return Err(format!(
-                "--active-within `{t}` is not a span such as 365d, 52w, 6m or 2y"
+                "{flag} `{t}` is not a span such as 365d, 52w, 6m or 2y"
             ));
         }
     };
@@ -751,18 +873,48 @@ fn parse_span_days(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The system and the parameters a `--preset` names (else `system` and none), and the
-/// decay per day it implies.
-fn with_preset(
-    system: SystemKind,
-    preset: Option<&str>,
-) -> Result<(SystemKind, ParamMap, Option<f64>), UsageError> {
+/// Whether the contests keep the input's order; refused with rounds of a calendar period
+/// (which gather contests by time).
+fn checked_order(ingest: &IngestOptions, period: Period) -> Result<bool, UsageError> {
+    if ingest.input_order && period.calendar_key(0).is_some() {
+        return Err(UsageError(
+            "--order input replays the contests as the input lists them, a game or a series a \
+             round: --period day, week and month gather contests by time (use --order time)"
+                .into(),
+        ));
+    }
+    Ok(ingest.input_order)
+}
+
+/// `--rating-period`: a span of more than 0 days (and at most 100 years).
+fn rating_period_days(text: Option<&str>) -> Result<Option<f64>, UsageError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let days = parse_span_days("--rating-period", text).map_err(UsageError)?;
+    if !(days > 0.0 && days <= 36_500.0) {
+        return Err(UsageError(format!(
+            "--rating-period `{}`: a rating period lasts more than 0 days and at most 100 years",
+            text.trim()
+        )));
+    }
+    Ok(Some(days))
+}
+
+/// The preset a `--preset` names, else `system` with its defaults and no option of its own.
+fn with_preset(system: SystemKind, preset: Option<&str>) -> Result<Preset, UsageError> {
     match preset {
-        None => Ok((system, ParamMap::new(), None)),
-        Some(name) => {
-            let p = crate::systems::presets::preset(name).map_err(UsageError)?;
-            Ok((p.system, p.params, p.decay_per_day))
-        }
+        None => Ok(Preset {
+            system,
+            params: ParamMap::new(),
+            period: None,
+            growth: None,
+            rating_period_days: None,
+            status: None,
+            input_order: false,
+            speed_pools: false,
+        }),
+        Some(name) => crate::presets::preset(name).map_err(UsageError),
     }
 }
 
@@ -1095,13 +1247,14 @@ impl SynthArgs {
 impl ReplayArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> anyhow::Result<ReplayJob> {
-        let ingest = self.input.ingest()?;
-        let (system, mut params, decay) = with_preset(self.system, self.preset.as_deref())?;
+        let preset = with_preset(self.system, self.preset.as_deref())?;
+        let ingest = self.input.ingest_with(&preset)?;
+        let (system, mut params) = (preset.system, preset.params.clone());
         params.extend(self.params.to_map().map_err(UsageError)?);
-        let mut replay = self.run.replay_options(&ingest.time_format)?;
-        if replay.decay_per_day == 0.0 {
-            replay.decay_per_day = decay.unwrap_or(0.0);
-        }
+        let mut replay = self.run.replay_options(&ingest.time_format, &preset)?;
+        replay.input_order = checked_order(&ingest, replay.period)?;
+        let mut ingest = ingest;
+        ingest.events = replay.period == Period::Event;
         Ok(ReplayJob {
             input: self.input.first(),
             replay,
@@ -1109,7 +1262,7 @@ impl ReplayArgs {
             system,
             params,
             initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard()?,
+            leaderboard: self.run.leaderboard(&preset)?,
             out: self.run.out.clone(),
             history_format: self.run.history_format.unwrap_or(HistoryFormat::Csv),
             top: self.top,
@@ -1140,7 +1293,7 @@ impl CompareArgs {
         let names: Vec<String> = self
             .systems
             .split(',')
-            .map(|n| match crate::systems::presets::preset(n) {
+            .map(|n| match crate::presets::preset(n) {
                 Ok(p) if SystemKind::from_name(n.trim()).is_none() => {
                     presets.push(p.clone());
                     p.system.name().to_string()
@@ -1150,6 +1303,15 @@ impl CompareArgs {
             .collect();
         let systems = compare::parse_systems(&names.join(",")).map_err(UsageError)?;
         let mut params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        let ingest = self.input.ingest()?;
+        let no_preset = with_preset(SystemKind::Elo, None)?;
+        let mut replay = self.run.replay_options(&ingest.time_format, &no_preset)?;
+        replay.input_order = checked_order(&ingest, replay.period)?;
+        let mut ingest = ingest;
+        ingest.events = replay.period == Period::Event;
+        // A preset's growth and rating period are its system's own (the round grouping is
+        // the comparison's: --period).
+        let mut system_replay = vec![replay.clone(); systems.len()];
         for p in presets {
             if systems.iter().filter(|&&k| k == p.system).count() > 1 {
                 return Err(UsageError(format!(
@@ -1162,6 +1324,8 @@ impl CompareArgs {
             let mut merged = p.params.clone();
             merged.extend(std::mem::take(&mut params[k]));
             params[k] = merged;
+            let own = Preset { period: None, ..p };
+            system_replay[k] = self.run.replay_options(&ingest.time_format, &own)?;
         }
         let mut without_advantage = Vec::new();
         if let Some(a) = &self.advantage {
@@ -1176,17 +1340,15 @@ impl CompareArgs {
                 }
             }
         }
-        let ingest = self.input.ingest()?;
-        // (A preset's decay per day is not applied: it would apply to every system of the
-        // comparison. `--decay-per-day` gives it to all.)
         Ok(compare::CompareJob {
             input: self.input.first(),
-            replay: self.run.replay_options(&ingest.time_format)?,
+            replay,
+            system_replay,
             ingest,
             systems,
             params,
             initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard()?,
+            leaderboard: self.run.leaderboard(&no_preset)?,
             out: self.run.out.clone(),
             history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
             report: self.run.report,

@@ -569,13 +569,24 @@ fn bootstrap_intervals_are_deterministic_and_well_formed() {
     let board = read_csv(&out.join("leaderboard.csv"));
     assert_eq!(
         board[0][10..],
-        ["rating_lo", "rating_hi", "rank_lo", "rank_hi", "tie_group"]
+        [
+            "status",
+            "rating_lo",
+            "rating_hi",
+            "rank_lo",
+            "rank_hi",
+            "tie_group"
+        ]
     );
     let mut group = 0;
     for row in &board[1..] {
-        let (lo, hi): (f64, f64) = (row[10].parse().unwrap(), row[11].parse().unwrap());
-        let (rlo, rhi): (u32, u32) = (row[12].parse().unwrap(), row[13].parse().unwrap());
-        let g: u32 = row[14].parse().unwrap();
+        assert_eq!(
+            row[10], "ranked",
+            "a league of 16 whose players all play often"
+        );
+        let (lo, hi): (f64, f64) = (row[11].parse().unwrap(), row[12].parse().unwrap());
+        let (rlo, rhi): (u32, u32) = (row[13].parse().unwrap(), row[14].parse().unwrap());
+        let g: u32 = row[15].parse().unwrap();
         assert!(lo < hi && 1 <= rlo && rlo <= rhi && rhi <= 16, "{row:?}");
         assert!(g == group || g == group + 1, "{row:?}");
         group = g;
@@ -813,8 +824,13 @@ fn head_to_head_counts_games_and_gives_the_likelihood_of_superiority() {
         "time,a,b,result\n1,ann,bob,1-0\n2,bob,ann,0-1\n3,ann,bob,1/2-1/2\n4,bob,cy,1-0\n\
          5,cy,ann,0-1\n6,ann+cy,bob+dee,1-0\n7,dee,cy,1/2-1/2\n",
     );
+    // (Seven games rank nobody by the status rules: --rank-all ranks them all.)
     let out = dir.path().join("glicko");
-    replay_ok(&games, &out, &["--system", "glicko", "--h2h", "3"]);
+    replay_ok(
+        &games,
+        &out,
+        &["--system", "glicko", "--h2h", "3", "--rank-all"],
+    );
     let board = read_csv(&out.join("leaderboard.csv"));
     let h2h = read_csv(&out.join("h2h.csv"));
     assert_eq!(
@@ -859,13 +875,17 @@ fn head_to_head_counts_games_and_gives_the_likelihood_of_superiority() {
     assert!((num(&first[9]) - want).abs() < 1e-12, "{first:?} vs {want}");
     assert!(num(&first[9]) >= 0.5);
     let elo = dir.path().join("elo");
-    replay_ok(&games, &elo, &["--system", "elo", "--h2h", "2"]);
+    replay_ok(
+        &games,
+        &elo,
+        &["--system", "elo", "--h2h", "2", "--rank-all"],
+    );
     assert_eq!(read_csv(&elo.join("h2h.csv"))[1][9], "");
     let boot = dir.path().join("boot");
     replay_ok(
         &games,
         &boot,
-        &["--system", "elo", "--h2h", "2", "--ci", "50"],
+        &["--system", "elo", "--h2h", "2", "--ci", "50", "--rank-all"],
     );
     let s = num(&read_csv(&boot.join("h2h.csv"))[1][9]);
     assert!(

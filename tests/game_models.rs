@@ -405,8 +405,10 @@ fn fide_preset_with_seeds_from_pgn() {
     assert!(texts(&o).1.contains("PGN rating tags"), "{}", texts(&o).1);
 }
 
-/// `--preset lichess` is Glicko-2 with Lichess's settings and its deviation growth a day;
-/// compare takes presets in --systems, and tune goes over a preset's parameters.
+/// `--preset lichess` is Glicko-2 with liglicko2's settings, its fractional growth of
+/// 0.21436 periods a day, the input's order and Lichess's leaderboard rule; an explicit
+/// option goes over the preset's (0 included); compare takes presets in --systems (with
+/// their growth), and tune goes over a preset's parameters.
 #[test]
 fn presets_in_replay_compare_and_tune() {
     let dir = TempDir::new().unwrap();
@@ -428,11 +430,68 @@ fn presets_in_replay_compare_and_tune() {
         (p["min_rd"].as_f64(), p["max_rd"].as_f64()),
         (Some(45.0), Some(500.0))
     );
-    assert!(
-        (m["decay_per_day"].as_f64().unwrap() - 52.398).abs() < 0.001,
-        "{}",
-        m["decay_per_day"]
+    // liglicko2's RatingSystem defaults: volatility and rating bounds, the regulator and
+    // the change a game may make.
+    assert_eq!(
+        (
+            p["min_volatility"].as_f64(),
+            p["max_volatility"].as_f64(),
+            p["min_rating"].as_f64(),
+            p["max_rating"].as_f64(),
+            p["regulator"].as_f64(),
+            p["max_delta"].as_f64()
+        ),
+        (
+            Some(0.01),
+            Some(0.1),
+            Some(400.0),
+            Some(4000.0),
+            Some(1.02),
+            Some(700.0)
+        )
     );
+    // Its growth: the fraction of Lichess's period passed (0.21436 a day), no decay, the
+    // input's order, Lichess's leaderboard rule.
+    assert_eq!(m["decay_per_day"].as_f64(), Some(0.0));
+    assert_eq!(m["growth"], "fractional");
+    assert!((m["rating_period_days"].as_f64().unwrap() * 0.21436 - 1.0).abs() < 1e-12);
+    assert_eq!(m["input_order"], true);
+    assert_eq!(
+        (
+            m["status"]["provisional_above"].as_f64(),
+            m["status"]["min_contests"].as_u64(),
+            m["status"]["active_within_days"].as_f64()
+        ),
+        (Some(75.0), Some(30), Some(7.0))
+    );
+    // An explicit value of an option the preset sets is honoured, 0 included.
+    let zero = dir.path().join("zero");
+    replay_ok(
+        &league,
+        &zero,
+        &[
+            "--preset",
+            "lichess",
+            "--decay-per-day",
+            "0",
+            "--growth",
+            "rounds",
+            "--order",
+            "time",
+        ],
+    );
+    let z = metrics(&zero);
+    assert_eq!(
+        (z["growth"].as_str(), z.get("input_order")),
+        (Some("rounds"), None)
+    );
+    let decayed = dir.path().join("decayed");
+    replay_ok(
+        &league,
+        &decayed,
+        &["--preset", "lichess", "--decay-per-day", "3"],
+    );
+    assert_eq!(metrics(&decayed)["decay_per_day"].as_f64(), Some(3.0));
     // A parameter given goes over the preset's.
     let over = dir.path().join("over");
     replay_ok(&league, &over, &["--preset", "lichess", "--tau", "0.3"]);
@@ -447,10 +506,10 @@ fn presets_in_replay_compare_and_tune() {
         cmp.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", texts(&o).1);
-    assert_eq!(
-        metrics(&cmp.join("glicko2"))["params"]["max_rd"].as_f64(),
-        Some(500.0)
-    );
+    let g2 = metrics(&cmp.join("glicko2"));
+    assert_eq!(g2["params"]["max_rd"].as_f64(), Some(500.0));
+    assert_eq!(g2["growth"], "fractional");
+    assert_eq!(metrics(&cmp.join("elo"))["growth"], "time");
     // Tuning tau over the preset differs from tuning it over Glicko-2's defaults (the
     // preset's deviations and volatility stay under the grid).
     let tune = |name: &str, base: &[&str]| {

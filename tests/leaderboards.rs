@@ -1,16 +1,17 @@
-//! What a published leaderboard needs: active players only (hidden, never dropped from the
-//! replay).
+//! What a published leaderboard needs: the established, active entrants ranked, the others
+//! listed apart and marked (never dropped from the replay).
 
 mod common;
 
 use common::{rate_batch, read_csv, replay_ok, texts, write};
 use tempfile::TempDir;
 
-/// `--active-since` and `--active-within` leave off the players whose last game is older,
-/// renumber the ranks among those shown, and change nothing of the replay (the metrics and
-/// the ratings of those shown are the same).
+/// A leaderboard keeps every entrant: `--active-since` and `--active-within` mark the players
+/// whose last game is older `inactive` (no rank; listed after the ranked), the ranks count the
+/// ranked only, and the replay is the same (the metrics and every rating). The default window
+/// is FIDE's year; `none` turns it off; `--rank-all` ranks everyone.
 #[test]
-fn inactive_players_are_hidden_not_dropped() {
+fn inactive_players_are_marked_not_dropped() {
     let dir = TempDir::new().unwrap();
     // old1 and old2 stop playing in January; the others play on until June.
     let mut text = String::from("time,a,b,result\n");
@@ -29,36 +30,99 @@ fn inactive_players_are_hidden_not_dropped() {
         let out = dir.path().join(name);
         let mut args = vec!["--format", "games"];
         args.extend_from_slice(extra);
-        replay_ok(&input, &out, &args);
+        let o = rate_batch(
+            &[
+                &[
+                    "replay",
+                    input.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ][..],
+                &args,
+            ]
+            .concat(),
+        );
+        assert!(o.status.success(), "{}", texts(&o).1);
         let m: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
                 .unwrap();
-        (read_csv(&out.join("leaderboard.csv")), m["metrics"].clone())
+        (
+            read_csv(&out.join("leaderboard.csv")),
+            m["metrics"].clone(),
+            texts(&o).0,
+        )
     };
-    let (all, m_all) = board("all", &[]);
+    // Within FIDE's year (the default) everyone is active: five ranked.
+    let (all, m_all, printed) = board("all", &[]);
+    assert_eq!(all[0][10], "status");
     assert_eq!(all.len(), 1 + 5);
+    assert!(all[1..].iter().all(|r| r[10] == "ranked"), "{all:?}");
+    assert!(
+        printed.contains("Rated 5: 5 ranked, 0 provisional, 0 inactive"),
+        "{printed}"
+    );
     for extra in [
         &["--active-within", "90d"][..],
         &["--active-within", "3m"][..],
         &["--active-since", "2024-03-01"][..],
     ] {
-        let (shown, m) = board(&extra.join("_"), extra);
+        let (shown, m, printed) = board(&extra.join("_"), extra);
         assert_eq!(m, m_all, "{extra:?}: the replay is the same");
+        assert_eq!(shown.len(), 1 + 5, "every entrant listed");
         let names: Vec<&str> = shown[1..].iter().map(|r| r[1].as_str()).collect();
-        assert!(
-            !names.contains(&"old1") && !names.contains(&"old2"),
-            "{names:?}"
-        );
-        assert_eq!(names.len(), 3, "{extra:?}");
         let ranks: Vec<&str> = shown[1..].iter().map(|r| r[0].as_str()).collect();
-        assert_eq!(ranks, ["1", "2", "3"], "renumbered among those shown");
+        let status: Vec<&str> = shown[1..].iter().map(|r| r[10].as_str()).collect();
+        assert_eq!(
+            ranks,
+            ["1", "2", "3", "", ""],
+            "{extra:?}: ranked among the active"
+        );
+        assert_eq!(
+            status,
+            ["ranked", "ranked", "ranked", "inactive", "inactive"]
+        );
+        let mut gone = names[3..].to_vec();
+        gone.sort_unstable();
+        assert_eq!(gone, ["old1", "old2"], "{extra:?}");
         for r in &shown[1..] {
             let same = all[1..].iter().find(|a| a[1] == r[1]).unwrap();
             assert_eq!(r[2], same[2], "{}'s rating", r[1]);
         }
+        assert!(
+            printed.contains("Rated 5: 3 ranked, 0 provisional, 2 inactive"),
+            "{printed}"
+        );
+        // The printed table ranks the active only.
+        assert!(!printed.contains("old1"), "{printed}");
     }
-    // Within a year: everyone.
-    assert_eq!(board("year", &["--active-within", "1y"]).0.len(), 1 + 5);
+    // `none`: nobody inactive; --rank-all: everyone ranked, the status still said.
+    let (none, _, _) = board(
+        "none",
+        &["--active-within", "none", "--active-since", "2024-03-01"],
+    );
+    assert_eq!(
+        none[1..].iter().filter(|r| r[10] == "inactive").count(),
+        2,
+        "since still marks"
+    );
+    let (none, _, _) = board("none2", &["--active-within", "none"]);
+    assert!(none[1..].iter().all(|r| r[10] == "ranked"));
+    let (every, _, _) = board("every", &["--active-within", "90d", "--rank-all"]);
+    assert_eq!(
+        every[1..].iter().map(|r| r[0].as_str()).collect::<Vec<_>>(),
+        ["1", "2", "3", "4", "5"]
+    );
+    assert!(every[1..].iter().all(|r| r[10] == "ranked"));
+    // Provisional: fewer contests than --provisional-below (Elo has no uncertainty); new3
+    // played 100, old2 28.
+    let (few, _, printed) = board("few", &["--provisional-below", "50"]);
+    let status = |t: &Vec<Vec<String>>, n: &str| t.iter().find(|r| r[1] == n).unwrap()[10].clone();
+    assert_eq!(status(&few, "old2"), "provisional");
+    assert_eq!(status(&few, "new3"), "ranked");
+    assert!(
+        printed.contains("provisional: fewer than 50 contests"),
+        "{printed}"
+    );
     let o = rate_batch(&[
         "replay",
         input.to_str().unwrap(),
@@ -75,6 +139,66 @@ fn inactive_players_are_hidden_not_dropped() {
         "{}",
         texts(&o).1
     );
+}
+
+/// The uncertainty rule: Glicko-2's players above Lichess's provisional deviation (110) are
+/// provisional; a player back after months has his deviation grown by his own volatility, so
+/// a newcomer with two games and a player long away are provisional while the regulars are
+/// ranked; `--provisional-above` moves the threshold.
+#[test]
+fn uncertain_players_are_provisional() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("time,a,b,result\n");
+    // Four regulars play every week of 2024; `gone` plays them in January only; `new` joins
+    // for two games at the end.
+    let regulars = ["r1", "r2", "r3", "r4"];
+    for w in 0..52usize {
+        let day = (1 + 7 * w) as i64;
+        for (k, pair) in [(0, 1), (2, 3), (0, 2), (1, 3)].iter().enumerate() {
+            let (a, b) = (regulars[pair.0], regulars[pair.1]);
+            let result = ["1", "0", "1/2-1/2", "1"][(w + k) % 4];
+            text.push_str(&format!(
+                "{},{a},{b},{result}\n",
+                1_704_067_200 + day * 86_400 + k as i64
+            ));
+        }
+        if w < 4 {
+            text.push_str(&format!(
+                "{},gone,r{},1/2-1/2\n",
+                1_704_067_200 + day * 86_400 + 10,
+                1 + w % 4
+            ));
+        }
+    }
+    text.push_str("1735000000,new,r1,1\n1735000100,new,r2,0\n");
+    let input = write(dir.path(), "g.csv", &text);
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["--system", "glicko2"];
+        args.extend_from_slice(extra);
+        replay_ok(&input, &out, &args);
+        read_csv(&out.join("leaderboard.csv"))
+    };
+    let board = run("g2", &[]);
+    let row = |t: &Vec<Vec<String>>, n: &str| t.iter().find(|r| r[1] == n).unwrap().clone();
+    for r in regulars {
+        let line = row(&board, r);
+        let rd: f64 = line[3].parse().unwrap();
+        assert!(rd < 110.0, "{line:?}");
+        assert_eq!(line[10], "ranked");
+    }
+    let gone = row(&board, "gone");
+    assert_eq!(gone[10], "provisional", "{gone:?}");
+    assert!(gone[3].parse::<f64>().unwrap() > 110.0, "{gone:?}");
+    assert_eq!(row(&board, "new")[10], "provisional");
+    // A threshold above every deviation ranks all six.
+    let loose = run("loose", &["--provisional-above", "1000"]);
+    assert!(loose[1..].iter().all(|r| r[10] == "ranked"), "{loose:?}");
+    let strict = run(
+        "strict",
+        &["--provisional-above", "none", "--provisional-below", "1"],
+    );
+    assert!(strict[1..].iter().all(|r| r[10] == "ranked"));
 }
 
 /// The leaderboard's `uncertainty` column says what it is, per system: metrics.json's
@@ -147,13 +271,14 @@ fn standings_show_best_and_median_places() {
         let rows: Vec<(String, u64, u64, f64)> = if format == "csv" {
             let t = read_csv(&out.join("leaderboard.csv"));
             assert_eq!(
-                t[0][5..10],
+                t[0][5..11],
                 [
                     "rounds",
                     "contests",
                     "best_rank",
                     "median_rank",
-                    "last_time"
+                    "last_time",
+                    "status"
                 ]
             );
             t[1..]

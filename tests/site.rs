@@ -36,8 +36,9 @@ fn a_league_site_with_pages_and_rank_changes() {
         "time,a,b,result\n2024-01-01,ann,bob,1\n2024-01-02,ann,bob,1\n2024-01-03,bob,cid,1\n\
          2024-01-04,ann,bob,1\n2024-01-05,bob,cid,1\n2024-01-06,cid,ann,1\n",
     );
+    // (Six games rank nobody by the status rules: the league's site ranks everyone.)
     let (out, site) = (dir.path().join("out"), dir.path().join("site"));
-    let o = site_run(&games, &out, &site, &[]);
+    let o = site_run(&games, &out, &site, &["--rank-all"]);
     assert!(o.status.success(), "{}", texts(&o).1);
     assert!(
         texts(&o).0.contains("(index.html, 3 player pages)"),
@@ -97,7 +98,7 @@ fn a_league_site_with_pages_and_rank_changes() {
             read(&games)
         ),
     );
-    let o = site_run(&more, &out, &site, &[]);
+    let o = site_run(&more, &out, &site, &["--rank-all"]);
     assert!(o.status.success(), "{}", texts(&o).1);
     let index = read(&site.join("index.html"));
     let row_of = |name: &str| {
@@ -110,6 +111,87 @@ fn a_league_site_with_pages_and_rank_changes() {
     assert!(row_of("cid").contains("▲2"), "{}", row_of("cid"));
     assert!(row_of("dan").contains("new"), "{}", row_of("dan"));
     assert!(row_of("ann").contains('▼'), "{}", row_of("ann"));
+}
+
+/// The site ranks as the leaderboard does: the ranked first, numbered; the provisional and
+/// the inactive after them under headings, marked and unnumbered; their pages say why; the
+/// search data and `ranks.csv` (what the next run's changes count from) rank the ranked only.
+#[test]
+fn a_site_ranks_the_ranked_and_lists_the_others_apart() {
+    let dir = TempDir::new().unwrap();
+    // Three regulars play all of 2024; `old` stops in January 2023; `new` plays twice in
+    // December 2024.
+    let mut text = String::from("time,a,b,result\n");
+    for d in 1..=20 {
+        text.push_str(&format!("2023-01-{d:02},old,r1,0\n"));
+    }
+    for m in 1..=12 {
+        for d in [3, 13, 23] {
+            text.push_str(&format!(
+                "2024-{m:02}-{d:02},r1,r2,1\n2024-{m:02}-{d:02},r2,r3,1\n"
+            ));
+        }
+    }
+    text.push_str("2024-12-24,new,r3,1\n2024-12-25,new,r2,1\n");
+    let games = write(dir.path(), "g.csv", &text);
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let o = site_run(&games, &out, &site, &[]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let board = common::read_csv(&out.join("leaderboard.csv"));
+    let status: Vec<(&str, &str, &str)> = board[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[10].as_str()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("1", "r1", "ranked"),
+            ("2", "r2", "ranked"),
+            ("3", "r3", "ranked"),
+            ("", "new", "provisional"),
+            ("", "old", "inactive")
+        ]
+    );
+    let index = read(&site.join("index.html"));
+    let at = |needle: &str| index.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    assert!(
+        at(">r3</a>") < at("Not ranked: provisional")
+            && at("Not ranked: provisional") < at(">new</a>")
+    );
+    assert!(
+        at(">new</a>") < at("Not ranked: inactive") && at("Not ranked: inactive") < at(">old</a>")
+    );
+    let row_of = |name: &str| {
+        index
+            .split("<tr")
+            .find(|r| r.contains(&format!(">{name}</a>")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(row_of("r1").contains(">1</td>"), "{}", row_of("r1"));
+    assert!(
+        row_of("new").contains(">provisional</td>"),
+        "{}",
+        row_of("new")
+    );
+    assert!(
+        row_of("old").contains(">inactive</td>"),
+        "{}",
+        row_of("old")
+    );
+    // new is player 3 (r1 0, old 1, r2 2, r3... by first appearance: old 0, r1 1, r2 2, r3 3,
+    // new 4).
+    let new_page = read(&site.join("players/0/4.html"));
+    assert!(new_page.contains("Not ranked: provisional"), "{new_page}");
+    let r1_page = read(&site.join("players/0/1.html"));
+    assert!(r1_page.contains("<dt>Rank</dt><dd>1 of 3"), "{r1_page}");
+    assert_eq!(
+        read(&site.join("ranks.csv")),
+        "rank,player\n1,r1\n2,r2\n3,r3\n"
+    );
+    let names = read(&site.join("names.js"));
+    assert!(names.contains("[\"old\",0,\"inactive\"]"), "{names}");
+    assert!(names.contains("[\"r1\",1,1]"), "{names}");
 }
 
 /// Standings: the pages give places, the contests as the field; the site never lands in the

@@ -75,11 +75,11 @@ fn glickmans_examples_from_the_command_line() {
     assert!((num(&me[2]) - 1464.06).abs() < 0.01, "{me:?}");
     assert!((num(&me[3]) - 151.52).abs() < 0.005, "{me:?}");
     // Without periods every game is its own period: the games are rated one after the
-    // other (1464.22 / 151.25), not together.
+    // other (1464.22 / 151.25, with no growth between them: c 0), not together.
     let board = replay(
         dir.path(),
         &games,
-        &["--system", "glicko", "--initial-ratings", seeds],
+        &["--system", "glicko", "--c", "0", "--initial-ratings", seeds],
     );
     let me = row(&board, "me");
     assert!((num(&me[2]) - 1464.22).abs() < 0.005, "{me:?}");
@@ -159,7 +159,8 @@ fn decay_and_as_of() {
         &["--system", "elo", "--as-of", "2021-12-30T23:59:59Z"],
     );
     assert_eq!(&row(&board, "c")[5..9], ["1", "0", "1", "0"]);
-    // Glicko-2 as of a date a year on: b's deviation grows with the decay up to it.
+    // Glicko-2 as of a date a year on: b's deviation grows with the decay up to it (its
+    // growth by volatility counted in rounds, of which none passes).
     let early = replay(
         dir.path(),
         &games,
@@ -168,6 +169,8 @@ fn decay_and_as_of() {
             "glicko2",
             "--decay-per-day",
             "100",
+            "--growth",
+            "rounds",
             "--as-of",
             "2021-01-01",
         ],
@@ -180,6 +183,8 @@ fn decay_and_as_of() {
             "glicko2",
             "--decay-per-day",
             "100",
+            "--growth",
+            "rounds",
             "--as-of",
             "2021-06-01",
         ],
@@ -213,11 +218,14 @@ fn glicko_c_counts_calendar_periods() {
         replay(
             dir.path(),
             &games,
-            &["--system", "glicko", "--c", "30", "--period", period],
+            &[
+                "--system", "glicko", "--c", "30", "--period", period, "--growth", "rounds",
+            ],
         )
     };
     // b never returns: with weekly periods, from the week of 2021-01-04 to that of
-    // 2021-03-02 (8 weeks) its deviation grows by 30^2 per week up to the end.
+    // 2021-03-02 (8 weeks) its deviation grows by 30^2 per week up to the end (with a game a
+    // round and the rounds counted, none passes after his last).
     let (week, game) = (with_c("week"), with_c("game"));
     let (ub_week, ub_game) = (num(&row(&week, "b")[3]), num(&row(&game, "b")[3]));
     assert!(
@@ -252,11 +260,18 @@ fn min_rounds_and_rank_by() {
         "games.csv",
         "time,a,b,result\n1,a,b,1-0\n2,a,c,1-0\n3,c,b,1-0\n4,d,a,1-0\n",
     );
-    let board = replay(dir.path(), &games, &["--min-rounds", "2"]);
+    // (Elo's rule wants 5 contests: --provisional-below 1 leaves --min-rounds to decide.)
+    let board = replay(
+        dir.path(),
+        &games,
+        &["--min-rounds", "2", "--provisional-below", "1"],
+    );
     let names: Vec<&str> = board[1..].iter().map(|r| r[1].as_str()).collect();
     // Elo: a 1516, then 1531.27 (beat c), then 1513.83 (lost to d); c 1484.73, then 1500.70
-    // (beat b); b 1484, then 1468.03.
-    assert_eq!(names, ["a", "c", "b"], "d played once");
+    // (beat b); b 1484, then 1468.03; d, who played once, is provisional, listed after.
+    assert_eq!(names, ["a", "c", "b", "d"]);
+    assert_eq!(board[4][0], "", "d played once: not ranked");
+    assert_eq!(board[4][10], "provisional");
     // Elo's display rating is the rating: same order either way; Elo-MMR's display
     // rating is mu - 2 (sigma - 80), which can reorder.
     let by_rating = replay(dir.path(), &games, &["--system", "elo-mmr"]);

@@ -26,6 +26,9 @@ pub(crate) struct Context<'o> {
     pub appear: Option<Appearances>,
     /// Errors set aside by [`Context::defer`] until [`Context::report_deferred`].
     pub(crate) deferred: (Vec<InputError>, usize),
+    /// The rating pool of the record being read (`--pool-by`), which the players it names
+    /// are rated in: each (name, pool) is a player.
+    pub pool: Option<String>,
 }
 
 /// The players a piece of a file names ([`super::parallel`]), each once, in the order of their
@@ -110,6 +113,7 @@ impl<'o> Context<'o> {
             scattered_at: None,
             appear: None,
             deferred: (Vec::new(), 0),
+            pool: None,
         }
     }
 
@@ -133,13 +137,17 @@ impl<'o> Context<'o> {
             scattered_at: None,
             appear: Some(appear),
             deferred: (Vec::new(), 0),
+            pool: None,
         }
     }
 
     /// The id of a player name, interned on first sight ([`HistoryBuilder::player`]).
     #[inline]
     pub fn player(&mut self, name: &str) -> PlayerId {
-        let id = self.builder.player(name);
+        let id = match &self.pool {
+            Some(pool) => self.builder.pooled_player(name, pool),
+            None => self.builder.player(name),
+        };
         if let Some(a) = &mut self.appear {
             a.note(id);
         }
@@ -169,7 +177,7 @@ impl<'o> Context<'o> {
         if n > e.looked {
             // Games and PGN give one contest per record at most.
             let t = b.pending_time(n - 1);
-            let problem = if t < e.latest {
+            let problem = if t < e.latest && !self.opts.input_order {
                 Some(format!(
                     "not in time order: a contest of {} after one of {}; a streamed input \
                      must be sorted by time (--stream off reads it whole and sorts it in memory)",
@@ -320,6 +328,9 @@ impl<'o> Context<'o> {
 
     pub(crate) fn finish(mut self) -> History {
         self.source.duplicates_dropped = self.builder.duplicates_dropped();
+        if self.opts.input_order {
+            self.builder.keep_input_order();
+        }
         self.builder.finish(self.source)
     }
 }

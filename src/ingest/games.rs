@@ -8,6 +8,11 @@
 //! losers maps `winner` and `loser` (and neither `a` nor `b`): each row is a win of its
 //! winner over its loser.
 //!
+//! A `pool` column (`--pool-by COLUMN`) rates each player apart in each of its values (a
+//! chess speed class, a tennis surface); with Lichess's speed classes asked for (`--preset
+//! lichess`) and no pool column, a `time_control` column (`base+increment` in seconds, `-`
+//! for correspondence) gives each game its class.
+//!
 //! Side a plays the first side (home, white: a first-side advantage applies to it), except
 //! in a game whose optional `neutral` column is true (`TRUE`/`FALSE`, `1`/`0`, `yes`/`no`;
 //! empty is not neutral), and in every game of a file whose `winner` column is side a's or
@@ -19,6 +24,15 @@ use super::errors::FieldError;
 use super::options::ColumnMap;
 use super::options::TeamSeparator;
 use crate::history::PlayerId;
+
+/// Where a game's rating pool comes from.
+#[derive(Clone, Copy, Debug)]
+enum PoolColumn {
+    /// A column's value, as it is.
+    Value(usize),
+    /// Lichess's speed class of a time control.
+    Speed(usize),
+}
 
 #[derive(Clone, Copy, Debug)]
 enum OutcomeColumns {
@@ -37,14 +51,17 @@ pub(crate) struct GamesSchema {
     series: Option<usize>,
     weight: Option<usize>,
     neutral: Option<usize>,
+    pool: Option<PoolColumn>,
+    event: Option<usize>,
     /// Side a is a first side (not a file of winners and losers).
     sided: bool,
     names: Vec<String>,
 }
 
 impl GamesSchema {
-    /// Finds the columns in a header; a missing required column is an error naming it.
-    pub fn resolve(header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
+    /// Finds the columns in a header; a missing required column is an error naming it. With
+    /// `speed`, a `time_control` column gives the pools where no `pool` column does.
+    pub fn resolve(header: &[String], map: &ColumnMap, speed: bool) -> Result<Self, FieldError> {
         let col = |name: &str| find_column(header, map.source(name));
         let need = |name: &str| {
             col(name).ok_or_else(|| {
@@ -89,6 +106,13 @@ impl GamesSchema {
             series: col("series"),
             weight: col("weight"),
             neutral: col("neutral"),
+            pool: match (col("pool"), col("time_control")) {
+                (Some(p), _) => Some(PoolColumn::Value(p)),
+                (None, _) if map.maps("pool") => return Err(need("pool").unwrap_err()),
+                (None, Some(t)) if speed => Some(PoolColumn::Speed(t)),
+                _ => None,
+            },
+            event: col("event"),
             sided,
             names,
         })
@@ -188,6 +212,24 @@ impl GamesReader {
             return Ok(());
         }
         let (raw_a, raw_b) = (get(s.a), get(s.b));
+        ctx.pool = match s.pool {
+            None => None,
+            Some(PoolColumn::Value(i)) => Some(pool_value(get(i), name(i))?.to_string()),
+            Some(PoolColumn::Speed(i)) => Some(
+                speed_class(get(i))
+                    .ok_or_else(|| {
+                        FieldError::new(
+                            name(i),
+                            format!(
+                                "`{}` is not a time control (`base+increment` in seconds, or \
+                                 `-` for correspondence)",
+                                get(i).trim()
+                            ),
+                        )
+                    })?
+                    .to_string(),
+            ),
+        };
         let opts = ctx.opts;
         let sep = &opts.team_separator;
         side(
@@ -278,6 +320,12 @@ impl GamesReader {
             })?,
             None => false,
         };
+        if let (Some(i), true) = (s.event, ctx.opts.events) {
+            let event = get(i).trim();
+            if !event.is_empty() {
+                ctx.builder.name_next_game(event);
+            }
+        }
         let sides = (&self.side_a[..], &self.side_b[..]);
         let shares = (&self.share_a[..], &self.share_b[..]);
         ctx.builder
@@ -293,6 +341,46 @@ impl GamesReader {
             )
             .map_err(|e| FieldError::new(name(s.b), e.to_string()))
     }
+}
+
+/// A rating pool's value: trimmed, not empty, without the character that joins a name to
+/// its pool.
+pub(crate) fn pool_value<'v>(raw: &'v str, field: &str) -> Result<&'v str, FieldError> {
+    let v = raw.trim();
+    if v.is_empty() {
+        return Err(FieldError::new(
+            field,
+            "empty rating pool: every game of a pooled history names its pool".to_string(),
+        ));
+    }
+    if v.contains(crate::history::POOL_SEP) {
+        return Err(FieldError::new(
+            field,
+            "a rating pool may not hold the control character U+001F".to_string(),
+        ));
+    }
+    Ok(v)
+}
+
+/// Lichess's speed class of a time control `base+increment` (seconds; `-` is
+/// correspondence): by the estimated duration `base + 40 increment`, under 30 s
+/// `ultrabullet`, under 180 `bullet`, under 480 `blitz`, under 1500 `rapid`, else
+/// `classical`.
+pub(crate) fn speed_class(tc: &str) -> Option<&'static str> {
+    let tc = tc.trim();
+    if tc == "-" {
+        return Some("correspondence");
+    }
+    let (base, inc) = tc.split_once('+')?;
+    let (base, inc): (u64, u64) = (base.trim().parse().ok()?, inc.trim().parse().ok()?);
+    let seconds = base.checked_add(inc.checked_mul(40)?)?;
+    Some(match seconds {
+        0..30 => "ultrabullet",
+        30..180 => "bullet",
+        180..480 => "blitz",
+        480..1500 => "rapid",
+        _ => "classical",
+    })
 }
 
 /// A true-or-false field: `true`/`false`, `1`/`0`, `yes`/`no`, `y`/`n`, `t`/`f` in any case;
@@ -331,6 +419,14 @@ fn side(
             (n, 1.0)
         };
         let n = super::context::player_name(n, field, trim)?;
+        if ctx.pool.is_some() && n.contains(crate::history::POOL_SEP) {
+            return Err(FieldError::new(
+                field,
+                "a player's name may not hold the control character U+001F when players are \
+                 rated in pools"
+                    .to_string(),
+            ));
+        }
         let id = ctx.player(n);
         if out.contains(&id) {
             return Err(FieldError::new(

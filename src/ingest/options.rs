@@ -66,8 +66,25 @@ pub struct ColumnMap(Vec<(String, String)>);
 
 /// Column names the readers know, for checking `--map`.
 pub const CANONICAL_COLUMNS: &[&str] = &[
-    "time", "a", "b", "result", "score_a", "score_b", "winner", "series", "weight", "neutral",
-    "contest", "player", "rank", "team", "share", "loser",
+    "time",
+    "a",
+    "b",
+    "result",
+    "score_a",
+    "score_b",
+    "winner",
+    "series",
+    "weight",
+    "neutral",
+    "contest",
+    "player",
+    "rank",
+    "team",
+    "share",
+    "loser",
+    "pool",
+    "time_control",
+    "event",
 ];
 
 impl ColumnMap {
@@ -91,6 +108,17 @@ impl ColumnMap {
             pairs.push((k.to_string(), v.to_string()));
         }
         Ok(Self(pairs))
+    }
+
+    /// Whether `canonical` is mapped to a column of another name.
+    pub fn maps(&self, canonical: &str) -> bool {
+        self.0.iter().any(|(k, _)| k == canonical)
+    }
+
+    /// Maps `canonical` to the column `actual` (over a mapping given before).
+    pub fn set(&mut self, canonical: &str, actual: &str) {
+        self.0.retain(|(k, _)| k != canonical);
+        self.0.push((canonical.to_string(), actual.to_string()));
     }
 
     /// The name of the column that holds `canonical`.
@@ -132,4 +160,17 @@ pub struct IngestOptions {
     /// Further inputs read after the first (files, or folders of CSV and PGN files), their
     /// contests merged with its in time order.
     pub more: Vec<std::path::PathBuf>,
+    /// Keep the contests in the order of the input rather than sorting them by time
+    /// (`--order input`: a server's log lists games as they were rated).
+    pub input_order: bool,
+    /// Rate players apart in each rating pool: a PGN's tag of this name (`--pool-by TAG`; a
+    /// table's pool is its column `pool`, `--map pool=COLUMN`).
+    pub pool_tag: Option<String>,
+    /// Each game named by its event (`--period event`): a PGN's `Event` tag with its
+    /// `EventDate` (else the month of the game), a table's `event` column.
+    pub events: bool,
+    /// Lichess's speed classes as the pools, from a table's `time_control` column or a
+    /// PGN's `TimeControl` tag (`base+increment` in seconds; `-` correspondence), where
+    /// there is no pool otherwise (`--preset lichess`).
+    pub speed_pools: bool,
 }

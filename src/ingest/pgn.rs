@@ -14,8 +14,19 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The tags the reader uses; the others are only counted and checked for repeats.
-const USED_TAGS: [&str; 9] = [
-    "White", "Black", "Result", "Date", "UTCDate", "UTCTime", "WhiteElo", "BlackElo", "Round",
+const USED_TAGS: [&str; 12] = [
+    "White",
+    "Black",
+    "Result",
+    "Date",
+    "UTCDate",
+    "UTCTime",
+    "WhiteElo",
+    "BlackElo",
+    "Round",
+    "TimeControl",
+    "Event",
+    "EventDate",
 ];
 
 /// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
@@ -29,6 +40,8 @@ struct Game {
     tags: [Option<(String, u64)>; USED_TAGS.len()],
     /// Every tag name seen (a repeated one starts the next game in files without move text).
     seen: rustc_hash::FxHashSet<String>,
+    /// The value and line of the tag `--pool-by` names.
+    pool: Option<(String, u64)>,
     /// With `--dedupe`: the digest of the moves so far.
     moves: Moves,
 }
@@ -207,6 +220,9 @@ pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
                     )
                     .into());
             }
+            if ctx.opts.pool_tag.as_deref() == Some(name.as_str()) {
+                game.pool = Some((value.clone(), line_no));
+            }
             game.add(name, value, line_no);
             continue;
         }
@@ -319,7 +335,51 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
         let v = super::context::player_name(v, tag, ctx.opts.trim_names).map_err(|e| (l, e))?;
         Ok(v.to_string())
     };
+    // The game's rating pool: the tag `--pool-by` names, else (Lichess's speed classes) its
+    // time control's class.
+    ctx.pool = if ctx.opts.pool_tag.is_some() {
+        let (v, l) = game
+            .pool
+            .as_ref()
+            .map_or(("", start), |(v, l)| (v.as_str(), *l));
+        let tag = ctx.opts.pool_tag.as_deref().unwrap_or_default();
+        Some(
+            super::games::pool_value(v, tag)
+                .map_err(|e| (l, e))?
+                .to_string(),
+        )
+    } else if ctx.opts.speed_pools
+        && let Some((tc, l)) = game.tag("TimeControl")
+    {
+        let class = super::games::speed_class(tc).ok_or_else(|| {
+            (
+                l,
+                FieldError::new(
+                    "TimeControl",
+                    format!(
+                        "`{}` is not a time control (`base+increment` in seconds, or `-`)",
+                        tc.trim()
+                    ),
+                ),
+            )
+        })?;
+        Some(class.to_string())
+    } else {
+        None
+    };
     let (white, black) = (player("White")?, player("Black")?);
+    for (name, tag) in [(&white, "White"), (&black, "Black")] {
+        if ctx.pool.is_some() && name.contains(crate::history::POOL_SEP) {
+            return Err((
+                start,
+                FieldError::new(
+                    tag,
+                    "a player's name may not hold the control character U+001F when players \
+                     are rated in pools",
+                ),
+            ));
+        }
+    }
     let time = game_time(game).map_err(|(l, tag, m)| (l, FieldError::new(tag, m)))?;
     if white == black {
         return Err((
@@ -327,8 +387,11 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
             FieldError::new("Black", format!("player `{white}` plays against himself")),
         ));
     }
+    let (w, bl) = (ctx.player(&white), ctx.player(&black));
+    if ctx.opts.events {
+        ctx.builder.name_next_game(&event_name(game, time));
+    }
     let b = &mut ctx.builder;
-    let (w, bl) = (b.player(&white), b.player(&black));
     if ctx.opts.dedupe {
         b.fingerprint(fingerprint(game));
     }
@@ -359,6 +422,28 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
         Some((score_white, 1.0 - score_white)),
     )
     .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+}
+
+/// A game's event, as `--period event` groups games: its `Event` tag and `EventDate` (a
+/// recurring event's editions apart), else the month of the game; a game without an `Event`
+/// tag (or `?`) is an event of its own month.
+fn event_name(game: &Game, time: i64) -> String {
+    let event = game
+        .tag("Event")
+        .map(|(v, _)| v.trim())
+        .filter(|v| !v.is_empty() && *v != "?")
+        .unwrap_or("?");
+    let date = game
+        .tag("EventDate")
+        .map(|(v, _)| v.trim())
+        .filter(|v| v.len() == 10 && !v.contains('?'));
+    match date {
+        Some(d) => format!("{event} ({d})"),
+        None => {
+            let day = crate::time::format_time(time);
+            format!("{event} ({})", &day[..7.min(day.len())])
+        }
+    }
 }
 
 /// What `--dedupe` compares of a game besides its time, players and result: its moves

@@ -125,7 +125,10 @@ impl Rows {
                 times,
                 contiguous,
             )),
-            _ => Rows::Games(GamesReader::new(GamesSchema::resolve(header, map)?, times)),
+            _ => Rows::Games(GamesReader::new(
+                GamesSchema::resolve(header, map, ctx.opts.speed_pools)?,
+                times,
+            )),
         })
     }
 

@@ -39,6 +39,8 @@ pub struct CompareJob {
     pub params: Vec<ParamMap>,
     /// Rounds, warm-up, decay, as-of.
     pub replay: ReplayOptions,
+    /// Each system's (same order): `replay`, with a preset's growth and rating period.
+    pub system_replay: Vec<ReplayOptions>,
     /// `--initial-ratings`.
     pub initial_ratings: Option<PathBuf>,
     /// Who is on the leaderboards.
@@ -423,7 +425,7 @@ fn replay_each(
             site: false,
             system: kind,
             params: &params[k],
-            replay: &job.replay,
+            replay: &job.system_replay[k],
             history_format: job.history_format,
             leaderboard: &job.leaderboard,
             chart_players,

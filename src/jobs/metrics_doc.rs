@@ -4,7 +4,7 @@ use super::load::Loaded;
 use crate::history::SourceInfo;
 use crate::metrics::MetricsReport;
 use crate::output::{self};
-use crate::replay::{Period, ReplayResult};
+use crate::replay::{Growth, Period, ReplayResult};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -32,6 +32,16 @@ pub(crate) struct MetricsDocument<'a> {
     pub(crate) input: InputSummary<'a>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
+    /// How uncertainty grew between a player's rounds: `--growth`, and the rating period in
+    /// days where periods were measured in time.
+    pub(crate) growth: Growth,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) rating_period_days: Option<f64>,
+    /// `--order input`, shown when given.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) input_order: bool,
+    /// Who the leaderboard ranked: the status rule in effect.
+    pub(crate) status: &'a crate::status::StatusRule,
     /// `--skip-all-tied`, shown when given.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) skip_all_tied: bool,
@@ -173,6 +183,10 @@ pub(crate) fn document<'a>(
         },
         period: replay.period,
         decay_per_day: replay.decay_per_day,
+        growth: replay.growth,
+        rating_period_days: result.rating_period_days,
+        input_order: replay.input_order,
+        status: &result.status_rule,
         skip_all_tied: replay.skip_all_tied,
         // The last instant covered (the cutoff is exclusive).
         as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),

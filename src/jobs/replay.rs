@@ -2,7 +2,7 @@
 
 use super::errors::UsageError;
 use super::load::{check_replay_options, same_file};
-use super::resume::{CheckState, StateJob, already_applied, period_name};
+use super::resume::{CheckState, StateJob, already_applied, growth_name, period_name};
 use super::sink::{progress_bar, progress_counter};
 use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
@@ -81,6 +81,17 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
     dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
     check_paths(job)?;
+    if job.replay.period == crate::replay::Period::Event
+        && (job.resume.is_some() || job.save_state.is_some())
+    {
+        return Err(UsageError(
+            "--period event with --save-state or --resume: an event may go on in the next \
+             input, and its games are one round; rate nightly by --period month (the period \
+             of FIDE's rating lists) or day"
+                .into(),
+        )
+        .into());
+    }
     if job.ci.is_some() && job.resume.is_some() {
         return Err(UsageError(
             "--ci replays the whole history once per replicate, and a resumed run holds only \
@@ -443,6 +454,7 @@ impl Done<'_> {
             period_name(job.replay.period)
         )?;
         print_skipped(stdout, history)?;
+        print_time_model(stdout, &job.replay, result.system)?;
         if let Some(path) = &job.resume {
             writeln!(
                 stdout,
@@ -546,6 +558,43 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// What rounds and growth the replay went by, where it is not the plain default: an event a
+/// round, the input's order, a rating period other than the system's month.
+fn print_time_model(
+    out: &mut dyn Write,
+    opts: &ReplayOptions,
+    system: &str,
+) -> std::io::Result<()> {
+    use crate::replay::{Growth, Period};
+    if opts.period == Period::Event {
+        writeln!(
+            out,
+            "rounds: each event's games rated as one, from the ratings before it, as a \
+             federation rates a tournament (a PGN's Event and EventDate tags, a table's event \
+             column)"
+        )?;
+    }
+    if opts.input_order {
+        writeln!(
+            out,
+            "order: the input's (--order input), as a server rated the games"
+        )?;
+    }
+    match (opts.growth, opts.rating_period_days) {
+        (Growth::Rounds, _) => writeln!(
+            out,
+            "growth: one rating period per round, whatever the time between (--growth rounds)"
+        )?,
+        (Growth::Fractional, Some(d)) => writeln!(
+            out,
+            "growth: {system}'s uncertainty grows with the fraction of a {d:.4}-day rating \
+             period passed since each player's last game (--growth fractional)"
+        )?,
+        _ => {}
+    }
+    Ok(())
+}
+
 pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result<()> {
     let s = &h.source;
     if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
@@ -632,6 +681,30 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             "it was made with --decay-per-day {}",
             m.decay_per_day
         ));
+    }
+    if m.growth() != growth_name(job.replay.growth) {
+        differences.push(format!(
+            "it was made with --growth {}{}",
+            m.growth(),
+            if m.growth.is_empty() {
+                " (the growth of the earlier versions)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if m.rating_period_days != job.replay.rating_period_days {
+        differences.push(match m.rating_period_days {
+            Some(d) => format!("it was made with --rating-period {d}d"),
+            None => "it was made without --rating-period".into(),
+        });
+    }
+    if m.input_order != job.replay.input_order {
+        differences.push(if m.input_order {
+            "it was made with --order input".into()
+        } else {
+            "it was made with --order time".into()
+        });
     }
     if m.experienced_after != job.replay.experienced_after {
         differences.push("it counts experience differently".into());

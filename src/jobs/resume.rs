@@ -148,6 +148,9 @@ pub(crate) fn state_bytes<S: RatingSystem>(
         pending,
         closed_series,
         skip_all_tied: opts.skip_all_tied,
+        growth: growth_name(opts.growth),
+        rating_period_days: opts.rating_period_days,
+        input_order: opts.input_order,
     };
     let mut bytes = Vec::new();
     state::write_state(&mut bytes, &meta, &snap.carry)
@@ -163,6 +166,14 @@ pub(crate) fn snapshot_at(state: &StateJob, period: Period) -> SnapshotAt {
         (true, Period::Game) => SnapshotAt::End,
         (true, _) => SnapshotAt::BeforeLastRound,
     }
+}
+
+/// The command-line name of a growth.
+pub(crate) fn growth_name(g: crate::replay::Growth) -> String {
+    serde_json::to_value(g)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The command-line name of a period.

@@ -193,8 +193,11 @@ pub fn write_ranks(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> 
     let mut line = String::new();
     w.write_all(b"rank,player\n")?;
     for r in rows {
+        let Some(rank) = r.rank else {
+            continue;
+        };
         line.clear();
-        line.push_str(&r.rank.to_string());
+        line.push_str(&rank.to_string());
         line.push(',');
         crate::output::csv_field(history.name(r.player), &mut line);
         line.push('\n');
@@ -495,7 +498,8 @@ pub fn site_data(s: &SiteInput) -> SiteData {
             SitePlayer {
                 id: p,
                 name: history.name(p).to_string(),
-                rank: r.rank as u32,
+                rank: r.rank.map(|k| k as u32),
+                status: r.status,
                 previous_rank: s.previous.get(history.name(p)).copied(),
                 rating: r.rating.mean,
                 uncertainty: r.rating.uncertainty,

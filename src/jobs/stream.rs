@@ -100,6 +100,8 @@ fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
          (count, then rate): give a file (replay and compare read a stream once with \
          --warmup 0)"
             .into()
+    } else if req.replay.period == Period::Event {
+        "--period event gathers each event's games from anywhere in the input".into()
     } else if req.replay.period == Period::Series && req.state {
         "--period series with --save-state or --resume needs the whole input (the state \
          names the series closed)"
@@ -182,7 +184,9 @@ pub(crate) fn plan(
             }
             Ok(None)
         };
-    if let (Some((_, time, latest)), Some(at)) = (c.first_disorder, &counted.disorder_at) {
+    if let (Some((_, time, latest)), Some(at), false) =
+        (c.first_disorder, &counted.disorder_at, opts.input_order)
+    {
         return note(
             at.clone(),
             format!(

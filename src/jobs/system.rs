@@ -184,6 +184,7 @@ pub fn replay_system(
             r.display += shift;
         }
     }
+    result.status_rule = job.leaderboard.status_rule(&result.status_rule);
     let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
     let mut intervals = None;
     // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
@@ -226,7 +227,8 @@ pub fn replay_system(
         })
         .with_context(|| cannot_write(staged, board))?;
     if job.h2h > 0 {
-        let top = &rows[..job.h2h.min(rows.len())];
+        let ranked = rows.iter().take_while(|r| r.rank.is_some()).count();
+        let top = &rows[..job.h2h.min(ranked)];
         let table = output::h2h::table(
             &loaded.history,
             top,
@@ -308,7 +310,12 @@ fn rating_intervals(
         .iter()
         .filter_map(|(name, r)| index.find(name).map(|p| (p, *r)))
         .collect();
-    let board: Vec<PlayerId> = rows.iter().map(|r| r.player).collect();
+    // The ranked entrants (the rows' first): ranks are among them.
+    let board: Vec<PlayerId> = rows
+        .iter()
+        .take_while(|r| r.rank.is_some())
+        .map(|r| r.player)
+        .collect();
     let opts = ReplayOptions {
         seeds: loaded.seeds.clone(),
         ..job.replay.clone()
@@ -354,7 +361,7 @@ fn rating_intervals(
             job.system.name()
         );
     }
-    for (k, row) in rows.iter_mut().enumerate() {
+    for (k, row) in rows.iter_mut().take(board.len()).enumerate() {
         row.interval = Some(output::Interval {
             rating: iv.rating[k],
             rank: Some(iv.rank[k]),
@@ -619,14 +626,19 @@ fn write_rmse(staged: &Folder, rmse: &[(u32, i64, u32, f64)]) -> anyhow::Result<
         .with_context(|| cannot_write(staged, "rmse.csv"))
 }
 
-/// The (time, rating after) points of the first `n` players of the leaderboard.
+/// The (time, rating after) points of the first `n` ranked players of the leaderboard.
 pub(crate) fn top_trajectories(
     history: &History,
     rows: &[output::LeaderRow],
     n: usize,
     points: &[(u32, u32, f32)],
 ) -> Vec<(String, Vec<(i64, f64)>)> {
-    let top: Vec<PlayerId> = rows.iter().take(n).map(|r| r.player).collect();
+    let top: Vec<PlayerId> = rows
+        .iter()
+        .filter(|r| r.rank.is_some())
+        .take(n)
+        .map(|r| r.player)
+        .collect();
     let mut slot = vec![usize::MAX; history.player_count()];
     for (k, &p) in top.iter().enumerate() {
         slot[p as usize] = k;

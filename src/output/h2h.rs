@@ -93,7 +93,10 @@ pub fn table(
         }
     }
     H2h {
-        players: top.iter().map(|r| (r.player, r.rank)).collect(),
+        players: top
+            .iter()
+            .map(|r| (r.player, r.rank.unwrap_or(0)))
+            .collect(),
         pairs,
     }
 }

@@ -25,8 +25,21 @@ pub enum HistoryFormat {
 const HISTORY_HEADER: &[u8] =
     b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n";
 
+/// The header of `history.csv` of a pooled history (`--pool-by`): each player's pool beside
+/// his name.
+const POOLED_HEADER: &[u8] =
+    b"round,contest,time,player,pool,rating_before,rating_after,uncertainty_after,performance\n";
+
+/// Whether a history rates its players in pools (its first player's name holds one).
+pub fn pooled(names: &[String]) -> bool {
+    names
+        .first()
+        .is_some_and(|n| n.contains(crate::history::POOL_SEP))
+}
+
 /// `history.csv`, written as the replay produces rows:
-/// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance`.
+/// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance` (with
+/// `pool` after `player` in a pooled history).
 pub struct HistoryCsv {
     /// Player names as CSV fields, by id.
     names: Names,
@@ -54,7 +67,11 @@ impl Names {
 impl HistoryCsv {
     /// Writes the header; the players are those of `history` (and those added later).
     pub fn new(history: &History, w: &mut dyn Write) -> io::Result<Self> {
-        w.write_all(HISTORY_HEADER)?;
+        w.write_all(if pooled(history.names()) {
+            POOLED_HEADER
+        } else {
+            HISTORY_HEADER
+        })?;
         let mut out = Self {
             names: Names::default(),
             time_of: (u32::MAX, String::new()),
@@ -65,9 +82,16 @@ impl HistoryCsv {
 
     /// Players new to a streamed history, in the order of their ids.
     pub fn add_names(&mut self, names: &[String]) {
-        // Names quoted once, not once per row.
+        // Names quoted once, not once per row; a pooled name as its name and its pool.
         for n in names {
-            csv_field(n, &mut self.names.text);
+            match crate::history::split_pool(n) {
+                (n, Some(pool)) => {
+                    csv_field(n, &mut self.names.text);
+                    self.names.text.push(',');
+                    csv_field(pool, &mut self.names.text);
+                }
+                (n, None) => csv_field(n, &mut self.names.text),
+            }
             self.names.ends.push(self.names.text.len());
         }
     }
@@ -83,7 +107,7 @@ impl HistoryCsv {
         let mut r = io::BufReader::new(super::publish::open_no_follow(previous)?);
         let mut header = Vec::new();
         r.read_until(b'\n', &mut header)?;
-        if header != HISTORY_HEADER {
+        if header != HISTORY_HEADER && header != POOLED_HEADER {
             return Err(io::Error::other("it is not a rate-batch history.csv"));
         }
         let mut out = Self::new(history, w)?;
@@ -263,9 +287,24 @@ fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::D
         Column::new(
             "player".into(),
             rows.iter()
-                .map(|r| names[r.player as usize].as_str())
+                .map(|r| crate::history::split_pool(&names[r.player as usize]).0)
                 .collect::<Vec<&str>>(),
         ),
+    ];
+    let mut columns = columns;
+    if pooled(names) {
+        columns.push(Column::new(
+            "pool".into(),
+            rows.iter()
+                .map(|r| {
+                    crate::history::split_pool(&names[r.player as usize])
+                        .1
+                        .unwrap_or_default()
+                })
+                .collect::<Vec<&str>>(),
+        ));
+    }
+    columns.extend([
         Column::new(
             "rating_before".into(),
             rows.iter().map(|r| r.before).collect::<Vec<f64>>(),
@@ -286,6 +325,6 @@ fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::D
                 .map(|r| opt(r.performance))
                 .collect::<Vec<Option<f64>>>(),
         ),
-    ];
+    ]);
     DataFrame::new(rows.len(), columns).map_err(to_io)
 }

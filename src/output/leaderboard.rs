@@ -3,13 +3,14 @@
 
 use super::table::{LeaderRow, is_standings};
 use super::text::{csv_field, number};
-use crate::history::History;
+use crate::history::{History, split_pool};
 use crate::time::format_time;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-/// `rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time`; for a
-/// history of standings (any contest of more than two entries: [`is_standings`]) `contests,
+/// `rank,player,rating,uncertainty,display_rating,rounds,wins,draws,losses,last_time,status`
+/// (`rank` empty for an entrant not ranked: `status` provisional or inactive; `pool` after
+/// `player` in a pooled history, whose ranks are within a pool); for a history of standings (any contest of more than two entries: [`is_standings`]) `contests,
 /// best_rank,median_rank` instead of `wins,draws,losses`. Rows are formatted in batches, each cut into pieces formatted on rayon's threads and
 /// written in order: the file is the same whatever the number of threads.
 pub fn write_leaderboard(
@@ -23,11 +24,16 @@ pub fn write_leaderboard(
     const BATCH: usize = 16 * PIECE;
     let ci = rows.iter().any(|r| r.interval.is_some());
     let standings = is_standings(rows);
-    w.write_all(b"rank,player,rating,uncertainty,display_rating,rounds,")?;
-    w.write_all(if standings {
-        b"contests,best_rank,median_rank,last_time"
+    let pooled = is_pooled(history, rows);
+    w.write_all(if pooled {
+        b"rank,player,pool,rating,uncertainty,display_rating,rounds,".as_slice()
     } else {
-        b"wins,draws,losses,last_time"
+        b"rank,player,rating,uncertainty,display_rating,rounds,"
+    })?;
+    w.write_all(if standings {
+        b"contests,best_rank,median_rank,last_time,status"
+    } else {
+        b"wins,draws,losses,last_time,status"
     })?;
     w.write_all(if ci {
         b",rating_lo,rating_hi,rank_lo,rank_hi,tie_group\n"
@@ -40,7 +46,7 @@ pub fn write_leaderboard(
             .map(|piece| {
                 let mut text = String::with_capacity(piece.len() * 96);
                 for r in piece {
-                    row(&mut text, history, r, standings);
+                    row(&mut text, history, r, (standings, ci));
                 }
                 text
             })
@@ -53,9 +59,19 @@ pub fn write_leaderboard(
 }
 
 /// One row, with its line end.
-fn row(line: &mut String, history: &History, r: &LeaderRow, standings: bool) {
-    let _ = write!(line, "{},", r.rank);
-    csv_field(history.name(r.player), line);
+fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bool, bool)) {
+    if let Some(rank) = r.rank {
+        let _ = write!(line, "{rank}");
+    }
+    line.push(',');
+    match split_pool(history.name(r.player)) {
+        (name, Some(pool)) => {
+            csv_field(name, line);
+            line.push(',');
+            csv_field(pool, line);
+        }
+        (name, None) => csv_field(name, line),
+    }
     line.push(',');
     number(r.rating.mean, line);
     line.push(',');
@@ -70,16 +86,17 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, standings: bool) {
         }
         line.push(',');
         number(rec.places.median().unwrap_or(f64::NAN), line);
-        let _ = write!(line, ",{}", format_time(rec.last_time));
+        let _ = write!(line, ",{},{}", format_time(rec.last_time), r.status.name());
     } else {
         let _ = write!(
             line,
-            ",{},{},{},{},{}",
+            ",{},{},{},{},{},{}",
             rec.rounds,
             rec.wins,
             rec.draws,
             rec.losses,
-            format_time(rec.last_time)
+            format_time(rec.last_time),
+            r.status.name()
         );
     }
     if let Some(i) = &r.interval {
@@ -93,8 +110,17 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, standings: bool) {
             }
             _ => line.push_str(",,,"),
         }
+    } else if ci {
+        // An entrant not ranked has no interval (they are the ranked entrants').
+        line.push_str(",,,,,");
     }
     line.push('\n');
+}
+
+/// Whether the leaderboard's players are rated in pools (`--pool-by`).
+pub fn is_pooled(history: &History, rows: &[LeaderRow]) -> bool {
+    rows.iter()
+        .any(|r| history.name(r.player).contains(crate::history::POOL_SEP))
 }
 
 /// The leaderboard's file type (`--leaderboard-format`).
@@ -144,14 +170,18 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
     w.write_all(b"[")?;
     for (k, r) in rows.iter().enumerate() {
         let rec = &r.record;
+        let (name, pool) = split_pool(history.name(r.player));
         let mut o = json!({
             "rank": r.rank,
-            "player": history.name(r.player),
-            "rating": num(r.rating.mean),
-            "uncertainty": r.rating.uncertainty.map_or(Value::Null, num),
-            "display_rating": num(r.rating.display),
-            "rounds": rec.rounds,
+            "player": name,
         });
+        if let Some(pool) = pool {
+            o["pool"] = pool.into();
+        }
+        o["rating"] = num(r.rating.mean);
+        o["uncertainty"] = r.rating.uncertainty.map_or(Value::Null, num);
+        o["display_rating"] = num(r.rating.display);
+        o["rounds"] = rec.rounds.into();
         if standings {
             o["contests"] = rec.contests.into();
             o["best_rank"] = (rec.places.best > 0)
@@ -164,6 +194,7 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
             o["losses"] = rec.losses.into();
         }
         o["last_time"] = format_time(rec.last_time).into();
+        o["status"] = r.status.name().into();
         if let Some(i) = &r.interval {
             o["rating_lo"] = num(i.rating.0);
             o["rating_hi"] = num(i.rating.1);
@@ -199,13 +230,28 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
     ))
     .map_err(to_io)?;
     let mut columns = vec![
-        Column::new("rank".into(), u(&|r| r.rank as u64)),
+        Column::new(
+            "rank".into(),
+            rows.iter()
+                .map(|r| r.rank.map(|k| k as u64))
+                .collect::<Vec<Option<u64>>>(),
+        ),
         Column::new(
             "player".into(),
             rows.iter()
-                .map(|r| history.name(r.player))
+                .map(|r| split_pool(history.name(r.player)).0)
                 .collect::<Vec<&str>>(),
         ),
+    ];
+    if is_pooled(history, rows) {
+        columns.push(Column::new(
+            "pool".into(),
+            rows.iter()
+                .map(|r| split_pool(history.name(r.player)).1.unwrap_or_default())
+                .collect::<Vec<&str>>(),
+        ));
+    }
+    columns.extend([
         Column::new("rating".into(), f(&|r| r.rating.mean)),
         Column::new(
             "uncertainty".into(),
@@ -213,7 +259,7 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         ),
         Column::new("display_rating".into(), f(&|r| r.rating.display)),
         Column::new("rounds".into(), u(&|r| u64::from(r.record.rounds))),
-    ];
+    ]);
     if is_standings(rows) {
         columns.push(Column::new(
             "contests".into(),
@@ -243,6 +289,10 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         ));
     }
     columns.push(time);
+    columns.push(Column::new(
+        "status".into(),
+        rows.iter().map(|r| r.status.name()).collect::<Vec<&str>>(),
+    ));
     if rows.iter().any(|r| r.interval.is_some()) {
         let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
             rows.iter()

@@ -131,7 +131,7 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
         page.clear();
         let _ = writeln!(page, "<section>\n<h2>{}</h2>", escape(&sys.system));
 
-        page.push_str("<h3>Rating trajectories of the top players</h3>\n");
+        page.push_str("<h3>Rating trajectories of the top ranked players</h3>\n");
         push_chart(&mut page, trajectory_chart(&sys.trajectories)?);
 
         if !sys.intervals.is_empty() {

@@ -26,6 +26,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Folder;
+use crate::status::Status;
 
 /// Players per leaderboard page (`index.html`, then `ranks/2.html`, ...).
 pub const PAGE_SIZE: usize = 1000;
@@ -55,7 +56,7 @@ pub struct SiteData {
     pub standings: bool,
     /// A previous run's ranks were known: the change column is shown.
     pub has_previous: bool,
-    /// Leaderboard order, rank 1 first.
+    /// Leaderboard order: the ranked, rank 1 first, then the provisional and the inactive.
     pub players: Vec<SitePlayer>,
     /// (name, formatted value) for the metrics page, in order.
     pub metrics: Vec<(String, String)>,
@@ -70,8 +71,10 @@ pub struct SitePlayer {
     pub id: u32,
     /// Arbitrary text from the input (escaped wherever it is written).
     pub name: String,
-    /// 1-based.
-    pub rank: u32,
+    /// 1-based among the ranked; `None` for a player not ranked.
+    pub rank: Option<u32>,
+    /// Ranked, provisional or inactive.
+    pub status: Status,
     /// `None`: new since the previous run, or no previous run.
     pub previous_rank: Option<u32>,
     pub rating: f64,
@@ -150,6 +153,7 @@ pub fn write_site(root: &Folder, data: &SiteData) -> io::Result<()> {
         ids,
         columns: Columns::of(data),
         pages: data.players.len().div_ceil(PAGE_SIZE).max(1),
+        ranked: data.players.iter().filter(|p| p.rank.is_some()).count(),
     };
 
     root.write("style.css", |w| w.write_all(STYLE.as_bytes()))?;
@@ -205,6 +209,8 @@ struct Site<'a> {
     columns: Columns,
     /// Leaderboard pages (at least one: `index.html`).
     pages: usize,
+    /// Players ranked.
+    ranked: usize,
 }
 
 impl Site<'_> {
@@ -212,7 +218,16 @@ impl Site<'_> {
         w.write_all(b"var RB_NAMES=[")?;
         for (i, p) in self.data.players.iter().enumerate() {
             let sep = if i == 0 { "\n" } else { ",\n" };
-            write!(w, "{sep}[\"{}\",{},{}]", JsStr(&p.name), p.id, p.rank)?;
+            match p.rank {
+                Some(rank) => write!(w, "{sep}[\"{}\",{},{rank}]", JsStr(&p.name), p.id)?,
+                None => write!(
+                    w,
+                    "{sep}[\"{}\",{},\"{}\"]",
+                    JsStr(&p.name),
+                    p.id,
+                    p.status.name()
+                )?,
+            }
         }
         w.write_all(b"\n];\n")
     }
@@ -298,14 +313,20 @@ impl Site<'_> {
         link(w, page.saturating_sub(1).max(1), "‹ Previous", page > 1)?;
         // The ranks shown on the page (ties make them differ from the positions).
         let players = &self.data.players;
-        let first = players.get((page - 1) * PAGE_SIZE).map_or(0, |p| p.rank);
-        let last = players
-            .get((page * PAGE_SIZE).min(players.len()).saturating_sub(1))
-            .map_or(0, |p| p.rank);
-        write!(
-            w,
-            "<span class=\"at\">Page {page} of {n} (ranks {first}–{last})</span> "
-        )?;
+        let on_page = &players
+            [((page - 1) * PAGE_SIZE).min(players.len())..(page * PAGE_SIZE).min(players.len())];
+        let first = on_page.iter().find_map(|p| p.rank);
+        let last = on_page.iter().rev().find_map(|p| p.rank);
+        match (first, last) {
+            (Some(first), Some(last)) => write!(
+                w,
+                "<span class=\"at\">Page {page} of {n} (ranks {first}–{last})</span> "
+            )?,
+            _ => write!(
+                w,
+                "<span class=\"at\">Page {page} of {n} (not ranked)</span> "
+            )?,
+        }
         link(w, (page + 1).min(n), "Next ›", page < n)?;
         link(w, n, "Last »", page < n)?;
         w.write_all(b"</nav>\n")
@@ -340,8 +361,30 @@ impl Site<'_> {
             )?;
         }
         w.write_all(b"<th>Last played</th></tr></thead>\n<tbody>\n")?;
+        let columns = 7
+            + usize::from(c.change)
+            + usize::from(c.interval)
+            + usize::from(c.rank_interval)
+            + usize::from(d.uncertainty_label.is_some());
+        let mut group = None;
         for p in players {
-            write!(w, "<tr><td class=\"num\">{}</td>", p.rank)?;
+            // The entrants not ranked come after the ranked, each status under its heading.
+            if p.status != Status::Ranked && group != Some(p.status) {
+                group = Some(p.status);
+                writeln!(
+                    w,
+                    "<tr class=\"apart\"><th colspan=\"{columns}\">Not ranked: {}</th></tr>",
+                    status_heading(p.status)
+                )?;
+            }
+            match p.rank {
+                Some(rank) => write!(w, "<tr><td class=\"num\">{rank}</td>")?,
+                None => write!(
+                    w,
+                    "<tr class=\"{0}\"><td class=\"num st\">{0}</td>",
+                    p.status.name()
+                )?,
+            }
             if c.change {
                 write!(w, "<td class=\"chg\">{}</td>", Change(p))?;
             }
@@ -434,22 +477,30 @@ impl Site<'_> {
             w,
             "<header>\n<h1>{}</h1>\n<nav><a href=\"{up}{}\">Leaderboard</a> · \
              <a href=\"{up}metrics.html\">Metrics</a></nav>\n</header>\n\
-             <p class=\"sub\">{}</p>\n<dl class=\"facts\">\n<dt>Rank</dt><dd>{} of {}",
+             <p class=\"sub\">{}</p>\n<dl class=\"facts\">\n",
             Esc(&p.name),
             PageHref {
                 from: 1,
                 to: at / PAGE_SIZE + 1,
             },
             Esc(&d.title),
-            p.rank,
-            d.players.len(),
         )?;
+        let Some(rank) = p.rank else {
+            writeln!(
+                w,
+                "<dt>Rank</dt><dd class=\"{}\">Not ranked: {}</dd>",
+                p.status.name(),
+                status_heading(p.status)
+            )?;
+            return self.player_rest(w, p);
+        };
+        write!(w, "<dt>Rank</dt><dd>{rank} of {}", self.ranked)?;
         if let Some((a, b)) = p.rank_interval {
             write!(w, " <span class=\"iv\">(range {a}–{b})</span>")?;
         }
         if d.has_previous {
             match p.previous_rank {
-                Some(prev) if prev != p.rank => write!(
+                Some(prev) if prev != rank => write!(
                     w,
                     " <span class=\"chg\">{} since the previous run (was {prev})</span>",
                     Change(p)
@@ -458,7 +509,14 @@ impl Site<'_> {
                 None => w.write_all(b" <span class=\"chg\"><span class=\"new\">new</span> since the previous run</span>")?,
             }
         }
-        write!(w, "</dd>\n<dt>Rating</dt><dd><b>{}</b>", Rating(p.rating))?;
+        w.write_all(b"</dd>\n")?;
+        self.player_rest(w, p)
+    }
+
+    /// A player's page after his rank: rating, record, chart, recent games, head to head.
+    fn player_rest(&self, w: &mut dyn Write, p: &SitePlayer) -> io::Result<()> {
+        let d = self.data;
+        write!(w, "<dt>Rating</dt><dd><b>{}</b>", Rating(p.rating))?;
         if let Some(iv) = p.interval {
             write!(w, " <span class=\"iv\">{}", Interval(iv))?;
             if let Some(level) = d.interval_level {
@@ -810,19 +868,32 @@ impl fmt::Display for Delta {
     }
 }
 
-/// The change of rank since the previous run: ▲3, ▼2, "new", "=".
+/// What the heading above a status's entrants says.
+fn status_heading(s: Status) -> &'static str {
+    match s {
+        Status::Ranked => "ranked",
+        Status::Provisional => "provisional (too uncertain, or too few contests, to rank yet)",
+        Status::Inactive => "inactive (no contest in the activity window before the last)",
+    }
+}
+
+/// The change of rank since the previous run: ▲3, ▼2, "new", "="; nothing for a player not
+/// ranked.
 struct Change<'a>(&'a SitePlayer);
 
 impl fmt::Display for Change<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.0;
+        let Some(rank) = p.rank else {
+            return Ok(());
+        };
         match p.previous_rank {
             None => f.write_str("<span class=\"new\">new</span>"),
-            Some(prev) if prev > p.rank => {
-                write!(f, "<span class=\"up\">▲{}</span>", prev - p.rank)
+            Some(prev) if prev > rank => {
+                write!(f, "<span class=\"up\">▲{}</span>", prev - rank)
             }
-            Some(prev) if prev < p.rank => {
-                write!(f, "<span class=\"down\">▼{}</span>", p.rank - prev)
+            Some(prev) if prev < rank => {
+                write!(f, "<span class=\"down\">▼{}</span>", rank - prev)
             }
             Some(_) => f.write_str("<span class=\"same\">=</span>"),
         }
@@ -1082,7 +1153,7 @@ impl fmt::Display for TimeLabel {
 /// The search box's script: filters `RB_NAMES` (from `names.js`) by substring, ignoring case,
 /// from two characters on, and lists up to 50 matches as links (relative to the page by the
 /// input's `data-prefix`). Built with DOM nodes, so names are never parsed as HTML.
-const SEARCH_JS: &str = "(function(){var s=document.getElementById('search'),q=document.getElementById('q'),o=document.getElementById('hits'),p=q.getAttribute('data-prefix'),L=null;s.hidden=false;q.addEventListener('input',function(){var t=q.value.trim().toLowerCase(),a=window.RB_NAMES||[],n=0;o.textContent='';if(t.length<2)return;if(!L||L.length!==a.length)L=a.map(function(e){return String(e[0]).toLowerCase()});for(var i=0;i<a.length&&n<50;i++){if(L[i].indexOf(t)<0)continue;var e=a[i],li=document.createElement('li'),k=document.createElement('a');k.href=p+'players/'+Math.floor(e[1]/1000)+'/'+e[1]+'.html';k.textContent=e[0];li.appendChild(k);li.appendChild(document.createTextNode(' #'+e[2]));o.appendChild(li);n++}if(!n){o.textContent='No match.'}})})();";
+const SEARCH_JS: &str = "(function(){var s=document.getElementById('search'),q=document.getElementById('q'),o=document.getElementById('hits'),p=q.getAttribute('data-prefix'),L=null;s.hidden=false;q.addEventListener('input',function(){var t=q.value.trim().toLowerCase(),a=window.RB_NAMES||[],n=0;o.textContent='';if(t.length<2)return;if(!L||L.length!==a.length)L=a.map(function(e){return String(e[0]).toLowerCase()});for(var i=0;i<a.length&&n<50;i++){if(L[i].indexOf(t)<0)continue;var e=a[i],li=document.createElement('li'),k=document.createElement('a');k.href=p+'players/'+Math.floor(e[1]/1000)+'/'+e[1]+'.html';k.textContent=e[0];li.appendChild(k);li.appendChild(document.createTextNode(typeof e[2]==='number'?' #'+e[2]:' ('+e[2]+')'));o.appendChild(li);n++}if(!n){o.textContent='No match.'}})})();";
 
 const STYLE: &str = "\
 :root{--fg:#1d2330;--muted:#5f6b7a;--line:#dde2e8;--head:#f3f5f8;--link:#1858b8;--up:#1a7f37;--down:#c62828}
@@ -1112,6 +1183,8 @@ td.name{white-space:normal;overflow-wrap:anywhere;min-width:10rem}
 .up,.w{color:var(--up)}
 .down,.l{color:var(--down)}
 .new{color:#8a5a00;font-size:.85em;font-weight:600;text-transform:uppercase}
+tr.apart th{background:#fff;color:var(--muted);font-weight:600;padding-top:1rem;white-space:normal}
+td.st{color:var(--muted);font-size:.85em}
 .pager{margin:.8rem 0;display:flex;flex-wrap:wrap;gap:.3rem .8rem;align-items:center}
 .pager .off{color:#a8b0ba}
 .pager .at{color:var(--muted)}
@@ -1153,7 +1226,7 @@ mod tests {
         SitePlayer {
             id,
             name: name.to_string(),
-            rank,
+            rank: Some(rank),
             rating: 1600.0 - rank as f64,
             contests: 10,
             wins: 5,

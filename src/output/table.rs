@@ -1,9 +1,10 @@
 //! The leaderboard's order and the summary printed to stdout.
 
 use super::text::shorten;
-use crate::history::{History, PlayerId};
+use crate::history::{History, PlayerId, split_pool};
 use crate::metrics::MetricsReport;
 use crate::replay::{PlayerRecord, ReplayResult};
+use crate::status::{Status, StatusRule};
 use crate::systems::Rating;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -12,8 +13,11 @@ use std::io::{self, Write};
 /// One line of the leaderboard.
 #[derive(Clone, Debug)]
 pub struct LeaderRow {
-    /// 1-based; equal ratings share a rank (1, 2, 2, 4).
-    pub rank: usize,
+    /// 1-based among the ranked entrants; equal ratings share a rank (1, 2, 2, 4); `None` for
+    /// an entrant not ranked (provisional or inactive).
+    pub rank: Option<usize>,
+    /// Ranked, provisional or inactive.
+    pub status: Status,
     /// The player.
     pub player: PlayerId,
     /// Final rating.
@@ -48,24 +52,59 @@ pub enum RankBy {
     Display,
 }
 
-/// Who is on the leaderboard and in which order.
+/// Who is ranked on the leaderboard and in which order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LeaderboardOptions {
-    /// Players rated in fewer rounds are left off (they still count in the replay).
-    pub min_rounds: u32,
     /// The order.
     pub rank_by: RankBy,
     /// `--anchor`: players whose given ratings fix the scale's offset (name, rating).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<(String, f64)>,
-    /// `--active-since`: players whose last contest is before this time (Unix seconds) are
-    /// left off (they still count in the replay).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The status rule in place of the system family's (a preset's), before the options
+    /// below.
+    #[serde(skip)]
+    pub rule: Option<StatusRule>,
+    /// `--provisional-above`: `Some(None)` for `none`.
+    #[serde(skip)]
+    pub provisional_above: Option<Option<f64>>,
+    /// `--provisional-below`.
+    #[serde(skip)]
+    pub min_contests: Option<u32>,
+    /// `--min-rounds`.
+    #[serde(skip)]
+    pub min_rounds: u32,
+    /// `--active-within`: `Some(None)` for `none`.
+    #[serde(skip)]
+    pub active_within_days: Option<Option<f64>>,
+    /// `--active-since` (Unix seconds).
+    #[serde(skip)]
     pub active_since: Option<i64>,
-    /// `--active-within`: players whose last contest is more than this many days before the
-    /// last contest of the replay are left off.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub active_within_days: Option<f64>,
+    /// `--rank-all`.
+    #[serde(skip)]
+    pub rank_all: bool,
+}
+
+impl LeaderboardOptions {
+    /// The status rule in effect: the preset's or the system family's (`family`), with the
+    /// command line's thresholds over it.
+    pub fn status_rule(&self, family: &StatusRule) -> StatusRule {
+        let mut rule = self.rule.clone().unwrap_or_else(|| family.clone());
+        if let Some(above) = self.provisional_above {
+            rule.provisional_above = above;
+        }
+        if let Some(n) = self.min_contests {
+            rule.min_contests = n;
+        }
+        rule.min_rounds = rule.min_rounds.max(self.min_rounds);
+        if let Some(days) = self.active_within_days {
+            rule.active_within_days = days;
+        }
+        if self.active_since.is_some() {
+            rule.active_since = self.active_since;
+        }
+        rule.rank_all |= self.rank_all;
+        rule
+    }
 }
 
 /// The shift that `--anchor` applies to every rating: the mean of the anchors' given ratings
@@ -91,8 +130,11 @@ pub fn anchor_shift(
     Ok(sum / opts.anchors.len() as f64)
 }
 
-/// Players rated in at least `min_rounds` rounds (and at least one), best first by the chosen
-/// rating (equal ratings by name; equal ratings share a rank).
+/// Every rated player, the ranked first, then the provisional, then the inactive, each best
+/// first by the chosen rating (equal ratings by name); the ranked are ranked (equal ratings
+/// share a rank), the others have none. A pooled history (`--pool-by`) lists its pools one
+/// after the other (by name), each ranked on its own. The status is by the result's rule
+/// ([`LeaderboardOptions::status_rule`] gives the one in effect).
 pub fn leaderboard_rows(
     history: &History,
     result: &ReplayResult,
@@ -105,8 +147,8 @@ pub fn leaderboard_rows(
             RankBy::Display => r.display,
         }
     };
-    // The activity cutoff: the later of `--active-since` and `--active-within` before the
-    // replay's last contest.
+    let rule = &result.status_rule;
+    // Activity is counted back from the replay's last contest.
     let last = result
         .records
         .iter()
@@ -114,41 +156,62 @@ pub fn leaderboard_rows(
         .map(|r| r.last_time)
         .max()
         .unwrap_or(0);
-    let within = opts
-        .active_within_days
-        .map(|d| last - (d * 86_400.0).round() as i64);
-    let cutoff = opts.active_since.max(within).unwrap_or(i64::MIN);
-    let mut ids: Vec<PlayerId> = (0..history.player_count() as PlayerId)
-        .filter(|&p| {
-            let rec = &result.records[p as usize];
-            rec.contests > 0 && rec.rounds >= opts.min_rounds && rec.last_time >= cutoff
-        })
+    let active_from = rule.active_from(last);
+    let status = |p: PlayerId| {
+        let p = p as usize;
+        rule.status(&result.ratings[p], &result.records[p], active_from)
+    };
+    let mut ids: Vec<(Status, PlayerId)> = (0..history.player_count() as PlayerId)
+        .filter(|&p| result.records[p as usize].contests > 0)
+        .map(|p| (status(p), p))
         .collect();
     // On the pool's threads (a leaderboard of 358,554 players took a fifth of a second on one):
     // the order is total (equal ratings by name, names unique), so it is the same whatever the
     // threads; the ranks are settled after, in order.
-    ids.par_sort_by(|&a, &b| {
-        key(b)
-            .total_cmp(&key(a))
+    let pool = |p: PlayerId| split_pool(history.name(p)).1;
+    ids.par_sort_by(|&(sa, a), &(sb, b)| {
+        pool(a)
+            .cmp(&pool(b))
+            .then(sa.cmp(&sb))
+            .then_with(|| key(b).total_cmp(&key(a)))
             .then_with(|| history.name(a).cmp(history.name(b)))
     });
     let mut rows: Vec<LeaderRow> = ids
         .par_iter()
-        .enumerate()
-        .map(|(i, &p)| LeaderRow {
-            rank: i + 1,
+        .map(|&(status, p)| LeaderRow {
+            rank: None,
+            status,
             player: p,
             rating: result.ratings[p as usize],
             record: result.records[p as usize].clone(),
             interval: None,
         })
         .collect();
-    for i in 1..rows.len() {
-        if key(rows[i - 1].player) == key(rows[i].player) {
+    // Ranks count the ranked of each pool; equal ratings share one.
+    let mut position = 0;
+    for i in 0..rows.len() {
+        if i > 0 && pool(rows[i].player) != pool(rows[i - 1].player) {
+            position = 0;
+        }
+        if rows[i].status != Status::Ranked {
+            continue;
+        }
+        position += 1;
+        rows[i].rank = Some(position);
+        if position > 1 && key(rows[i - 1].player) == key(rows[i].player) {
             rows[i].rank = rows[i - 1].rank;
         }
     }
     rows
+}
+
+/// How many entrants have each status: ranked, provisional, inactive.
+pub fn status_counts(rows: &[LeaderRow]) -> [usize; 3] {
+    let mut n = [0; 3];
+    for r in rows {
+        n[r.status as usize] += 1;
+    }
+    n
 }
 
 /// A name as the terminal shows it: as it is, or quoted with escapes when it has control
@@ -168,7 +231,7 @@ fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.2} %"))
 }
 
-/// Prints the top of the leaderboard and the metrics.
+/// Prints the top of the leaderboard (of each pool, in a pooled history) and the metrics.
 pub fn print_summary(
     out: &mut dyn Write,
     history: &History,
@@ -176,10 +239,69 @@ pub fn print_summary(
     rows: &[LeaderRow],
     top: usize,
 ) -> io::Result<()> {
-    let width = rows
+    let pool = |r: &LeaderRow| split_pool(history.name(r.player)).1;
+    let mut start = 0;
+    while start < rows.len() {
+        let end = start
+            + rows[start..]
+                .iter()
+                .take_while(|r| pool(r) == pool(&rows[start]))
+                .count();
+        let group = &rows[start..end];
+        if let Some(name) = pool(&rows[start]) {
+            let n = status_counts(group);
+            writeln!(
+                out,
+                "{}pool {name}: {} rated, {} ranked",
+                if start > 0 { "\n" } else { "" },
+                group.len(),
+                n[0]
+            )?;
+        }
+        print_table(out, history, result, group, top)?;
+        start = end;
+    }
+    let counts = status_counts(rows);
+    writeln!(
+        out,
+        "Rated {}: {} ranked, {} provisional, {} inactive ({})",
+        rows.len(),
+        counts[0],
+        counts[1],
+        counts[2],
+        describe_rule(&result.status_rule, result.uncertainty.map(|u| u.0))
+    )?;
+    print_metrics(out, &result.metrics, result.warmup_contests)
+}
+
+/// The top of one leaderboard (a pool's): its ranked entrants, as a league prints its table;
+/// with none ranked yet, the top by rating with their status.
+fn print_table(
+    out: &mut dyn Write,
+    history: &History,
+    result: &ReplayResult,
+    rows: &[LeaderRow],
+    top: usize,
+) -> io::Result<()> {
+    let counts = status_counts(rows);
+    let none_ranked = counts[0] == 0;
+    let shown_rows: Vec<&LeaderRow> = rows
         .iter()
+        .filter(|r| none_ranked || r.rank.is_some())
         .take(top)
-        .map(|r| shown(history.name(r.player)).chars().count())
+        .collect();
+    if none_ranked && !rows.is_empty() {
+        writeln!(
+            out,
+            "No entrant is ranked yet ({} provisional, {} inactive: see the status column of the \
+             leaderboard); the top by rating:",
+            counts[1], counts[2]
+        )?;
+    }
+    let name = |r: &LeaderRow| shown(split_pool(history.name(r.player)).0).into_owned();
+    let width = shown_rows
+        .iter()
+        .map(|r| name(r).chars().count())
         .max()
         .unwrap_or(6)
         .clamp(6, 32);
@@ -217,7 +339,7 @@ pub fn print_summary(
         c2,
         c3
     )?;
-    for r in rows.iter().take(top) {
+    for r in shown_rows {
         let unc = match (has_unc, r.rating.uncertainty) {
             (false, _) => String::new(),
             (true, Some(u)) => format!("  {u:>7.1}"),
@@ -237,8 +359,9 @@ pub fn print_summary(
         writeln!(
             out,
             "{:>5}  {:<width$}  {:>8.1}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
-            r.rank,
-            shorten(&shown(history.name(r.player)), width),
+            r.rank
+                .map_or_else(|| r.status.name()[..4].to_string(), |k| k.to_string()),
+            shorten(&name(r), width),
             r.rating.mean,
             unc,
             ci,
@@ -264,14 +387,62 @@ pub fn print_summary(
             }
         )?;
     }
-    if rows.len() > top {
+    if counts[0] > top {
         writeln!(
             out,
-            "  ... {} more players in leaderboard.csv",
-            rows.len() - top
+            "  ... {} more ranked in leaderboard.csv",
+            counts[0] - top
         )?;
     }
-    print_metrics(out, &result.metrics, result.warmup_contests)
+    Ok(())
+}
+
+/// The rule in words, for the summary: `provisional: RD above 110; inactive: no contest in
+/// the last 365 days`.
+pub fn describe_rule(rule: &StatusRule, label: Option<&str>) -> String {
+    if rule.rank_all {
+        return "every entrant ranked: --rank-all".into();
+    }
+    let mut provisional = Vec::new();
+    if let Some(u) = rule.provisional_above {
+        provisional.push(format!(
+            "{} above {}",
+            label.unwrap_or("uncertainty"),
+            round_text(u)
+        ));
+    }
+    if rule.min_contests > 0 {
+        provisional.push(format!("fewer than {} contests", rule.min_contests));
+    }
+    if rule.min_rounds > 0 {
+        provisional.push(format!("fewer than {} rounds", rule.min_rounds));
+    }
+    let mut text = if provisional.is_empty() {
+        "nobody provisional".to_string()
+    } else {
+        format!("provisional: {}", provisional.join(" or "))
+    };
+    match (rule.active_within_days, rule.active_since) {
+        (Some(d), _) => text.push_str(&format!(
+            "; inactive: no contest in the last {} days",
+            round_text(d)
+        )),
+        (None, Some(t)) => text.push_str(&format!(
+            "; inactive: no contest since {}",
+            crate::time::format_time(t)
+        )),
+        (None, None) => text.push_str("; nobody inactive"),
+    }
+    text
+}
+
+/// A threshold as text: whole numbers without decimals, others to two.
+fn round_text(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// `--ci`: the metrics' intervals (as in `metrics.json`), one line per metric given.

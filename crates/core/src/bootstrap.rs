@@ -252,9 +252,13 @@ impl Clock {
         (time, key): (i64, Option<i64>),
     ) {
         if self.played[p] {
-            let (periods, variance) =
-                opts.time_passed((self.last_key[p], self.last_time[p]), (key, time), 1);
-            system.elapse(state, periods, variance);
+            let passed = opts.time_passed(
+                (self.last_key[p], self.last_time[p]),
+                (key, time),
+                true,
+                opts.measured_period(system),
+            );
+            system.elapse(state, passed);
         }
         if let Some(k) = key {
             self.last_key[p] = k;
@@ -385,14 +389,19 @@ fn replicate<S: RatingSystem>(
     });
     if let Some(end) = end {
         let end_key = opts.end_key(end);
+        let measured = opts.measured_period(system);
         for (p, state) in states.iter_mut().enumerate() {
             if !clock.played[p] {
                 continue;
             }
-            let (periods, variance) =
-                opts.time_passed((clock.last_key[p], clock.last_time[p]), (end_key, end), 0);
-            if periods > 0 || variance > 0.0 {
-                system.elapse(state, periods, variance);
+            let passed = opts.time_passed(
+                (clock.last_key[p], clock.last_time[p]),
+                (end_key, end),
+                false,
+                measured,
+            );
+            if passed.periods > 0.0 || passed.variance > 0.0 {
+                system.elapse(state, passed);
             }
         }
     }

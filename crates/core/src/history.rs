@@ -13,6 +13,27 @@ use rustc_hash::FxHashMap;
 /// Dense player index, in order of first appearance in the input.
 pub type PlayerId = u32;
 
+/// What joins a player's name and his rating pool (`--pool-by`: a chess speed class, a
+/// tennis surface) in the name a pooled history keeps for him: each (name, pool) is a player
+/// of his own. A name or a pool holding it is refused when there are pools.
+pub const POOL_SEP: char = '\u{1f}';
+
+/// A player's name and his pool, if the history rates pools ([`POOL_SEP`]).
+pub fn split_pool(name: &str) -> (&str, Option<&str>) {
+    match name.split_once(POOL_SEP) {
+        Some((n, pool)) => (n, Some(pool)),
+        None => (name, None),
+    }
+}
+
+/// A name as text for a person: the name, and its pool in brackets (`thibault [blitz]`).
+pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match split_pool(name) {
+        (n, Some(pool)) => format!("{n} [{pool}]").into(),
+        (n, None) => n.into(),
+    }
+}
+
 const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
@@ -202,6 +223,11 @@ impl<'h> Contest<'h> {
     /// The contest's name or id in the input, if it has one.
     pub fn label(&self) -> Option<&'h str> {
         (self.rec.label != NONE).then(|| self.history.labels[self.rec.label as usize].as_str())
+    }
+    /// The label's id (contests of one name share it), if any: a PGN game's event under
+    /// `--period event`.
+    pub fn label_id(&self) -> Option<u32> {
+        (self.rec.label != NONE).then_some(self.rec.label)
     }
     /// The series id (games of one best-of-N share it), if any.
     pub fn series(&self) -> Option<u32> {
@@ -519,6 +545,10 @@ pub struct HistoryBuilder {
     aliases: Option<std::sync::Arc<crate::names::Aliases>>,
     /// Duplicate contests dropped ([`HistoryBuilder::dedupe`]).
     dedupe: Option<Dedupe>,
+    /// Keep the contests in the order they were added ([`HistoryBuilder::keep_input_order`]).
+    keep_order: bool,
+    /// The name of the next game added ([`HistoryBuilder::name_next_game`]).
+    next_label: Option<String>,
 }
 
 /// What the builder knows of the contests kept, to drop a contest kept before.
@@ -865,6 +895,21 @@ impl HistoryBuilder {
             }
         }
         self.interned(name)
+    }
+
+    /// [`player`](Self::player) in a rating pool: the player of this name (canonical, its
+    /// alias applied) in `pool`, a player apart from him in any other pool ([`POOL_SEP`]).
+    pub fn pooled_player(&mut self, name: &str, pool: &str) -> PlayerId {
+        let name = &*canonical_name(name);
+        let kept = match &self.aliases {
+            Some(a) => a.resolve(name),
+            None => name,
+        };
+        let mut key = String::with_capacity(kept.len() + pool.len() + 1);
+        key.push_str(kept);
+        key.push(POOL_SEP);
+        key.push_str(pool);
+        self.interned(&key)
     }
 
     /// [`player`](Self::player) of a name already canonical, aliases applied.
@@ -1270,7 +1315,8 @@ impl HistoryBuilder {
         } else {
             ((0, 1), (0, 1))
         };
-        self.begin_contest(time, weight, None, series);
+        let label = self.next_label.take();
+        self.begin_contest(time, weight, label.as_deref(), series);
         self.add_weighted_entry(a, wa, place_a.0, place_a.1, points.map(|p| p.0));
         self.add_weighted_entry(b, wb, place_b.0, place_b.1, points.map(|p| p.1));
         if first_side {
@@ -1279,12 +1325,24 @@ impl HistoryBuilder {
         self.end_contest()
     }
 
+    /// Names the next game added (its event, under `--period event`).
+    pub fn name_next_game(&mut self, label: &str) {
+        self.next_label = Some(label.to_owned());
+    }
+
     /// Number of contests kept so far.
     pub fn contest_count(&self) -> usize {
         self.h.contests.len()
     }
 
-    /// Sorts contests by time (stable) and returns the history.
+    /// Keeps the contests in the order they are added: [`HistoryBuilder::finish`] does not
+    /// sort them by time (a server's log that lists games as they were rated).
+    pub fn keep_input_order(&mut self) {
+        self.keep_order = true;
+    }
+
+    /// Sorts contests by time (stable, unless told to keep the input's order) and returns the
+    /// history.
     pub fn finish(mut self, source: SourceInfo) -> History {
         let ids = std::mem::take(&mut self.ids);
         let n = ids.len();
@@ -1297,7 +1355,7 @@ impl HistoryBuilder {
         {
             h.source.one_time = Some(first.time);
         }
-        if h.contests.windows(2).all(|w| w[0].time <= w[1].time) {
+        if self.keep_order || h.contests.windows(2).all(|w| w[0].time <= w[1].time) {
             return self.h;
         }
         // Stable sort of the contests, then rebuild entries and members in the new order so

@@ -22,7 +22,7 @@ use crate::history::{
     ContestError, HistoryBuilder, PlayerId, Round, SourceInfo, canonical_name, ranks_to_ranges,
 };
 use crate::systems::{DIVERGENCE_BOUND, first_runaway};
-use crate::systems::{Rating, RatingSystem};
+use crate::systems::{Elapsed, Rating, RatingSystem};
 use rustc_hash::FxHashMap;
 
 /// Why a game or contest could not be rated.
@@ -236,7 +236,7 @@ impl<S: RatingSystem> Rater<S> {
             .map(|&p| {
                 let mut st = self.states[p as usize].clone();
                 if self.rounds[p as usize] > 0 {
-                    self.system.elapse(&mut st, 1, 0.0);
+                    self.system.elapse(&mut st, Elapsed::rounds(1.0));
                 }
                 st
             })
@@ -277,7 +277,8 @@ impl<S: RatingSystem> Rater<S> {
         once.dedup();
         for &p in &once {
             if self.rounds[p as usize] > 0 {
-                self.system.elapse(&mut self.states[p as usize], 1, 0.0);
+                self.system
+                    .elapse(&mut self.states[p as usize], Elapsed::rounds(1.0));
             }
         }
         self.system

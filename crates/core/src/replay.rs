@@ -8,9 +8,10 @@ use crate::history::{Contest, History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
 pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
+use crate::status::StatusRule;
 use crate::systems::base::{prefetch, prefetch_value};
 pub use crate::systems::{DIVERGENCE_BOUND, first_runaway, runaway};
-use crate::systems::{Rating, RatingSystem};
+use crate::systems::{Elapsed, Rating, RatingSystem};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -24,12 +25,40 @@ pub enum Period {
     Game,
     /// The games of one series (same `series` id) form a round, placed at its first game.
     Series,
+    /// The games of one event form a round, placed at its first game, as a federation rates
+    /// a tournament: a PGN's `Event` tag with its `EventDate` (else the first game's date), a
+    /// table's `event` column.
+    Event,
     /// A UTC calendar day.
     Day,
     /// An ISO week (Monday to Sunday, UTC).
     Week,
     /// A UTC calendar month.
     Month,
+}
+
+/// How a player's uncertainty grows between his rounds (`--growth`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Growth {
+    /// With the time that passes: a round is one rating period for its players, and their
+    /// time away beyond one period adds one more for each period of it, fractionally (with a
+    /// game or a series a round: the system's rating periods of real time since the player's
+    /// last contest; with `--period day|week|month`: the calendar periods begun). A system
+    /// whose own growth comes with each round (TrueSkill, Elo-MMR) adds it again for every
+    /// period beyond the first.
+    #[default]
+    Time,
+    /// As `time`, but a round adds only the fraction of a period passed since the player's
+    /// last contest (a second game an hour after the first adds almost nothing): Lichess's
+    /// way, for Glicko and Glicko-2 (the systems whose own growth comes with each round
+    /// keep it per round, as under `time`).
+    Fractional,
+    /// By counting rounds: every round is one period for its players (calendar periods with
+    /// `--period day|week|month`), whatever the time between them; the growth of the earlier
+    /// versions.
+    Rounds,
 }
 
 /// Rounds in replay order: contest indices, and where each round starts among them.
@@ -100,7 +129,7 @@ impl Period {
             Period::Day => Some(day_number(t)),
             Period::Week => Some(week_number(t)),
             Period::Month => Some(month_number(t)),
-            Period::Game | Period::Series => None,
+            Period::Game | Period::Series | Period::Event => None,
         }
     }
 }
@@ -114,12 +143,18 @@ pub fn group_rounds(history: &History, period: Period) -> Rounds {
             order: (history.first_index() as u32..history.end_index() as u32).collect(),
             bounds: (0..=n).collect(),
         },
-        Period::Series => {
-            // A round per series id (or per contest without one), in order of first game.
+        Period::Series | Period::Event => {
+            // A round per series (event) id, or per contest without one, in order of first
+            // game.
             let mut round_of_series: Vec<u32> = Vec::new();
             let mut members: Vec<Vec<u32>> = Vec::new();
             for c in history.contests() {
-                let r = match c.series() {
+                let id = if period == Period::Event {
+                    c.label_id()
+                } else {
+                    c.series()
+                };
+                let r = match id {
                     Some(s) => {
                         let s = s as usize;
                         if round_of_series.len() <= s {
@@ -179,6 +214,14 @@ pub struct ReplayOptions {
     pub keep_history: bool,
     /// Time decay: variance added per day between a player's rounds (and up to the end).
     pub decay_per_day: f64,
+    /// How uncertainty grows between a player's rounds.
+    pub growth: Growth,
+    /// The length of a rating period in days under [`Growth::Time`] with a game or series a
+    /// round, in place of the system's own ([`RatingSystem::rating_period_days`]).
+    pub rating_period_days: Option<f64>,
+    /// The history's contests are in the order of its input, not sorted by time (`--order
+    /// input`): a state resumed from takes a contest older than its last as new.
+    pub input_order: bool,
     /// Replay only the contests before this time (Unix seconds, exclusive); the leaderboard's
     /// uncertainties are decayed up to it.
     pub as_of: Option<i64>,
@@ -212,6 +255,9 @@ impl Default for ReplayOptions {
             experienced_after: 5,
             keep_history: true,
             decay_per_day: 0.0,
+            growth: Growth::Time,
+            rating_period_days: None,
+            input_order: false,
             as_of: None,
             seeds: Vec::new(),
             series: false,
@@ -225,20 +271,45 @@ impl Default for ReplayOptions {
 }
 
 impl ReplayOptions {
+    /// The length in days of the rating periods measured in real time for `system`: under
+    /// [`Growth::Time`] with a game or a series a round, for a system whose uncertainty grows
+    /// with time; `None` when periods are counted.
+    pub fn measured_period<S: RatingSystem>(&self, system: &S) -> Option<f64> {
+        let counted = self.growth == Growth::Rounds || self.period.calendar_key(0).is_some();
+        if counted {
+            return None;
+        }
+        system
+            .rating_period_days()
+            .map(|d| self.rating_period_days.unwrap_or(d))
+    }
+
     /// The time that passes for a player last seen in calendar period `last_key` at
     /// `last_time`, arriving at time `time` (its calendar period `key`, if the periods are
-    /// calendar periods): the rating periods begun (`otherwise` when they are not calendar
-    /// periods) and the decay's variance.
+    /// calendar periods) for a round (`round`, else for the end): the rating periods
+    /// (measured in periods of `measured` days, at least one for a round under
+    /// [`Growth::Time`]; else the calendar periods begun; else 1 for a round and 0 for the end)
+    /// and the decay's variance.
     #[inline]
     pub(crate) fn time_passed(
         &self,
         (last_key, last_time): (i64, i64),
         (key, time): (Option<i64>, i64),
-        otherwise: u32,
-    ) -> (u32, f64) {
-        let periods = key.map_or(otherwise, |k| periods_between(last_key, k));
+        round: bool,
+        measured: Option<f64>,
+    ) -> Elapsed {
         let days = (time - last_time).max(0) as f64 / 86_400.0;
-        (periods, self.decay_per_day * days)
+        let periods = match measured {
+            Some(length) if round && self.growth == Growth::Time => (days / length).max(1.0),
+            Some(length) => days / length,
+            None => key.map_or(u32::from(round), |k| periods_between(last_key, k)) as f64,
+        };
+        Elapsed {
+            periods,
+            variance: self.decay_per_day * days,
+            idle_growth: self.growth != Growth::Rounds,
+            fractional: measured.is_some() && self.growth == Growth::Fractional,
+        }
     }
 
     /// The calendar period of the replay's end at `end` (`as_of` is an exclusive cutoff: its
@@ -368,6 +439,11 @@ pub struct ReplayResult {
     pub draw_model: Option<(f64, f64)>,
     /// What the ratings' uncertainty is (a label and its meaning), where the system has one.
     pub uncertainty: Option<(&'static str, &'static str)>,
+    /// The system family's rule of who its leaderboard ranks ([`StatusRule::of`]).
+    pub status_rule: StatusRule,
+    /// The length of a rating period in days where the uncertainty grew by periods of
+    /// measured time ([`ReplayOptions::measured_period`]).
+    pub rating_period_days: Option<f64>,
 }
 
 impl ReplayResult {
@@ -802,6 +878,9 @@ pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
 struct Run<'a, S: RatingSystem> {
     system: &'a S,
     opts: &'a ReplayOptions,
+    /// The length of a rating period in days when periods are measured in time
+    /// ([`ReplayOptions::measured_period`]).
+    measured: Option<f64>,
     states: Vec<S::Player>,
     records: Vec<PlayerRecord>,
     /// Players with a rating before their next round (seeded, or rated once).
@@ -878,6 +957,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         Run {
             system,
             opts,
+            measured: opts.measured_period(system),
             states: c.states,
             records,
             known: c.known,
@@ -969,12 +1049,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 self.participants.push(p);
                 let rec = &self.records[pi];
                 if rec.contests > 0 {
-                    let (periods, variance) = self.opts.time_passed(
+                    let time = self.opts.time_passed(
                         (self.last_key[pi], rec.last_time),
                         (key, round_time),
-                        1,
+                        true,
+                        self.measured,
                     );
-                    self.system.elapse(&mut self.states[pi], periods, variance);
+                    self.system.elapse(&mut self.states[pi], time);
                 }
                 if let Some(k) = key {
                     self.last_key[pi] = k;
@@ -1193,11 +1274,14 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             if rec.contests == 0 {
                 continue;
             }
-            let (periods, variance) =
-                self.opts
-                    .time_passed((self.last_key[p], rec.last_time), (end_key, end), 0);
-            if periods > 0 || variance > 0.0 {
-                self.system.elapse(&mut self.states[p], periods, variance);
+            let time = self.opts.time_passed(
+                (self.last_key[p], rec.last_time),
+                (end_key, end),
+                false,
+                self.measured,
+            );
+            if time.periods > 0.0 || time.variance > 0.0 {
+                self.system.elapse(&mut self.states[p], time);
                 if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
                     let round = self.rounds_done + rounds as u64;
                     return Err(self.diverged(names, p, round, what, None));
@@ -1263,6 +1347,8 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             series: self.series,
             draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
             uncertainty: system.uncertainty_meaning(),
+            status_rule: StatusRule::of(system),
+            rating_period_days: self.measured,
         };
         let n = self.states.len();
         crate::drop_aside(self.states, n);
@@ -1283,6 +1369,10 @@ fn record_results(
     participants: &[PlayerId],
     round: &Round<'_>,
 ) {
+    // A round of one contest dates its players' records by it (in input order a later round
+    // may be dated earlier: the player's clock goes by the rounds as rated); a round of
+    // several by the latest of each player's contests.
+    let single = round.len() == 1;
     for c in round.contests() {
         // The records are scattered: each is asked for eight players ahead, its places four.
         let players = c.players();
@@ -1298,7 +1388,7 @@ fn record_results(
                 at += 1;
                 let rec = &mut records[p as usize];
                 rec.contests += 1;
-                rec.last_time = if rec.contests == 1 {
+                rec.last_time = if rec.contests == 1 || single {
                     c.time()
                 } else {
                     rec.last_time.max(c.time())

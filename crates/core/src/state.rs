@@ -101,7 +101,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -138,19 +138,74 @@ pub struct StateMeta {
     pub closed_series: Vec<String>,
     /// `--skip-all-tied` (version 4 on; earlier versions rated every contest).
     pub skip_all_tied: bool,
+    /// `--growth` (version 7 on; empty in an earlier version's state, whose growth was
+    /// `rounds`).
+    pub growth: String,
+    /// `--rating-period` in days, where given (version 7 on).
+    pub rating_period_days: Option<f64>,
+    /// `--order input` (version 7 on): contests are replayed in the input's order, so one
+    /// older than the watermark may be new.
+    pub input_order: bool,
+}
+
+impl StateMeta {
+    /// The growth the state was made with: its `growth`, `rounds` for an earlier version's.
+    pub fn growth(&self) -> &str {
+        if self.growth.is_empty() {
+            "rounds"
+        } else {
+            &self.growth
+        }
+    }
 }
 
 /// Zero bytes that turn a meta of an older version into the current one: each version added
-/// fields at the end only, and postcard writes every added field's default (an empty list,
-/// `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
+/// fields at the end only, and postcard writes every added field's default (an empty list or
+/// text, `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
 /// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
-/// last. A new version that adds a field with a default encoded otherwise needs its own rule.
+/// last; versions before 7 lack `growth`, `rating_period_days` and `input_order`. A new version that adds a
+/// field with a default encoded otherwise needs its own rule.
 fn meta_padding(version: u32) -> usize {
-    match version {
-        1 => 4,
-        2 | 3 => 1,
-        _ => 0,
+    let before_7 = if version < 7 { 3 } else { 0 };
+    before_7
+        + match version {
+            1 => 4,
+            2 | 3 => 1,
+            _ => 0,
+        }
+}
+
+/// A Glicko-2 player as states before version 7 keep him: rating, deviation and volatility,
+/// nothing pending beyond the next period (the growth by counted rounds of those versions).
+#[derive(Deserialize)]
+struct Glicko2Before7(f64, f64, f64);
+
+/// A state body of a version before 7 in today's layout: only Glicko-2's player changed (he
+/// keeps the fraction of a period pending since version 7).
+fn upgrade_body(system: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
+    if system != "glicko2" {
+        return Ok(body);
     }
+    let damaged = |e: postcard::Error| format!("damaged state file: {e}");
+    let old: Carry<Glicko2Before7> = postcard::from_bytes(&body).map_err(damaged)?;
+    let carry = Carry {
+        states: old
+            .states
+            .iter()
+            .map(|p| crate::systems::glicko2::Glicko2Player::new(p.0, p.1, p.2))
+            .collect(),
+        records: old.records,
+        known: old.known,
+        last_key: old.last_key,
+        metrics: old.metrics,
+        rounds_done: old.rounds_done,
+        contests_done: old.contests_done,
+        warmup_contests: old.warmup_contests,
+        history_rows: old.history_rows,
+        outcomes: old.outcomes,
+        places: old.places,
+    };
+    postcard::to_stdvec(&carry).map_err(damaged)
 }
 
 /// Writes a state.
@@ -225,6 +280,9 @@ impl StateFile {
         if version < 6 {
             // So is its last field, `places`, before version 6.
             body.push(0);
+        }
+        if version < 7 {
+            body = upgrade_body(&meta.system, body)?;
         }
         Ok(StateFile { meta, body })
     }
@@ -393,6 +451,7 @@ impl<'m> AppliedCheck<'m> {
             ));
         } else if let Some((t, _)) = &meta.watermark
             && c.time() < *t
+            && !meta.input_order
         {
             return Err(format!(
                 "contest {} of {} is older than the state's last contest ({}) but was \
@@ -485,8 +544,8 @@ mod tests {
     #[test]
     fn a_state_round_trips_and_damage_is_refused() {
         let meta = StateMeta {
-            system: "glicko2".into(),
-            params: "{\"tau\":0.5}".into(),
+            system: "elo".into(),
+            params: "{\"k\":24}".into(),
             period: "day".into(),
             decay_per_day: 0.0,
             experienced_after: 5,
@@ -498,6 +557,10 @@ mod tests {
             open_from: Some(90_000),
             closed_series: vec!["s1".into()],
             skip_all_tied: false,
+            // (Their defaults: an older version's file reads as made with them.)
+            growth: String::new(),
+            rating_period_days: None,
+            input_order: false,
         };
         let carry = Carry {
             states: vec![(1500.0, f64::NAN), (1400.0, 30.0)],
@@ -522,18 +585,19 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v7 = bytes.clone();
-        v7[8] = 7;
+        let mut v8 = bytes.clone();
+        v8[8] = 8;
         assert!(
-            StateFile::read(&mut v7.as_slice())
+            StateFile::read(&mut v8.as_slice())
                 .unwrap_err()
-                .contains("version 7")
+                .contains("version 8")
         );
-        // A version 3 file (no --skip-all-tied in its meta, postcard's last byte here; no
-        // draw model and no places in its carry, the carry's last two bytes) is read as made
-        // without the option, and resumes with a fresh draw model and no places.
+        // A version 3 file (no --skip-all-tied, --growth, --rating-period nor --order in its
+        // meta, postcard's last four bytes here; no draw model and no places in its carry, the
+        // carry's last two bytes) is read as made without the options, and resumes with a
+        // fresh draw model and no places.
         let head = postcard::to_stdvec(&meta).unwrap();
-        let head3 = &head[..head.len() - 1];
+        let head3 = &head[..head.len() - 4];
         let body = postcard::to_stdvec(&carry).unwrap();
         let body = &body[..body.len() - 2];
         let mut v3 = Vec::new();
@@ -546,6 +610,7 @@ mod tests {
         v3.extend_from_slice(&sum.to_le_bytes());
         let old = StateFile::read(&mut v3.as_slice()).unwrap();
         assert_eq!(old.meta, meta, "read as without the option");
+        assert_eq!(old.meta.growth(), "rounds", "the earlier versions' growth");
         let old_carry: Carry<(f64, f64)> = old.carry().unwrap();
         assert_eq!((old_carry.history_rows, old_carry.outcomes), (20, None));
         assert_eq!(old_carry.places, None);
@@ -623,6 +688,77 @@ mod tests {
         assert!(file.carry::<(f64, f64)>().is_err());
     }
 
+    /// A version 6 state of Glicko-2 (players of three numbers) is read with nothing pending
+    /// beyond one period (the growth by counted rounds of that version); the new fields of
+    /// a version 7 meta round-trip.
+    #[test]
+    fn a_version_6_glicko2_state_is_upgraded() {
+        use crate::systems::glicko2::Glicko2Player;
+        let meta = StateMeta {
+            system: "glicko2".into(),
+            params: "{}".into(),
+            period: "game".into(),
+            decay_per_day: 0.0,
+            experienced_after: 5,
+            players: vec!["a".into()],
+            watermark: None,
+            applied: vec![],
+            history_rows: 1,
+            pending: vec![],
+            open_from: None,
+            closed_series: vec![],
+            skip_all_tied: false,
+            growth: String::new(),
+            rating_period_days: None,
+            input_order: false,
+        };
+        let old = Carry {
+            states: vec![(1612.5, 87.25, 0.0599)],
+            records: vec![PlayerRecord::default()],
+            known: vec![true],
+            last_key: vec![0],
+            metrics: Metrics::new(),
+            rounds_done: 1,
+            contests_done: 1,
+            warmup_contests: 0,
+            history_rows: 1,
+            outcomes: None,
+            places: None,
+        };
+        let head = postcard::to_stdvec(&meta).unwrap();
+        let head6 = &head[..head.len() - 3];
+        let mut v6 = MAGIC.to_vec();
+        v6.extend_from_slice(&6u32.to_le_bytes());
+        v6.extend_from_slice(&(head6.len() as u64).to_le_bytes());
+        v6.extend_from_slice(head6);
+        v6.extend_from_slice(&postcard::to_stdvec(&old).unwrap());
+        let sum = hash(&v6);
+        v6.extend_from_slice(&sum.to_le_bytes());
+        let file = StateFile::read(&mut v6.as_slice()).unwrap();
+        assert_eq!(file.meta.growth(), "rounds");
+        let carry: Carry<Glicko2Player> = file.carry().unwrap();
+        assert_eq!(
+            carry.states,
+            vec![Glicko2Player::new(1612.5, 87.25, 0.0599)]
+        );
+        assert_eq!(
+            (carry.states[0].pending, carry.states[0].shown),
+            (1.0, false)
+        );
+        // Version 7 keeps the new options.
+        let new = StateMeta {
+            growth: "fractional".into(),
+            rating_period_days: Some(1.0 / 0.21436),
+            input_order: true,
+            ..meta
+        };
+        let mut bytes = Vec::new();
+        write_state(&mut bytes, &new, &carry).unwrap();
+        let back = StateFile::read(&mut bytes.as_slice()).unwrap();
+        assert_eq!(back.meta, new);
+        assert_eq!(back.carry::<Glicko2Player>().unwrap().states, carry.states);
+    }
+
     #[test]
     fn values_a_replay_cannot_produce_are_refused() {
         use crate::systems::RatingSystem;
@@ -642,6 +778,9 @@ mod tests {
             open_from: None,
             closed_series: vec![],
             skip_all_tied: false,
+            growth: "time".into(),
+            rating_period_days: None,
+            input_order: false,
         };
         let record = PlayerRecord {
             rounds: 1,

@@ -77,7 +77,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{chebyshev, exp_vectorisable, shared};
 use rayon::prelude::*;
@@ -370,8 +370,16 @@ impl RatingSystem for Bar {
         }
     }
 
-    fn elapse(&self, p: &mut MuSigma, _periods: u32, variance: f64) {
-        p.sigma = (p.sigma * p.sigma + variance).sqrt();
+    /// The decay, and under `--growth time` the drift of each period passed beyond the
+    /// first (that growth capped at the newcomers' uncertainty).
+    fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
+        let idle = self.p.sig_drift * self.p.sig_drift * time.idle_periods();
+        let capped = idle.min((self.p.sigma_init * self.p.sigma_init - p.sigma * p.sigma).max(0.0));
+        p.sigma = (p.sigma * p.sigma + capped + time.variance).sqrt();
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 
     fn rating(&self, p: &MuSigma) -> Rating {

@@ -19,6 +19,64 @@ pub struct Rating {
     pub display: f64,
 }
 
+/// The time that passed for a player since his last round, as the replay hands it to
+/// [`RatingSystem::elapse`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Elapsed {
+    /// Rating periods passed. Counted (`fractional` false): 1 before each round when every
+    /// round is its own period (0 at the end), or the calendar periods begun since his last
+    /// round with `--period day|week|month`. Measured (`fractional` true): the time since his
+    /// last contest in the system's rating periods ([`RatingSystem::rating_period_days`]), a
+    /// fraction of one for a game the same day.
+    pub periods: f64,
+    /// The time decay's variance (`--decay-per-day` times the days passed).
+    pub variance: f64,
+    /// The uncertainty grows with time (`--growth time`): a system whose own growth comes
+    /// with each round (TrueSkill's `tau`, Elo-MMR's `gamma`, the all-pairs drift) adds one
+    /// round's growth for each period passed beyond the first. False under `--growth rounds`
+    /// (such systems then add nothing for periods without a round).
+    pub idle_growth: bool,
+    /// `periods` is measured time rather than counted periods (see there).
+    pub fractional: bool,
+}
+
+impl Elapsed {
+    /// Counted periods under `--growth rounds`, without decay: what a round of the game-by-game
+    /// [`crate::rater::Rater`] passes (`periods` 1).
+    pub fn rounds(periods: f64) -> Self {
+        Elapsed {
+            periods,
+            variance: 0.0,
+            idle_growth: false,
+            fractional: false,
+        }
+    }
+
+    /// The same, with `variance` as its decay.
+    pub fn with_variance(self, variance: f64) -> Self {
+        Elapsed { variance, ..self }
+    }
+
+    /// The periods beyond the first: those of a system's own growth per round that the round
+    /// itself does not bring, under [`Elapsed::idle_growth`] (0 otherwise).
+    pub fn idle_periods(&self) -> f64 {
+        if self.idle_growth {
+            (self.periods - 1.0).max(0.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Lichess's rating period, in days: it counts 0.21436 Glicko-2 periods a day
+/// (niklasf/liglicko2's `rating_periods_per_day`); `--preset lichess` rates by it.
+pub const LICHESS_PERIOD_DAYS: f64 = 1.0 / 0.21436;
+
+/// The rating period of the systems whose uncertainty grows with time, in days, unless
+/// `--rating-period` says otherwise: a month, the period of FIDE's rating lists. A player
+/// back after longer gets one more period's growth for each such period.
+pub const DEFAULT_PERIOD_DAYS: f64 = 30.0;
+
 /// One rating system.
 pub trait RatingSystem: Sync {
     /// Everything the system keeps per player.
@@ -130,14 +188,22 @@ pub trait RatingSystem: Sync {
     ) -> Self::Player;
 
     /// Time passing for a player who has played before, called by the replay before the
-    /// player's next round (and up to `--as-of` for the leaderboard): `periods` rating periods
-    /// have begun since the player's last round (1 for the next round when every round is its
-    /// own period; the number of calendar periods with `--period day|week|month`), and
-    /// `variance` is the time decay (`--decay-per-day` times the days elapsed). Systems with
-    /// an uncertainty add `variance` to it (squared), within whatever bound they keep, plus
-    /// their own per-period growth (Glicko's `c^2`, Glicko-2's volatility for periods without
-    /// games); the rating does not change. Systems without an uncertainty ignore it.
-    fn elapse(&self, _p: &mut Self::Player, _periods: u32, _variance: f64) {}
+    /// player's next round (and up to the end, or `--as-of`, for the leaderboard): see
+    /// [`Elapsed`] for what the replay measures. Systems with an uncertainty add
+    /// `time.variance` to it (squared), within whatever bound they keep, plus their own
+    /// growth for the periods passed (Glicko's `c^2`, Glicko-2's volatility, or, under
+    /// [`Elapsed::idle_growth`], one round's growth of their own for each period beyond the
+    /// first); the rating does not change. Systems without an uncertainty ignore it.
+    fn elapse(&self, _p: &mut Self::Player, _time: Elapsed) {}
+
+    /// How long one rating period of the system lasts, in days, when its uncertainty grows
+    /// with the time that passes (`--growth time`, the default, with a game or a series a
+    /// round): the replay measures a player's time away in these periods
+    /// ([`Elapsed::periods`], fractional). `None` (the default): the system's uncertainty
+    /// does not grow with time (it has none, or a model of time of its own).
+    fn rating_period_days(&self) -> Option<f64> {
+        None
+    }
 
     /// [`RatingSystem::update`] when no rating will be read before the replay's end (and its
     /// [`RatingSystem::settle`]): a bootstrap replicate. A system whose final ratings do not
@@ -296,8 +362,11 @@ impl<S: RatingSystem> RatingSystem for &S {
     ) -> Self::Player {
         (*self).seeded(rating, uncertainty, volatility)
     }
-    fn elapse(&self, p: &mut Self::Player, periods: u32, variance: f64) {
-        (*self).elapse(p, periods, variance);
+    fn elapse(&self, p: &mut Self::Player, time: Elapsed) {
+        (*self).elapse(p, time);
+    }
+    fn rating_period_days(&self) -> Option<f64> {
+        (*self).rating_period_days()
     }
     fn accumulate(&self, round: Round<'_>, players: &mut [Self::Player]) {
         (*self).accumulate(round, players);

@@ -48,7 +48,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma};
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
@@ -82,7 +82,7 @@ impl Default for GlickoParams {
         Self {
             start: 1500.0,
             start_rd: 350.0,
-            c: 0.0,
+            c: 10.0,
             scale: 400.0,
             exact: false,
             advantage: 0.0,
@@ -171,9 +171,16 @@ impl RatingSystem for Glicko {
 
     /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)`; a deviation already above `RD_0` (seeded
     /// so) does not grow.
-    fn elapse(&self, p: &mut MuSigma, periods: u32, variance: f64) {
-        let growth = self.p.c * self.p.c * periods as f64 + variance;
-        self.pairs.elapse(p, periods, growth);
+    /// `RD^2 += c^2 t` for the `t` periods passed (fractional under `--growth time`), plus
+    /// the decay, capped at the newcomers' deviation.
+    fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
+        let growth = self.p.c * self.p.c * time.periods + time.variance;
+        self.pairs
+            .elapse(p, Elapsed::rounds(0.0).with_variance(growth));
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 
     fn rating(&self, p: &MuSigma) -> Rating {
@@ -288,20 +295,32 @@ mod tests {
             mu: 1700.0,
             sigma: 50.0,
         };
-        g.elapse(&mut p, 1, 0.0);
+        g.elapse(&mut p, Elapsed::rounds(1.0));
         // sqrt(50^2 + 63.2^2) = sqrt(6494.24) = 80.5868
         assert!((p.sigma - 80.5868).abs() < 1e-4, "{}", p.sigma);
-        g.elapse(&mut p, 30, 0.0);
+        g.elapse(&mut p, Elapsed::rounds(30.0));
         assert_eq!((p.mu, p.sigma), (1700.0, 350.0));
-        // No growth with the default c, but decay still applies.
+        // The default c is 10 a period: 2.5 periods of time add 250 to the variance, and the
+        // decay's variance comes on top.
         let mut q = MuSigma {
             mu: 1700.0,
             sigma: 50.0,
         };
-        glicko().elapse(&mut q, 5, 0.0);
-        assert_eq!(q.sigma, 50.0);
-        glicko().elapse(&mut q, 5, 60.0 * 60.0 - 50.0 * 50.0);
-        assert!((q.sigma - 60.0).abs() < 1e-9, "{}", q.sigma);
+        glicko().elapse(&mut q, Elapsed::rounds(2.5));
+        assert!(
+            (q.sigma - (2500.0f64 + 250.0).sqrt()).abs() < 1e-12,
+            "{}",
+            q.sigma
+        );
+        let mut r = MuSigma {
+            mu: 1700.0,
+            sigma: 50.0,
+        };
+        glicko().elapse(
+            &mut r,
+            Elapsed::rounds(0.0).with_variance(60.0 * 60.0 - 50.0 * 50.0),
+        );
+        assert!((r.sigma - 60.0).abs() < 1e-9, "{}", r.sigma);
     }
 
     fn one_game(draw: bool) -> crate::history::History {

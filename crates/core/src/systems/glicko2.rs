@@ -47,9 +47,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::base::{
+    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+};
 use crate::history::{Contest, PlayerId, Round};
-use crate::numeric::roots::illinois;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -77,9 +78,33 @@ pub struct Glicko2Params {
     /// The smallest deviation a player keeps (0: none; Lichess: 45).
     #[serde(skip_serializing_if = "super::base::is_zero")]
     pub min_rd: f64,
-    /// The largest deviation (0: none; Lichess: 500).
+    /// The largest deviation (0, the default: the newcomers' `start_rd`, as Glicko caps it;
+    /// Lichess: 500). A player away for long returns as uncertain as a newcomer, not more.
     #[serde(skip_serializing_if = "super::base::is_zero")]
     pub max_rd: f64,
+    /// The smallest volatility (0: none; Lichess: 0.01).
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub min_volatility: f64,
+    /// The largest volatility (0: none; Lichess: 0.1).
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub max_volatility: f64,
+    /// The lowest rating (none by default; Lichess: 400).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_rating: Option<f64>,
+    /// The highest rating (none by default; Lichess: 4000).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rating: Option<f64>,
+    /// The largest change of a rating in one round (0: none; Lichess: 700 a game).
+    #[serde(skip_serializing_if = "super::base::is_zero")]
+    pub max_delta: f64,
+    /// Lichess's rating regulator: a gain of a player rated below `start + max_rd` is
+    /// multiplied by this (1: none; Lichess: 1.02, against the deflation of a pool).
+    #[serde(skip_serializing_if = "is_one")]
+    pub regulator: f64,
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
 }
 
 impl Default for Glicko2Params {
@@ -93,6 +118,12 @@ impl Default for Glicko2Params {
             advantage: 0.0,
             min_rd: 0.0,
             max_rd: 0.0,
+            min_volatility: 0.0,
+            max_volatility: 0.0,
+            min_rating: None,
+            max_rating: None,
+            max_delta: 0.0,
+            regulator: 1.0,
         }
     }
 }
@@ -102,10 +133,33 @@ impl Default for Glicko2Params {
 pub struct Glicko2Player {
     /// Rating r.
     pub rating: f64,
-    /// Rating deviation RD.
+    /// Rating deviation RD as of the start of the current period (his last update, with the
+    /// growth of the whole periods passed since).
     pub rd: f64,
     /// Volatility sigma.
     pub volatility: f64,
+    /// The fraction of a period passed since, whose growth the next update adds with the new
+    /// volatility (step 6: `phi* = sqrt(phi^2 + pending sigma'^2)`): 1 for a newcomer and
+    /// under counted periods, `min(t, 1)` for `t` periods of measured time, 0 after an update.
+    pub pending: f64,
+    /// Whether the deviation shown and predicted with includes `pending`'s growth at the
+    /// current volatility (measured time: the deviation as of now, as Lichess shows it); under
+    /// counted periods a period's growth comes with its update (Glickman).
+    pub shown: bool,
+}
+
+impl Glicko2Player {
+    /// A player's state from its rating, deviation and volatility, with nothing pending
+    /// beyond one period for the next update.
+    pub fn new(rating: f64, rd: f64, volatility: f64) -> Self {
+        Glicko2Player {
+            rating,
+            rd,
+            volatility,
+            pending: 1.0,
+            shown: false,
+        }
+    }
 }
 
 /// The Glicko-2 system.
@@ -143,15 +197,47 @@ impl Glicko2 {
             )));
         }
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
+        if p.max_rd > 0.0 && p.max_rd < p.start_rd {
+            return Err(ParamError(format!(
+                "max_rd ({}) is below start_rd ({}): a newcomer would be above the largest \
+                 deviation",
+                p.max_rd, p.start_rd
+            )));
+        }
+        check_range("min_volatility", p.min_volatility, 0.0, 1e3)?;
+        check_range("max_volatility", p.max_volatility, 0.0, 1e3)?;
+        if p.max_volatility > 0.0 && p.min_volatility > p.max_volatility {
+            return Err(ParamError(format!(
+                "min_volatility ({}) is above max_volatility ({})",
+                p.min_volatility, p.max_volatility
+            )));
+        }
+        for (name, bound) in [("min_rating", p.min_rating), ("max_rating", p.max_rating)] {
+            if let Some(b) = bound {
+                check_range(name, b, -1e9, 1e9)?;
+            }
+        }
+        if let (Some(lo), Some(hi)) = (p.min_rating, p.max_rating)
+            && lo > hi
+        {
+            return Err(ParamError(format!(
+                "min_rating ({lo}) is above max_rating ({hi})"
+            )));
+        }
+        check_range("max_delta", p.max_delta, 0.0, 1e9)?;
+        check_range("regulator", p.regulator, 0.0, 1e3)?;
         check_range("start_volatility", p.start_volatility, 1e-9, 1e3)?;
         check_range("tau", p.tau, 1e-6, 1e3)?;
         check_range("tolerance", p.tolerance, 1e-15, 1.0)?;
         Ok(Self { p })
     }
 
-    /// The new volatility (step 5).
+    /// The new volatility (step 5), by Glickman's procedure as he writes it (and liglicko2
+    /// runs it): A = ln sigma^2, B bracketed as step 5.2 says, then the Illinois iteration of
+    /// step 5.4 until |B - A| <= tolerance (at most 1,000 steps), sigma' = exp(A / 2).
     pub fn volatility(&self, phi: f64, sigma: f64, v: f64, delta: f64) -> f64 {
-        let tau2 = self.p.tau * self.p.tau;
+        let tau = self.p.tau;
+        let tau2 = tau * tau;
         let a = (sigma * sigma).ln();
         let (phi2, d2) = (phi * phi, delta * delta);
         let f = |x: f64| {
@@ -159,50 +245,107 @@ impl Glicko2 {
             let den = phi2 + v + ex;
             ex * (d2 - phi2 - v - ex) / (2.0 * den * den) - (x - a) / tau2
         };
-        let lo_hi = if d2 > phi2 + v {
-            (a, (d2 - phi2 - v).ln())
+        let mut big_a = a;
+        let mut big_b = if d2 > phi2 + v {
+            (d2 - phi2 - v).ln()
         } else {
             let mut k = 1.0;
-            while f(a - k * self.p.tau) < 0.0 && k < 1e6 {
+            while f(a - k * tau) < 0.0 && k < 1e6 {
                 k += 1.0;
             }
-            (a, a - k * self.p.tau)
+            a - k * tau
         };
-        // f decreases; the Illinois routine wants an increasing function on [lo, hi].
-        let (lo, hi) = if lo_hi.0 < lo_hi.1 {
-            lo_hi
-        } else {
-            (lo_hi.1, lo_hi.0)
-        };
-        let neg = |x: f64| -f(x);
-        let x = illinois(neg, lo, neg(lo), hi, neg(hi), self.p.tolerance);
-        (x / 2.0).exp()
+        let (mut f_a, mut f_b) = (f(big_a), f(big_b));
+        let mut steps = 0;
+        while (big_b - big_a).abs() > self.p.tolerance && steps < 1000 {
+            steps += 1;
+            let big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a);
+            let f_c = f(big_c);
+            if f_c * f_b <= 0.0 {
+                big_a = big_b;
+                f_a = f_b;
+            } else {
+                f_a /= 2.0;
+            }
+            big_b = big_c;
+            f_b = f_c;
+        }
+        (big_a / 2.0).exp()
     }
 
-    /// A deviation within `min_rd` and `max_rd` (where set).
-    fn bounded_rd(&self, rd: f64) -> f64 {
-        let rd = rd.max(self.p.min_rd);
+    /// The largest deviation: `max_rd`, or the newcomers' deviation.
+    fn max_rd(&self) -> f64 {
         if self.p.max_rd > 0.0 {
-            rd.min(self.p.max_rd)
+            self.p.max_rd
         } else {
-            rd
+            self.p.start_rd
+        }
+    }
+
+    /// A deviation within `min_rd` and the largest.
+    fn bounded_rd(&self, rd: f64) -> f64 {
+        rd.max(self.p.min_rd).min(self.max_rd())
+    }
+
+    /// A volatility within `min_volatility` and `max_volatility` (where set).
+    fn bounded_volatility(&self, v: f64) -> f64 {
+        let v = v.max(self.p.min_volatility);
+        if self.p.max_volatility > 0.0 {
+            v.min(self.p.max_volatility)
+        } else {
+            v
+        }
+    }
+
+    /// A rating within `min_rating` and `max_rating` (where set).
+    fn bounded_rating(&self, r: f64) -> f64 {
+        let r = self.p.min_rating.map_or(r, |lo| r.max(lo));
+        self.p.max_rating.map_or(r, |hi| r.min(hi))
+    }
+
+    /// The deviation shown and predicted with: `rd`, and where the state says so the growth
+    /// of the fraction of a period passed since (the deviation as of now), within the bounds.
+    pub fn current_rd(&self, p: &Glicko2Player) -> f64 {
+        if p.shown && p.pending > 0.0 {
+            let phi2 = (p.rd / SCALE).powi(2) + p.pending * p.volatility * p.volatility;
+            self.bounded_rd(SCALE * phi2.sqrt())
+        } else {
+            p.rd
+        }
+    }
+
+    /// A rating change as Lichess applies it: a gain of a player below `start + max_rd`
+    /// multiplied by the regulator, then the change kept within `max_delta`.
+    fn regulated(&self, rating: f64, change: f64) -> f64 {
+        let factor = if change > 0.0 && rating < self.p.start + self.max_rd() {
+            self.p.regulator
+        } else {
+            1.0
+        };
+        let change = factor * change;
+        if self.p.max_delta > 0.0 {
+            change.clamp(-self.p.max_delta, self.p.max_delta)
+        } else {
+            change
         }
     }
 
     /// A player's state after a period with the given sums (steps 3 to 8); `sums.info > 0`.
+    /// Step 6 adds the pending fraction of a period at the new volatility.
     pub fn rate(&self, p: &Glicko2Player, sums: Sums) -> Glicko2Player {
-        let mu = (p.rating - self.p.start) / SCALE;
         let phi = p.rd / SCALE;
         let v = 1.0 / sums.info;
         let delta = v * sums.score;
-        let sigma = self.volatility(phi, p.volatility, v, delta);
-        let phi_star2 = phi * phi + sigma * sigma;
+        let sigma = self.bounded_volatility(self.volatility(phi, p.volatility, v, delta));
+        let phi_star2 = phi * phi + p.pending * sigma * sigma;
         let phi_new = 1.0 / (1.0 / phi_star2 + 1.0 / v).sqrt();
-        let mu_new = mu + phi_new * phi_new * sums.score;
+        let change = SCALE * phi_new * phi_new * sums.score;
         Glicko2Player {
-            rating: self.p.start + SCALE * mu_new,
+            rating: self.bounded_rating(p.rating + self.regulated(p.rating, change)),
             rd: self.bounded_rd(SCALE * phi_new),
             volatility: sigma,
+            pending: 0.0,
+            shown: false,
         }
     }
 
@@ -261,11 +404,11 @@ impl RatingSystem for Glicko2 {
     }
 
     fn new_player(&self) -> Glicko2Player {
-        Glicko2Player {
-            rating: self.p.start,
-            rd: self.p.start_rd,
-            volatility: self.p.start_volatility,
-        }
+        Glicko2Player::new(
+            self.bounded_rating(self.p.start),
+            self.bounded_rd(self.p.start_rd),
+            self.bounded_volatility(self.p.start_volatility),
+        )
     }
 
     fn seeded(
@@ -274,24 +417,34 @@ impl RatingSystem for Glicko2 {
         uncertainty: Option<f64>,
         volatility: Option<f64>,
     ) -> Glicko2Player {
-        Glicko2Player {
-            rating,
-            rd: uncertainty.unwrap_or(self.p.start_rd),
-            volatility: volatility.unwrap_or(self.p.start_volatility),
-        }
+        Glicko2Player::new(
+            self.bounded_rating(rating),
+            self.bounded_rd(uncertainty.unwrap_or(self.p.start_rd)),
+            self.bounded_volatility(volatility.unwrap_or(self.p.start_volatility)),
+        )
     }
 
-    /// `phi^2 += sigma^2` for every period without games, plus the decay.
-    fn elapse(&self, p: &mut Glicko2Player, periods: u32, variance: f64) {
-        let idle = periods.saturating_sub(1) as f64;
+    /// Time passing (liglicko2's split of a period, which is Glickman's for whole periods):
+    /// `phi^2 += sigma^2` at the player's own volatility for every period passed beyond the
+    /// first, plus the decay; the first period (or the fraction of one passed) is left
+    /// pending for the next update's step 6, and with measured time it shows in the deviation
+    /// as of now.
+    fn elapse(&self, p: &mut Glicko2Player, time: Elapsed) {
+        let idle = (time.periods - 1.0).max(0.0);
         let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;
-        p.rd = self.bounded_rd((SCALE * SCALE * phi2 + variance).sqrt());
+        p.rd = self.bounded_rd((SCALE * SCALE * phi2 + time.variance).sqrt());
+        p.pending = time.periods.clamp(0.0, 1.0);
+        p.shown = time.fractional;
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 
     fn rating(&self, p: &Glicko2Player) -> Rating {
         Rating {
             mean: p.rating,
-            uncertainty: Some(p.rd),
+            uncertainty: Some(self.current_rd(p)),
             display: p.rating,
         }
     }
@@ -353,7 +506,7 @@ impl RatingSystem for Glicko2 {
             let mu = s.iter().map(|&i| players[i as usize].rating).sum::<f64>() / k;
             let phi2 = s
                 .iter()
-                .map(|&i| (players[i as usize].rd / SCALE).powi(2))
+                .map(|&i| (self.current_rd(&players[i as usize]) / SCALE).powi(2))
                 .sum::<f64>()
                 / k;
             (mu / SCALE, phi2)
@@ -377,11 +530,7 @@ mod tests {
     }
 
     fn player(rating: f64, rd: f64, volatility: f64) -> Glicko2Player {
-        Glicko2Player {
-            rating,
-            rd,
-            volatility,
-        }
+        Glicko2Player::new(rating, rd, volatility)
     }
 
     /// Games of one round: (winner, loser) by name, or a draw.
@@ -475,9 +624,9 @@ mod tests {
     fn idle_periods_grow_the_deviation_by_the_volatility() {
         let s = sys();
         let mut p = player(1700.0, 100.0, 0.06);
-        s.elapse(&mut p, 1, 0.0);
+        s.elapse(&mut p, Elapsed::rounds(1.0));
         assert!((p.rd - 100.0).abs() < 1e-12);
-        s.elapse(&mut p, 3, 0.0);
+        s.elapse(&mut p, Elapsed::rounds(3.0));
         let phi = (100.0f64 / SCALE).hypot((2.0f64).sqrt() * 0.06);
         assert!((p.rd - SCALE * phi).abs() < 1e-9, "{p:?}");
         assert_eq!(p.rating, 1700.0);

@@ -86,7 +86,6 @@ pub mod glicko;
 pub mod glicko2;
 pub mod pairwise;
 pub mod pairwise_glicko;
-pub mod presets;
 pub mod topcoder;
 pub mod trueskill;
 pub mod whr;

@@ -67,7 +67,7 @@
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use crate::numeric::shared;
@@ -261,10 +261,17 @@ impl RatingSystem for PairwiseGlicko {
     }
 
     /// Glicko's RD grows with time but never past the newcomers' RD.
-    fn elapse(&self, p: &mut MuSigma, _periods: u32, variance: f64) {
-        p.sigma = (p.sigma * p.sigma + variance)
+    /// The decay, and under `--growth time` the drift of each period passed beyond the
+    /// first, capped at the newcomers' uncertainty.
+    fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
+        let growth = self.p.sig_drift * self.p.sig_drift * time.idle_periods() + time.variance;
+        p.sigma = (p.sigma * p.sigma + growth)
             .sqrt()
             .min(self.p.sigma_init.max(p.sigma));
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 
     fn rating(&self, p: &MuSigma) -> Rating {

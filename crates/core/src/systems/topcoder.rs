@@ -78,7 +78,7 @@
 //! ```
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{gauss, normal_cdf, normal_quantile};
@@ -444,8 +444,8 @@ impl RatingSystem for Topcoder {
         }
     }
 
-    fn elapse(&self, p: &mut TopcoderPlayer, _periods: u32, variance: f64) {
-        p.volatility = (p.volatility * p.volatility + variance).sqrt();
+    fn elapse(&self, p: &mut TopcoderPlayer, time: Elapsed) {
+        p.volatility = (p.volatility * p.volatility + time.variance).sqrt();
     }
 
     fn rating(&self, p: &TopcoderPlayer) -> Rating {

@@ -135,7 +135,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices};
+use super::base::{
+    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+};
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
 use serde::{Deserialize, Serialize};
@@ -914,8 +916,16 @@ impl RatingSystem for TrueSkill {
 
     /// Only the time decay: `sigma^2 += variance`. TrueSkill's own growth, `tau^2`, comes with
     /// each contest (in `update`), not with the periods.
-    fn elapse(&self, p: &mut TrueSkillPlayer, _periods: u32, variance: f64) {
-        p.sigma = (p.sigma * p.sigma + variance).max(0.0).sqrt();
+    /// The decay, and under `--growth time` the dynamics `tau^2` of each period passed
+    /// beyond the first (that growth capped at the newcomers' sigma).
+    fn elapse(&self, p: &mut TrueSkillPlayer, time: Elapsed) {
+        let idle = self.p.tau * self.p.tau * time.idle_periods();
+        let capped = idle.min((self.p.sigma * self.p.sigma - p.sigma * p.sigma).max(0.0));
+        p.sigma = (p.sigma * p.sigma + capped + time.variance).max(0.0).sqrt();
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 }
 
@@ -1935,8 +1945,28 @@ mod tests {
             mu: 30.0,
             sigma: 3.0,
         };
-        s.elapse(&mut q, 5, 16.0);
+        // Counted rounds: the decay alone (tau comes with each game).
+        s.elapse(&mut q, Elapsed::rounds(5.0).with_variance(16.0));
         assert_eq!((q.mu, q.sigma), (30.0, 5.0));
+        // Growth with time: tau^2 for each period beyond the first, up to the newcomers'
+        // sigma, and the decay beyond it.
+        let time = |periods: f64, variance: f64| Elapsed {
+            periods,
+            variance,
+            idle_growth: true,
+            fractional: false,
+        };
+        let tau2 = (25.0f64 / 300.0).powi(2);
+        let mut t = TrueSkillPlayer {
+            mu: 30.0,
+            sigma: 3.0,
+        };
+        s.elapse(&mut t, time(1.0, 0.0));
+        assert_eq!(t.sigma, 3.0, "the round's own period comes with its game");
+        s.elapse(&mut t, time(11.0, 0.0));
+        assert!((t.sigma - (9.0 + 10.0 * tau2).sqrt()).abs() < 1e-12);
+        s.elapse(&mut t, time(1e9, 1.0));
+        assert!((t.sigma - ((25.0f64 / 3.0).powi(2) + 1.0).sqrt()).abs() < 1e-12);
         assert_eq!(s.name(), "trueskill");
         let json = s.params();
         assert_eq!(json["draw_probability"], serde_json::json!(0.1));

@@ -41,7 +41,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
 use super::pairwise::{logistic_sums, outcome_sums};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
@@ -291,8 +291,8 @@ impl RatingSystem for Yuksel {
     }
 
     /// `phi^2 = V / W` grows by `variance`.
-    fn elapse(&self, p: &mut YukselPlayer, _periods: u32, variance: f64) {
-        p.var += variance * p.w;
+    fn elapse(&self, p: &mut YukselPlayer, time: Elapsed) {
+        p.var += time.variance * p.w;
     }
 
     fn rating(&self, p: &YukselPlayer) -> Rating {

@@ -58,7 +58,7 @@ mod factors;
 pub mod performance;
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, map_ahead, pick_mut,
+    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_ahead, pick_mut,
     update_each_ahead,
 };
 use crate::history::{PlayerId, Round};
@@ -412,8 +412,16 @@ impl RatingSystem for EloMmr {
 
     /// Time decay is the pseudodiffusion of a round's drift (section 4), so a year of decay
     /// followed by a round's drift equals one diffusion by their sum (composability).
-    fn elapse(&self, p: &mut MmrPlayer, _periods: u32, variance: f64) {
-        self.diffuse(p, variance);
+    /// The decay, and under `--growth time` the drift `gamma^2` of each period passed
+    /// beyond the first (that growth capped at the newcomers' sigma), as one diffusion.
+    fn elapse(&self, p: &mut MmrPlayer, time: Elapsed) {
+        let idle = self.p.gamma * self.p.gamma * time.idle_periods();
+        let capped = idle.min((self.p.sigma_init * self.p.sigma_init - p.sigma * p.sigma).max(0.0));
+        self.diffuse(p, capped + time.variance);
+    }
+
+    fn rating_period_days(&self) -> Option<f64> {
+        Some(super::base::DEFAULT_PERIOD_DAYS)
     }
 
     fn rating(&self, p: &MmrPlayer) -> Rating {
