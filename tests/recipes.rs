@@ -127,6 +127,24 @@ tourney_id,tourney_name,surface,draw_size,tourney_level,tourney_date,match_num,w
 2023-7102,Kessel Open,Hard,4,A,20230424,298,210009,,,Arvid Kallas,R,190,EST,29.0,210002,2,,Emil Strand,L,185,SWE,27.8,3-6 7-6(4) 7-6(2),3,SF,162,14,5,110,68,52,22,17,5,7,6,6,112,70,50,21,17,4,7,45,905,25,1260
 ";
 
+/// jalapic/engsoccerdata's `data-raw/italy.csv`: its header and quoting (copied from the real
+/// file), invented matches of four clubs over a season, each pair twice; Atalanta wins all six
+/// of its matches.
+const ITALY: &str = r#""Date","Season","home","visitor","FT","hgoal","vgoal","tier","division","totgoal","goaldif","result"
+"2024-08-18",2024,"Atalanta","Cagliari Calcio","2-0",2,0,1,"1",2,2,"H"
+"2024-08-18",2024,"Torino FC","Udinese Calcio","1-1",1,1,1,"1",2,0,"D"
+"2024-09-01",2024,"Udinese Calcio","Atalanta","0-3",0,3,1,"1",3,-3,"A"
+"2024-09-01",2024,"Cagliari Calcio","Torino FC","1-2",1,2,1,"1",3,-1,"A"
+"2024-09-15",2024,"Atalanta","Torino FC","2-1",2,1,1,"1",3,1,"H"
+"2024-09-15",2024,"Udinese Calcio","Cagliari Calcio","2-2",2,2,1,"1",4,0,"D"
+"2025-01-19",2024,"Cagliari Calcio","Atalanta","1-4",1,4,1,"1",5,-3,"A"
+"2025-01-19",2024,"Udinese Calcio","Torino FC","0-1",0,1,1,"1",1,-1,"A"
+"2025-02-02",2024,"Atalanta","Udinese Calcio","1-0",1,0,1,"1",1,1,"H"
+"2025-02-02",2024,"Torino FC","Cagliari Calcio","0-0",0,0,1,"1",0,0,"D"
+"2025-02-16",2024,"Torino FC","Atalanta","0-2",0,2,1,"1",2,-2,"A"
+"2025-02-16",2024,"Cagliari Calcio","Udinese Calcio","3-1",3,1,1,"1",4,2,"H"
+"#;
+
 /// A PGN file with the seven standard tags and move text: five games of a weekend open, every
 /// result form. Mira Havel wins all three of hers, with White and with Black.
 const PGN: &str = r#"[Event "Riverside Spring Open"]
@@ -195,6 +213,196 @@ const PGN: &str = r#"[Event "Riverside Spring Open"]
 [ECO "C65"]
 
 1. e4 e5 2. Nf3 Nc6 3. Bb5 Nf6 4. d3 Bc5 5. c3 O-O 6. O-O d6 7. h3 a6 8. Ba4 Ba7 1-0
+"#;
+
+/// A FIDE-rated round robin as a tournament's PGN publishes it (`Event`, `EventDate`, the
+/// players' ratings before it in `WhiteElo`/`BlackElo`, no moves): four players, six games;
+/// Wen Jiahui wins all three of hers.
+const ROUND_ROBIN: &str = r#"[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.13"]
+[Round "1"]
+[White "Wen, Jiahui"]
+[Black "Moreau, Claire"]
+[Result "1-0"]
+[WhiteElo "2655"]
+[BlackElo "2610"]
+[EventDate "2024.01.13"]
+
+[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.13"]
+[Round "1"]
+[White "Baptiste, Emil"]
+[Black "Ostrowski, Jan"]
+[Result "1/2-1/2"]
+[WhiteElo "2590"]
+[BlackElo "2602"]
+[EventDate "2024.01.13"]
+
+[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.14"]
+[Round "2"]
+[White "Ostrowski, Jan"]
+[Black "Wen, Jiahui"]
+[Result "0-1"]
+[WhiteElo "2602"]
+[BlackElo "2655"]
+[EventDate "2024.01.13"]
+
+[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.14"]
+[Round "2"]
+[White "Moreau, Claire"]
+[Black "Baptiste, Emil"]
+[Result "1-0"]
+[WhiteElo "2610"]
+[BlackElo "2590"]
+[EventDate "2024.01.13"]
+
+[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.15"]
+[Round "3"]
+[White "Wen, Jiahui"]
+[Black "Baptiste, Emil"]
+[Result "1-0"]
+[WhiteElo "2655"]
+[BlackElo "2590"]
+[EventDate "2024.01.13"]
+
+[Event "Harbour Masters 2024"]
+[Site "Harbour NED"]
+[Date "2024.01.15"]
+[Round "3"]
+[White "Ostrowski, Jan"]
+[Black "Moreau, Claire"]
+[Result "1/2-1/2"]
+[WhiteElo "2602"]
+[BlackElo "2610"]
+[EventDate "2024.01.13"]
+"#;
+
+/// A month of the Lichess database as it publishes it (`.pgn.zst`; Lichess's tags, a clock
+/// comment in the moves, `TimeControl` in seconds), invented: eight games of blitz and bullet,
+/// listed as they ended. `magnus_fan` wins his four blitz games.
+const LICHESS: &str = r#"[Event "Rated Blitz game"]
+[Site "https://lichess.org/aaaa0001"]
+[White "magnus_fan"]
+[Black "kasparov91"]
+[Result "1-0"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:00:04"]
+[WhiteElo "1650"]
+[BlackElo "1580"]
+[WhiteRatingDiff "+9"]
+[BlackRatingDiff "-9"]
+[ECO "C20"]
+[Opening "King's Pawn Game"]
+[TimeControl "300+0"]
+[Termination "Normal"]
+
+1. e4 { [%clk 0:05:00] } e5 { [%clk 0:05:00] } 2. Qh5 { [%clk 0:04:58] } Nc6 { [%clk 0:04:57] } 3. Bc4 { [%clk 0:04:55] } Nf6 { [%clk 0:04:54] } 4. Qxf7# { [%clk 0:04:53] } 1-0
+
+[Event "Rated Bullet game"]
+[Site "https://lichess.org/aaaa0002"]
+[White "kasparov91"]
+[Black "tal_returns"]
+[Result "0-1"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:01:10"]
+[WhiteElo "1500"]
+[BlackElo "1500"]
+[TimeControl "60+0"]
+[Termination "Time forfeit"]
+
+1. d4 d5 0-1
+
+[Event "Rated Blitz game"]
+[Site "https://lichess.org/aaaa0003"]
+[White "tal_returns"]
+[Black "magnus_fan"]
+[Result "0-1"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:02:30"]
+[WhiteElo "1500"]
+[BlackElo "1659"]
+[TimeControl "180+2"]
+[Termination "Normal"]
+
+1. e4 c5 0-1
+
+[Event "Rated Bullet game"]
+[Site "https://lichess.org/aaaa0004"]
+[White "tal_returns"]
+[Black "kasparov91"]
+[Result "1/2-1/2"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:09:00"]
+[WhiteElo "1512"]
+[BlackElo "1488"]
+[TimeControl "60+1"]
+[Termination "Normal"]
+
+1. c4 e5 1/2-1/2
+
+[Event "Rated Blitz game"]
+[Site "https://lichess.org/aaaa0005"]
+[White "magnus_fan"]
+[Black "tal_returns"]
+[Result "1-0"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:08:12"]
+[WhiteElo "1668"]
+[BlackElo "1491"]
+[TimeControl "300+0"]
+[Termination "Normal"]
+
+1. e4 e6 1-0
+
+[Event "Rated Blitz game"]
+[Site "https://lichess.org/aaaa0006"]
+[White "kasparov91"]
+[Black "magnus_fan"]
+[Result "0-1"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:20:00"]
+[WhiteElo "1571"]
+[BlackElo "1676"]
+[TimeControl "300+3"]
+[Termination "Normal"]
+
+1. d4 Nf6 0-1
+
+[Event "Rated Bullet game"]
+[Site "https://lichess.org/aaaa0007"]
+[White "kasparov91"]
+[Black "magnus_fan"]
+[Result "1-0"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:31:00"]
+[WhiteElo "1500"]
+[BlackElo "1500"]
+[TimeControl "30+0"]
+[Termination "Normal"]
+
+1. e4 e5 1-0
+
+[Event "Rated Blitz game"]
+[Site "https://lichess.org/aaaa0008"]
+[White "magnus_fan"]
+[Black "kasparov91"]
+[Result "1-0"]
+[UTCDate "2013.01.01"]
+[UTCTime "10:40:00"]
+[WhiteElo "1684"]
+[BlackElo "1563"]
+[TimeControl "300+0"]
+[Termination "Normal"]
+
+1. e4 e5 1-0
 "#;
 
 /// Elo-MMR's contest JSON as the Codeforces data set has it (`name`, `url`, `time_seconds`,
@@ -273,8 +481,23 @@ fn fixtures() -> Vec<Fixture> {
             },
         },
         Fixture {
-            input: "atp_matches_2023.csv",
-            make: |d| write(d, "atp_matches_2023.csv", TENNIS),
+            input: "italy.csv",
+            make: |d| write(d, "italy.csv", ITALY),
+            players: 4,
+            contests: 12,
+            top: "Atalanta",
+            check: |out, m| {
+                // The quoted dates and the home advantage of the recipe.
+                assert_eq!(m["params"]["advantage"].as_f64(), Some(150.0));
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "Atalanta")[6..9], ["6", "0", "0"]);
+                assert_eq!(total(&board, 7), 6, "three drawn matches");
+                assert!(row(&board, "Atalanta")[9].starts_with("2025-02-16"));
+            },
+        },
+        Fixture {
+            input: "atp_matches_2024.csv",
+            make: |d| write(d, "atp_matches_2024.csv", &TENNIS.replace("2023", "2024")),
             players: 9,
             contests: 10,
             top: "Teodor Varga",
@@ -284,11 +507,11 @@ fn fixtures() -> Vec<Fixture> {
                 assert!(reading.contains("YYYYMMDD"), "{reading}");
                 let history = read_csv(&out.join("history.csv"));
                 assert_eq!(history[0][2], "time");
-                assert_eq!(history[1][2], "2023-04-17T00:00:00Z");
-                assert_eq!(history[history.len() - 1][2], "2023-04-24T00:00:00Z");
+                assert_eq!(history[1][2], "2024-04-17T00:00:00Z");
+                assert_eq!(history[history.len() - 1][2], "2024-04-24T00:00:00Z");
                 let board = read_csv(&out.join("leaderboard.csv"));
                 for r in &board[1..] {
-                    assert!(r[9].starts_with("2023-04-"), "last_time {}", r[9]);
+                    assert!(r[9].starts_with("2024-04-"), "last_time {}", r[9]);
                 }
                 // Every row is a win of side a; a tournament week is one round.
                 assert_eq!(m["period"], "week");
@@ -310,6 +533,60 @@ fn fixtures() -> Vec<Fixture> {
                 let board = read_csv(&out.join("leaderboard.csv"));
                 assert_eq!(row(&board, "Havel, Mira")[6..9], ["3", "0", "0"]);
                 assert_eq!(total(&board, 7), 2, "one drawn game, two draws");
+            },
+        },
+        Fixture {
+            input: "tatamast22.pgn",
+            make: |d| write(d, "tatamast22.pgn", ROUND_ROBIN),
+            players: 4,
+            contests: 6,
+            top: "Wen, Jiahui",
+            check: |out, m| {
+                // One event, one round, rated from the tags' ratings and rounded once.
+                assert_eq!(
+                    (m["period"].as_str(), m["rounds"].as_u64()),
+                    (Some("event"), Some(1))
+                );
+                assert_eq!(m["seeded_from_pgn"], 4);
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert!(
+                    board[1..]
+                        .iter()
+                        .all(|r| r[2].parse::<f64>().unwrap().fract() == 0.0)
+                );
+                // Wen (2655) scores 3 of 3 against 2610, 2602 and 2590: FIDE's table gives
+                // 0.56, 0.57 and 0.59, K 10 above 2400: +13 (12.8 rounded).
+                assert_eq!(row(&board, "Wen, Jiahui")[2], "2668");
+            },
+        },
+        Fixture {
+            input: "lichess_db_standard_rated_2013-01.pgn.zst",
+            make: |d| {
+                let packed = zstd::encode_all(LICHESS.as_bytes(), 3).unwrap();
+                std::fs::write(d.join("lichess_db_standard_rated_2013-01.pgn.zst"), packed)
+                    .unwrap();
+            },
+            players: 6,
+            contests: 8,
+            top: "magnus_fan",
+            check: |out, m| {
+                // A rating per speed class, the games in the order listed.
+                assert_eq!(m["input_order"], true);
+                assert_eq!(m["growth"], "fractional");
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(board[0][2], "pool");
+                let pools: Vec<(&str, &str)> = board[1..]
+                    .iter()
+                    .map(|r| (r[1].as_str(), r[2].as_str()))
+                    .collect();
+                assert!(pools.contains(&("magnus_fan", "blitz")));
+                assert!(pools.contains(&("magnus_fan", "bullet")));
+                // Lichess's leaderboard wants 30 games: nobody is ranked yet.
+                assert!(
+                    board[1..]
+                        .iter()
+                        .all(|r| r[0].is_empty() && r[11] == "provisional")
+                );
             },
         },
         Fixture {
@@ -355,8 +632,8 @@ fn every_readme_recipe_runs_as_printed() {
     let commands = recipe_commands();
     assert_eq!(
         commands.len(),
-        5,
-        "the README's Recipes section has five commands: {commands:#?}"
+        8,
+        "the README's Recipes section has eight commands: {commands:#?}"
     );
     let fixtures = fixtures();
     let mut used = vec![false; fixtures.len()];
@@ -416,19 +693,21 @@ fn every_readme_recipe_runs_as_printed() {
         );
         // The strongest has the highest rating, alone (a small input may rank nobody yet:
         // the status column says who is ranked).
-        let status = board[0].iter().position(|h| h == "status").unwrap();
+        let column = |name: &str| board[0].iter().position(|h| h == name).unwrap();
+        let (status, rating) = (column("status"), column("rating"));
         let mut by_rating: Vec<&Vec<String>> = board[1..].iter().collect();
         by_rating.sort_by(|a, b| {
-            b[2].parse::<f64>()
+            b[rating]
+                .parse::<f64>()
                 .unwrap()
-                .total_cmp(&a[2].parse().unwrap())
+                .total_cmp(&a[rating].parse().unwrap())
         });
         assert_eq!(
             by_rating[0][1], f.top,
             "{command}: the strongest on top: {board:?}"
         );
         assert_ne!(
-            by_rating[0][2], by_rating[1][2],
+            by_rating[0][rating], by_rating[1][rating],
             "{command}: {} alone on top",
             f.top
         );

@@ -367,3 +367,148 @@ fn truth_gives_the_rmse_per_round() {
     assert_eq!(m["truth"]["rounds_measured"], 1);
     assert_eq!(m["truth"]["values"], 3);
 }
+
+/// Uncertainty grows with the time a player is away (`--growth time`, the default): teams
+/// that played in 1920 and never again have, as of 2020, an uncertainty at their system's
+/// largest (a newcomer's), while the teams still playing keep the usual one; under
+/// `--growth rounds` (a round is a period, whatever the time between) it does not grow.
+/// Glicko by hand: the deviation after a player's last game, squared, plus c^2 = 100 for each
+/// 30-day period since, is the leaderboard's.
+#[test]
+fn uncertainty_grows_with_time_away() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("time,a,b,result\n");
+    for (year, teams) in [(1920, ["A", "B", "C", "D"]), (2020, ["C", "D", "E", "F"])] {
+        for week in 0..52 {
+            let day = 1 + week * 7 % 365;
+            let t = chrono::NaiveDate::from_yo_opt(year, day as u32)
+                .unwrap()
+                .format("%Y-%m-%d");
+            let r = ["1", "0", "1/2-1/2"][week % 3];
+            text.push_str(&format!("{t},{},{},{r}\n", teams[0], teams[1]));
+            text.push_str(&format!("{t},{},{},{r}\n", teams[2], teams[3]));
+            text.push_str(&format!(
+                "{t},{},{},1\n",
+                teams[week % 2],
+                teams[2 + week % 2]
+            ));
+        }
+    }
+    // G plays once, in June 2020.
+    text.push_str("2020-06-01,G,C,1\n");
+    let games = write(dir.path(), "g.csv", &text);
+    for (system, largest) in [
+        ("glicko2", 350.0),
+        ("glicko", 350.0),
+        ("trueskill", 25.0 / 3.0),
+        ("elo-mmr", 350.0),
+    ] {
+        let board = replay(dir.path(), &games, &["--system", system]);
+        let u = |name: &str| num(&row(&board, name)[3]);
+        assert!(u("A") > 0.95 * largest, "{system}: A {}", u("A"));
+        assert!(u("A") <= largest + 1e-9, "{system}: A {}", u("A"));
+        assert!(u("C") < 0.5 * largest, "{system}: C {}", u("C"));
+        assert_eq!(row(&board, "A")[10], "inactive");
+        let counted = replay(
+            dir.path(),
+            &games,
+            &["--system", system, "--growth", "rounds"],
+        );
+        let a = num(&row(&counted, "A")[3]);
+        assert!(a < 0.5 * largest, "{system} by rounds: A {a}");
+    }
+    // Glicko (c 10, periods of 30 days): E and F last played on the history's last day, A a
+    // century before it.
+    let out = dir.path().join("g");
+    replay_ok(&games, &out, &["--system", "glicko", "--c", "10"]);
+    let history = read_csv(&out.join("history.csv"));
+    let board = read_csv(&out.join("leaderboard.csv"));
+    let after = |name: &str| {
+        let r = history.iter().rev().find(|r| r[3] == name).unwrap();
+        (num(&r[6]), &r[2][..10])
+    };
+    let last = history.last().unwrap()[2][..10].to_string();
+    assert_eq!(last, "2020-12-23", "the 52nd week of 2020");
+    let date = |d: &str| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap();
+    for (name, capped) in [("B", true), ("G", false)] {
+        let (after, at) = after(name);
+        let days = (date(&last) - date(at)).num_days() as f64;
+        let grown = (after * after + 100.0 * days / 30.0).sqrt();
+        assert_eq!(grown > 350.0, capped, "{name}: {grown}");
+        let want = grown.min(350.0);
+        assert!(
+            (num(&row(&board, name)[3]) - want).abs() < 1e-9,
+            "{name}: {want}"
+        );
+    }
+    let (e_after, _) = after("E");
+    assert!((num(&row(&board, "E")[3]) - e_after).abs() < 1e-9);
+}
+
+/// `--preset fide` rates a PGN's event (its `Event` tag and `EventDate`) as one round, as
+/// FIDE rates a tournament: the same ratings as `--period month` when each event lies in a
+/// month, other ones than a game a round; it says so, and metrics.json gives the period.
+#[test]
+fn fide_rates_an_event_as_one_round() {
+    let dir = TempDir::new().unwrap();
+    let game = |event: &str, date: &str, white: &str, black: &str, result: &str| {
+        format!(
+            "[Event \"{event}\"]\n[EventDate \"{date}\"]\n[Date \"{date}\"]\n[White \"{white}\"]\n\
+             [Black \"{black}\"]\n[Result \"{result}\"]\n[WhiteElo \"2100\"]\n[BlackElo \"2000\"]\n\n\
+             {result}\n\n"
+        )
+    };
+    let mut pgn = String::new();
+    for (w, b, r) in [
+        ("a", "b", "1-0"),
+        ("c", "d", "1/2-1/2"),
+        ("a", "c", "1-0"),
+        ("b", "d", "0-1"),
+    ] {
+        pgn.push_str(&game("Spring Open", "2024.03.02", w, b, r));
+    }
+    for (w, b, r) in [("d", "a", "1-0"), ("b", "c", "1-0"), ("a", "b", "1/2-1/2")] {
+        pgn.push_str(&game("Summer Cup", "2024.07.06", w, b, r));
+    }
+    let file = write(dir.path(), "club.pgn", &pgn);
+    let run = |name: &str, args: &[&str]| {
+        let out = dir.path().join(name);
+        let mut all = vec![
+            "replay",
+            file.to_str().unwrap(),
+            "--seed-from-pgn",
+            "--rank-all",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let o = rate_batch(&all);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        (
+            read_csv(&out.join("leaderboard.csv")),
+            serde_json::from_str::<serde_json::Value>(
+                &std::fs::read_to_string(out.join("metrics.json")).unwrap(),
+            )
+            .unwrap(),
+            texts(&o).0,
+        )
+    };
+    let (event, m, printed) = run("event", &["--preset", "fide"]);
+    assert_eq!(
+        (m["period"].as_str(), m["rounds"].as_u64()),
+        (Some("event"), Some(2))
+    );
+    assert!(
+        printed.contains("each event's games rated as one"),
+        "{printed}"
+    );
+    let (month, _, _) = run("month", &["--system", "fide", "--period", "month"]);
+    assert_eq!(event, month);
+    let (game, _, _) = run("game", &["--preset", "fide", "--period", "game"]);
+    assert_ne!(event, game);
+    // A FIDE event's change is rounded once: every rating is whole.
+    assert!(
+        event[1..].iter().all(|r| num(&r[2]).fract() == 0.0),
+        "{event:?}"
+    );
+}

@@ -82,7 +82,7 @@ fn params_of(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<ParamMap> {
 }
 
 /// Rates games and contests one at a time, by player name, with any system (the engine's
-/// `Rater`: a game rated here is what `replay --period game` does with it).
+/// `Rater`: a game rated here is what `replay --period game --growth rounds` does with it).
 #[pyclass(module = "rate_batch._native")]
 struct Rater {
     inner: Box<dyn AnyRater>,

@@ -186,6 +186,14 @@ pub fn replay_system(
     }
     result.status_rule = job.leaderboard.status_rule(&result.status_rule);
     let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
+    if (job.h2h > 0 || (job.ci_ratings && job.ci.is_some())) && output::is_pooled(history, &rows) {
+        return Err(UsageError(
+            "--h2h and --ci's ranks are among one leaderboard's players, and a pooled history \
+             (--pool-by) has one per pool: replay each pool's games alone for them"
+                .into(),
+        )
+        .into());
+    }
     let mut intervals = None;
     // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
     let mut superiority: Option<Vec<f64>> = None;

@@ -13,7 +13,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A rated game is exactly what `rate-batch replay --period game` does with it: a returning
+//! A rated game is exactly what `rate-batch replay --period game --growth rounds` does with it
+//! (a Rater knows no time): a returning
 //! player's state first goes through the system's time step for one rating period, then the
 //! round is rated from the states before it. [`Rater::rate_period`] rates several games as one
 //! rating period (Glicko's and Glicko-2's periods), [`Rater::rate_contest`] a ranking of many.
@@ -445,14 +446,20 @@ mod tests {
             }
             hb.end_contest().unwrap();
             let h = hb.finish(SourceInfo::default());
-            let result = replay(&h, system, &ReplayOptions::default()).unwrap();
+            // A Rater knows no time: it rates as a replay that counts rounds.
+            let opts = ReplayOptions {
+                growth: crate::replay::Growth::Rounds,
+                ..ReplayOptions::default()
+            };
+            let result = replay(&h, system, &opts).unwrap();
             let by_rater = names.map(|n| r.rating(n).unwrap().mean).to_vec();
             let by_replay = (0..4).map(|p| result.ratings[p].mean).collect();
             (by_rater, by_replay)
         }
     }
 
-    /// For every system, a Rater gives exactly the ratings of `replay --period game`.
+    /// For every system, a Rater gives exactly the ratings of `replay --period game --growth
+    /// rounds`.
     #[test]
     fn a_rater_rates_as_the_replay_does() {
         for &kind in SystemKind::ALL {

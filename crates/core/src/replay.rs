@@ -307,6 +307,7 @@ impl ReplayOptions {
         Elapsed {
             periods,
             variance: self.decay_per_day * days,
+            days,
             idle_growth: self.growth != Growth::Rounds,
             fractional: measured.is_some() && self.growth == Growth::Fractional,
         }

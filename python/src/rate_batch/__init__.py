@@ -178,9 +178,16 @@ _OPTIONS = {
     "initial_ratings": "--initial-ratings",
     "decay_per_day": "--decay-per-day",
     "as_of": "--as-of",
+    "growth": "--growth",
+    "rating_period": "--rating-period",
+    "order": "--order",
+    "pool_by": "--pool-by",
     "min_rounds": "--min-rounds",
+    "provisional_above": "--provisional-above",
+    "provisional_below": "--provisional-below",
     "active_since": "--active-since",
     "active_within": "--active-within",
+    "rank_all": "--rank-all",
     "rank_by": "--rank-by",
     "advantage": "--advantage",
     "preset": "--preset",
@@ -492,7 +499,8 @@ class Rater:
     0.5 a draw, 0 a loss); ``rate_period([(a, b, score), ...])`` (one rating period);
     ``rate_contest([("ann", 1), ("bob", 2), ...])`` (ranks, ties shared); ``rating(name)``;
     ``predict(a, b)`` (the probability that a beats b, a draw counting half); ``leaderboard()``.
-    A game rated here is rated as ``replay --period game`` rates it.
+    A game rated here is rated as ``replay --period game --growth rounds`` rates it
+    (a Rater knows no time).
     """
 
     def __init__(self, system: str = "elo", **params: Any):

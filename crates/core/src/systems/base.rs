@@ -31,6 +31,8 @@ pub struct Elapsed {
     pub periods: f64,
     /// The time decay's variance (`--decay-per-day` times the days passed).
     pub variance: f64,
+    /// The days passed (0 where the history has no time between the rounds).
+    pub days: f64,
     /// The uncertainty grows with time (`--growth time`): a system whose own growth comes
     /// with each round (TrueSkill's `tau`, Elo-MMR's `gamma`, the all-pairs drift) adds one
     /// round's growth for each period passed beyond the first. False under `--growth rounds`
@@ -47,6 +49,7 @@ impl Elapsed {
         Elapsed {
             periods,
             variance: 0.0,
+            days: 0.0,
             idle_growth: false,
             fractional: false,
         }

@@ -158,6 +158,10 @@ const CF_LEVELS: u32 = 40;
 /// Intervals over which `-z^2/2` varies by at most this are integrated by quadrature.
 const NARROW: f64 = 1.0;
 
+/// The skill's drift a day by default (a variance): TrueSkill Through Time's default
+/// `gamma` 0.03 a day on its scale of a newcomer's sigma 6, on TrueSkill's of 25/3.
+pub const DRIFT_PER_DAY: f64 = (0.03 * 25.0 / 3.0 / 6.0) * (0.03 * 25.0 / 3.0 / 6.0);
+
 /// Number of Gauss-Legendre nodes.
 const GL_N: usize = 16;
 
@@ -188,6 +192,10 @@ pub struct TrueSkillParams {
     /// mean in games played with a first side.
     #[serde(skip_serializing_if = "super::base::is_zero")]
     pub advantage: f64,
+    /// The skill's drift with time, a variance per day (TrueSkill Through Time's `gamma`,
+    /// squared): added for the days between a player's contests under `--growth time`, up to
+    /// a newcomer's sigma; `tau` still comes with each contest.
+    pub drift_per_day: f64,
 }
 
 impl Default for TrueSkillParams {
@@ -201,6 +209,7 @@ impl Default for TrueSkillParams {
             tolerance: 1e-6,
             max_iterations: 200,
             advantage: 0.0,
+            drift_per_day: DRIFT_PER_DAY,
         }
     }
 }
@@ -285,6 +294,7 @@ impl TrueSkill {
         check_range("beta", p.beta, 1e-12, 1e12)?;
         check_range("advantage", p.advantage, -1e12, 1e12)?;
         check_range("tau", p.tau, 0.0, 1e12)?;
+        check_range("drift_per_day", p.drift_per_day, 0.0, 1e12)?;
         check_range("draw_probability", p.draw_probability, 0.0, 1.0 - 1e-12)?;
         check_range("tolerance", p.tolerance, 1e-15, 1.0)?;
         if p.max_iterations == 0 {
@@ -916,11 +926,15 @@ impl RatingSystem for TrueSkill {
 
     /// Only the time decay: `sigma^2 += variance`. TrueSkill's own growth, `tau^2`, comes with
     /// each contest (in `update`), not with the periods.
-    /// The decay, and under `--growth time` the dynamics `tau^2` of each period passed
-    /// beyond the first (that growth capped at the newcomers' sigma).
+    /// The decay, and under `--growth time` the drift of the days passed (that growth capped
+    /// at the newcomers' sigma).
     fn elapse(&self, p: &mut TrueSkillPlayer, time: Elapsed) {
-        let idle = self.p.tau * self.p.tau * time.idle_periods();
-        let capped = idle.min((self.p.sigma * self.p.sigma - p.sigma * p.sigma).max(0.0));
+        let drift = if time.idle_growth {
+            self.p.drift_per_day * time.days
+        } else {
+            0.0
+        };
+        let capped = drift.min((self.p.sigma * self.p.sigma - p.sigma * p.sigma).max(0.0));
         p.sigma = (p.sigma * p.sigma + capped + time.variance).max(0.0).sqrt();
     }
 
@@ -1948,24 +1962,25 @@ mod tests {
         // Counted rounds: the decay alone (tau comes with each game).
         s.elapse(&mut q, Elapsed::rounds(5.0).with_variance(16.0));
         assert_eq!((q.mu, q.sigma), (30.0, 5.0));
-        // Growth with time: tau^2 for each period beyond the first, up to the newcomers'
-        // sigma, and the decay beyond it.
-        let time = |periods: f64, variance: f64| Elapsed {
-            periods,
+        // Growth with time: the drift of each day passed, up to the newcomers' sigma, and the
+        // decay beyond it; none counted by rounds.
+        let time = |days: f64, variance: f64, idle_growth: bool| Elapsed {
+            periods: days / 30.0,
             variance,
-            idle_growth: true,
+            days,
+            idle_growth,
             fractional: false,
         };
-        let tau2 = (25.0f64 / 300.0).powi(2);
         let mut t = TrueSkillPlayer {
             mu: 30.0,
             sigma: 3.0,
         };
-        s.elapse(&mut t, time(1.0, 0.0));
-        assert_eq!(t.sigma, 3.0, "the round's own period comes with its game");
-        s.elapse(&mut t, time(11.0, 0.0));
-        assert!((t.sigma - (9.0 + 10.0 * tau2).sqrt()).abs() < 1e-12);
-        s.elapse(&mut t, time(1e9, 1.0));
+        s.elapse(&mut t, time(100.0, 0.0, false));
+        assert_eq!(t.sigma, 3.0, "counted by rounds: tau comes with each game");
+        s.elapse(&mut t, time(100.0, 0.0, true));
+        assert!((t.sigma - (9.0 + 100.0 * DRIFT_PER_DAY).sqrt()).abs() < 1e-12);
+        assert!((DRIFT_PER_DAY.sqrt() - 0.041_666_666_666_666_664).abs() < 1e-15);
+        s.elapse(&mut t, time(1e9, 1.0, true));
         assert!((t.sigma - ((25.0f64 / 3.0).powi(2) + 1.0).sqrt()).abs() < 1e-12);
         assert_eq!(s.name(), "trueskill");
         let json = s.params();
