@@ -161,24 +161,24 @@ pub fn leaderboard_rows(
         let p = p as usize;
         rule.status(&result.ratings[p], &result.records[p], active_from)
     };
-    let mut ids: Vec<(Status, PlayerId)> = (0..history.player_count() as PlayerId)
-        .filter(|&p| result.records[p as usize].contests > 0)
-        .map(|p| (status(p), p))
-        .collect();
-    // On the pool's threads (a leaderboard of 358,554 players took a fifth of a second on one):
-    // the order is total (equal ratings by name, names unique), so it is the same whatever the
-    // threads; the ranks are settled after, in order.
+    // Each player's pool (a pooled history's), status and id, ordered on the pool's threads (a
+    // leaderboard of 358,554 players took a fifth of a second on one): the order is total
+    // (equal ratings by name, names unique), so it is the same whatever the threads; the
+    // ranks are settled after, in order.
     let pool = |p: PlayerId| split_pool(history.name(p)).1;
-    ids.par_sort_by(|&(sa, a), &(sb, b)| {
-        pool(a)
-            .cmp(&pool(b))
+    let mut ids: Vec<(Option<&str>, Status, PlayerId)> = (0..history.player_count() as PlayerId)
+        .filter(|&p| result.records[p as usize].contests > 0)
+        .map(|p| (pool(p), status(p), p))
+        .collect();
+    ids.par_sort_by(|&(pa, sa, a), &(pb, sb, b)| {
+        pa.cmp(&pb)
             .then(sa.cmp(&sb))
             .then_with(|| key(b).total_cmp(&key(a)))
             .then_with(|| history.name(a).cmp(history.name(b)))
     });
     let mut rows: Vec<LeaderRow> = ids
         .par_iter()
-        .map(|&(status, p)| LeaderRow {
+        .map(|&(_, status, p)| LeaderRow {
             rank: None,
             status,
             player: p,
@@ -190,7 +190,7 @@ pub fn leaderboard_rows(
     // Ranks count the ranked of each pool; equal ratings share one.
     let mut position = 0;
     for i in 0..rows.len() {
-        if i > 0 && pool(rows[i].player) != pool(rows[i - 1].player) {
+        if i > 0 && ids[i].0 != ids[i - 1].0 {
             position = 0;
         }
         if rows[i].status != Status::Ranked {

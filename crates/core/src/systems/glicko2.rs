@@ -631,4 +631,79 @@ mod tests {
         assert!((p.rd - SCALE * phi).abs() < 1e-9, "{p:?}");
         assert_eq!(p.rating, 1700.0);
     }
+
+    /// Lichess's fractional periods (liglicko2's update, by hand): 2.5 periods grow phi^2 by
+    /// 1.5 sigma^2 before the game and leave 1 for its step 6 (shown meanwhile); 0.3 of a
+    /// period grows nothing before it, and its step 6 adds 0.3 sigma'^2. The newcomers'
+    /// deviation caps the growth.
+    #[test]
+    fn fractional_periods_split_as_liglicko2() {
+        let s = sys();
+        let fractional = |periods: f64| Elapsed {
+            periods,
+            variance: 0.0,
+            days: periods * 4.665,
+            idle_growth: true,
+            fractional: true,
+        };
+        let mut p = player(1700.0, 100.0, 0.06);
+        s.elapse(&mut p, fractional(2.5));
+        let phi2 = (100.0f64 / SCALE).powi(2) + 1.5 * 0.0036;
+        assert!((p.rd - SCALE * phi2.sqrt()).abs() < 1e-9, "{p:?}");
+        assert_eq!((p.pending, p.shown), (1.0, true));
+        let shown = SCALE * (phi2 + 0.0036).sqrt();
+        assert!((s.rating(&p).uncertainty.unwrap() - shown).abs() < 1e-9);
+        // 0.3 of a period: the deviation before the game is the last update's; the game's
+        // step 6 adds 0.3 of the new volatility squared.
+        let mut q = player(1700.0, 100.0, 0.06);
+        s.elapse(&mut q, fractional(0.3));
+        assert!((q.rd - 100.0).abs() < 1e-12 && q.pending == 0.3, "{q:?}");
+        let sums = Sums {
+            score: 0.4,
+            info: 0.5,
+        };
+        let after = s.rate(&q, sums);
+        let (phi, v) = (q.rd / SCALE, 2.0);
+        let sigma = s.volatility(phi, 0.06, v, v * 0.4);
+        let phi_new = 1.0 / (1.0 / (phi * phi + 0.3 * sigma * sigma) + 1.0 / v).sqrt();
+        assert!((after.rd - SCALE * phi_new).abs() < 1e-9, "{after:?}");
+        assert!((after.rating - (1700.0 + SCALE * phi_new * phi_new * 0.4)).abs() < 1e-9);
+        assert_eq!((after.pending, after.shown), (0.0, false));
+        // A century away: the newcomers' 350, not more.
+        let mut r = player(1700.0, 60.0, 0.06);
+        s.elapse(&mut r, fractional(1e4));
+        assert_eq!(r.rd, 350.0);
+    }
+
+    /// Lichess's regulator, clamp and bounds: a gain of a player below 2000 (start 1500 +
+    /// max_rd 500) times 1.02, a change of at most 700, the rating within 400 and 4000.
+    #[test]
+    fn lichess_regulator_clamp_and_bounds() {
+        let lichess = Glicko2::new(Glicko2Params {
+            tau: 0.75,
+            start_rd: 500.0,
+            start_volatility: 0.09,
+            min_rd: 45.0,
+            max_rd: 500.0,
+            min_volatility: 0.01,
+            max_volatility: 0.1,
+            min_rating: Some(400.0),
+            max_rating: Some(4000.0),
+            max_delta: 700.0,
+            regulator: 1.02,
+            ..Glicko2Params::default()
+        })
+        .unwrap();
+        assert_eq!(lichess.regulated(1900.0, 10.0), 10.0 * 1.02);
+        assert_eq!(lichess.regulated(2100.0, 10.0), 10.0);
+        assert_eq!(lichess.regulated(1900.0, -10.0), -10.0);
+        assert_eq!(lichess.regulated(1500.0, 1000.0), 700.0);
+        assert_eq!(lichess.regulated(1500.0, -1000.0), -700.0);
+        assert_eq!(lichess.bounded_rating(380.0), 400.0);
+        assert_eq!(lichess.bounded_volatility(0.2), 0.1);
+        assert_eq!(lichess.new_player().rd, 500.0);
+        // The plain system has none of it.
+        assert_eq!(sys().regulated(1500.0, 1000.0), 1000.0);
+        assert_eq!(sys().bounded_rating(-5e8), -5e8);
+    }
 }

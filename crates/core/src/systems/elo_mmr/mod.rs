@@ -998,4 +998,46 @@ mod tests {
         far.pop_oldest();
         assert!(far.products_usable(), "back in range once it is dropped");
     }
+
+    /// Time away under `--growth time`: the diffusion of `gamma^2` for each period beyond the
+    /// round's own (here 3.5 periods: 2.5 gamma^2), up to the newcomers' sigma; nothing
+    /// counted by rounds.
+    #[test]
+    fn time_away_diffuses_by_gamma_per_period() {
+        let s = EloMmr::new(EloMmrParams::default()).unwrap();
+        let mut p = s.new_player();
+        p.sigma = 80.0;
+        let g2 = EloMmrParams::default().gamma.powi(2);
+        let mut away = p.clone();
+        s.elapse(
+            &mut away,
+            Elapsed {
+                periods: 3.5,
+                variance: 0.0,
+                days: 105.0,
+                idle_growth: true,
+                fractional: false,
+            },
+        );
+        assert!(
+            (away.sigma - (6400.0 + 2.5 * g2).sqrt()).abs() < 1e-9,
+            "{}",
+            away.sigma
+        );
+        let mut counted = p.clone();
+        s.elapse(&mut counted, Elapsed::rounds(3.5));
+        assert_eq!(counted.sigma, 80.0);
+        let mut century = p.clone();
+        s.elapse(
+            &mut century,
+            Elapsed {
+                periods: 1217.0,
+                variance: 0.0,
+                days: 36_500.0,
+                idle_growth: true,
+                fractional: false,
+            },
+        );
+        assert!((century.sigma - 350.0).abs() < 1e-9, "{}", century.sigma);
+    }
 }
