@@ -248,13 +248,52 @@ impl InputArgs {
     }
 }
 
-/// How to replay, and the options of the outputs (shared by `replay` and `compare`).
+/// How contests form rounds and how uncertainty grows between them (shared by `replay`,
+/// `compare` and `tune`).
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct RoundArgs {
     /// Group contests into rounds rated together from the same pre-round ratings [default:
     /// game; a preset's: fide and uscf rate by event].
     #[arg(long, value_enum)]
     pub period: Option<Period>,
+    /// Time decay: variance added to a player's uncertainty per day between rounds and up to
+    /// the end (systems with an uncertainty; in the system's rating units squared) [default:
+    /// 0].
+    #[arg(long, value_name = "VARIANCE")]
+    pub decay_per_day: Option<f64>,
+    /// How a player's uncertainty grows between his rounds: `time` (a round is one rating
+    /// period, and time away beyond one period adds one more for each period of it:
+    /// the system's rating periods with a game or a series a round, the calendar periods
+    /// begun with --period day|week|month), `fractional` (a round adds only the fraction of
+    /// a period passed since the player's last contest: Lichess's way, for Glicko and
+    /// Glicko-2) or `rounds` (one period per round whatever the time between: the earlier
+    /// versions' growth) [default: time; --preset lichess: fractional].
+    #[arg(long, value_enum)]
+    pub growth: Option<Growth>,
+    /// The length of one rating period for --growth time or fractional with a game or a
+    /// series a round, such as `30d`, `1w` or `1m` [default: 30 days, a month (FIDE's rating
+    /// period); --preset lichess: Lichess's 0.21436 periods a day, 4.665 days].
+    #[arg(long, value_name = "SPAN")]
+    pub rating_period: Option<String>,
+}
+
+impl RoundArgs {
+    /// Sets the options' rounds and growth, a preset's where none is given.
+    fn apply(&self, opts: &mut ReplayOptions, preset: &Preset) -> Result<(), UsageError> {
+        opts.period = self.period.or(preset.period).unwrap_or_default();
+        opts.decay_per_day = self.decay_per_day.unwrap_or(0.0);
+        opts.growth = self.growth.or(preset.growth).unwrap_or_default();
+        opts.rating_period_days =
+            rating_period_days(self.rating_period.as_deref())?.or(preset.rating_period_days);
+        Ok(())
+    }
+}
+
+/// How to replay, and the options of the outputs (shared by `replay` and `compare`).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub rounds: RoundArgs,
     /// Output folder.
     #[arg(long, default_value = "output")]
     pub out: PathBuf,
@@ -275,25 +314,6 @@ pub struct RunArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Time decay: variance added to a player's uncertainty per day between rounds and up to
-    /// the end (systems with an uncertainty; in the system's rating units squared) [default:
-    /// 0].
-    #[arg(long, value_name = "VARIANCE")]
-    pub decay_per_day: Option<f64>,
-    /// How a player's uncertainty grows between his rounds: `time` (a round is one rating
-    /// period, and time away beyond one period adds one more for each period of it:
-    /// the system's rating periods with a game or a series a round, the calendar periods
-    /// begun with --period day|week|month), `fractional` (a round adds only the fraction of
-    /// a period passed since the player's last contest: Lichess's way, for Glicko and
-    /// Glicko-2) or `rounds` (one period per round whatever the time between: the earlier
-    /// versions' growth) [default: time; --preset lichess: fractional].
-    #[arg(long, value_enum)]
-    pub growth: Option<Growth>,
-    /// The length of one rating period for --growth time or fractional with a game or a
-    /// series a round, such as `30d`, `1w` or `1m` [default: 30 days, a month (FIDE's rating
-    /// period); --preset lichess: Lichess's 0.21436 periods a day, 4.665 days].
-    #[arg(long, value_name = "SPAN")]
-    pub rating_period: Option<String>,
     /// Replay only what happened up to this time: a date (the whole day counts) or a time;
     /// the leaderboard is as of then, with decay applied up to it.
     #[arg(long, value_name = "TIME")]
@@ -379,13 +399,8 @@ impl RunArgs {
         times: &TimeFormat,
         preset: &Preset,
     ) -> Result<ReplayOptions, UsageError> {
-        Ok(ReplayOptions {
-            period: self.period.or(preset.period).unwrap_or_default(),
+        let mut opts = ReplayOptions {
             warmup: self.warmup,
-            decay_per_day: self.decay_per_day.unwrap_or(0.0),
-            growth: self.growth.or(preset.growth).unwrap_or_default(),
-            rating_period_days: rating_period_days(self.rating_period.as_deref())?
-                .or(preset.rating_period_days),
             as_of: self
                 .as_of
                 .as_deref()
@@ -394,7 +409,9 @@ impl RunArgs {
             skip_all_tied: self.skip_all_tied,
             keep_scores: self.ci.is_some(),
             ..ReplayOptions::default()
-        })
+        };
+        self.rounds.apply(&mut opts, preset)?;
+        Ok(opts)
     }
 
     /// `--ci`, `--ci-level`, `--ci-seed`.
@@ -551,19 +568,8 @@ pub struct TuneArgs {
     /// Share of the contests, from the start, the sets are scored on; the rest is held out.
     #[arg(long, default_value_t = 0.1)]
     pub fraction: f64,
-    /// Group contests into rounds rated together from the same pre-round ratings [default:
-    /// game; a preset's: fide and uscf rate by event].
-    #[arg(long, value_enum)]
-    pub period: Option<Period>,
-    /// Time decay per day (see replay) [default: 0].
-    #[arg(long, value_name = "VARIANCE")]
-    pub decay_per_day: Option<f64>,
-    /// How uncertainty grows between a player's rounds (see replay).
-    #[arg(long, value_enum)]
-    pub growth: Option<Growth>,
-    /// The length of one rating period for --growth time (see replay).
-    #[arg(long, value_name = "SPAN")]
-    pub rating_period: Option<String>,
+    #[command(flatten)]
+    pub rounds: RoundArgs,
     /// Leave out every contest in which all entries tie (a drawn game, a standings of ties
     /// only), as the Elo-MMR reference implementation does: neither rated nor scored.
     #[arg(long)]
@@ -602,9 +608,13 @@ impl TuneArgs {
             None => system.default_grid(),
         };
         let mut ingest = self.input.ingest_with(&preset)?;
-        let period = self.period.or(preset.period).unwrap_or_default();
-        let input_order = checked_order(&ingest, period)?;
-        ingest.events = period == Period::Event;
+        let mut replay = ReplayOptions {
+            skip_all_tied: self.skip_all_tied,
+            ..ReplayOptions::default()
+        };
+        self.rounds.apply(&mut replay, &preset)?;
+        replay.input_order = checked_order(&ingest, replay.period)?;
+        ingest.events = replay.period == Period::Event;
         Ok(tune::TuneJob {
             input: self.input.first(),
             ingest,
@@ -615,16 +625,7 @@ impl TuneArgs {
             seed: self.seed,
             metric: self.metric,
             fraction: self.fraction,
-            replay: ReplayOptions {
-                period,
-                input_order,
-                decay_per_day: self.decay_per_day.unwrap_or(0.0),
-                growth: self.growth.or(preset.growth).unwrap_or_default(),
-                rating_period_days: rating_period_days(self.rating_period.as_deref())?
-                    .or(preset.rating_period_days),
-                skip_all_tied: self.skip_all_tied,
-                ..ReplayOptions::default()
-            },
+            replay,
             out: self.out.clone(),
             top: self.top,
             quiet: self.quiet,
@@ -904,16 +905,7 @@ fn rating_period_days(text: Option<&str>) -> Result<Option<f64>, UsageError> {
 /// The preset a `--preset` names, else `system` with its defaults and no option of its own.
 fn with_preset(system: SystemKind, preset: Option<&str>) -> Result<Preset, UsageError> {
     match preset {
-        None => Ok(Preset {
-            system,
-            params: ParamMap::new(),
-            period: None,
-            growth: None,
-            rating_period_days: None,
-            status: None,
-            input_order: false,
-            speed_pools: false,
-        }),
+        None => Ok(Preset::none(system)),
         Some(name) => crate::presets::preset(name).map_err(UsageError),
     }
 }

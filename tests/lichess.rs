@@ -20,6 +20,20 @@ fn data(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// Replays encounters of liglicko2's research format with `--preset lichess`, and more.
+fn replay_encounters(input: &Path, out: &Path, more: &[&str]) {
+    let mut args = vec![
+        "--format",
+        "games",
+        "--map",
+        "a=white,b=black,time=utc_date_time",
+        "--preset",
+        "lichess",
+    ];
+    args.extend_from_slice(more);
+    replay_ok(input, out, &args);
+}
+
 /// Every (player, speed)'s rating and deviation after his last game, and his deviation as of
 /// the file's last time, equal liglicko2's within 1e-9 (they differ by 1e-11: the order of a
 /// few floating-point operations).
@@ -27,19 +41,7 @@ fn data(name: &str) -> std::path::PathBuf {
 fn preset_lichess_equals_liglicko2() {
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("out");
-    replay_ok(
-        &data("lichess-encounters.csv"),
-        &out,
-        &[
-            "--format",
-            "games",
-            "--map",
-            "a=white,b=black,time=utc_date_time",
-            "--preset",
-            "lichess",
-            "--rank-all",
-        ],
-    );
+    replay_encounters(&data("lichess-encounters.csv"), &out, &["--rank-all"]);
     let board = read_csv(&out.join("leaderboard.csv"));
     assert_eq!(board[0][..4], ["rank", "player", "pool", "rating"]);
     let ours: HashMap<(String, String), Vec<String>> = board[1..]
@@ -70,20 +72,10 @@ fn preset_lichess_equals_liglicko2() {
     // Sorted by time instead (the order the file's start times give), the ratings differ:
     // the order of the input is Lichess's.
     let sorted = dir.path().join("sorted");
-    replay_ok(
+    replay_encounters(
         &data("lichess-encounters.csv"),
         &sorted,
-        &[
-            "--format",
-            "games",
-            "--map",
-            "a=white,b=black,time=utc_date_time",
-            "--preset",
-            "lichess",
-            "--rank-all",
-            "--order",
-            "time",
-        ],
+        &["--rank-all", "--order", "time"],
     );
     assert_ne!(
         std::fs::read(sorted.join("leaderboard.csv")).unwrap(),
@@ -110,18 +102,7 @@ fn pools_rate_each_pool_apart() {
          ann,bob,1-0,2024-01-02 11:00:00,-\n",
     );
     let out = dir.path().join("out");
-    replay_ok(
-        &games,
-        &out,
-        &[
-            "--format",
-            "games",
-            "--map",
-            "a=white,b=black,time=utc_date_time",
-            "--preset",
-            "lichess",
-        ],
-    );
+    replay_encounters(&games, &out, &[]);
     let board = read_csv(&out.join("leaderboard.csv"));
     let mut pools: Vec<(String, String)> = board[1..]
         .iter()

@@ -43,18 +43,25 @@ pub struct Preset {
     pub speed_pools: bool,
 }
 
+impl Preset {
+    /// A system alone: its defaults, and no option of its own.
+    pub fn none(system: SystemKind) -> Self {
+        Preset {
+            system,
+            params: ParamMap::new(),
+            period: None,
+            growth: None,
+            rating_period_days: None,
+            status: None,
+            input_order: false,
+            speed_pools: false,
+        }
+    }
+}
+
 /// The preset of this name, or an error listing the names.
 pub fn preset(name: &str) -> Result<Preset, String> {
-    let mut preset = Preset {
-        system: SystemKind::Elo,
-        params: ParamMap::new(),
-        period: None,
-        growth: None,
-        rating_period_days: None,
-        status: None,
-        input_order: false,
-        speed_pools: false,
-    };
+    let mut preset = Preset::none(SystemKind::Elo);
     match name.trim() {
         "fide" => {
             preset.system = SystemKind::Fide;

@@ -168,6 +168,16 @@ pub struct Glicko2 {
     p: Glicko2Params,
 }
 
+/// A lower bound that is not above its upper bound.
+fn ordered((lo_name, lo): (&str, f64), (hi_name, hi): (&str, f64)) -> Result<(), ParamError> {
+    if lo > hi {
+        return Err(ParamError(format!(
+            "{lo_name} ({lo}) is above {hi_name} ({hi})"
+        )));
+    }
+    Ok(())
+}
+
 /// `g(phi)` on the Glicko-2 scale.
 #[inline]
 fn g(phi: f64) -> f64 {
@@ -190,39 +200,26 @@ impl Glicko2 {
         check_range("advantage", p.advantage, -1e9, 1e9)?;
         check_range("min_rd", p.min_rd, 0.0, 1e9)?;
         check_range("max_rd", p.max_rd, 0.0, 1e9)?;
-        if p.max_rd > 0.0 && p.min_rd > p.max_rd {
-            return Err(ParamError(format!(
-                "min_rd ({}) is above max_rd ({})",
-                p.min_rd, p.max_rd
-            )));
-        }
         check_range("start_rd", p.start_rd, 1e-6, 1e9)?;
-        if p.max_rd > 0.0 && p.max_rd < p.start_rd {
-            return Err(ParamError(format!(
-                "max_rd ({}) is below start_rd ({}): a newcomer would be above the largest \
-                 deviation",
-                p.max_rd, p.start_rd
-            )));
-        }
+        // (0 for max_rd: the newcomers' deviation; for max_volatility: none.)
+        let max_rd = if p.max_rd > 0.0 { p.max_rd } else { p.start_rd };
+        ordered(("min_rd", p.min_rd), ("the largest deviation", max_rd))?;
+        ordered(("start_rd", p.start_rd), ("max_rd", max_rd))?;
         check_range("min_volatility", p.min_volatility, 0.0, 1e3)?;
         check_range("max_volatility", p.max_volatility, 0.0, 1e3)?;
-        if p.max_volatility > 0.0 && p.min_volatility > p.max_volatility {
-            return Err(ParamError(format!(
-                "min_volatility ({}) is above max_volatility ({})",
-                p.min_volatility, p.max_volatility
-            )));
+        if p.max_volatility > 0.0 {
+            ordered(
+                ("min_volatility", p.min_volatility),
+                ("max_volatility", p.max_volatility),
+            )?;
         }
         for (name, bound) in [("min_rating", p.min_rating), ("max_rating", p.max_rating)] {
             if let Some(b) = bound {
                 check_range(name, b, -1e9, 1e9)?;
             }
         }
-        if let (Some(lo), Some(hi)) = (p.min_rating, p.max_rating)
-            && lo > hi
-        {
-            return Err(ParamError(format!(
-                "min_rating ({lo}) is above max_rating ({hi})"
-            )));
+        if let (Some(lo), Some(hi)) = (p.min_rating, p.max_rating) {
+            ordered(("min_rating", lo), ("max_rating", hi))?;
         }
         check_range("max_delta", p.max_delta, 0.0, 1e9)?;
         check_range("regulator", p.regulator, 0.0, 1e3)?;
