@@ -48,8 +48,8 @@ pub enum Command {
     /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
     Matchmake(Box<MatchArgs>),
     /// List the player names of a history that look like one player written several ways
-    /// (case, accents, punctuation, word order, initials, one edit apart), as a CSV
-    /// `alias,player,reason,...` to check and give back as `--aliases`.
+    /// (case, accents, punctuation, word order, initials; with --one-edit, surnames one edit
+    /// apart), as a CSV `alias,player,reason,...` to check and give back as `--aliases`.
     Names(Box<NamesArgs>),
     /// Regenerate the Yuksel paper's population comparison (figures 5 and 7) in one command:
     /// experiment.md (a table), rmse.csv, experiment.html (charts) in --out.
@@ -89,6 +89,11 @@ pub struct NamesArgs {
     /// Print no summary.
     #[arg(long)]
     pub quiet: bool,
+    /// Suggest names one edit apart in the surname too, the given names the same
+    /// (`Kasparow, Garry` for `Kasparov, Garry`): check each, as in a large file such pairs
+    /// are as often two players (`Joao Sousa`, `Joao Souza`).
+    #[arg(long)]
+    pub one_edit: bool,
 }
 
 /// How `replay` and `compare` report.
@@ -1444,6 +1449,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
                 ingest: args.input.ingest()?,
                 out: args.out.clone(),
                 quiet: args.quiet,
+                one_edit: args.one_edit,
             },
             stdout,
         ),

@@ -18,13 +18,15 @@ pub struct NamesJob {
     pub out: Option<PathBuf>,
     /// No summary.
     pub quiet: bool,
+    /// Suggest surnames one edit apart too (`--one-edit`).
+    pub one_edit: bool,
 }
 
 /// Reads the input, finds the likely duplicates, writes the CSV and a summary.
 pub fn run_names(job: &NamesJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let history = crate::ingest::ingest(&job.input, &job.ingest)?;
     let contests = contests_per_player(&history);
-    let found = crate::names::likely_duplicates(history.names(), &contests);
+    let found = crate::names::likely_duplicates(history.names(), &contests, job.one_edit);
     let write = |w: &mut dyn Write| write_csv(w, &history, &contests, &found);
     match &job.out {
         Some(path) => crate::output::write_one(path, write)
