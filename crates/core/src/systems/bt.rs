@@ -316,6 +316,49 @@ impl Bt {
         (g, h)
     }
 
+    /// [`RatingSystem::hessian_sds`] under `ties = half`: the sandwich `S J S` (`S` the
+    /// inverse of the negated Hessian, `solve` its product with a vector; `J` the observed
+    /// variance of the records' scores). Half a win and half a loss is not a likelihood of
+    /// the tie itself: its curvature `p (1 - p)` per game overstates what a tie leaves
+    /// uncertain (a tie's score, 1/2, is closer to the prediction than a win's or a loss's),
+    /// so that with many ties `S` alone gives intervals wider than the bootstrap's. With no
+    /// ties `J` is about the Hessian's own part and the sandwich about `S`.
+    fn sandwich_sds(
+        &self,
+        players: &[BtPlayer],
+        fit: &Fit,
+        solve: impl Fn(Vec<f64>) -> Vec<f64>,
+        weights: &[f64],
+    ) -> Vec<f64> {
+        let n = players.len();
+        let s = self.s;
+        // Each record once (from the player of the lower id), with its score's variance.
+        let mut records: Vec<(usize, usize, f64)> = Vec::new();
+        for (i, p) in players.iter().enumerate() {
+            for r in p.pairs.iter().filter(|r| r.opp as usize > i) {
+                let j = r.opp as usize;
+                let d = s * (p.rating - players[j].rating + f64::from(r.side) * fit.advantage);
+                let q = 1.0 / (1.0 + (-d).exp());
+                let v = r.w * (1.0 - q).powi(2) + r.t * (0.5 - q).powi(2) + r.l * q * q;
+                records.push((i, j, s * s * v));
+            }
+        }
+        // u = S (e_i - weights): column i of S (S is symmetric) less S times the weights.
+        let mean = solve(weights.to_vec());
+        (0..n)
+            .map(|i| {
+                let mut e = vec![0.0; n];
+                e[i] = 1.0;
+                let u: Vec<f64> = solve(e).iter().zip(&mean).map(|(a, b)| a - b).collect();
+                records
+                    .iter()
+                    .map(|&(a, b, v)| v * (u[a] - u[b]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .collect()
+    }
+
     /// Fits every player's rating (and the global values) from the ratings as they are:
     /// Newton steps until no rating moves by more than `tol`, or only one with `one_step`.
     fn refit(&self, players: &mut [BtPlayer], fit: &mut Fit, tol: f64, one_step: bool) {
@@ -771,10 +814,8 @@ impl RatingSystem for Bt {
             }
         }
         cholesky(&mut h, n)?;
-        // Column j of the inverse: two triangular solves.
-        let solve = |j: usize| {
-            let mut v = vec![0.0; n];
-            v[j] = 1.0;
+        // `S b` for the inverse `S`: two triangular solves.
+        let solve = |mut v: Vec<f64>| {
             for i in 0..n {
                 let s: f64 = (0..i).map(|k| h[i * n + k] * v[k]).sum();
                 v[i] = (v[i] - s) / h[i * n + i];
@@ -785,6 +826,20 @@ impl RatingSystem for Bt {
             }
             v
         };
+        // The reference's weights: its mean (every player's when none is named: the
+        // likelihood sees only differences, and the common offset is the prior's alone).
+        let mut weights = vec![0.0; n];
+        match reference {
+            [] => weights.iter_mut().for_each(|w| *w = 1.0 / n as f64),
+            _ => {
+                for &a in reference {
+                    weights[a as usize] += 1.0 / reference.len() as f64;
+                }
+            }
+        }
+        if self.p.ties == Ties::Half {
+            return Some(self.sandwich_sds(players, &fit, solve, &weights));
+        }
         // The diagonal of the inverse: the squared norms of the columns of L^-1.
         let mut diag = vec![0.0; n];
         let mut col = vec![0.0; n];
@@ -798,17 +853,10 @@ impl RatingSystem for Bt {
                 diag[j] += col[i] * col[i];
             }
         }
-        // Var(x_i - m) with m the reference's mean: S_ii - 2 mean_a S_ia + mean_ab S_ab.
-        let k = reference.len() as f64;
-        let mut cross = vec![0.0; n];
-        let mut within = 0.0;
-        for &a in reference {
-            let column = solve(a as usize);
-            for (c, v) in cross.iter_mut().zip(&column) {
-                *c += v / k;
-            }
-            within += reference.iter().map(|&b| column[b as usize]).sum::<f64>() / (k * k);
-        }
+        // Var(x_i - m) with m the reference's mean: S_ii - 2 mean_a S_ia + mean_ab S_ab, the
+        // means over the reference taken with one solve, `S` times the reference's weights.
+        let cross = solve(weights.clone());
+        let within: f64 = cross.iter().zip(&weights).map(|(c, w)| c * w).sum();
         Some(
             (0..n)
                 .map(|i| (diag[i] - 2.0 * cross[i] + within).max(0.0).sqrt())
