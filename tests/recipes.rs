@@ -462,6 +462,49 @@ fn total(board: &[Vec<String>], column: usize) -> u64 {
         .sum()
 }
 
+/// dustalov/evalica's `llmfao.csv` (LLMFAO): its header, invented judgements. No time column
+/// (the input's order), the sides in `left` and `right`, `winner` naming a side (`left`,
+/// `right`, `tie`). Orca wins its four.
+const LLMFAO: &str = "\
+id,prompt,model_x,model_y,worker,winner,left,right
+0,3,11,12,41,left,Orca 13B,Vicuna 7B
+1,3,12,13,41,tie,Vicuna 7B,Koala 13B
+2,5,13,11,58,right,Koala 13B,Orca 13B
+3,5,14,12,58,left,Falcon 7B,Vicuna 7B
+4,8,11,14,83,left,Orca 13B,Falcon 7B
+5,8,13,14,83,right,Koala 13B,Falcon 7B
+6,9,12,11,83,right,Vicuna 7B,Orca 13B
+7,9,14,13,12,tie,Falcon 7B,Koala 13B
+";
+
+/// The Chatbot Arena's Kaggle file (`train.csv` of the LMSYS competition, as
+/// kolenaIO/autoarena's `train_subset.csv` has it): its header and quoting, prompts and
+/// responses over several lines, one-hot outcome columns. `gpt-4-0613` wins its three.
+const ARENA_KAGGLE: &str = r#"id,model_a,model_b,prompt,response_a,response_b,winner_model_a,winner_model_b,winner_tie
+30192,gpt-4-0613,llama-2-13b-chat,"[""Write a haiku,
+about rain""]","[""Soft rain on the roof""]","[""Rain, rain,
+go away""]",1,0,0
+53567,claude-2.1,gpt-4-0613,"[""What is 2+2?""]","[""5""]","[""4""]",0,1,0
+65089,llama-2-13b-chat,claude-2.1,"[""Name a colour""]","[""Blue""]","[""Red""]",0,0,1
+96401,gpt-4-0613,mistral-7b-instruct,"[""Say hello""]","[""Hello!""]","[""Hi, ""there""""]",1,0,0
+198779,mistral-7b-instruct,llama-2-13b-chat,"[""Count to 3""]","[""1 2 3""]","[""1, 2""]",1,0,0
+"#;
+
+/// lmarena's published battles (`clean_battle_*.json`): a JSON array of objects with
+/// `model_a`, `model_b`, `winner` (`model_a`, `model_b`, `tie`, `tie (bothbad)`), `tstamp`
+/// (Unix seconds with a fraction) and metadata that is not read; invented battles.
+/// `chatbot-x` wins its four.
+const ARENA_JSON: &str = r#"[
+{"model_a": "chatbot-x", "model_b": "helper-7b", "winner": "model_a", "judge": "arena_user_1", "turn": 1, "anony": true, "language": "English", "tstamp": 1723456789.21, "conv_metadata": {"sum_user_tokens": 12}},
+{"model_a": "helper-7b", "model_b": "assist-13b", "winner": "tie", "judge": "arena_user_2", "turn": 1, "anony": true, "language": "German", "tstamp": 1723456801.5, "conv_metadata": {"sum_user_tokens": 40}},
+{"model_a": "assist-13b", "model_b": "chatbot-x", "winner": "model_b", "judge": "arena_user_3", "turn": 2, "anony": true, "language": "English", "tstamp": 1723457001.75, "conv_metadata": {"sum_user_tokens": 9}},
+{"model_a": "helper-7b", "model_b": "assist-13b", "winner": "tie (bothbad)", "judge": "arena_user_4", "turn": 1, "anony": false, "language": "English", "tstamp": 1723457123.0, "conv_metadata": null},
+{"model_a": "chatbot-x", "model_b": "assist-13b", "winner": "model_a", "judge": "arena_user_5", "turn": 1, "anony": true, "language": "Chinese", "tstamp": 1723458000.125, "conv_metadata": {"sum_user_tokens": 77}},
+{"model_a": "helper-7b", "model_b": "chatbot-x", "winner": "model_b", "judge": "arena_user_6", "turn": 3, "anony": true, "language": "English", "tstamp": 1723459000.0, "conv_metadata": {"sum_user_tokens": 5}},
+{"model_a": "assist-13b", "model_b": "helper-7b", "winner": "model_a", "judge": "arena_user_7", "turn": 1, "anony": true, "language": "English", "tstamp": 1723460000.0, "conv_metadata": {"sum_user_tokens": 31}}
+]
+"#;
+
 fn fixtures() -> Vec<Fixture> {
     vec![
         Fixture {
@@ -624,6 +667,49 @@ fn fixtures() -> Vec<Fixture> {
                 assert_eq!(row(&board, "Northwind Gaming")[5..9], ["3", "6", "0", "1"]);
             },
         },
+        Fixture {
+            input: "llmfao.csv",
+            make: |d| write(d, "llmfao.csv", LLMFAO),
+            players: 4,
+            contests: 8,
+            top: "Orca 13B",
+            check: |out, m| {
+                // No time: the input's order, and no times shown; `--ci 200`: the metrics'
+                // bootstrap intervals (and the ranked models' ratings', none ranked here).
+                assert_eq!(m["input"]["untimed"], true);
+                assert_eq!(m["intervals"]["replicates"], 200);
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "Orca 13B")[6..10], ["4", "0", "0", ""]);
+                assert_eq!(total(&board, 7), 4, "two ties, two draws each");
+            },
+        },
+        Fixture {
+            input: "train.csv",
+            make: |d| write(d, "train.csv", ARENA_KAGGLE),
+            players: 4,
+            contests: 5,
+            top: "gpt-4-0613",
+            check: |out, _| {
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "gpt-4-0613")[6..9], ["3", "0", "0"]);
+                assert_eq!(row(&board, "claude-2.1")[6..9], ["0", "1", "1"]);
+            },
+        },
+        Fixture {
+            input: "clean_battle_20240814_public.json",
+            make: |d| write(d, "clean_battle_20240814_public.json", ARENA_JSON),
+            players: 3,
+            contests: 7,
+            top: "chatbot-x",
+            check: |out, m| {
+                let reading = m["input"]["time_format"].as_str().unwrap();
+                assert!(reading.contains("Unix seconds"), "{reading}");
+                let board = read_csv(&out.join("leaderboard.csv"));
+                assert_eq!(row(&board, "chatbot-x")[6..9], ["4", "0", "0"]);
+                assert!(row(&board, "helper-7b")[9].starts_with("2024-08-12T"));
+                assert_eq!(total(&board, 7), 4, "two ties, one of them both bad");
+            },
+        },
     ]
 }
 
@@ -632,8 +718,8 @@ fn every_readme_recipe_runs_as_printed() {
     let commands = recipe_commands();
     assert_eq!(
         commands.len(),
-        8,
-        "the README's Recipes section has eight commands: {commands:#?}"
+        11,
+        "the README's Recipes section has eleven commands: {commands:#?}"
     );
     let fixtures = fixtures();
     let mut used = vec![false; fixtures.len()];

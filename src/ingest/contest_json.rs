@@ -5,6 +5,9 @@
 //! inclusive places `lo..=hi` (a shared place when `lo < hi`). Contests are ordered by
 //! `time_seconds`, equal times by N as a number (by array position for one file).
 //!
+//! A JSON file that holds games instead (an array of objects without `standings`, or JSON
+//! lines: lmarena's battles) is read as a games table ([`super::json_games`]).
+//!
 //! Files are read and parsed in parallel; players are then interned in contest order, so ids
 //! do not depend on the number of threads. A streamed read takes the files a few at a time, in
 //! the same order, and hands each contest on.
@@ -201,6 +204,10 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut super::source::open(path)?, &mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    // An array of games (lmarena's battles), or JSON lines: a games table.
+    if super::json_games::is_games(&bytes) {
+        return super::json_games::read(path, &bytes, ctx);
+    }
     let contests: Vec<RawContest> =
         serde_json::from_slice(without_bom(&bytes)).map_err(|e| json_error(path, &e))?;
     let mut order: Vec<usize> = (0..contests.len()).collect();

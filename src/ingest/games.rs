@@ -39,12 +39,32 @@ enum OutcomeColumns {
     Scores(usize, usize),
     Result(usize),
     Winner(usize),
+    /// One column per outcome, the one that happened set (`1`, `true`): side a won, side b
+    /// won, and optionally a draw.
+    OneHot(usize, usize, Option<usize>),
 }
+
+/// Pairs of column names that arena files give their sides, read as `a` and `b` where a file
+/// has neither (and `--map` names neither): lmarena's and the Chatbot Arena's, LLMFAO's.
+const SIDE_ALIASES: [(&str, &str); 2] = [("model_a", "model_b"), ("left", "right")];
+
+/// Columns read as `time` where a file has none (and `--map` names none): lmarena's `tstamp`,
+/// and the `timestamp` and `date` of many exports.
+const TIME_ALIASES: [&str; 3] = ["tstamp", "timestamp", "date"];
+
+/// One-hot outcome columns read as `a_wins`, `b_wins` and `draw` where a file has none of
+/// those (the Chatbot Arena's Kaggle files).
+const ONE_HOT_ALIASES: (&str, &str, &str) = ("winner_model_a", "winner_model_b", "winner_tie");
+
+/// How a file without a time column is read, as the summary and metrics.json say it.
+pub(crate) const UNTIMED: &str =
+    "none: the input has no time column, and its games are rated in the input's order";
 
 /// Column positions of a games table.
 #[derive(Clone, Debug)]
 pub(crate) struct GamesSchema {
-    time: usize,
+    /// The time column; none: every game at one time, in the input's order.
+    time: Option<usize>,
     a: usize,
     b: usize,
     outcome: OutcomeColumns,
@@ -68,7 +88,8 @@ impl GamesSchema {
                 FieldError::new(
                     map.source(name),
                     format!(
-                        "missing column (the games format needs time, a, b and a result; header has: {})",
+                        "missing column (the games format needs a, b and a result, and reads \
+                         time where there is one; header has: {})",
                         header_list(header)
                     ),
                 )
@@ -77,24 +98,41 @@ impl GamesSchema {
         // A file of winners and losers (`--map winner=...,loser=...`): the winner is side a,
         // the loser side b, and neither plays a first side.
         let winner_loser = col("a").is_none() && col("b").is_none();
-        let (a, b) = match (winner_loser, col("winner"), col("loser")) {
-            (true, Some(w), Some(l)) => (w, l),
+        let (a, b) = match (
+            winner_loser,
+            col("winner"),
+            col("loser"),
+            side_aliases(header, map),
+        ) {
+            (true, Some(w), Some(l), _) => (w, l),
+            (true, _, _, Some(sides)) => sides,
             _ => (need("a")?, need("b")?),
         };
-        let time = need("time")?;
+        // Without a time column (and none named): one of [`TIME_ALIASES`], else the input's
+        // order.
+        let time = match col("time") {
+            Some(t) => Some(t),
+            None if map.maps("time") => return Err(need("time").unwrap_err()),
+            None => TIME_ALIASES.iter().find_map(|c| find_column(header, c)),
+        };
         let outcome = match (col("score_a"), col("score_b"), col("result"), col("winner")) {
             (Some(x), Some(y), _, _) => OutcomeColumns::Scores(x, y),
             (_, _, Some(r), _) => OutcomeColumns::Result(r),
             (_, _, _, Some(w)) => OutcomeColumns::Winner(w),
-            _ => {
-                return Err(FieldError::new(
-                    map.source("result"),
-                    format!(
-                        "missing column: the games format needs `result`, `score_a` and `score_b`, or `winner` (header has: {})",
-                        header_list(header)
-                    ),
-                ));
-            }
+            _ => match one_hot(header, map)? {
+                Some((x, y, d)) => OutcomeColumns::OneHot(x, y, d),
+                None => {
+                    return Err(FieldError::new(
+                        map.source("result"),
+                        format!(
+                            "missing column: the games format needs `result`, `score_a` and \
+                             `score_b`, `winner`, or one column per outcome (`--map \
+                             a_wins=COLUMN,b_wins=COLUMN,draw=COLUMN`) (header has: {})",
+                            header_list(header)
+                        ),
+                    ));
+                }
+            },
         };
         let names = header.to_vec();
         let sided = !matches!(outcome, OutcomeColumns::Winner(w) if w == a || w == b);
@@ -118,6 +156,11 @@ impl GamesSchema {
         })
     }
 
+    /// Whether the games have times (else they are rated in the input's order).
+    pub fn timed(&self) -> bool {
+        self.time.is_some()
+    }
+
     /// How many fields a row needs.
     pub fn width(&self) -> usize {
         self.names.len()
@@ -126,6 +169,85 @@ impl GamesSchema {
     /// The columns of the two sides.
     pub fn sides(&self) -> (usize, usize) {
         (self.a, self.b)
+    }
+}
+
+/// The sides of a file with neither `a` nor `b` (and `--map` naming neither): a pair of
+/// [`SIDE_ALIASES`], the first the header has whole.
+fn side_aliases(header: &[String], map: &ColumnMap) -> Option<(usize, usize)> {
+    if map.maps("a") || map.maps("b") {
+        return None;
+    }
+    SIDE_ALIASES
+        .iter()
+        .find_map(|(a, b)| Some((find_column(header, a)?, find_column(header, b)?)))
+}
+
+/// Whether a header has a pair of [`SIDE_ALIASES`] (and `--map` names neither side): a games
+/// table.
+pub(crate) fn has_side_aliases(header: &[String], map: &ColumnMap) -> bool {
+    side_aliases(header, map).is_some()
+}
+
+/// The one-hot outcome columns: `a_wins` and `b_wins` (and `draw` where there is one), as
+/// named or mapped, else the Chatbot Arena's [`ONE_HOT_ALIASES`]. A mapped column that is
+/// missing, or one of the two without the other, is an error.
+fn one_hot(
+    header: &[String],
+    map: &ColumnMap,
+) -> Result<Option<(usize, usize, Option<usize>)>, FieldError> {
+    let col = |name: &str| find_column(header, map.source(name));
+    let missing = |name: &str| {
+        FieldError::new(
+            map.source(name),
+            format!(
+                "missing column: one column per outcome needs a_wins and b_wins (and draw \
+                 where games can be drawn) (header has: {})",
+                header_list(header)
+            ),
+        )
+    };
+    let named = ["a_wins", "b_wins", "draw"]
+        .iter()
+        .any(|c| map.maps(c) || col(c).is_some());
+    if named {
+        let a = col("a_wins").ok_or_else(|| missing("a_wins"))?;
+        let b = col("b_wins").ok_or_else(|| missing("b_wins"))?;
+        let draw = match col("draw") {
+            None if map.maps("draw") => return Err(missing("draw")),
+            d => d,
+        };
+        return Ok(Some((a, b, draw)));
+    }
+    let (a, b, d) = ONE_HOT_ALIASES;
+    Ok(find_column(header, a)
+        .zip(find_column(header, b))
+        .map(|(x, y)| (x, y, find_column(header, d))))
+}
+
+/// Side a's score from a winner column's value that names neither side by its player: `a`,
+/// `1`, `left`, `model_a` or side a's column name for a's win, likewise for b (`b`, `2`,
+/// `right`, `model_b`), and a draw as empty, `draw`, `tie`, `tie (bothbad)` or `0` (any case).
+fn winner_token(v: &str, (a_column, b_column): (&str, &str)) -> Option<f64> {
+    let is = |words: &[&str]| words.iter().any(|w| v.eq_ignore_ascii_case(w));
+    if is(&["a", "1", "left", "model_a", a_column]) {
+        Some(1.0)
+    } else if is(&["b", "2", "right", "model_b", b_column]) {
+        Some(0.0)
+    } else if v.is_empty() || is(&["draw", "tie", "tie (bothbad)", "0"]) {
+        Some(0.5)
+    } else {
+        None
+    }
+}
+
+/// A one-hot outcome cell: set (`1`, `true`, `yes`) or not (`0`, `false`, `no`, empty);
+/// `1.0` as pandas writes it counts too.
+fn one_hot_cell(v: &str) -> Option<bool> {
+    match v.trim() {
+        "1.0" => Some(true),
+        "0.0" => Some(false),
+        v => parse_flag(v),
     }
 }
 
@@ -170,9 +292,13 @@ impl GamesReader {
         &self.times
     }
 
-    /// How the time column was read.
+    /// How the time column was read ([`UNTIMED`] without one).
     pub fn time_reading(&self) -> String {
-        self.times.reading()
+        if self.schema.timed() {
+            self.times.reading()
+        } else {
+            UNTIMED.to_string()
+        }
     }
 
     pub fn schema(&self) -> &GamesSchema {
@@ -187,10 +313,13 @@ impl GamesReader {
     ) -> Result<(), FieldError> {
         let s = &self.schema;
         let name = |i: usize| s.names[i].as_str();
-        let time = self
-            .times
-            .parse(get(s.time))
-            .map_err(|m| FieldError::new(name(s.time), m))?;
+        let time = match s.time {
+            Some(t) => self
+                .times
+                .parse(get(t))
+                .map_err(|m| FieldError::new(name(t), m))?,
+            None => 0,
+        };
         // A fixture not played yet (or abandoned): no result, skipped and counted like PGN's
         // `*`. For `winner`, empty means a draw, so only `NA` and `*` mean unplayed there.
         let unplayed = |v: &str| {
@@ -206,6 +335,10 @@ impl GamesReader {
             OutcomeColumns::Winner(w) => {
                 unplayed(get(w)) && get(w) != get(s.a) && get(w) != get(s.b)
             }
+            OutcomeColumns::OneHot(x, y, d) => [Some(x), Some(y), d]
+                .into_iter()
+                .flatten()
+                .any(|i| unplayed(get(i))),
         };
         if no_result {
             ctx.source.skipped_unfinished += 1;
@@ -290,15 +423,55 @@ impl GamesReader {
                     1.0
                 } else if !vt.is_empty() && vt == bt && vt != at {
                     0.0
-                } else if vt.is_empty() || vt.eq_ignore_ascii_case("draw") {
-                    0.5
+                } else if let Some(sa) = winner_token(vt, (name(s.a), name(s.b))) {
+                    sa
                 } else {
                     return Err(FieldError::new(
                         name(w),
                         format!(
-                            "winner `{v}` is neither side a (`{raw_a}`) nor side b (`{raw_b}`) nor empty/draw"
+                            "winner `{v}` names neither side a (`{raw_a}`, or a, 1, left, \
+                             model_a) nor side b (`{raw_b}`, or b, 2, right, model_b), nor a \
+                             draw (empty, draw, tie, tie (bothbad), 0)"
                         ),
                     ));
+                };
+                (sa, (sa, 1.0 - sa))
+            }
+            OutcomeColumns::OneHot(x, y, d) => {
+                let cell = |i: usize| {
+                    one_hot_cell(get(i)).ok_or_else(|| {
+                        FieldError::new(
+                            name(i),
+                            format!("`{}` is not 1 or 0 (true or false)", get(i).trim()),
+                        )
+                    })
+                };
+                let set = (
+                    cell(x)?,
+                    cell(y)?,
+                    d.map(cell).transpose()?.unwrap_or(false),
+                );
+                let sa = match set {
+                    (true, false, false) => 1.0,
+                    (false, true, false) => 0.0,
+                    (false, false, true) => 0.5,
+                    _ => {
+                        return Err(FieldError::new(
+                            name(x),
+                            format!(
+                                "one outcome column must be set, and only one: {} {}, {} {}{}",
+                                name(x),
+                                get(x).trim(),
+                                name(y),
+                                get(y).trim(),
+                                d.map_or(String::new(), |d| format!(
+                                    ", {} {}",
+                                    name(d),
+                                    get(d).trim()
+                                ))
+                            ),
+                        ));
+                    }
                 };
                 (sa, (sa, 1.0 - sa))
             }

@@ -13,6 +13,7 @@ mod context;
 mod csv_input;
 mod errors;
 mod games;
+mod json_games;
 mod lines;
 mod options;
 mod parallel;
@@ -41,7 +42,7 @@ pub use parquet::probe_parquet_here;
 pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
     let format = match opts.format {
         Some(f) => f,
-        None => detect(path)?,
+        None => detect(path, &opts.map)?,
     };
     ingest_as(path, format, opts)
 }
@@ -85,7 +86,7 @@ pub(crate) fn read_files(
         let f = match (k, ctx.opts.format) {
             (0, _) => format,
             (_, Some(f)) => f,
-            (_, None) => detect(file)?,
+            (_, None) => detect(file, &ctx.opts.map)?,
         };
         ctx.file = file.display().to_string();
         read(file, f, ctx)?;
@@ -175,7 +176,7 @@ pub fn time_format_applies(format: Format, opts: &IngestOptions) -> Result<(), S
 /// `.parquet`/`.pq` is Parquet; otherwise a CSV whose header says games or standings. The
 /// header of a pipe (or another file that is not a regular one, such as `/dev/stdin`) is not
 /// looked at: what detection read would be lost to the reader, so `--format` must be given.
-pub fn detect(path: &Path) -> anyhow::Result<Format> {
+pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     let whole = |m: &str| -> anyhow::Error {
         InputError::whole_file(path.display().to_string(), m.to_string()).into()
     };
@@ -191,14 +192,14 @@ pub fn detect(path: &Path) -> anyhow::Result<Format> {
             return Ok(Format::Json);
         }
         return match source::folder_files(path)?.first() {
-            Some(first) => detect(first),
+            Some(first) => detect(first, map),
             None => Err(whole(
                 "the folder holds no contest files (N.json) and no CSV, TSV or PGN file",
             )),
         };
     }
     match source::format_extension(path).unwrap_or_default().as_str() {
-        "json" => return Ok(Format::Json),
+        "json" | "jsonl" | "ndjson" => return Ok(Format::Json),
         "pgn" => return Ok(Format::Pgn),
         "parquet" | "pq" => return Ok(Format::Parquet),
         _ => {}
@@ -206,7 +207,7 @@ pub fn detect(path: &Path) -> anyhow::Result<Format> {
     if meta.is_some_and(|m| !m.is_file()) {
         return Err(whole("cannot detect the format of a pipe: pass --format"));
     }
-    table::detect_csv(path)
+    table::detect_csv(path, map)
 }
 
 #[cfg(test)]

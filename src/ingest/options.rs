@@ -85,6 +85,9 @@ pub const CANONICAL_COLUMNS: &[&str] = &[
     "pool",
     "time_control",
     "event",
+    "a_wins",
+    "b_wins",
+    "draw",
 ];
 
 impl ColumnMap {

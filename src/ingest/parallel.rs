@@ -424,6 +424,7 @@ pub(crate) fn read(
         stop: AtomicBool::new(false),
         worker_players: sizes.worker_players,
     };
+    let timed = games.schema().timed();
     let workers = rayon::current_num_threads().max(1);
     let in_flight = workers + 2;
     let mut merger = Merger {
@@ -464,7 +465,12 @@ pub(crate) fn read(
         drop((done_rx, token_tx, std::mem::take(&mut merger.back)));
         merged
     })?;
-    ctx.source.time_format = Some(merger.times.reading());
+    ctx.source.untimed |= !timed;
+    ctx.source.time_format = Some(if timed {
+        merger.times.reading()
+    } else {
+        super::games::UNTIMED.to_string()
+    });
     Ok(())
 }
 

@@ -64,7 +64,10 @@ pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<F
     let has = |c: &str| find_column(header, map.source(c)).is_some();
     // The formats' distinctive columns; with some of them missing, the reader of the format
     // they point to names the missing column.
-    let games = has("a") || has("b");
+    let games = has("a")
+        || has("b")
+        || (has("winner") && has("loser"))
+        || super::games::has_side_aliases(header, map);
     let standings = has("rank") || has("player");
     match (games, standings) {
         (true, false) => Some(Format::Games),
@@ -74,8 +77,8 @@ pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<F
     }
 }
 
-/// Tells games from standings by the CSV header.
-pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
+/// Tells games from standings by the CSV header, its columns named as `map` names them.
+pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     let head = first_line(&mut open(path)?, path)?;
     let not_table = if head.is_empty() {
         Some("empty file: no header")
@@ -87,9 +90,9 @@ pub(crate) fn detect_csv(path: &Path) -> anyhow::Result<Format> {
     }
     let line = String::from_utf8_lossy(&head);
     let header = header_fields(&line, sniff_delimiter(path, &line));
-    // Detection runs before options are applied, so it looks at canonical names only; with
-    // `--map`, pass `--format` too.
-    format_from_header(&header, &ColumnMap::default()).ok_or_else(|| {
+    // The columns as `--map` names them: a file of `home_team,away_team` mapped to a and b
+    // is a games table.
+    format_from_header(&header, map).ok_or_else(|| {
         InputError {
             file: path.display().to_string(),
             at: Location::Line(1),
@@ -174,6 +177,7 @@ impl Rows {
         match self {
             Rows::Games(g) => {
                 ctx.source.time_format = Some(g.time_reading());
+                ctx.source.untimed |= !g.schema().timed();
                 Ok(())
             }
             Rows::Standings(s) => s.finish(ctx),

@@ -202,9 +202,11 @@ impl TimeParser {
             return Err(format!("empty time ({})", self.expected()));
         }
         match &self.format {
-            TimeFormat::Auto => match integer(s) {
-                Some(v) => self.auto_integer(s, v),
-                None => {
+            TimeFormat::Auto => match (integer(s), decimal_seconds(s)) {
+                (Some(v), _) => self.auto_integer(s, v),
+                // A fraction makes it seconds (lmarena's `tstamp`), never a YYYYMMDD date.
+                (None, Some(v)) => self.auto_seconds(s, v),
+                (None, None) => {
                     self.text_seen = true;
                     parse_text(s)
                 }
@@ -242,11 +244,9 @@ impl TimeParser {
             TimeFormat::Yyyymmdd => yyyymmdd(s).ok_or_else(|| {
                 format!("`{s}` is not a valid date YYYYMMDD (--time-format yyyymmdd)")
             }),
-            TimeFormat::Unix => match integer(s) {
+            TimeFormat::Unix => match integer(s).or_else(|| decimal_seconds(s)) {
                 Some(v) => seconds(s, v),
-                None => Err(format!(
-                    "`{s}` is not integer Unix seconds (--time-format unix)"
-                )),
+                None => Err(format!("`{s}` is not Unix seconds (--time-format unix)")),
             },
             TimeFormat::UnixMs => match integer(s) {
                 Some(v) => seconds(s, v.div_euclid(1000)),
@@ -262,6 +262,24 @@ impl TimeParser {
         match &self.format {
             TimeFormat::Auto => ACCEPTED.to_string(),
             f => format!("--time-format {f}"),
+        }
+    }
+
+    /// Under `auto`, seconds with a fraction: a column of Unix seconds (refused in a column
+    /// whose integers are dates).
+    fn auto_seconds(&mut self, s: &str, v: i64) -> Result<i64, String> {
+        match &self.integers {
+            Integers::Dates(first) => Err(format!(
+                "`{s}` is Unix seconds, but the column's first integer `{first}` was read as a \
+                 YYYYMMDD date ({}); correct the value, or pass --time-format",
+                date_text(first)
+            )),
+            Integers::Unseen => {
+                let t = seconds(s, v)?;
+                self.integers = Integers::Seconds(s.to_string());
+                Ok(t)
+            }
+            Integers::Seconds(_) => seconds(s, v),
         }
     }
 
@@ -296,6 +314,18 @@ impl TimeParser {
             )),
         }
     }
+}
+
+/// Seconds with a fraction (`1712345678.25`: an optional sign, digits, a point, digits),
+/// as the whole seconds at or before it.
+fn decimal_seconds(s: &str) -> Option<i64> {
+    let (whole, fraction) = s.split_once('.')?;
+    if fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v = integer(whole)?;
+    let below = whole.starts_with('-') && fraction.bytes().any(|b| b != b'0');
+    Some(if below { v.saturating_sub(1) } else { v })
 }
 
 /// An optional sign and digits, as an i64.
@@ -570,6 +600,23 @@ mod tests {
         assert_eq!(p.parse("1266588000"), Ok(1_266_588_000));
         assert_eq!(p.parse("-86400"), Ok(-86_400));
         assert!(p.reading().contains("Unix seconds (the first: 1266588000)"));
+        // Seconds with a fraction (lmarena's `tstamp`): the second at or before.
+        let mut p = auto();
+        assert_eq!(p.parse("1712345678.625"), Ok(1_712_345_678));
+        assert_eq!(p.parse("1712345679"), Ok(1_712_345_679));
+        assert_eq!(p.parse("-86400.5"), Ok(-86_401));
+        assert_eq!(p.parse("-86400.0"), Ok(-86_400));
+        assert!(
+            p.reading()
+                .contains("Unix seconds (the first: 1712345678.625)")
+        );
+        assert!(p.parse("1712345678.").is_err());
+        // ... refused in a column of dates.
+        let mut p = auto();
+        assert_eq!(p.parse("20230102"), Ok(1_672_617_600));
+        assert!(p.parse("1712345678.5").unwrap_err().contains("YYYYMMDD"));
+        let mut p = TimeParser::new(TimeFormat::Unix);
+        assert_eq!(p.parse("86400.9"), Ok(86_400));
     }
 
     #[test]

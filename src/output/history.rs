@@ -54,6 +54,8 @@ struct Names {
     text: String,
     /// Where name i ends in `text` (it starts where name i - 1 ends).
     ends: Vec<usize>,
+    /// The input has no times: the time column is left empty.
+    untimed: bool,
 }
 
 impl Names {
@@ -73,7 +75,10 @@ impl HistoryCsv {
             HISTORY_HEADER
         })?;
         let mut out = Self {
-            names: Names::default(),
+            names: Names {
+                untimed: history.source.untimed,
+                ..Names::default()
+            },
             time_of: (u32::MAX, String::new()),
         };
         out.add_names(history.names());
@@ -166,7 +171,9 @@ fn format_rows(names: &Names, rows: &[HistoryRow], s: &mut String, time_of: &mut
         if time_of.0 != r.contest_id {
             time_of.0 = r.contest_id;
             time_of.1.clear();
-            push_time(&mut time_of.1, r.time);
+            if !names.untimed {
+                push_time(&mut time_of.1, r.time);
+            }
         }
         s.push_str(ints.format(r.round));
         s.push(',');

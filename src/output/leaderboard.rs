@@ -58,6 +58,15 @@ pub fn write_leaderboard(
     Ok(())
 }
 
+/// A player's last time as the leaderboard shows it: empty for an input without times.
+fn last_time(history: &History, rec: &crate::replay::PlayerRecord) -> String {
+    if history.source.untimed {
+        String::new()
+    } else {
+        format_time(rec.last_time)
+    }
+}
+
 /// One row, with its line end.
 fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bool, bool)) {
     if let Some(rank) = r.rank {
@@ -86,7 +95,7 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bo
         }
         line.push(',');
         number(rec.places.median().unwrap_or(f64::NAN), line);
-        let _ = write!(line, ",{},{}", format_time(rec.last_time), r.status.name());
+        let _ = write!(line, ",{},{}", last_time(history, rec), r.status.name());
     } else {
         let _ = write!(
             line,
@@ -95,7 +104,7 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bo
             rec.wins,
             rec.draws,
             rec.losses,
-            format_time(rec.last_time),
+            last_time(history, rec),
             r.status.name()
         );
     }
@@ -193,7 +202,11 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
             o["draws"] = rec.draws.into();
             o["losses"] = rec.losses.into();
         }
-        o["last_time"] = format_time(rec.last_time).into();
+        o["last_time"] = if history.source.untimed {
+            Value::Null
+        } else {
+            format_time(rec.last_time).into()
+        };
         o["status"] = r.status.name().into();
         if let Some(i) = &r.interval {
             o["rating_lo"] = num(i.rating.0);
@@ -221,8 +234,8 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
     let time = Column::new(
         "last_time".into(),
         rows.iter()
-            .map(|r| r.record.last_time * 1000)
-            .collect::<Vec<i64>>(),
+            .map(|r| (!history.source.untimed).then_some(r.record.last_time * 1000))
+            .collect::<Vec<Option<i64>>>(),
     )
     .cast(&DataType::Datetime(
         TimeUnit::Milliseconds,
