@@ -9,8 +9,8 @@
 //! and `cli` only parses arguments.
 
 pub use rate_batch_core::{
-    bootstrap, draws, first_side, history, matchmake, metrics, names, numeric, presets, rater,
-    replay, state, status, systems, time, truth,
+    auto, bootstrap, draws, first_side, history, matchmake, metrics, names, numeric, presets,
+    rater, replay, state, status, systems, time, truth,
 };
 
 pub mod cli;

@@ -339,3 +339,161 @@ fn compare_with_intervals_marks_the_best_per_metric() {
         }
     }
 }
+
+/// Two players who take turns winning: whoever won last is the favourite, and loses. Elo's
+/// predictions are then worse than knowing nothing (log-loss above the base rate's ln 2, every
+/// pair ordered wrong): `replay` says so on stderr and in metrics.json, `compare` marks the
+/// row in its tables and the report; a system that predicts better is not marked.
+#[test]
+fn predictions_worse_than_a_coin_are_flagged() {
+    let dir = TempDir::new().unwrap();
+    let mut text = String::from("time,a,b,result\n");
+    for k in 0..60 {
+        text.push_str(&format!(
+            "2024-01-{:02}T{:02}:00:00Z,x,y,{}\n",
+            1 + k / 24,
+            k % 24,
+            1 - k % 2
+        ));
+    }
+    let input = write(dir.path(), "turns.csv", &text);
+    let out = dir.path().join("elo");
+    let o = rate_batch(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--system",
+        "elo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (_, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .contains("warning: elo predicts worse than knowing nothing of the players: log-loss"),
+        "{stderr}"
+    );
+    let m = metrics(&out.join("metrics.json"));
+    let warnings = m["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("base rate's 0.6931"));
+    assert!(
+        warnings[1]
+            .as_str()
+            .unwrap()
+            .contains("pair inversion 0.00 %")
+    );
+
+    let cmp = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        input.to_str().unwrap(),
+        "--systems",
+        "elo,bt",
+        "--out",
+        cmp.to_str().unwrap(),
+        "--report",
+    ]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("| elo ! |"), "{stdout}");
+    assert!(
+        stdout.contains("`!`: predicts worse than knowing nothing"),
+        "{stdout}"
+    );
+    let table = read_csv(&cmp.join("compare.csv"));
+    let warnings = table[0].iter().position(|h| h == "warnings").unwrap();
+    assert!(table[1][warnings].contains("log-loss"), "{table:?}");
+    let json = metrics(&cmp.join("compare.json"));
+    assert_eq!(json["systems"][0]["warnings"].as_array().unwrap().len(), 2);
+    let html = std::fs::read_to_string(cmp.join("report.html")).unwrap();
+    assert!(html.contains("<p class=\"warn\">Predicts worse than knowing nothing"));
+
+    // x wins every game, from either side: Elo predicts better than the base rate (the first
+    // side scores half), no warning.
+    let mut text = String::from("time,a,b,result\n");
+    for k in 0..60 {
+        let (a, b, r) = if k % 2 == 0 {
+            ("x", "y", 1)
+        } else {
+            ("y", "x", 0)
+        };
+        text.push_str(&format!(
+            "2024-02-{:02}T{:02}:00:00Z,{a},{b},{r}\n",
+            1 + k / 24,
+            k % 24
+        ));
+    }
+    let fair = write(dir.path(), "fair.csv", &text);
+    let out = dir.path().join("fair");
+    let o = rate_batch(&[
+        "replay",
+        fair.to_str().unwrap(),
+        "--system",
+        "elo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!texts(&o).1.contains("warning"), "{}", texts(&o).1);
+    assert!(metrics(&out.join("metrics.json")).get("warnings").is_none());
+}
+
+/// A system that cannot rate a contest of the input (here partial play, which Glicko-2 has no
+/// weight for) is refused before any replay: `replay` exits 2 naming the contest, the reason
+/// and the systems to use; `compare` gives its row the reason, replays the others and
+/// succeeds.
+#[test]
+fn a_system_that_cannot_rate_the_input_is_refused_before_the_replay() {
+    let dir = TempDir::new().unwrap();
+    let input = write(
+        dir.path(),
+        "pp.csv",
+        "time,a,b,result\n2024-01-01,x,y,1\n2024-01-02,x + w*0.5,y+z,1\n2024-01-03,y,x,0\n",
+    );
+    let o = rate_batch(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--system",
+        "glicko2",
+        "--out",
+        dir.path().join("r").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = texts(&o).1;
+    assert!(
+        stderr.contains("glicko2 cannot rate contest #2 of 2024-01-02T00:00:00Z")
+            && stderr.contains("rate it with elo")
+            && stderr.ends_with("nothing was replayed\n"),
+        "{stderr}"
+    );
+    let cmp = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        input.to_str().unwrap(),
+        "--systems",
+        "elo,glicko2",
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = texts(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("| glicko2 | refused: glicko2 cannot rate contest #2"),
+        "{stdout}"
+    );
+    let table = read_csv(&cmp.join("compare.csv"));
+    assert!(table[2][12].starts_with("refused: "), "{table:?}");
+    assert!(!cmp.join("glicko2").exists(), "nothing was replayed");
+    assert!(cmp.join("elo").join("leaderboard.csv").exists());
+    // Every system refused: nothing to compare.
+    let o = rate_batch(&[
+        "compare",
+        input.to_str().unwrap(),
+        "--systems",
+        "glicko,glicko2",
+        "--out",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("no system can rate this input"));
+}

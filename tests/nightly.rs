@@ -77,7 +77,13 @@ fn chunks_give_exactly_the_full_replay_for_every_system() {
             cuts.sort_unstable();
             cuts.dedup();
             let parts = chunks(dir.path(), n, &cuts);
-            let args = ["--system", system, "--period", period, "--warmup", "0"];
+            let mut args = vec!["--system", system, "--period", period, "--warmup", "0"];
+            if system == "trueskill" {
+                // Given: from the input, the first night's draw rate would be kept, and the
+                // full replay's is the whole history's
+                // (`a_nightly_run_resumes_with_the_values_fitted_the_first_night`).
+                args.extend(["--param", "draw_probability=0.2"]);
+            }
             let full = dir.path().join(format!("full-{system}-{period}"));
             replay_ok(parts.last().unwrap(), &full, &args);
             let out = dir.path().join(format!("chunked-{system}-{period}"));
@@ -838,4 +844,120 @@ fn matchmake_with(state: &Path, pool: &Path, pairs: &Path, more: &[&str]) -> std
     ];
     args.extend_from_slice(more);
     rate_batch(&args)
+}
+
+/// A football-like season file with a home advantage: `date,home_team,away_team,home_score,
+/// away_score` (the shape of martj42's `results.csv`), eight teams of spread strengths, a
+/// match a day, some drawn.
+fn home_and_away(dir: &Path, matches: usize) -> (PathBuf, String) {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let strength: [f64; 8] = [1.2, 0.8, 0.5, 0.2, 0.0, -0.3, -0.6, -1.0];
+    let mut text = String::from("date,home_team,away_team,home_score,away_score\n");
+    for k in 0..matches {
+        let h = rng.random_range(0..8);
+        let a = (h + rng.random_range(1..8)) % 8;
+        // The home side's edge: 0.5 on the logistic scale (about 87 Elo points).
+        let d = strength[h] - strength[a] + 0.5;
+        let p = 1.0 / (1.0 + (-d).exp());
+        let u: f64 = rng.random();
+        let (hs, as_) = if u < p * 0.8 {
+            (2, 0)
+        } else if u < p * 0.8 + 0.2 {
+            (1, 1)
+        } else {
+            (0, 1)
+        };
+        let day =
+            chrono::NaiveDate::from_ymd_opt(2020, 1, 1).unwrap() + chrono::Duration::days(k as i64);
+        text.push_str(&format!("{day},Team {h},Team {a},{hs},{as_}\n"));
+    }
+    (write(dir, "results.csv", &text), text)
+}
+
+/// The README's nightly football run with `--advantage auto`: night 2 (the whole file, the
+/// same flags) resumes from night 1's state (80 % of it) with the advantage fitted then, and
+/// its leaderboard is a full replay's given that advantage, bit for bit; TrueSkill keeps
+/// night 1's draw rate as its draw margin likewise. What the parameters were asked as is what
+/// a resumed run is checked against.
+#[test]
+fn a_nightly_run_resumes_with_the_values_fitted_the_first_night() {
+    let dir = TempDir::new().unwrap();
+    let (whole, text) = home_and_away(dir.path(), 600);
+    let lines: Vec<&str> = text.lines().collect();
+    let night1 = write(dir.path(), "night1.csv", &(lines[..=480].join("\n") + "\n"));
+    let map = "a=home_team,b=away_team,score_a=home_score,score_b=away_score,time=date";
+    for system in ["glicko2", "trueskill"] {
+        let state = dir.path().join(format!("{system}.state"));
+        let out = dir.path().join(system);
+        let s = state.to_str().unwrap();
+        let flags = ["--map", map, "--system", system, "--advantage", "auto"];
+        fn joined<'a>(flags: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+            [flags, more].concat()
+        }
+        replay_ok(&night1, &out, &joined(&flags, &["--save-state", s]));
+        let first = metrics_doc(&out);
+        let fitted = first["params"]["advantage"].as_f64().unwrap();
+        // (In the system's own units: Elo-like points, or TrueSkill's, where β is 25/6.)
+        let floor = if system == "trueskill" { 1.0 } else { 20.0 };
+        assert!(fitted > floor, "{system}: the home edge is found: {fitted}");
+        // Night 2: the same command on the whole file.
+        let o = rate_batch(
+            &[
+                &[
+                    "replay",
+                    whole.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ][..],
+                &joined(&flags, &["--resume", s, "--save-state", s]),
+            ]
+            .concat(),
+        );
+        let (stdout, stderr) = texts(&o);
+        assert!(o.status.success(), "{system}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("kept from the state resumed: advantage"),
+            "{system}: {stdout}"
+        );
+        let second = metrics_doc(&out);
+        assert_eq!(second["params"], first["params"], "{system}");
+        assert_eq!(second["advantage"], first["advantage"], "{system}");
+        // A full replay given the fitted values.
+        let full = dir.path().join(format!("{system}-full"));
+        let fitted = fitted.to_string();
+        let draw = format!("draw_probability={}", first["params"]["draw_probability"]);
+        let mut args = vec!["--map", map, "--system", system, "--advantage", &fitted];
+        if system == "trueskill" {
+            assert_eq!(
+                second["draw_probability"]["value"], first["params"]["draw_probability"],
+                "the draw rate of night 1"
+            );
+            args.extend(["--param", &draw]);
+        }
+        replay_ok(&whole, &full, &args);
+        assert_eq!(
+            std::fs::read(out.join("leaderboard.csv")).unwrap(),
+            std::fs::read(full.join("leaderboard.csv")).unwrap(),
+            "{system}: night 2 is the full replay with night 1's values"
+        );
+        // Asked otherwise (the fitted value given as a number): refused, both named.
+        let o = rate_batch(&[
+            "replay",
+            whole.to_str().unwrap(),
+            "--out",
+            dir.path().join("other").to_str().unwrap(),
+            "--map",
+            map,
+            "--system",
+            system,
+            "--resume",
+            s,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{system}");
+        let stderr = texts(&o).1;
+        assert!(
+            stderr.contains(r#"{"advantage":"auto"} (as given"#),
+            "{system}: {stderr}"
+        );
+    }
 }

@@ -173,7 +173,13 @@ fn read_only_folders_of_the_user_do_not_keep_old_generations_behind() {
             &["replay", s(&input), "--out", s(&out), "--quiet"],
         );
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stderr(&o).is_empty(), "swapped: {}", stderr(&o));
+        // (Nothing but what the small input's predictions are worth.)
+        let text = stderr(&o);
+        let other: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("predicts worse than knowing nothing"))
+            .collect();
+        assert!(other.is_empty(), "swapped: {}", stderr(&o));
         assert_eq!(entries(&site), ["out"], "nothing left beside the folder");
     }
     assert_eq!(mode(&out.join("assets")), 0o555);

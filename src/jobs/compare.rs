@@ -16,7 +16,7 @@ use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_syste
 use crate::ingest::IngestOptions;
 use crate::ingest::stream::Streamed;
 use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
-use crate::replay::ReplayOptions;
+use crate::replay::{FirstRefusal, ReplayOptions};
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
 use anyhow::Context as _;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -183,17 +183,48 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         job.quiet,
         false,
     )?;
-    // `--advantage auto`, fitted for each system that has one.
+    // `--advantage auto`, fitted for each system that has one; TrueSkill's draw probability.
     let mut params = job.params.clone();
     let mut advantages = Vec::with_capacity(params.len());
+    let counts = super::load::draw_counts(&loaded, &job.replay);
     for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
         let history = loaded.stream.is_none().then_some(&loaded.history);
         advantages.push(
-            crate::first_side::resolve(*kind, map, history, &job.replay).map_err(UsageError)?,
+            crate::auto::resolve(*kind, map, history, counts, &job.replay).map_err(UsageError)?,
         );
     }
-    let outcomes = replay_each(job, (&params, &advantages), &loaded, &staged)?;
+    // A system that cannot rate a contest of the input is refused before any replay (its
+    // row says why, and what to use); a stream's contests are checked as they come.
+    let refused: Vec<Option<String>> = match loaded.stream {
+        Some(_) => vec![None; job.systems.len()],
+        None => job
+            .systems
+            .iter()
+            .zip(&params)
+            .zip(&job.system_replay)
+            .map(|((kind, map), opts)| {
+                dispatch(*kind, map, FirstRefusal(&loaded.history, opts)).map_err(UsageError)
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if refused.iter().all(Option::is_some) {
+        let reasons: Vec<&str> = refused.iter().flatten().map(String::as_str).collect();
+        return Err(UsageError(format!(
+            "no system can rate this input: {}",
+            reasons.join("; ")
+        ))
+        .into());
+    }
+    let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
     let (mut rows, done) = table_rows(job, outcomes)?;
+    for r in &rows {
+        for w in &r.warnings {
+            eprintln!(
+                "warning: {} predicts worse than knowing nothing of the players: {w}",
+                r.system
+            );
+        }
+    }
     // Every completed system's metrics re-summed with the same counts: paired.
     let reports: Option<Vec<Option<Vec<crate::metrics::MetricsReport>>>> = job.ci.map(|ci| {
         rows.iter()
@@ -405,7 +436,7 @@ struct Input<'a> {
 /// comparison, a system that ran away gets its failed row).
 fn replay_each(
     job: &CompareJob,
-    (params, advantages): (&[ParamMap], &[Option<serde_json::Value>]),
+    (params, advantages, refused): (&[ParamMap], &[crate::auto::FromInput], &[Option<String>]),
     loaded: &Loaded,
     staged: &Publication,
 ) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
@@ -417,6 +448,9 @@ fn replay_each(
     let chart_players = if job.report { REPORT_PLAYERS } else { 0 };
     let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
         let kind = job.systems[k];
+        if let Some(why) = &refused[k] {
+            return Err(RefusedBefore(why.clone()).into());
+        }
         let dir = job.out.join(kind.name());
         let folder = staged
             .folder(kind.name())
@@ -437,7 +471,7 @@ fn replay_each(
             ci_ratings: false,
             h2h: 0,
             ci_level: job.ci.map_or(0.95, |c| c.level),
-            advantage: advantages[k].clone(),
+            from_input: advantages[k].clone(),
             predictions: job.predictions,
             leaderboard_format: job.leaderboard_format,
         };
@@ -469,6 +503,18 @@ fn replay_each(
     }
 }
 
+/// A system refused before the replay: it cannot rate a contest of the input (why).
+#[derive(Debug)]
+struct RefusedBefore(String);
+
+impl std::fmt::Display for RefusedBefore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RefusedBefore {}
+
 /// A system that replayed to the end, with what it produced.
 type Replayed = (SystemKind, SystemOutcome);
 
@@ -486,13 +532,19 @@ fn table_rows(
                 rows.push(CompareRow::new(&o));
                 done.push((kind, o));
             }
-            Err(e) => match e
-                .chain()
-                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
-            {
-                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
-                None => return Err(e),
-            },
+            Err(e) => {
+                if let Some(RefusedBefore(why)) = e.downcast_ref::<RefusedBefore>() {
+                    rows.push(CompareRow::refused(kind.name(), why.clone()));
+                    continue;
+                }
+                match e
+                    .chain()
+                    .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
+                {
+                    Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
+                    None => return Err(e),
+                }
+            }
         }
     }
     Ok((rows, done))
@@ -526,7 +578,7 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
         w,
         "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
          rank_deviation_experienced,log_loss,brier,accuracy,log_loss_3,wall_seconds,\
-         rounds_per_second,peak_rounds_per_second,failed"
+         rounds_per_second,peak_rounds_per_second,failed,warnings"
     )?;
     if ci {
         for (name, _, _) in super::rows::METRICS {
@@ -546,10 +598,14 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
         let mut failed = String::new();
         if let Some(why) = &r.failed {
             output::csv_field(&format!("failed: {why}"), &mut failed);
+        } else if let Some(why) = &r.refused {
+            output::csv_field(&format!("refused: {why}"), &mut failed);
         }
+        let mut warnings = String::new();
+        output::csv_field(&r.warnings.join("; "), &mut warnings);
         write!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.system,
             f(r.pair_inversion_all),
             f(r.pair_inversion_experienced),
@@ -562,7 +618,8 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
             g(r.wall_seconds),
             g(r.rounds_per_second),
             g(r.peak_rounds_per_second),
-            failed
+            failed,
+            warnings
         )?;
         if ci {
             for (name, _, _) in super::rows::METRICS {
@@ -590,6 +647,13 @@ pub fn markdown(rows: &[CompareRow]) -> String {
              best system on the metric; `~`: not distinguishable from the best (the interval \
              of the paired difference holds 0).\n",
         );
+    }
+    let flagged: Vec<&CompareRow> = rows.iter().filter(|r| !r.warnings.is_empty()).collect();
+    if !flagged.is_empty() {
+        out.push_str("\n`!`: predicts worse than knowing nothing of the players:\n");
+        for r in flagged {
+            out.push_str(&format!("- {}: {}\n", r.system, r.warnings.join("; ")));
+        }
     }
     out
 }

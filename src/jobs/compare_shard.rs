@@ -213,6 +213,15 @@ fn row_from(kind: SystemKind, v: &Value) -> Option<CompareRow> {
         rounds_per_second: num("rounds_per_second")?,
         peak_rounds_per_second: num("peak_rounds_per_second")?,
         failed: v["failed"].as_str().map(str::to_string),
+        refused: v["refused"].as_str().map(str::to_string),
+        warnings: match &v["warnings"] {
+            Value::Null => Vec::new(),
+            Value::Array(a) => a
+                .iter()
+                .map(|w| w.as_str().map(str::to_string))
+                .collect::<Option<_>>()?,
+            _ => return None,
+        },
         intervals: Vec::<MetricCi>::new(),
     })
 }

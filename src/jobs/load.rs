@@ -38,6 +38,21 @@ pub struct Loaded {
     pub seed_list: Option<std::sync::Arc<crate::ingest::seeds::SeedList>>,
 }
 
+/// The games a replay of `loaded` rates and their draws (TrueSkill's default draw margin): of
+/// the history held whole, or of a stream's counting pass; `None` for a stream read once.
+pub(crate) fn draw_counts(
+    loaded: &Loaded,
+    opts: &ReplayOptions,
+) -> Option<crate::auto::DrawCounts> {
+    match &loaded.stream {
+        None => Some(crate::auto::DrawCounts::of(&loaded.history, opts)),
+        Some(plan) => plan
+            .counted
+            .as_ref()
+            .map(|c| crate::auto::DrawCounts::of_count(&c.count)),
+    }
+}
+
 impl Loaded {
     /// The input of a streamed replay before the replay: its players and contests are read
     /// as it goes.
@@ -96,7 +111,7 @@ pub fn load(
     let t0 = Instant::now();
     let format = match ingest_opts.format {
         Some(f) => f,
-        None => crate::ingest::detect(input)?,
+        None => crate::ingest::detect(input, &ingest_opts.map)?,
     };
     crate::ingest::time_format_applies(format, ingest_opts).map_err(UsageError)?;
     if !ingest_opts.no_memory_check {

@@ -19,9 +19,10 @@ pub(crate) struct MetricsDocument<'a> {
     /// parameter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fitted: Option<&'a serde_json::Value>,
-    /// `--advantage auto`: how the first side's advantage was fitted, and its value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) advantage: Option<serde_json::Value>,
+    /// What the parameters took from the input: `advantage` (`--advantage auto`: how it was
+    /// fitted, and its value) and TrueSkill's `draw_probability`.
+    #[serde(flatten)]
+    pub(crate) from_input: crate::auto::FromInput,
     /// What the leaderboard's `uncertainty` column is, for this system.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) uncertainty: Option<serde_json::Value>,
@@ -62,7 +63,34 @@ pub(crate) struct MetricsDocument<'a> {
     /// `--ci`: the bootstrap intervals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) intervals: Option<serde_json::Value>,
+    /// Where the predictions did worse than knowing nothing of the players.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) warnings: Vec<String>,
     pub(crate) wall_seconds: WallSeconds,
+}
+
+/// Where a replay's scored predictions are worse than knowing nothing of the players: a
+/// two-outcome log-loss above the constant forecast of the base rate's (the first side's mean
+/// score, or 1/2), a pair inversion of 50 % or less (a coin's). Empty when they are better.
+pub(crate) fn warnings(m: &MetricsReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let t = &m.two_player;
+    if let (Some(ll), Some(base)) = (t.log_loss, t.base_log_loss)
+        && ll > base
+    {
+        out.push(format!(
+            "log-loss {ll:.4} is worse than the base rate's {base:.4} (a constant forecast of \
+             the first side's mean score, or 1/2)"
+        ));
+    }
+    if let Some(pi) = m.all.pair_inversion
+        && pi <= 50.0
+    {
+        out.push(format!(
+            "pair inversion {pi:.2} % orders the pairs no better than a coin's 50 %"
+        ));
+    }
+    out
 }
 
 /// The metrics' bootstrap replicates as intervals (and, where given, how many of the
@@ -163,7 +191,7 @@ pub(crate) fn document<'a>(
         params: &result.params,
         method: result.method.as_deref(),
         fitted: result.fitted.as_ref(),
-        advantage: None,
+        from_input: crate::auto::FromInput::default(),
         uncertainty: result
             .uncertainty
             .map(|(label, is)| serde_json::json!({ "label": label, "is": is })),
@@ -187,6 +215,7 @@ pub(crate) fn document<'a>(
         rating_period_days: result.rating_period_days,
         input_order: replay.input_order,
         status: &result.status_rule,
+        warnings: Vec::new(),
         skip_all_tied: replay.skip_all_tied,
         // The last instant covered (the cutoff is exclusive).
         as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),

@@ -180,17 +180,58 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         }
         return Ok(());
     };
-    let mut params = job.params.clone();
-    let advantage = crate::first_side::resolve(
-        job.system,
-        &mut params,
-        loaded.stream.is_none().then_some(&loaded.history),
+    // Resumed, the parameters the state was made with, as resolved then (what `auto` and
+    // the draw rate took from that night's input is kept); otherwise resolved from this input.
+    let (params, from_input) = match resume.as_ref().and_then(super::resume::resumed_params) {
+        Some(kept) => kept.map_err(|m| {
+            InputError::whole_file(
+                job.resume
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display()
+                    .to_string(),
+                m,
+            )
+        })?,
+        None => {
+            let mut params = job.params.clone();
+            let from_input = crate::auto::resolve(
+                job.system,
+                &mut params,
+                loaded.stream.is_none().then_some(&loaded.history),
+                super::load::draw_counts(&loaded, &replay_opts),
+                &replay_opts,
+            )
+            .map_err(UsageError)?;
+            (params, from_input)
+        }
+    };
+    // A system that cannot rate a contest of the input is refused before it rates a round
+    // (a stream's contests are checked as they come).
+    if loaded.stream.is_none()
+        && let Some(why) = dispatch(
+            job.system,
+            &params,
+            crate::replay::FirstRefusal(&loaded.history, &replay_opts),
+        )
+        .map_err(UsageError)?
+    {
+        return Err(UsageError(format!("{why}; nothing was replayed")).into());
+    }
+    let system_job = system_job(
+        job,
+        (&params, from_input),
+        &loaded,
         &replay_opts,
-    )
-    .map_err(UsageError)?;
-    let mut system_job = system_job(job, &params, &loaded, &replay_opts, resume.as_ref());
-    system_job.advantage = advantage;
+        resume.as_ref(),
+    );
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
+    for w in &outcome.warnings {
+        eprintln!(
+            "warning: {} predicts worse than knowing nothing of the players: {w}",
+            job.system.name()
+        );
+    }
     if job.report {
         let input =
             super::report_input::report_input(&loaded, &[(job.system, &outcome)], job.ci.as_ref());
@@ -267,6 +308,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         history: outcome.input(&loaded),
         contests: outcome.totals(&loaded).contests,
         outcome: &outcome,
+        from_input: &system_job.from_input,
         written: &written,
         skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
         seconds: t0.elapsed().as_secs_f64(),
@@ -351,7 +393,7 @@ fn print_dry_run(
 /// progress bar for bigger inputs (on a terminal only).
 fn system_job<'a>(
     job: &'a ReplayJob,
-    params: &'a ParamMap,
+    (params, from_input): (&'a ParamMap, crate::auto::FromInput),
     loaded: &super::load::Loaded,
     replay_opts: &'a ReplayOptions,
     resume: Option<&'a crate::state::StateFile>,
@@ -376,6 +418,8 @@ fn system_job<'a>(
             resume,
             save: job.save_state.is_some(),
             resume_path: job.resume.as_deref(),
+            asked: super::resume::asked(&job.params),
+            from_input: serde_json::to_string(&from_input).unwrap_or_default(),
         }),
         continue_history: match (resume, job.history_format) {
             (Some(f), HistoryFormat::Csv) => {
@@ -392,7 +436,7 @@ fn system_job<'a>(
         ci_ratings: true,
         h2h: job.h2h,
         ci_level: job.ci_level,
-        advantage: None,
+        from_input,
         predictions: job.predictions,
         leaderboard_format: job.leaderboard_format,
         site: job.site.is_some(),
@@ -407,6 +451,8 @@ struct Done<'a> {
     /// Contests read.
     contests: usize,
     outcome: &'a SystemOutcome,
+    /// What the parameters took from the input (this night's, or the state's).
+    from_input: &'a crate::auto::FromInput,
     written: &'a [PathBuf],
     skipped_applied: usize,
     seconds: f64,
@@ -431,6 +477,7 @@ impl Done<'_> {
             "rounds_rated_now": result.rounds,
             "metrics": result.metrics,
             "intervals": self.outcome.intervals,
+            "warnings": self.outcome.warnings,
             "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "site": self.site.map(|(d, n)| serde_json::json!({"folder": d.display().to_string(), "player_pages": n})),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
@@ -455,6 +502,14 @@ impl Done<'_> {
         )?;
         print_skipped(stdout, history)?;
         print_time_model(stdout, &job.replay, result.system)?;
+        if let Some(line) = self.from_input.summary() {
+            let when = if job.resume.is_some() {
+                "kept from the state resumed"
+            } else {
+                "taken from the input"
+            };
+            writeln!(stdout, "{when}: {line}")?;
+        }
         if let Some(path) = &job.resume {
             writeln!(
                 stdout,
@@ -600,6 +655,13 @@ pub(crate) fn print_skipped(out: &mut dyn Write, h: &History) -> std::io::Result
     if let Some(reading) = s.time_format.as_deref().filter(|r| r.contains("integers")) {
         writeln!(out, "times: {reading}")?;
     }
+    if s.untimed {
+        writeln!(
+            out,
+            "times: none (no time column): the games are rated in the input's order, and the \
+             outputs leave their times empty"
+        )?;
+    }
     if let Some(t) = s.one_time {
         writeln!(
             out,
@@ -657,9 +719,6 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         .with_context(|| format!("cannot read the state {}", path.display()))?;
     let state = StateFile::read(&mut f).map_err(bad)?;
     let m = &state.meta;
-    let params = dispatch(job.system, &job.params, ParamsOf)
-        .map_err(UsageError)?
-        .to_string();
     let mut differences = Vec::new();
     if m.system != job.system.name() {
         differences.push(format!(
@@ -667,11 +726,27 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             m.system,
             job.system.name()
         ));
-    } else if m.params != params {
-        differences.push(format!(
-            "it was made with the parameters {}, this run has {params}",
-            m.params
-        ));
+    } else if !m.asked.is_empty() {
+        // The parameters as asked: `--advantage auto` resumes whatever that night fitted.
+        let asked = super::resume::asked(&job.params);
+        if m.asked != asked {
+            differences.push(format!(
+                "it was made with the parameters {} (as given; {} as resolved), this run gives \
+                 {asked}",
+                m.asked, m.params
+            ));
+        }
+    } else {
+        // A state of a version before 7 keeps the parameters as resolved only.
+        let params = dispatch(job.system, &job.params, ParamsOf)
+            .map_err(UsageError)?
+            .to_string();
+        if m.params != params {
+            differences.push(format!(
+                "it was made with the parameters {}, this run has {params}",
+                m.params
+            ));
+        }
     }
     if m.period != period_name(job.replay.period) {
         differences.push(format!("it was made with --period {}", m.period));
@@ -724,8 +799,12 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         ))
         .into());
     }
-    // Every value, before anything else is read.
-    dispatch(job.system, &job.params, CheckState(&state))
+    // Every value, before anything else is read (by the system the state was made with).
+    let params = match super::resume::resumed_params(&state) {
+        Some(kept) => kept.map_err(bad)?.0,
+        None => job.params.clone(),
+    };
+    dispatch(job.system, &params, CheckState(&state))
         .map_err(UsageError)?
         .map_err(bad)?;
     Ok(state)

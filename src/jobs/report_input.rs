@@ -52,6 +52,7 @@ pub fn report_input(
             .iter()
             .map(|(kind, o)| output::report::SystemCharts {
                 system: kind.name().to_string(),
+                warnings: o.warnings.clone(),
                 trajectories: o.trajectories.clone(),
                 final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),
                 contest_metrics: o.result.series.contest_metrics.clone(),

@@ -27,6 +27,42 @@ pub struct StateJob<'a> {
     pub save: bool,
     /// The file resumed from (for messages).
     pub resume_path: Option<&'a Path>,
+    /// The parameters as asked ([`asked`]), kept in the state to check a resumed run by.
+    pub asked: String,
+    /// What they took from the input (JSON), kept for the nights after.
+    pub from_input: String,
+}
+
+/// The parameters as a command asked for them, as a state keeps them: JSON with the keys
+/// sorted (`--param a=1 --param b=2` asks what `--param b=2 --param a=1` does).
+pub(crate) fn asked(params: &crate::systems::ParamMap) -> String {
+    let sorted: std::collections::BTreeMap<&String, &serde_json::Value> = params.iter().collect();
+    serde_json::to_string(&sorted).unwrap_or_default()
+}
+
+/// A resumed run's parameters: those the state was made with, as they were resolved, and
+/// what they took from the input then. `None` for a state of a version before 7, which
+/// keeps only the resolved parameters (its run resolves them again, and is checked by them).
+pub(crate) fn resumed_params(
+    file: &StateFile,
+) -> Option<Result<(crate::systems::ParamMap, crate::auto::FromInput), String>> {
+    let m = &file.meta;
+    if m.asked.is_empty() {
+        return None;
+    }
+    let damaged = |e: serde_json::Error| format!("damaged state file: its parameters: {e}");
+    Some((|| {
+        let serde_json::Value::Object(params) = serde_json::from_str(&m.params).map_err(damaged)?
+        else {
+            return Err("damaged state file: its parameters are not an object".into());
+        };
+        let from_input = if m.from_input.is_empty() {
+            crate::auto::FromInput::default()
+        } else {
+            serde_json::from_str(&m.from_input).map_err(damaged)?
+        };
+        Ok((params, from_input))
+    })())
 }
 
 /// Why a replay stopped.
@@ -151,6 +187,8 @@ pub(crate) fn state_bytes<S: RatingSystem>(
         growth: growth_name(opts.growth),
         rating_period_days: opts.rating_period_days,
         input_order: opts.input_order,
+        asked: state.asked.clone(),
+        from_input: state.from_input.clone(),
     };
     let mut bytes = Vec::new();
     state::write_state(&mut bytes, &meta, &snap.carry)

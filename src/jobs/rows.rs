@@ -35,6 +35,14 @@ pub struct CompareRow {
     /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+    /// Why it was refused before the replay (it cannot rate a contest of the input), if it
+    /// was; the figures are then empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// Where its predictions were worse than knowing nothing of the players
+    /// ([`super::metrics_doc::warnings`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// With `--ci`: each metric's interval, and how it stands against the best system's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<MetricCi>,
@@ -143,6 +151,8 @@ impl CompareRow {
             rounds_per_second: mean,
             peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
             failed: None,
+            refused: None,
+            warnings: outcome.warnings.clone(),
             intervals: Vec::new(),
         }
     }
@@ -167,6 +177,14 @@ impl CompareRow {
         self.intervals.iter().find(|m| m.metric == metric)
     }
 
+    /// The row of a system refused before the replay.
+    pub(crate) fn refused(system: &'static str, why: String) -> Self {
+        let mut row = Self::failed(system, String::new());
+        row.failed = None;
+        row.refused = Some(why);
+        row
+    }
+
     /// The row of a system that failed.
     pub(crate) fn failed(system: &'static str, why: String) -> Self {
         Self {
@@ -183,6 +201,8 @@ impl CompareRow {
             rounds_per_second: f64::NAN,
             peak_rounds_per_second: f64::NAN,
             failed: Some(why),
+            refused: None,
+            warnings: Vec::new(),
             intervals: Vec::new(),
         }
     }
@@ -190,8 +210,13 @@ impl CompareRow {
     /// The cells of the table, as text (empty where the metric does not apply).
     pub fn cells(&self) -> Vec<String> {
         let f = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
-        if let Some(why) = &self.failed {
-            let mut cells = vec![self.system.to_string(), format!("failed: {why}")];
+        if let Some(why) = self.failed.as_ref().or(self.refused.as_ref()) {
+            let what = if self.failed.is_some() {
+                "failed"
+            } else {
+                "refused"
+            };
+            let mut cells = vec![self.system.to_string(), format!("{what}: {why}")];
             cells.resize(HEADER.len(), String::new());
             return cells;
         }
@@ -213,8 +238,14 @@ impl CompareRow {
                 _ => text,
             }
         };
+        // A system worse than knowing nothing is marked `!` (the table's note says why).
+        let name = if self.warnings.is_empty() {
+            self.system.to_string()
+        } else {
+            format!("{} !", self.system)
+        };
         vec![
-            self.system.to_string(),
+            name,
             g("pair_inversion_all", self.pair_inversion_all, 2, 1.0),
             g(
                 "pair_inversion_experienced",

@@ -136,7 +136,7 @@ pub(crate) fn plan(
     let forced = req.mode == StreamMode::On;
     let format = match opts.format {
         Some(f) => f,
-        None => crate::ingest::detect(req.input)?,
+        None => crate::ingest::detect(req.input, &opts.map)?,
     };
     crate::ingest::time_format_applies(format, opts).map_err(UsageError)?;
     if let Some(why) = obstacle(req, &opts.more) {

@@ -57,8 +57,9 @@ pub struct SystemJob<'a> {
     pub ci_level: f64,
     /// `--h2h N`: write `h2h.csv` for the top N of the leaderboard (0: not).
     pub h2h: usize,
-    /// `--advantage auto`: how the advantage was fitted, for metrics.json.
-    pub advantage: Option<serde_json::Value>,
+    /// What the parameters took from the input (`--advantage auto`, TrueSkill's draw
+    /// probability), for metrics.json.
+    pub from_input: crate::auto::FromInput,
     /// `--predictions`: write predictions.csv and contests.csv.
     pub predictions: bool,
     /// The leaderboard's file type.
@@ -92,6 +93,8 @@ pub struct SystemOutcome {
     pub intervals: Option<serde_json::Value>,
     /// `--site`: the players' curves and last games, and metrics.json as written.
     pub site: Option<(super::site::SiteTrack, serde_json::Value)>,
+    /// What its predictions did worse than knowing nothing ([`super::metrics_doc::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 impl SystemOutcome {
@@ -269,9 +272,11 @@ pub fn replay_system(
         &rmse,
         replay_time,
     );
+    let warnings = super::metrics_doc::warnings(&result.metrics);
     let doc = super::metrics_doc::MetricsDocument {
         intervals: intervals.clone(),
-        advantage: job.advantage.clone(),
+        from_input: job.from_input.clone(),
+        warnings: warnings.clone(),
         ..doc
     };
     staged
@@ -297,6 +302,7 @@ pub fn replay_system(
         skipped_applied: skipped,
         intervals,
         site,
+        warnings,
     })
 }
 

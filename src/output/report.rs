@@ -40,6 +40,8 @@ pub struct ReportInput {
 
 /// The data behind one system's charts.
 pub struct SystemCharts {
+    /// Where its predictions were worse than knowing nothing of the players (plain text).
+    pub warnings: Vec<String>,
     /// The system's name, used as the section heading.
     pub system: String,
     /// Top players: name and (time, rating after the round) in time order.
@@ -111,6 +113,7 @@ th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}\
 th{background:#f2f2f2}\
 td:first-child,th:first-child{text-align:left}\
 section{border-top:2px solid #ddd;margin-top:28px}\
+p.warn{color:#a40000;font-weight:bold}\
 h3{margin:18px 0 6px;font-size:1.05em}\
 figure{margin:0}\
 svg{max-width:100%;height:auto;display:block}\
@@ -130,6 +133,13 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
     for sys in &input.systems {
         page.clear();
         let _ = writeln!(page, "<section>\n<h2>{}</h2>", escape(&sys.system));
+        for warning in &sys.warnings {
+            let _ = writeln!(
+                page,
+                "<p class=\"warn\">Predicts worse than knowing nothing of the players: {}</p>",
+                escape(warning)
+            );
+        }
 
         page.push_str("<h3>Rating trajectories of the top ranked players</h3>\n");
         push_chart(&mut page, trajectory_chart(&sys.trajectories)?);
@@ -1006,6 +1016,7 @@ mod tests {
         };
         SystemCharts {
             system: name.to_string(),
+            warnings: vec!["its log-loss <0.8> is worse".into()],
             trajectories,
             final_ratings,
             contest_metrics,
@@ -1109,6 +1120,11 @@ mod tests {
         assert!(!html.contains("Tom & "));
         assert!(!html.contains("glicko <2>"));
         assert!(html.contains("&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;"));
+        // A system's warning is shown, escaped.
+        assert!(html.contains(
+            "<p class=\"warn\">Predicts worse than knowing nothing of the players: its log-loss \
+             &lt;0.8&gt; is worse</p>"
+        ));
         assert!(html.contains("<td>glicko &lt;2&gt;</td>"));
         assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
     }
@@ -1123,6 +1139,7 @@ mod tests {
             systems: vec![
                 SystemCharts {
                     system: "empty".into(),
+                    warnings: Vec::new(),
                     trajectories: vec![("nobody".into(), vec![])],
                     final_ratings: vec![],
                     contest_metrics: vec![],
@@ -1133,6 +1150,7 @@ mod tests {
                 },
                 SystemCharts {
                     system: "only ratings".into(),
+                    warnings: Vec::new(),
                     trajectories: vec![],
                     final_ratings: vec![1500.0; 3],
                     contest_metrics: vec![(T0, 10.0, 5.0, 0)],
@@ -1309,6 +1327,7 @@ mod tests {
         let n = 30_000usize;
         let system = SystemCharts {
             system: "big".into(),
+            warnings: Vec::new(),
             trajectories: (0..20)
                 .map(|p| {
                     let pts = (0..2_000)

@@ -113,6 +113,10 @@ pub struct SourceInfo {
     /// in input order, and the outputs show that time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub one_time: Option<i64>,
+    /// The input has no times at all (a table without a time column): every contest is at
+    /// the epoch, rated in the input's order, and the outputs leave their times empty.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untimed: bool,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)]
@@ -614,11 +618,18 @@ pub struct Count {
     pub first_disorder: Option<(u64, i64, i64)>,
     /// Whether a contest belongs to a series.
     pub series: bool,
+    /// Of the contests before the cutoff, those of two entries (games) and their draws, and
+    /// whether one had more than two entries (TrueSkill's default draw margin).
+    pub games: u64,
+    /// Drawn games among them.
+    pub draws: u64,
+    /// A contest of more than two entries was counted.
+    pub larger: bool,
 }
 
 impl Count {
-    /// Counts a valid contest of time `time` (in a series or not).
-    fn add(&mut self, time: i64, series: bool, all_tied: bool) {
+    /// Counts a valid contest of time `time` (in a series or not) and `entries` entries.
+    fn add(&mut self, time: i64, series: bool, all_tied: bool, entries: u32) {
         if let Some(latest) = self.latest
             && time < latest
             && self.first_disorder.is_none()
@@ -630,6 +641,11 @@ impl Count {
         let before = self.cutoff.is_none_or(|c| time < c);
         self.before_cutoff += u64::from(before);
         self.all_tied_before_cutoff += u64::from(before && all_tied);
+        if before {
+            self.games += u64::from(entries == 2);
+            self.draws += u64::from(entries == 2 && all_tied);
+            self.larger |= entries > 2;
+        }
         self.series |= series;
     }
 }
@@ -1066,7 +1082,7 @@ impl HistoryBuilder {
             Some(count) => {
                 if result.is_ok() && !repeat {
                     let all_tied = rec.all_tied(&self.h.entries);
-                    count.add(rec.time, rec.series != NONE, all_tied);
+                    count.add(rec.time, rec.series != NONE, all_tied, n as u32);
                 }
                 self.forget();
             }
@@ -1125,7 +1141,12 @@ impl HistoryBuilder {
             &part.contests[range.start - part.offset as usize..range.end - part.offset as usize];
         if let Some(count) = &mut self.count {
             for c in contests {
-                count.add(c.time, c.series != NONE, c.all_tied(&part.entries));
+                count.add(
+                    c.time,
+                    c.series != NONE,
+                    c.all_tied(&part.entries),
+                    c.entry_end - c.entry_start,
+                );
             }
             return;
         }
@@ -1351,6 +1372,7 @@ impl HistoryBuilder {
         h.source = source;
         if let [first, rest @ ..] = &h.contests[..]
             && !rest.is_empty()
+            && !h.source.untimed
             && rest.iter().all(|c| c.time == first.time)
         {
             h.source.one_time = Some(first.time);

@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auto;
 pub mod bootstrap;
 pub mod draws;
 pub mod first_side;

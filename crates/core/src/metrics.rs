@@ -251,6 +251,34 @@ pub struct ThreeSums {
     predicted_draws: f64,
 }
 
+/// The sums of the constant forecast of the base rate over the scored games (kept in a state
+/// file apart from the others, which older state files lack): the games with a first side and
+/// the first side's total score (forecast: its mean), and the games without one (forecast:
+/// 1/2, since which side is listed first means nothing).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BaseSums {
+    sided: u64,
+    sided_score: f64,
+    sideless: u64,
+}
+
+impl BaseSums {
+    /// The constant forecast's log-loss, where a game was scored.
+    fn log_loss(&self) -> Option<f64> {
+        let n = self.sided + self.sideless;
+        if n == 0 {
+            return None;
+        }
+        let mut total = self.sideless as f64 * std::f64::consts::LN_2;
+        if self.sided > 0 {
+            let p = (self.sided_score / self.sided as f64).clamp(P_CLIP, 1.0 - P_CLIP);
+            let losses = self.sided as f64 - self.sided_score;
+            total -= self.sided_score * p.ln() + losses * (1.0 - p).ln();
+        }
+        Some(total / n as f64)
+    }
+}
+
 /// Pair inversion and rank deviation over a set of participants.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct RankingReport {
@@ -281,6 +309,10 @@ pub struct TwoReport {
     pub log_loss_3: Option<f64>,
     /// Share of the games drawn, in percent.
     pub draw_rate: Option<f64>,
+    /// The log-loss of the constant forecast of the base rate over the same games: the first
+    /// side's mean score for the games with one, 1/2 for the others. A system whose log-loss
+    /// is above it predicts worse than knowing nothing of the players.
+    pub base_log_loss: Option<f64>,
     /// Mean predicted probability of a draw, in percent (equal to the draw rate when the draw
     /// predictions are calibrated on the whole).
     pub predicted_draw_rate: Option<f64>,
@@ -307,6 +339,8 @@ pub struct Metrics {
     scratch: Scratch,
     #[serde(skip)]
     three: ThreeSums,
+    #[serde(skip)]
+    base: BaseSums,
 }
 
 /// Probabilities are kept this far from 0 and 1 in the log-loss.
@@ -366,11 +400,24 @@ impl Metrics {
     }
 
     /// Scores a two-entry contest: `p` the first entry's predicted expected score, `y` its
-    /// result (1, 1/2, 0), `three` its predicted probabilities of a win, a draw and a loss.
-    /// Returns the contest's log-loss, Brier score and accuracy (as
-    /// [`ScoredContest::two`] keeps them) and its three-outcome log-loss.
+    /// result (1, 1/2, 0), `three` its predicted probabilities of a win, a draw and a loss,
+    /// `sided` whether the first entry plays a first side. Returns the contest's log-loss,
+    /// Brier score and accuracy (as [`ScoredContest::two`] keeps them) and its three-outcome
+    /// log-loss.
     #[inline]
-    pub fn add_game(&mut self, p: f64, y: f64, three: &[f64; 3]) -> ((f64, f64, f64), f64) {
+    pub fn add_game(
+        &mut self,
+        p: f64,
+        y: f64,
+        three: &[f64; 3],
+        sided: bool,
+    ) -> ((f64, f64, f64), f64) {
+        if sided {
+            self.base.sided += 1;
+            self.base.sided_score += y;
+        } else {
+            self.base.sideless += 1;
+        }
         let ll3 = -crate::draws::of_outcome(three, y).clamp(P_CLIP, 1.0).ln();
         let t = &mut self.three;
         t.games += 1;
@@ -428,6 +475,16 @@ impl Metrics {
         }
     }
 
+    /// The base rate's sums (kept apart in a state file).
+    pub fn base_sums(&self) -> &BaseSums {
+        &self.base
+    }
+
+    /// Puts back the base rate's sums read from a state file.
+    pub fn set_base_sums(&mut self, base: BaseSums) {
+        self.base = base;
+    }
+
     /// The three-outcome sums (kept apart in a state file).
     pub fn three_sums(&self) -> &ThreeSums {
         &self.three
@@ -454,6 +511,7 @@ impl Metrics {
                 accuracy: avg(100.0 * t.accuracy),
                 log_loss_3: avg3(three.log_loss),
                 draw_rate: avg3(100.0 * three.draws),
+                base_log_loss: self.base.log_loss(),
                 predicted_draw_rate: avg3(100.0 * three.predicted_draws),
             },
         }
@@ -609,7 +667,7 @@ mod tests {
     fn two_player_metrics() {
         let mut m = Metrics::new();
         for (p, y) in [(0.8, 1.0), (0.8, 0.0), (0.5, 0.5), (0.25, 0.5)] {
-            m.add_game(p, y, &crate::draws::split(p, 0.0));
+            m.add_game(p, y, &crate::draws::split(p, 0.0), false);
         }
         let r = m.report().two_player;
         assert_eq!(r.games_scored, 4);

@@ -243,7 +243,7 @@ pub struct ReplayOptions {
     pub keep_scores: bool,
     /// Ask the system for its Hessian's standard deviations at the end
     /// ([`RatingSystem::hessian_sds`]), of each rating less the mean rating of the players of
-    /// these names (empty, or none of them met: of the rating itself).
+    /// these names (empty, or none of them met: less the mean of every player's).
     pub hessian_reference: Option<Vec<String>>,
 }
 
@@ -520,6 +520,45 @@ const PARALLEL_FROM: usize = 4_096;
 
 /// How many players ahead the time-passed step asks for the records it will read.
 const ELAPSE_AHEAD: usize = 8;
+
+/// Why `system` cannot rate `history` as `opts` replays it, if it cannot: its first contest
+/// the system refuses ([`crate::systems::refusal`]: a standings too large for a system that
+/// takes it as its pairs, partial play, teams where only individuals are rated), named, with
+/// the reason and what to use instead. Checked before a replay, so that such a system is
+/// refused before it rates a round. (Contests after the cutoff, applied before or past
+/// `max_contests` are not rated, and not checked.)
+pub fn first_refusal<S: RatingSystem>(
+    history: &History,
+    system: &S,
+    opts: &ReplayOptions,
+) -> Option<String> {
+    let skipped = |i: usize| opts.skip.as_ref().is_some_and(|s| s.get(i) == Some(&true));
+    history
+        .contests()
+        .take(opts.max_contests.unwrap_or(usize::MAX))
+        .filter(|c| opts.as_of.is_none_or(|t| c.time() < t) && !skipped(c.index()))
+        .find_map(|c| {
+            let why = crate::systems::refusal(system, &c)?;
+            let name = c
+                .label()
+                .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"));
+            Some(format!(
+                "{} cannot rate contest {name} of {}: {why}",
+                system.name(),
+                crate::time::format_time(c.time())
+            ))
+        })
+}
+
+/// [`first_refusal`] for a system chosen at run time ([`crate::systems::dispatch`]).
+pub struct FirstRefusal<'a>(pub &'a History, pub &'a ReplayOptions);
+
+impl crate::systems::SystemVisitor for FirstRefusal<'_> {
+    type Output = Option<String>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Option<String> {
+        first_refusal(self.0, system, self.1)
+    }
+}
 
 /// Replays a history through a system; the rating history is in the result when
 /// `opts.keep_history` is set.
@@ -936,6 +975,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             history_rows: 0,
             outcomes: None,
             places: None,
+            base: None,
         });
         let (draws, three) = c.outcomes.unwrap_or_default();
         let mut records = c.records;
@@ -946,6 +986,9 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
         let mut metrics = c.metrics;
         metrics.set_three_sums(three);
+        if let Some(base) = c.base {
+            metrics.set_base_sums(base);
+        }
         let already = c.states.len();
         let mut seeds: Vec<Seed> = opts
             .seeds
@@ -1020,6 +1063,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 history_rows: self.rows_done + self.rows.len() as u64,
                 outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
                 places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
+                base: Some(self.metrics.base_sums().clone()),
             },
             applied,
             open_from: None,
@@ -1542,7 +1586,7 @@ fn add_scores(
         if keep_series {
             series.games.push((contest.index() as u32, g.p, three, g.y));
         }
-        metrics.add_game(g.p, g.y, &three)
+        metrics.add_game(g.p, g.y, &three, contest.first_side())
     });
     let two = scored.map(|s| s.0);
     let n = all.len() as u32;

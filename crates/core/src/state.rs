@@ -71,6 +71,9 @@ pub struct Carry<P> {
     /// Every player's places in contests of more than two entries (version 6 on; a state of
     /// an earlier version resumes with none, and counts them from there).
     pub places: Option<Vec<crate::record::Places>>,
+    /// The base rate's sums of the scored games (version 7 on; a state of an earlier version
+    /// resumes with none, and counts them from there).
+    pub base: Option<crate::metrics::BaseSums>,
 }
 
 /// When to take the snapshot for `--save-state`.
@@ -146,6 +149,14 @@ pub struct StateMeta {
     /// `--order input` (version 7 on): contests are replayed in the input's order, so one
     /// older than the watermark may be new.
     pub input_order: bool,
+    /// The parameters as the command asked for them (version 7 on; JSON, as `--param` and
+    /// `--advantage` gave them, `auto` kept): what a resumed run is checked against, since
+    /// what was taken from the input (below) may differ from night to night. Empty in an
+    /// earlier version's state, which is checked by its parameters as resolved.
+    pub asked: String,
+    /// What the parameters took from the input ([`crate::auto::FromInput`], JSON; version 7
+    /// on): a resumed run keeps these values and reports them again.
+    pub from_input: String,
 }
 
 impl StateMeta {
@@ -163,10 +174,11 @@ impl StateMeta {
 /// fields at the end only, and postcard writes every added field's default (an empty list or
 /// text, `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
 /// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
-/// last; versions before 7 lack `growth`, `rating_period_days` and `input_order`. A new version that adds a
-/// field with a default encoded otherwise needs its own rule.
+/// last; versions before 7 lack `growth`, `rating_period_days`, `input_order`, `asked` and
+/// `from_input`. A new version that adds a field with a default encoded otherwise needs its
+/// own rule.
 fn meta_padding(version: u32) -> usize {
-    let before_7 = if version < 7 { 3 } else { 0 };
+    let before_7 = if version < 7 { 5 } else { 0 };
     before_7
         + match version {
             1 => 4,
@@ -204,6 +216,7 @@ fn upgrade_body(system: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
         history_rows: old.history_rows,
         outcomes: old.outcomes,
         places: old.places,
+        base: old.base,
     };
     postcard::to_stdvec(&carry).map_err(damaged)
 }
@@ -278,7 +291,11 @@ impl StateFile {
             body.push(0);
         }
         if version < 6 {
-            // So is its last field, `places`, before version 6.
+            // So is `places`, before version 6.
+            body.push(0);
+        }
+        if version < 7 {
+            // And its last field, `base`, before version 7.
             body.push(0);
         }
         if version < 7 {
@@ -561,6 +578,8 @@ mod tests {
             growth: String::new(),
             rating_period_days: None,
             input_order: false,
+            asked: String::new(),
+            from_input: String::new(),
         };
         let carry = Carry {
             states: vec![(1500.0, f64::NAN), (1400.0, 30.0)],
@@ -574,6 +593,7 @@ mod tests {
             history_rows: 20,
             outcomes: None,
             places: None,
+            base: None,
         };
         let mut bytes = Vec::new();
         write_state(&mut bytes, &meta, &carry).unwrap();
@@ -592,14 +612,14 @@ mod tests {
                 .unwrap_err()
                 .contains("version 8")
         );
-        // A version 3 file (no --skip-all-tied, --growth, --rating-period nor --order in its
-        // meta, postcard's last four bytes here; no draw model and no places in its carry, the
-        // carry's last two bytes) is read as made without the options, and resumes with a
-        // fresh draw model and no places.
+        // A version 3 file (no --skip-all-tied, --growth, --rating-period, --order nor the
+        // parameters asked and taken from the input in its meta, postcard's last six bytes here; no draw model, no places and no base rate in
+        // its carry, the carry's last three bytes) is read as made without the options, and
+        // resumes with a fresh draw model and no places.
         let head = postcard::to_stdvec(&meta).unwrap();
-        let head3 = &head[..head.len() - 4];
+        let head3 = &head[..head.len() - 6];
         let body = postcard::to_stdvec(&carry).unwrap();
-        let body = &body[..body.len() - 2];
+        let body = &body[..body.len() - 3];
         let mut v3 = Vec::new();
         v3.extend_from_slice(MAGIC);
         v3.extend_from_slice(&3u32.to_le_bytes());
@@ -683,7 +703,8 @@ mod tests {
         let mut v2 = bytes[..bytes.len() - 8].to_vec();
         v2[8] = 2;
         assert!(StateFile::read(&mut v2.as_slice()).is_ok());
-        let cut = &v2[..v2.len() - 3];
+        // (Cut into its counts: the three trailing fields of later versions are padded.)
+        let cut = &v2[..v2.len() - 12];
         let file = StateFile::read(&mut &cut[..]).unwrap();
         assert!(file.carry::<(f64, f64)>().is_err());
     }
@@ -711,6 +732,8 @@ mod tests {
             growth: String::new(),
             rating_period_days: None,
             input_order: false,
+            asked: String::new(),
+            from_input: String::new(),
         };
         let old = Carry {
             states: vec![(1612.5, 87.25, 0.0599)],
@@ -724,14 +747,17 @@ mod tests {
             history_rows: 1,
             outcomes: None,
             places: None,
+            base: None,
         };
         let head = postcard::to_stdvec(&meta).unwrap();
-        let head6 = &head[..head.len() - 3];
+        let head6 = &head[..head.len() - 5];
         let mut v6 = MAGIC.to_vec();
         v6.extend_from_slice(&6u32.to_le_bytes());
         v6.extend_from_slice(&(head6.len() as u64).to_le_bytes());
         v6.extend_from_slice(head6);
-        v6.extend_from_slice(&postcard::to_stdvec(&old).unwrap());
+        // (Version 6 carries end with the places: no base rate.)
+        let body = postcard::to_stdvec(&old).unwrap();
+        v6.extend_from_slice(&body[..body.len() - 1]);
         let sum = hash(&v6);
         v6.extend_from_slice(&sum.to_le_bytes());
         let file = StateFile::read(&mut v6.as_slice()).unwrap();
@@ -750,6 +776,8 @@ mod tests {
             growth: "fractional".into(),
             rating_period_days: Some(1.0 / 0.21436),
             input_order: true,
+            asked: r#"{"advantage":"auto"}"#.into(),
+            from_input: r#"{"advantage":{"points":61.5}}"#.into(),
             ..meta
         };
         let mut bytes = Vec::new();
@@ -781,6 +809,8 @@ mod tests {
             growth: "time".into(),
             rating_period_days: None,
             input_order: false,
+            asked: String::new(),
+            from_input: String::new(),
         };
         let record = PlayerRecord {
             rounds: 1,
@@ -801,6 +831,7 @@ mod tests {
             history_rows: 2,
             outcomes: None,
             places: None,
+            base: None,
         };
         assert_eq!(check_values(&elo, &meta, &good), Ok(()));
         let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {

@@ -245,9 +245,10 @@ pub trait RatingSystem: Sync {
     }
 
     /// The standard deviation of each player's rating less the mean rating of `reference`
-    /// (the rating itself when empty), from the inverse of the fit's Hessian (its observed
-    /// information), for a system fitted by maximum likelihood; `None` for an online system,
-    /// or when the players are too many for the dense inverse.
+    /// (of every player's when empty: what the data identify, a likelihood of differences
+    /// leaving the common offset to the prior), from the inverse of the fit's Hessian (its
+    /// observed information), for a system fitted by maximum likelihood; `None` for an
+    /// online system, or when the players are too many for the dense inverse.
     fn hessian_sds(&self, _players: &[Self::Player], _reference: &[PlayerId]) -> Option<Vec<f64>> {
         None
     }

@@ -20,8 +20,13 @@
 //! period without games since his last ([`RatingSystem::elapse`]; with the default one period
 //! per round there are none).
 //!
-//! A contest of n entries is n - 1 games per entry (1, 1/2 or 0 by place), all from the
-//! period's pre-ratings, and all games of a round are one period. A team plays with its
+//! A contest of n entries is one game per entry against the average of the n - 1 others (1,
+//! 1/2 or 0 by place): the sums over its pairs divided by n - 1, as the Elo-MMR paper's
+//! Glicko baseline rates a contest (as n - 1 games of one period, hundreds of opponents fed
+//! the volatility back on itself until the ratings ran away, 4e77 on Codeforces' seventh
+//! round); from 512 entries on the expected scores come from a tabulated shared function of
+//! the rating (within 1e-10 of each sum), O(n) per contest. All games of a round are one
+//! period. A team plays with its
 //! members' mean `mu` and root-mean-square `phi`; each member is then updated by the steps
 //! above with his own `phi` and `sigma` and the team's `v` and score sum (as if he had played
 //! the team's games at the team's expected scores). The win probability of the metrics is
@@ -50,7 +55,9 @@
 use super::base::{
     Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
 };
+use super::pairwise::{TABULATE_FROM, outcome_sums};
 use crate::history::{Contest, PlayerId, Round};
+use crate::numeric::shared;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -368,6 +375,44 @@ impl Glicko2 {
             })
             .collect();
         let gs: Vec<f64> = sides.iter().map(|s| g(s.1.sqrt())).collect();
+        // A contest of more than two entries counts as one game against the average of its
+        // field (the sums over its n - 1 opponents divided by n - 1), as the Elo-MMR
+        // paper's Glicko baseline rates it: as n - 1 games of one period, hundreds of
+        // opponents feed the volatility back on itself until the ratings run away.
+        let per_game = if c.len() > 2 {
+            1.0 / (c.len() - 1) as f64
+        } else {
+            1.0
+        };
+        if c.len() >= TABULATE_FROM {
+            // The expected scores and their variances are one shared function of mu_i (E_ij
+            // depends on j's mu and g only), tabulated once for the contest (within 1e-10 of
+            // each sum); the results, by sums of g over the entries placed worse and tied.
+            let mu: Vec<f64> = sides.iter().map(|s| s.0).collect();
+            let g2: Vec<f64> = gs.iter().map(|g| g * g).collect();
+            let sums = shared::logistic_sums_at(
+                &mu,
+                &shared::Terms {
+                    m: &mu,
+                    s: &gs,
+                    c: &gs,
+                    d: Some(&g2),
+                },
+            );
+            let ranges: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
+            let won = outcome_sums(&ranges, &gs);
+            return (0..c.len())
+                .map(|i| {
+                    // Less i's own terms: E_ii = 1/2.
+                    let expected = sums[i].0 - 0.5 * gs[i];
+                    let info = sums[i].1 - 0.25 * g2[i];
+                    Sums {
+                        score: (won[i] - expected) * per_game,
+                        info: info * per_game,
+                    }
+                })
+                .collect();
+        }
         map_indices(c.len(), 256, |i| {
             let ei = c.entry(i);
             let mut sums = Sums::default();
@@ -380,7 +425,10 @@ impl Glicko2 {
                 sums.score += gs[j] * (s - e);
                 sums.info += gs[j] * gs[j] * e * (1.0 - e);
             }
-            sums
+            Sums {
+                score: sums.score * per_game,
+                info: sums.info * per_game,
+            }
         })
     }
 }
@@ -702,5 +750,59 @@ mod tests {
         // The plain system has none of it.
         assert_eq!(sys().regulated(1500.0, 1000.0), 1000.0);
         assert_eq!(sys().bounded_rating(-5e8), -5e8);
+    }
+
+    /// A contest of many entries is one game against the field's average: each entry's sums
+    /// are the mean over its n - 1 pairs (by hand from the pairs), and from 512 entries the
+    /// tabulated sums equal the pairs' within 1e-9 of their size.
+    #[test]
+    fn a_large_contest_is_one_average_game() {
+        let s = sys();
+        for n in [4usize, 600] {
+            let mut b = HistoryBuilder::new();
+            let ids: Vec<u32> = (0..n).map(|k| b.player(&format!("p{k}"))).collect();
+            b.begin_contest(0, 1.0, None, None);
+            for (k, &id) in ids.iter().enumerate() {
+                // Places 0, 1, 1, 3, 4, ...: a shared second place.
+                let place = if k == 2 { 1 } else { k as u32 };
+                let hi = if k == 1 { 2 } else { place };
+                b.add_entry(&[id], place, hi, None);
+            }
+            b.end_contest().unwrap();
+            let h = b.finish(SourceInfo::default());
+            let players: Vec<Glicko2Player> = (0..n)
+                .map(|k| {
+                    player(
+                        1500.0 + 300.0 * ((k * 7919) % 13) as f64 / 13.0,
+                        60.0 + (k % 5) as f64 * 40.0,
+                        0.06,
+                    )
+                })
+                .collect();
+            let c = h.contest(0);
+            let got = s.contest_sums(&c, &players);
+            for i in [0, 1, 2, n / 2, n - 1] {
+                let (mu_i, e_i) = ((players[i].rating - 1500.0) / SCALE, c.entry(i));
+                let mut want = Sums::default();
+                for j in (0..n).filter(|&j| j != i) {
+                    let gj = g(players[j].rd / SCALE);
+                    let e =
+                        1.0 / (1.0 + (-gj * (mu_i - (players[j].rating - 1500.0) / SCALE)).exp());
+                    want.score += gj * (e_i.outcome_against(&c.entry(j)) - e);
+                    want.info += gj * gj * e * (1.0 - e);
+                }
+                let k = (n - 1) as f64;
+                assert!(
+                    (got[i].score - want.score / k).abs() < 1e-9,
+                    "{n} {i}: {:?}",
+                    got[i]
+                );
+                assert!(
+                    (got[i].info - want.info / k).abs() < 1e-9,
+                    "{n} {i}: {:?}",
+                    got[i]
+                );
+            }
+        }
     }
 }

@@ -54,12 +54,13 @@
 //! in parallel and the blocks' partial sums added in a fixed order; either way the results do
 //! not depend on the number of threads.
 //!
-//! A round of several contests: every contest is rated from the pre-round states; the rating
-//! changes (each capped) add up, the volatility changes multiply (each contest's new/old
-//! ratio), and each contest counts once in TimesPlayed. A team plays with its members' mean
+//! A round of several contests (`--period`): its contests are rated in turn, each from the
+//! states the one before left, as Topcoder rates contest by contest (from the pre-round
+//! states, a week's volatility ratios multiplied and ran away); each contest counts once in
+//! TimesPlayed; the round's predictions are still scored from the pre-round states. A team plays with its members' mean
 //! rating, mean volatility and mean TimesPlayed; every member receives the team's rating change
 //! and its volatility ratio (new/old), and counts the contest as played. The performance
-//! reported is PerfAs (the mean over the round's contests).
+//! reported is PerfAs (of the round's last contest).
 //!
 //! # Example
 //!
@@ -456,9 +457,10 @@ impl RatingSystem for Topcoder {
         }
     }
 
+    /// Rates the round's contests in turn, each from the states the one before left: Topcoder
+    /// rates contest by contest (multiplying a period's volatility ratios ran away).
     fn update(&self, round: Round<'_>, players: &mut [TopcoderPlayer]) {
-        if round.len() == 1 {
-            let contest = round.contests().next().expect("a round has a contest");
+        for contest in round.contests() {
             let (coders, ch) = self.contest(players, &contest);
             for (k, e) in contest.entries().enumerate() {
                 let change = ch.new_rating[k] - coders[k].rating;
@@ -475,26 +477,6 @@ impl RatingSystem for Topcoder {
                     s.performance = ch.perf_as[k];
                 }
             }
-            return;
-        }
-        // Every contest from the pre-round states; then per player the changes summed, the
-        // volatility ratios multiplied and the performances averaged.
-        let mut changes: Vec<(PlayerId, f64, f64, f64)> = Vec::new();
-        for contest in round.contests() {
-            let (coders, ch) = self.contest(players, &contest);
-            for (k, e) in contest.entries().enumerate() {
-                let change = ch.new_rating[k] - coders[k].rating;
-                let ratio = ch.new_volatility[k] / coders[k].volatility;
-                changes.extend(e.players.iter().map(|&p| (p, change, ratio, ch.perf_as[k])));
-            }
-        }
-        changes.sort_by_key(|c| c.0);
-        for same in changes.chunk_by(|a, b| a.0 == b.0) {
-            let s = &mut players[same[0].0 as usize];
-            s.rating += same.iter().map(|c| c.1).sum::<f64>();
-            s.volatility *= same.iter().map(|c| c.2).product::<f64>();
-            s.times_played += same.len() as u32;
-            s.performance = same.iter().map(|c| c.3).sum::<f64>() / same.len() as f64;
         }
     }
 
@@ -821,11 +803,6 @@ mod tests {
             &places(&[0, 1]),
             1.0,
         );
-        let second = sys.contest_changes(
-            &[coder(1400.0, 350.0, 7.0), coder(1700.0, 300.0, 4.0)],
-            &places(&[0, 1]),
-            1.0,
-        );
         let mut players = before.clone();
         sys.update(Round::new(&h, &[0]), &mut players);
         let team_change = first.new_rating[0] - 1500.0;
@@ -836,15 +813,23 @@ mod tests {
         assert_eq!(players[1].volatility, 500.0 * ratio);
         assert_eq!(players[2].volatility, first.new_volatility[1]);
         assert_eq!((players[0].times_played, players[1].times_played), (5, 3));
-
+        // A round of both: the second contest is rated from what the first left (c as the
+        // first made him, a as the team's change left her), as Topcoder rates in turn.
+        let after_first = players.clone();
+        let second = sys.contest_changes(
+            &[
+                coder(after_first[2].rating, after_first[2].volatility, 8.0),
+                coder(after_first[0].rating, after_first[0].volatility, 5.0),
+            ],
+            &places(&[0, 1]),
+            1.0,
+        );
         let mut players = before;
         sys.update(Round::new(&h, &[0, 1]), &mut players);
-        let a_change = team_change + (second.new_rating[1] - 1700.0);
-        assert!((players[0].rating - (1700.0 + a_change)).abs() < 1e-9);
-        let c_change = (first.new_rating[1] - 1400.0) + (second.new_rating[0] - 1400.0);
-        assert!((players[2].rating - (1400.0 + c_change)).abs() < 1e-9);
-        let c_vol = 350.0 * (first.new_volatility[1] / 350.0) * (second.new_volatility[0] / 350.0);
-        assert!((players[2].volatility - c_vol).abs() < 1e-9);
+        assert_eq!(players[0].rating, second.new_rating[1]);
+        assert_eq!(players[2].rating, second.new_rating[0]);
+        assert_eq!(players[2].volatility, second.new_volatility[0]);
+        assert_eq!(players[1], after_first[1], "b played the first only");
         assert_eq!((players[0].times_played, players[2].times_played), (6, 9));
     }
 
