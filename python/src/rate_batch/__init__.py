@@ -500,7 +500,9 @@ class Rater:
     ``rate_contest([("ann", 1), ("bob", 2), ...])`` (ranks, ties shared); ``rating(name)``;
     ``predict(a, b)`` (the probability that a beats b, a draw counting half); ``leaderboard()``.
     A game rated here is rated as ``replay --period game --growth rounds`` rates it
-    (a Rater knows no time).
+    (a Rater knows no time). Nor does it know an input's draw rate: TrueSkill's draw margin
+    is its own 0.10 here unless ``draw_probability`` is given (the program's default is the
+    input's draw rate).
     """
 
     def __init__(self, system: str = "elo", **params: Any):
