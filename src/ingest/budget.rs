@@ -415,11 +415,10 @@ pub fn estimate(path: &Path, format: Format, map: &super::options::ColumnMap) ->
         },
         Format::Parquet => {
             let file = super::parquet::ParquetFile::open(path).ok()?;
-            let rows = file.row_group_rows();
-            // The largest row group, decoded: the read holds one at a time.
-            let decoded = file.largest_row_group_bytes() as f64;
-            let rows = rows.iter().sum::<usize>() as f64;
-            // A row group decoded, then cast to text: three times its decoded columns; every
+            // The largest batch of row groups, decoded: the read holds one at a time.
+            let decoded = file.largest_batch_bytes() as f64;
+            let rows = file.total_rows() as f64;
+            // A batch decoded, then cast to text: three times its decoded columns; every
             // row may bring a new player (nothing cheaper can be known before decoding).
             let placings = 2.0 * rows;
             Some(Estimate {

@@ -166,6 +166,27 @@ impl GamesSchema {
         self.names.len()
     }
 
+    /// The columns read, by position.
+    pub fn used(&self) -> Vec<usize> {
+        let outcome = match self.outcome {
+            OutcomeColumns::Scores(x, y) => vec![Some(x), Some(y)],
+            OutcomeColumns::Result(r) | OutcomeColumns::Winner(r) => vec![Some(r)],
+            OutcomeColumns::OneHot(x, y, d) => vec![Some(x), Some(y), d],
+        };
+        let pool = self.pool.as_ref().map(|p| match p {
+            PoolColumn::Value(c) | PoolColumn::Speed(c) => *c,
+        });
+        let mut used: Vec<usize> = [Some(self.a), Some(self.b), self.time]
+            .into_iter()
+            .chain(outcome)
+            .chain([self.series, self.weight, self.neutral, pool, self.event])
+            .flatten()
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        used
+    }
+
     /// The columns of the two sides.
     pub fn sides(&self) -> (usize, usize) {
         (self.a, self.b)

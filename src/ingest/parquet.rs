@@ -55,36 +55,96 @@ impl<'p> ParquetFile<'p> {
         })
     }
 
-    /// The rows of each row group.
-    pub(crate) fn row_group_rows(&self) -> Vec<usize> {
-        let groups = &self.metadata.row_groups;
+    /// The rows of the file.
+    pub(crate) fn total_rows(&self) -> usize {
         // (The row group's type is not re-exported by polars: no method path to name.)
-        groups
+        self.metadata
+            .row_groups
             .iter()
-            .fold(Vec::with_capacity(groups.len()), |mut v, g| {
-                v.push(g.num_rows());
-                v
-            })
+            .fold(0, |n, g| n + g.num_rows())
     }
 
-    /// The decoded bytes of the largest row group.
-    pub(crate) fn largest_row_group_bytes(&self) -> usize {
-        let groups = &self.metadata.row_groups;
-        groups
-            .iter()
-            .fold(0, |most, g| most.max(g.total_byte_size()))
+    /// The decoded bytes of the largest batch of row groups read at once.
+    pub(crate) fn largest_batch_bytes(&self) -> usize {
+        self.batches().iter().map(|b| b.2).max().unwrap_or(0)
     }
 
-    /// The rows `offset..offset + rows` (one row group's) decoded.
-    pub(crate) fn rows(&self, offset: usize, rows: usize) -> Result<DataFrame, String> {
+    /// The row groups in batches of consecutive groups, each as (first row, rows, decoded
+    /// bytes): one
+    /// group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`] decoded bytes.
+    /// (Each read of a slice walks the file's metadata: a read per group of a file of
+    /// one-row groups would take a time quadratic in its rows.)
+    pub(crate) fn batches(&self) -> Vec<(usize, usize, usize)> {
+        let mut batches: Vec<(usize, usize, usize)> = Vec::new();
+        let mut offset = 0usize;
+        for g in &self.metadata.row_groups {
+            let (rows, size) = (g.num_rows(), g.total_byte_size());
+            match batches.last_mut() {
+                Some((_, n, bytes)) if *n + rows <= BATCH_ROWS && *bytes + size <= BATCH_BYTES => {
+                    *n += rows;
+                    *bytes += size;
+                }
+                _ => batches.push((offset, rows, size)),
+            }
+            offset += rows;
+        }
+        batches
+    }
+
+    /// The rows `offset..offset + rows` decoded: the named columns, or all.
+    pub(crate) fn rows(
+        &self,
+        offset: usize,
+        rows: usize,
+        columns: Option<&[String]>,
+    ) -> Result<DataFrame, String> {
         let file = File::open(self.path).map_err(|e| format!("cannot open it: {e}"))?;
         let metadata = self.metadata.clone();
+        let columns = columns.map(<[String]>::to_vec);
         decode(|| {
-            let mut r = ParquetReader::new(file).with_slice(Some((offset, rows)));
+            let mut r = ParquetReader::new(file)
+                .with_slice(Some((offset, rows)))
+                .with_columns(columns);
             r.set_metadata(metadata);
             r.finish()
         })
     }
+
+    /// The rows `offset..offset + rows` of the columns read; when they cannot be decoded,
+    /// the error names the first column that cannot.
+    fn used_rows(
+        &self,
+        offset: usize,
+        rows: usize,
+        columns: &[String],
+    ) -> Result<DataFrame, FieldError> {
+        self.rows(offset, rows, Some(columns)).map_err(|whole| {
+            columns
+                .iter()
+                .find_map(|c| {
+                    let alone = self.rows(offset, rows, Some(std::slice::from_ref(c)));
+                    alone
+                        .err()
+                        .map(|e| FieldError::new(c, unreadable_column(&e)))
+                })
+                .unwrap_or_else(|| {
+                    FieldError::whole(format!("not a readable Parquet file: {whole}"))
+                })
+        })
+    }
+}
+
+/// The rows a batch of row groups holds at most (unless one group holds more).
+const BATCH_ROWS: usize = 1 << 16;
+/// The decoded bytes a batch of row groups holds at most (unless one group holds more).
+const BATCH_BYTES: usize = 64 << 20;
+
+/// What to say of a column the decoder cannot read.
+fn unreadable_column(e: &str) -> String {
+    format!(
+        "cannot be read ({e}); rate-batch reads Parquet columns of text, numbers, booleans, \
+         dates and timestamps"
+    )
 }
 
 /// Reads a games or standings table from Parquet, a row group at a time (see the module's
@@ -117,11 +177,14 @@ pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()>
     ctx.source.format = format!("parquet ({format})");
     let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
     ctx.source.record_unit = Rows::UNIT.into();
-    let mut offset = 0usize;
-    for n in file.row_group_rows() {
-        let df = file.rows(offset, n).map_err(|e| unreadable(ctx, e))?;
+    // Only the columns read are decoded: one of a type that cannot be read is no matter
+    // unless it is used.
+    let used: Vec<String> = rows.used().into_iter().map(|i| header[i].clone()).collect();
+    for (offset, n, _) in file.batches() {
+        let df = file
+            .used_rows(offset, n, &used)
+            .map_err(|e| ctx.error(Location::File, e))?;
         read_rows(ctx, &mut rows, &header, &df, offset)?;
-        offset += n;
     }
     rows.finish(ctx)?;
     Ok(())
@@ -137,17 +200,68 @@ fn read_rows(
 ) -> anyhow::Result<()> {
     // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
     // named, with its type, and its first bad row where one can be found.
-    let mut texts: Vec<Column> = Vec::with_capacity(header.len());
+    let at = |row: usize| Location::Row((offset + row) as u64 + 1);
+    // (A column not read is not decoded: its cells are empty.)
+    let mut texts: Vec<Option<Column>> = Vec::with_capacity(header.len());
     for name in header {
-        let col = df
-            .column(name)
-            .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?;
+        let Ok(col) = df.column(name) else {
+            texts.push(None);
+            continue;
+        };
         let dtype = col.dtype().clone();
         let text = match &dtype {
             DataType::List(_) => Err(format!(
                 "column of type {dtype}: a list per row, not one value; rate-batch reads \
                  one value per cell"
             )),
+            // Dates and timestamps are printed here, each value checked: the decoder's own
+            // printing panics on one beyond the calendar it knows.
+            DataType::Date => match col.date() {
+                Ok(d) => {
+                    let days = d.physical().iter().map(|v| v.map(i64::from));
+                    match temporal_text(name, days, |v| {
+                        let day = i32::try_from(v)
+                            .ok()?
+                            .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
+                        let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
+                        Some(date.format("%Y-%m-%d").to_string())
+                    }) {
+                        Ok(t) => Ok(t),
+                        Err((row, v)) => {
+                            let why =
+                                format!("a date {v} days from 1970-01-01: beyond the calendar");
+                            return Err(ctx.error(at(row), FieldError::new(name, why)).into());
+                        }
+                    }
+                }
+                Err(e) => Err(e.to_string()),
+            },
+            DataType::Datetime(unit, _) => match col.datetime() {
+                Ok(t) => {
+                    let per_second: i64 = match unit {
+                        TimeUnit::Milliseconds => 1_000,
+                        TimeUnit::Microseconds => 1_000_000,
+                        TimeUnit::Nanoseconds => 1_000_000_000,
+                    };
+                    // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
+                    match temporal_text(name, t.physical().iter(), |v| {
+                        let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+                        let t = chrono::DateTime::from_timestamp(
+                            v.div_euclid(per_second),
+                            u32::try_from(nanos).ok()?,
+                        )?;
+                        Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+                    }) {
+                        Ok(t) => Ok(t),
+                        Err((row, v)) => {
+                            let why =
+                                format!("a timestamp {v} {unit} from 1970: beyond the calendar");
+                            return Err(ctx.error(at(row), FieldError::new(name, why)).into());
+                        }
+                    }
+                }
+                Err(e) => Err(e.to_string()),
+            },
             DataType::Binary => {
                 let bin = col.binary().map_err(|e| e.to_string());
                 match bin.map(|b| {
@@ -168,7 +282,7 @@ fn read_rows(
             _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
         };
         match text {
-            Ok(t) => texts.push(t),
+            Ok(t) => texts.push(Some(t)),
             Err(m) => {
                 return Err(ctx
                     .error(
@@ -183,15 +297,18 @@ fn read_rows(
     let mut cells = Vec::with_capacity(texts.len());
     for (c, name) in texts.iter().zip(header) {
         cells.push(
-            c.str()
-                .map(polars::prelude::ChunkedArray::iter)
+            c.as_ref()
+                .map(|c| c.str().map(polars::prelude::ChunkedArray::iter))
+                .transpose()
                 .map_err(|e| ctx.error(Location::File, FieldError::new(name, e.to_string())))?,
         );
     }
     let mut row: Vec<&str> = vec![""; cells.len()];
     for r in 0..df.height() {
         for (slot, it) in row.iter_mut().zip(cells.iter_mut()) {
-            *slot = it.next().flatten().unwrap_or("");
+            if let Some(it) = it {
+                *slot = it.next().flatten().unwrap_or("");
+            }
         }
         ctx.source.records += 1;
         let at = Location::Row((offset + r) as u64 + 1);
@@ -205,18 +322,32 @@ fn read_rows(
     Ok(())
 }
 
+/// Days from 0001-01-01 (chrono's day 1) to 1970-01-01, less one.
+const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
+
+/// A column of dates or timestamps as text, each value printed by `print`; the first that
+/// cannot be (its row in the batch and its value) is the error.
+fn temporal_text(
+    name: &str,
+    values: impl Iterator<Item = Option<i64>>,
+    print: impl Fn(i64) -> Option<String>,
+) -> Result<Column, (usize, i64)> {
+    let texts = values
+        .enumerate()
+        .map(|(row, v)| v.map(|v| print(v).ok_or((row, v))).transpose())
+        .collect::<Result<Vec<Option<String>>, _>>()?;
+    Ok(Column::new(name.into(), texts))
+}
+
 /// Decodes a Parquet file in full in this process, a row group at a time as the reader does;
 /// true when it decodes.
 pub fn probe_parquet_here(path: &Path) -> bool {
     let Ok(file) = ParquetFile::open(path) else {
         return false;
     };
-    let mut offset = 0;
-    file.row_group_rows().into_iter().all(|n| {
-        let ok = file.rows(offset, n).is_ok();
-        offset += n;
-        ok
-    })
+    file.batches()
+        .into_iter()
+        .all(|(offset, n, _)| file.rows(offset, n, None).is_ok())
 }
 
 /// The program to run the Parquet probe with: `RATE_BATCH_EXE` if set, else this program if

@@ -62,6 +62,14 @@ impl StandingsSchema {
     pub fn width(&self) -> usize {
         self.names.len()
     }
+
+    /// The columns read, by position.
+    pub fn used(&self) -> Vec<usize> {
+        [self.contest, self.time, self.player, self.rank]
+            .into_iter()
+            .chain([self.team, self.weight, self.share].into_iter().flatten())
+            .collect()
+    }
 }
 
 struct Placing {

@@ -135,6 +135,14 @@ impl Rows {
         })
     }
 
+    /// The columns read, by position in the header.
+    pub(crate) fn used(&self) -> Vec<usize> {
+        match self {
+            Rows::Games(g) => g.schema().used(),
+            Rows::Standings(s) => s.schema().used(),
+        }
+    }
+
     fn width(&self) -> usize {
         match self {
             Rows::Games(g) => g.schema().width(),
