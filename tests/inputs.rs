@@ -218,3 +218,40 @@ fn several_files_and_a_folder_read_as_one_history_in_time_order() {
         "{err}"
     );
 }
+
+/// Compressed data that does not decompress (cut short midway) is a bad input, exit 1, for
+/// every format and reading (whole, streamed): never the I/O failure's exit 3.
+#[test]
+fn damaged_compressed_data_is_a_bad_input() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let pgn = "[Event \"x\"]\n[Date \"2020.01.01\"]\n[White \"a\"]\n[Black \"b\"]\n\
+               [Result \"1-0\"]\n\n1. e4 1-0\n\n"
+        .repeat(20_000);
+    let mut csv = String::from("time,a,b,result\n");
+    for i in 0..100_000 {
+        csv.push_str(&format!(
+            "2020-01-{:02},p{},q{},1\n",
+            1 + i % 28,
+            i % 97,
+            i % 89
+        ));
+    }
+    for (name, text) in [("g.pgn.gz", &pgn), ("g.csv.gz", &csv), ("g.pgn.zst", &pgn)] {
+        let whole = if name.ends_with(".gz") {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(text.as_bytes()).unwrap();
+            e.finish().unwrap()
+        } else {
+            zstd::encode_all(text.as_bytes(), 1).unwrap()
+        };
+        let path = dir.path().join(name);
+        std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+        for how in [&["--dry-run"][..], &["--stream", "on"], &[]] {
+            let o = replay(&path, &dir.path().join("out"), how);
+            let (_, stderr) = texts(&o);
+            assert_eq!(o.status.code(), Some(1), "{name} {how:?}: {stderr}");
+            assert!(stderr.contains("damaged or cut short"), "{stderr}");
+            assert!(!dir.path().join("out").exists());
+        }
+    }
+}

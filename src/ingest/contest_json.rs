@@ -56,16 +56,45 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
         }
         let Ok(n) = stem.parse::<u64>() else { continue };
         let path = entry.path();
-        // A FIFO (or a device, a folder) named like a contest is not one: opening a FIFO
-        // would wait for a writer for ever. A path whose metadata cannot be read is kept, so
-        // that reading it names the problem.
-        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-            continue;
+        // A FIFO (or a device, a folder) named like a contest is not one, and opening a FIFO
+        // would wait for a writer for ever: refused, named, never read nor passed over. A path
+        // whose metadata cannot be read is kept, so that reading it names the problem.
+        if let Ok(m) = std::fs::metadata(&path) {
+            not_a_file(&path, &m)?;
         }
         files.push((n, path));
     }
     files.sort_unstable();
     Ok(files)
+}
+
+/// Refuses a folder's member named as a data file that is not a regular file (nor a link to
+/// one): a FIFO, a device, a socket or a folder.
+pub(crate) fn not_a_file(path: &Path, m: &std::fs::Metadata) -> Result<(), InputError> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    let what = if m.is_file() {
+        return Ok(());
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    };
+    Err(InputError {
+        file: path.display().to_string(),
+        at: Location::File,
+        field: None,
+        message: format!(
+            "{what}, named as a data file of the folder: only regular files (or links to them) \
+             are read; move it out of the folder"
+        ),
+    })
 }
 
 /// The bytes after a UTF-8 byte-order mark, which some editors write (JSON forbids it, but CSV

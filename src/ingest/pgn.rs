@@ -478,7 +478,10 @@ fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
             (
                 cl,
                 "UTCTime",
-                format!("malformed time `{clock}` (expected HH:MM:SS)"),
+                format!(
+                    "malformed time `{clock}` (expected HH:MM:SS; a second 60 only as the leap \
+                     second 23:59:60)"
+                ),
             )
         })?;
         return Ok(day + secs);
@@ -494,14 +497,17 @@ fn parse_clock(s: &str) -> Option<i64> {
         Some(p) => p.split('.').next()?.parse().ok()?,
         None => 0,
     };
+    // A leap second (23:59:60, UTC) is read as the second before it, as in a CSV: Unix time
+    // has none, and the game stays on its day.
+    let leap = (h, m, sec) == (23, 59, 60);
     if parts.next().is_some()
         || !(0..24).contains(&h)
         || !(0..60).contains(&m)
-        || !(0..60).contains(&sec)
+        || !(0..60).contains(&sec) && !leap
     {
         return None;
     }
-    Some(h * 3600 + m * 60 + sec)
+    Some(h * 3600 + m * 60 + sec.min(59))
 }
 
 #[cfg(test)]
@@ -526,6 +532,8 @@ mod tests {
     fn clocks() {
         assert_eq!(parse_clock("11:09:00"), Some(40_140));
         assert_eq!(parse_clock("24:00:00"), None);
+        assert_eq!(parse_clock("23:59:60"), parse_clock("23:59:59"));
+        assert_eq!(parse_clock("12:00:60"), None);
         assert_eq!(parse_clock("??:??:??"), None);
     }
 }

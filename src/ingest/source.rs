@@ -165,11 +165,27 @@ impl<R: Read> Read for Damaged<R> {
         self.inner.read(buf).map_err(|e| {
             std::io::Error::new(
                 e.kind(),
-                format!("its {} data is damaged or cut short ({e})", self.what),
+                DamagedData(format!(
+                    "its {} data is damaged or cut short ({e})",
+                    self.what
+                )),
             )
         })
     }
 }
+
+/// Compressed data that does not decompress: a bad input (exit 1), though it surfaces as a
+/// read error.
+#[derive(Debug)]
+pub struct DamagedData(pub String);
+
+impl std::fmt::Display for DamagedData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DamagedData {}
 
 /// How `path` is compressed (plain for standard input, which is not looked at).
 pub fn compression(path: &Path) -> Compression {
@@ -234,7 +250,11 @@ pub fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             format_extension(&path).as_deref(),
             Some("csv" | "tsv" | "pgn")
         );
-        if !hidden && data && path.is_file() {
+        if !hidden && data {
+            // (A FIFO or a device named as a data file is refused, never passed over.)
+            if let Ok(m) = std::fs::metadata(&path) {
+                super::contest_json::not_a_file(&path, &m)?;
+            }
             files.push(path);
         }
     }

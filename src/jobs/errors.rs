@@ -1,6 +1,7 @@
 //! The errors of the jobs and the process's exit codes.
 
 use crate::ingest::InputError;
+use crate::ingest::source::DamagedData;
 use crate::output::{self};
 use crate::replay::Divergence;
 
@@ -52,10 +53,13 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
                 )
     }) {
         5
-    } else if e
-        .chain()
-        .any(<dyn std::error::Error + 'static>::is::<InputError>)
-    {
+    } else if e.chain().any(|c| {
+        c.is::<InputError>()
+            || c.is::<DamagedData>()
+            || c.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(<dyn std::error::Error + Send + Sync + 'static>::is::<DamagedData>)
+    }) {
         1
     } else if e
         .chain()
