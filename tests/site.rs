@@ -309,3 +309,70 @@ fn site_screenshots_in_a_browser() {
         }
     }
 }
+
+/// `--site` inside `--out` (the outputs are swapped in as one folder, and the site with them),
+/// or `--out` inside `--site`, is refused before any work: exit 2, both named, nothing
+/// written, no staging folder left.
+#[test]
+fn a_site_inside_the_outputs_or_around_them_is_refused_before_any_work() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2024-01-01,ann,bob,1\n2024-01-02,bob,cid,1\n",
+    );
+    let out = dir.path().join("o9");
+    for (o, s) in [
+        (out.clone(), out.join("web")),
+        (out.clone(), out.join("deeper/./web")),
+        (out.join("web/../data"), out.join("web/..")),
+        (out.join("data"), out.clone()),
+    ] {
+        let run = site_run(&games, &o, &s, &["--quiet"]);
+        let (stdout, stderr) = texts(&run);
+        assert_eq!(run.status.code(), Some(2), "{stdout}{stderr}");
+        assert!(stderr.contains("is inside"), "{stderr}");
+        assert!(!out.exists(), "nothing written: {stderr}");
+    }
+    // Side by side: published.
+    let run = site_run(&games, &out.join("data"), &out.join("web"), &["--quiet"]);
+    assert!(run.status.success(), "{}", texts(&run).1);
+    assert!(out.join("web/index.html").is_file());
+}
+
+/// Names with control characters (which HTML does not allow as they are) reach neither the
+/// site's pages nor the report raw: each is the replacement character.
+#[test]
+fn control_characters_in_names_never_reach_the_html() {
+    let dir = TempDir::new().unwrap();
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2024-01-01,a\x01nn,b\x1bob,1\n2024-01-02,b\x1bob,c\x7fid,1\n\
+         2024-01-03,c\x7fid,a\x01nn,0.5\n",
+    );
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let run = site_run(&games, &out, &site, &["--quiet", "--report"]);
+    assert!(run.status.success(), "{}", texts(&run).1);
+    let mut pages = vec![out.join("report.html")];
+    let mut folders = vec![site.clone()];
+    while let Some(d) = folders.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                folders.push(p);
+            } else if p.extension().is_some_and(|x| x == "html") {
+                pages.push(p);
+            }
+        }
+    }
+    assert!(pages.len() >= 5, "{pages:?}");
+    for p in &pages {
+        let html = read(p);
+        let bad = html
+            .chars()
+            .find(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c'));
+        assert_eq!(bad, None, "{}", p.display());
+    }
+    assert!(read(&site.join("index.html")).contains("a\u{fffd}nn"));
+}

@@ -597,6 +597,16 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
                 site.display()
             )));
         }
+        // The outputs are swapped in as one folder: a site inside it would be swapped away,
+        // and outputs inside the site's folder would be published beside its pages.
+        if let Some((inner, outer)) = nested(site, &job.out) {
+            return Err(UsageError(format!(
+                "--site {} and --out {}: {inner} is inside {outer}; give the website and the \
+                 outputs folders side by side",
+                site.display(),
+                job.out.display()
+            )));
+        }
         if job.input.is_dir() && same_file(&job.input, site) {
             return Err(UsageError(format!(
                 "--site {} is the input folder: the site replaces the folder's content",
@@ -611,6 +621,45 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
         )));
     }
     Ok(())
+}
+
+/// Which of two folders (named as given) is inside the other, when one is: each is resolved
+/// through the folders of it that exist, the rest of its path taken as written.
+fn nested(site: &Path, out: &Path) -> Option<(&'static str, &'static str)> {
+    let (s, o) = (resolved(site)?, resolved(out)?);
+    if s != o && s.starts_with(&o) {
+        Some(("the website's folder", "the output folder"))
+    } else if s != o && o.starts_with(&s) {
+        Some(("the output folder", "the website's folder"))
+    } else {
+        None
+    }
+}
+
+/// A path made absolute: its longest existing part canonical, the rest appended with `.` and
+/// `..` resolved as written.
+fn resolved(p: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(p).ok()?;
+    let mut base = absolute.clone();
+    let mut rest = Vec::new();
+    let canonical = loop {
+        if let Ok(c) = base.canonicalize() {
+            break c;
+        }
+        rest.push(base.components().next_back()?.as_os_str().to_owned());
+        base = base.parent()?.to_path_buf();
+    };
+    let mut out = canonical;
+    for part in rest.iter().rev() {
+        match part.to_str() {
+            Some("..") => {
+                out.pop();
+            }
+            Some(".") => {}
+            _ => out.push(part),
+        }
+    }
+    Some(out)
 }
 
 /// What rounds and growth the replay went by, where it is not the plain default: an event a

@@ -205,6 +205,7 @@ fn escape(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if super::html_control(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -254,7 +255,8 @@ fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> DrawResult) -> io::R
         draw(&root).map_err(|e| io::Error::other(e.to_string()))?;
         root.present().map_err(io::Error::other)?;
     }
-    Ok(svg)
+    // (Names drawn as the charts' text: no character HTML refuses.)
+    Ok(super::html_text(&svg).into_owned())
 }
 
 /// Every k-th point, k chosen so that at most `max` are kept; the last point is always kept.
@@ -1127,6 +1129,11 @@ mod tests {
         ));
         assert!(html.contains("<td>glicko &lt;2&gt;</td>"));
         assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+        // Control characters HTML refuses (C0 but tab and line ends, DEL, C1) are replaced.
+        assert_eq!(
+            escape("a\x01b\x1bc\x7fd\u{85}e\tf\ng"),
+            "a\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e\tf\ng"
+        );
     }
 
     #[test]

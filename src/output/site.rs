@@ -670,19 +670,19 @@ impl fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.0;
         let mut start = 0;
-        for (i, b) in s.bytes().enumerate() {
-            let entity = match b {
-                b'&' => "&amp;",
-                b'<' => "&lt;",
-                b'>' => "&gt;",
-                b'"' => "&quot;",
-                b'\'' => "&#39;",
+        for (i, c) in s.char_indices() {
+            let entity = match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&#39;",
+                c if super::html_control(c) => "\u{fffd}",
                 _ => continue,
             };
-            // ASCII bytes: always at a character boundary.
             f.write_str(&s[start..i])?;
             f.write_str(entity)?;
-            start = i + 1;
+            start = i + c.len_utf8();
         }
         f.write_str(&s[start..])
     }
@@ -1221,6 +1221,16 @@ mod tests {
     ];
 
     const EVIL: &str = "<b>&\"x'</b>";
+
+    /// Escaped text: markup's characters as entities, the control characters HTML refuses as
+    /// U+FFFD, the rest as it is (multi-byte characters beside them included).
+    #[test]
+    fn escaped_text_has_no_control_characters() {
+        assert_eq!(
+            Esc("é\x01<ü\x1b\x7f\u{9f}>\tö").to_string(),
+            "é\u{fffd}&lt;ü\u{fffd}\u{fffd}\u{fffd}&gt;\tö"
+        );
+    }
 
     fn player(id: u32, rank: u32, name: &str) -> SitePlayer {
         SitePlayer {
