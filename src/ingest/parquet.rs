@@ -200,7 +200,6 @@ fn read_rows(
 ) -> anyhow::Result<()> {
     // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
     // named, with its type, and its first bad row where one can be found.
-    let at = |row: usize| Location::Row((offset + row) as u64 + 1);
     // (A column not read is not decoded: its cells are empty.)
     let mut texts: Vec<Option<Column>> = Vec::with_capacity(header.len());
     for name in header {
@@ -215,24 +214,24 @@ fn read_rows(
                  one value per cell"
             )),
             // Dates and timestamps are printed here, each value checked: the decoder's own
-            // printing panics on one beyond the calendar it knows.
+            // printing panics on one beyond the calendar it knows. Such a value is given as
+            // text that says so, which the time column refuses (naming the row; skipped under
+            // --skip-invalid).
             DataType::Date => match col.date() {
                 Ok(d) => {
                     let days = d.physical().iter().map(|v| v.map(i64::from));
-                    match temporal_text(name, days, |v| {
-                        let day = i32::try_from(v)
-                            .ok()?
-                            .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
-                        let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
-                        Some(date.format("%Y-%m-%d").to_string())
-                    }) {
-                        Ok(t) => Ok(t),
-                        Err((row, v)) => {
-                            let why =
-                                format!("a date {v} days from 1970-01-01: beyond the calendar");
-                            return Err(ctx.error(at(row), FieldError::new(name, why)).into());
-                        }
-                    }
+                    Ok(temporal_text(
+                        name,
+                        days,
+                        |v| {
+                            let day = i32::try_from(v)
+                                .ok()?
+                                .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
+                            let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
+                            Some(date.format("%Y-%m-%d").to_string())
+                        },
+                        |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
+                    ))
                 }
                 Err(e) => Err(e.to_string()),
             },
@@ -244,21 +243,19 @@ fn read_rows(
                         TimeUnit::Nanoseconds => 1_000_000_000,
                     };
                     // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
-                    match temporal_text(name, t.physical().iter(), |v| {
-                        let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
-                        let t = chrono::DateTime::from_timestamp(
-                            v.div_euclid(per_second),
-                            u32::try_from(nanos).ok()?,
-                        )?;
-                        Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
-                    }) {
-                        Ok(t) => Ok(t),
-                        Err((row, v)) => {
-                            let why =
-                                format!("a timestamp {v} {unit} from 1970: beyond the calendar");
-                            return Err(ctx.error(at(row), FieldError::new(name, why)).into());
-                        }
-                    }
+                    Ok(temporal_text(
+                        name,
+                        t.physical().iter(),
+                        |v| {
+                            let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+                            let t = chrono::DateTime::from_timestamp(
+                                v.div_euclid(per_second),
+                                u32::try_from(nanos).ok()?,
+                            )?;
+                            Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+                        },
+                        |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
+                    ))
                 }
                 Err(e) => Err(e.to_string()),
             },
@@ -325,18 +322,18 @@ fn read_rows(
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01, less one.
 const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
 
-/// A column of dates or timestamps as text, each value printed by `print`; the first that
-/// cannot be (its row in the batch and its value) is the error.
+/// A column of dates or timestamps as text, each value printed by `print`, or by `beyond`
+/// when it cannot be.
 fn temporal_text(
     name: &str,
     values: impl Iterator<Item = Option<i64>>,
     print: impl Fn(i64) -> Option<String>,
-) -> Result<Column, (usize, i64)> {
-    let texts = values
-        .enumerate()
-        .map(|(row, v)| v.map(|v| print(v).ok_or((row, v))).transpose())
-        .collect::<Result<Vec<Option<String>>, _>>()?;
-    Ok(Column::new(name.into(), texts))
+    beyond: impl Fn(i64) -> String,
+) -> Column {
+    let texts: Vec<Option<String>> = values
+        .map(|v| v.map(|v| print(v).unwrap_or_else(|| beyond(v))))
+        .collect();
+    Column::new(name.into(), texts)
 }
 
 /// Decodes a Parquet file in full in this process, a row group at a time as the reader does;
