@@ -237,28 +237,29 @@ fn standings_site_and_refusals() {
 }
 
 /// A nightly site: resumed from a state, its player pages are those of one replay of the
-/// whole history (the earlier runs' curves and games read back from history.csv).
+/// whole history, every section of them (the curve, the last games with their opponents and
+/// results, the head-to-head records, the figures), whether night 2's input is the whole
+/// history or only its new games (the earlier curves read back from history.csv, the earlier
+/// last games and head-to-head tallies from the site's recent.csv and h2h.csv).
 #[test]
 fn a_resumed_site_shows_whole_careers() {
     let dir = TempDir::new().unwrap();
     let league = common::league(dir.path(), 6);
     let text = read(&league);
     let lines: Vec<&str> = text.lines().collect();
-    let half = write(
-        dir.path(),
-        "half.csv",
-        &(lines[..lines.len() / 2].join("\n") + "\n"),
+    let cut = lines.len() / 2;
+    let half = write(dir.path(), "half.csv", &(lines[..cut].join("\n") + "\n"));
+    // (Named as the whole file is: the pages name their input.)
+    std::fs::create_dir(dir.path().join("new")).unwrap();
+    let rest = write(
+        &dir.path().join("new"),
+        "league.csv",
+        &(std::iter::once(lines[0])
+            .chain(lines[cut..].iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"),
     );
-    let (out, site, state) = (
-        dir.path().join("out"),
-        dir.path().join("site"),
-        dir.path().join("s.state"),
-    );
-    let s = state.to_str().unwrap();
-    let o = site_run(&half, &out, &site, &["--save-state", s]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    let o = site_run(&league, &out, &site, &["--resume", s, "--save-state", s]);
-    assert!(o.status.success(), "{}", texts(&o).1);
     let whole = dir.path().join("whole");
     let o = site_run(&league, &dir.path().join("out2"), &whole, &[]);
     assert!(o.status.success(), "{}", texts(&o).1);
@@ -271,10 +272,35 @@ fn a_resumed_site_shows_whole_careers() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    for id in 0..6 {
-        let (resumed, fresh) = (page(&site, id), page(&whole, id));
-        assert!(fresh.contains("<polyline"));
-        assert_eq!(resumed, fresh, "player {id}");
+    for (k, night2) in [&league, &rest].into_iter().enumerate() {
+        let (out, site, state) = (
+            dir.path().join(format!("out-{k}")),
+            dir.path().join(format!("site-{k}")),
+            dir.path().join(format!("s-{k}.state")),
+        );
+        let s = state.to_str().unwrap();
+        let o = site_run(&half, &out, &site, &["--save-state", s]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        let o = site_run(night2, &out, &site, &["--resume", s, "--save-state", s]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        for id in 0..6 {
+            let (resumed, fresh) = (page(&site, id), page(&whole, id));
+            for section in [
+                "<polyline",
+                "<h2>Recent games</h2>",
+                "<h2>Head to head</h2>",
+                ">W</td>",
+                ">L</td>",
+            ] {
+                assert!(fresh.contains(section), "{section}: {fresh}");
+            }
+            assert_eq!(
+                resumed,
+                fresh,
+                "player {id}, night 2 of {}",
+                night2.display()
+            );
+        }
     }
 }
 

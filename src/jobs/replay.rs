@@ -124,7 +124,14 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         (Some(dir), false) => Some((
             Publication::begin(dir, SITE_OUTPUTS)
                 .with_context(|| format!("cannot prepare {}", dir.display()))?,
-            super::site::previous_ranks(dir),
+            (
+                super::site::previous_ranks(dir),
+                // A resumed run's input may hold only the new games: the earlier run's
+                // head-to-head tallies and last games are read back.
+                job.resume
+                    .as_ref()
+                    .and_then(|_| super::site::earlier_site(dir)),
+            ),
         )),
         _ => None,
     };
@@ -241,7 +248,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
     }
     let site_pages = match (&site, &outcome.site) {
-        (Some((publication, previous)), Some((track, metrics))) => {
+        (Some((publication, (previous, earlier_site))), Some((track, metrics))) => {
             let history = outcome.input(&loaded);
             // Resumed: the earlier runs' rows, from the history file this run continues (the
             // previous generation's, still in place), come before this run's.
@@ -265,7 +272,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 }
                 None => track,
             };
-            let data = super::site::site_data(&super::site::SiteInput {
+            let (data, tallies) = super::site::site_data(&super::site::SiteInput {
                 history,
                 rows: &outcome.rows,
                 result: &outcome.result,
@@ -274,6 +281,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 ci_level: job.ci_level,
                 as_of: job.replay.as_of,
                 metrics,
+                earlier: earlier_site.as_ref(),
             });
             let root = publication.root();
             let dir = || job.site.as_ref().expect("a site").display().to_string();
@@ -282,6 +290,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             root.write("ranks.csv", |w| {
                 super::site::write_ranks(w, history, &outcome.rows)
             })
+            .and_then(|()| root.write("h2h.csv", |w| super::site::write_h2h(w, history, &tallies)))
+            .and_then(|()| root.write("recent.csv", |w| super::site::write_recent(w, &data)))
             .with_context(|| format!("cannot write the site in {}", dir()))?;
             Some(data.players.len())
         }
@@ -564,6 +574,8 @@ pub const SITE_OUTPUTS: &[&str] = &[
     "style.css",
     "names.js",
     "ranks.csv",
+    "h2h.csv",
+    "recent.csv",
     "players",
     "ranks",
 ];

@@ -57,12 +57,18 @@ impl Track {
 #[derive(Clone, Default)]
 pub struct SiteTrack {
     players: Vec<Track>,
+    /// The contests this run rated (the head-to-head records count these), in the order
+    /// rated.
+    rated: Vec<u32>,
 }
 
 impl SiteTrack {
     /// Takes a batch of rows.
     pub fn rows(&mut self, rows: &[HistoryRow]) {
         for r in rows {
+            if self.rated.last() != Some(&r.contest_id) {
+                self.rated.push(r.contest_id);
+            }
             self.row(r.player, r.contest_id, r.time, (r.before, r.after));
         }
     }
@@ -109,6 +115,7 @@ impl SiteTrack {
     /// curve the two curves (thinned again to at most [`CURVE`] points), his last games the
     /// last of both.
     pub fn then(mut self, later: SiteTrack) -> SiteTrack {
+        self.rated.extend(later.rated);
         if self.players.len() < later.players.len() {
             self.players.resize(later.players.len(), Track::default());
         }
@@ -206,6 +213,123 @@ pub fn write_ranks(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> 
     Ok(())
 }
 
+/// What an earlier run's site knew that a resumed run's input may not hold (it may be only
+/// the new games): every head-to-head tally and each player's last games, by name, from
+/// `h2h.csv` and `recent.csv` in the site's folder (written by every run, read only by a
+/// resumed one; a link planted there is not followed).
+#[derive(Default)]
+pub struct EarlierSite {
+    /// (player, opponent) -> the player's wins, draws, losses.
+    h2h: Vec<(String, String, [u32; 3])>,
+    /// Per player, the last games as the page showed them, newest first.
+    recent: FxHashMap<String, Vec<EarlierGame>>,
+}
+
+struct EarlierGame {
+    date: String,
+    /// `player`, `team` or `field`.
+    kind: String,
+    opponent: String,
+    entrants: u32,
+    result: String,
+    before: f64,
+    after: f64,
+}
+
+/// The earlier run's site data in `dir`, when it left some (`recent.csv` is written last of
+/// the two and read first: without it, nothing is taken).
+pub fn earlier_site(dir: &Path) -> Option<EarlierSite> {
+    let records = |name: &str| -> Option<Vec<csv::StringRecord>> {
+        let file = crate::output::open_no_follow(&dir.join(name)).ok()?;
+        let mut r = csv::Reader::from_reader(io::BufReader::new(file));
+        r.records().collect::<Result<Vec<_>, _>>().ok()
+    };
+    let mut earlier = EarlierSite::default();
+    for rec in records("recent.csv")? {
+        let num = |i: usize| rec.get(i).and_then(|v| v.parse::<f64>().ok());
+        let (Some(player), Some(date), Some(kind), Some(opponent), Some(result)) =
+            (rec.get(0), rec.get(1), rec.get(2), rec.get(3), rec.get(5))
+        else {
+            return None;
+        };
+        let game = EarlierGame {
+            date: date.to_string(),
+            kind: kind.to_string(),
+            opponent: opponent.to_string(),
+            entrants: rec.get(4).and_then(|v| v.parse().ok()).unwrap_or(0),
+            result: result.to_string(),
+            before: num(6)?,
+            after: num(7)?,
+        };
+        earlier
+            .recent
+            .entry(player.to_string())
+            .or_default()
+            .push(game);
+    }
+    for rec in records("h2h.csv")? {
+        let count = |i: usize| rec.get(i).and_then(|v| v.parse::<u32>().ok());
+        let (Some(p), Some(q), Some(w), Some(d), Some(l)) =
+            (rec.get(0), rec.get(1), count(2), count(3), count(4))
+        else {
+            return None;
+        };
+        earlier.h2h.push((p.to_string(), q.to_string(), [w, d, l]));
+    }
+    Some(earlier)
+}
+
+/// `h2h.csv`: `player,opponent,wins,draws,losses`, every pair of single players that met
+/// (once, from the first's side), for the next resumed run.
+pub fn write_h2h(w: &mut dyn Write, history: &History, tallies: &Tallies) -> io::Result<()> {
+    let mut pairs: Vec<_> = tallies.0.iter().collect();
+    pairs.sort_unstable_by_key(|(k, _)| **k);
+    let mut line = String::new();
+    w.write_all(b"player,opponent,wins,draws,losses\n")?;
+    for (&(a, b), [wins, draws, losses]) in pairs {
+        line.clear();
+        crate::output::csv_field(history.name(a), &mut line);
+        line.push(',');
+        crate::output::csv_field(history.name(b), &mut line);
+        line.push_str(&format!(",{wins},{draws},{losses}\n"));
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `recent.csv`: each player's last games as the pages show them, newest first
+/// (`player,date,kind,opponent,entrants,result,before,after`), for the next resumed run.
+pub fn write_recent(w: &mut dyn Write, data: &SiteData) -> io::Result<()> {
+    let mut line = String::new();
+    w.write_all(b"player,date,kind,opponent,entrants,result,before,after\n")?;
+    for p in &data.players {
+        for g in &p.recent {
+            line.clear();
+            crate::output::csv_field(&p.name, &mut line);
+            line.push(',');
+            crate::output::csv_field(&g.date, &mut line);
+            let (kind, opponent, entrants) = match &g.opponent {
+                Opponent::Player { name, .. } => ("player", name.as_str(), 0),
+                Opponent::Team(t) => ("team", t.as_str(), 0),
+                Opponent::Field { label, entrants } => ("field", label.as_str(), *entrants),
+            };
+            line.push(',');
+            line.push_str(kind);
+            line.push(',');
+            crate::output::csv_field(opponent, &mut line);
+            line.push_str(&format!(",{entrants},"));
+            crate::output::csv_field(&g.result, &mut line);
+            line.push_str(&format!(",{},{}\n", g.before, g.after));
+            w.write_all(line.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Every head-to-head tally: (lower id, higher id) -> the lower's wins, draws, losses.
+#[derive(Default)]
+pub struct Tallies(FxHashMap<(PlayerId, PlayerId), [u32; 3]>);
+
 fn date(t: i64) -> String {
     let s = crate::time::format_time(t);
     match s.strip_suffix("T00:00:00Z") {
@@ -225,11 +349,33 @@ fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
-/// Games between two single players: per player, (opponent, wins, draws, losses).
-fn head_to_head(history: &History, as_of: Option<i64>) -> Vec<Vec<(PlayerId, [u32; 3])>> {
+/// Games between two single players among the contests rated (`rated`), added to an earlier
+/// run's tallies (`earlier`, by name).
+fn tallies(history: &History, rated: &[u32], earlier: Option<&EarlierSite>) -> Tallies {
     let mut pairs: FxHashMap<(PlayerId, PlayerId), [u32; 3]> = FxHashMap::default();
-    for c in history.contests() {
-        if c.len() != 2 || as_of.is_some_and(|t| c.time() >= t) {
+    if let Some(e) = earlier {
+        let index = crate::history::NameIndex::new(history.names());
+        for (p, q, [w, d, l]) in &e.h2h {
+            let (Some(p), Some(q)) = (index.find(p), index.find(q)) else {
+                continue;
+            };
+            let (key, r) = if p < q {
+                ((p, q), [*w, *d, *l])
+            } else {
+                ((q, p), [*l, *d, *w])
+            };
+            let t = pairs.entry(key).or_default();
+            for k in 0..3 {
+                t[k] += r[k];
+            }
+        }
+    }
+    let mut rated = rated.to_vec();
+    rated.sort_unstable();
+    rated.dedup();
+    for &c in &rated {
+        let c = history.contest(c as usize);
+        if c.len() != 2 {
             continue;
         }
         let (x, y) = (c.entry(0), c.entry(1));
@@ -247,8 +393,14 @@ fn head_to_head(history: &History, as_of: Option<i64>) -> Vec<Vec<(PlayerId, [u3
         let (a, b, k) = if p < q { (*p, *q, k) } else { (*q, *p, 2 - k) };
         pairs.entry((a, b)).or_default()[k] += 1;
     }
+    Tallies(pairs)
+}
+
+/// Per player, the opponents met most: (opponent, wins, draws, losses).
+fn head_to_head(history: &History, tallies: &Tallies) -> Vec<Vec<(PlayerId, [u32; 3])>> {
+    let pairs = &tallies.0;
     let mut per: Vec<Vec<(PlayerId, [u32; 3])>> = vec![Vec::new(); history.player_count()];
-    for ((a, b), [w, d, l]) in pairs {
+    for (&(a, b), &[w, d, l]) in pairs {
         per[a as usize].push((b, [w, d, l]));
         per[b as usize].push((a, [l, d, w]));
     }
@@ -392,6 +544,8 @@ pub struct SiteInput<'a> {
     pub as_of: Option<i64>,
     /// metrics.json as written (its metrics and input summary are shown).
     pub metrics: &'a serde_json::Value,
+    /// A resumed run's: what the earlier run's site knew.
+    pub earlier: Option<&'a EarlierSite>,
 }
 
 /// The metrics page's lines from metrics.json's `metrics` object (nested keys joined).
@@ -430,9 +584,13 @@ fn metric_lines(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Stri
 }
 
 /// Builds the site's data.
-pub fn site_data(s: &SiteInput) -> SiteData {
+pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
     let history = s.history;
-    let h2h = head_to_head(history, s.as_of);
+    let tallies = tallies(history, &s.track.rated, s.earlier);
+    let h2h = head_to_head(history, &tallies);
+    let names = s
+        .earlier
+        .map(|_| crate::history::NameIndex::new(history.names()));
     let standings = crate::output::is_standings(s.rows);
     let tracks = || {
         s.rows.iter().filter_map(|r| {
@@ -486,6 +644,9 @@ pub fn site_data(s: &SiteInput) -> SiteData {
                     let k = t.recent.len();
                     (0..k)
                         .map(|i| t.recent[(t.next as usize + k - 1 - i) % k])
+                        // Resumed with the earlier site's games: those stand for the
+                        // earlier runs' (which the input may not hold).
+                        .filter(|g| s.earlier.is_none() || g.0 != UNKNOWN)
                         .filter_map(|g| {
                             let c = contest_of(&g, p)?;
                             let entry = entries.get(&(c, p)).copied();
@@ -494,6 +655,32 @@ pub fn site_data(s: &SiteInput) -> SiteData {
                         .collect()
                 })
                 .unwrap_or_default();
+            let mut recent = recent;
+            if let (Some(e), Some(index)) = (s.earlier, &names)
+                && let Some(games) = e.recent.get(history.name(p))
+            {
+                let room = RECENT.saturating_sub(recent.len());
+                recent.extend(games.iter().take(room).map(|g| RecentGame {
+                    date: g.date.clone(),
+                    opponent: match g.kind.as_str() {
+                        "player" => match index.find(&g.opponent) {
+                            Some(id) => Opponent::Player {
+                                id,
+                                name: g.opponent.clone(),
+                            },
+                            None => Opponent::Team(g.opponent.clone()),
+                        },
+                        "field" => Opponent::Field {
+                            label: g.opponent.clone(),
+                            entrants: g.entrants,
+                        },
+                        _ => Opponent::Team(g.opponent.clone()),
+                    },
+                    result: g.result.clone(),
+                    before: g.before,
+                    after: g.after,
+                }));
+            }
             let rec = &r.record;
             SitePlayer {
                 id: p,
@@ -565,7 +752,7 @@ pub fn site_data(s: &SiteInput) -> SiteData {
     let file = Path::new(&src.path)
         .file_name()
         .map_or_else(|| src.path.clone(), |f| f.to_string_lossy().into_owned());
-    SiteData {
+    let data = SiteData {
         title: format!("{} on {file}", s.result.system),
         system: s.result.system.to_string(),
         generated: {
@@ -591,7 +778,8 @@ pub fn site_data(s: &SiteInput) -> SiteData {
         players,
         metrics,
         notes,
-    }
+    };
+    (data, tallies)
 }
 
 #[cfg(test)]
