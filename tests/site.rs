@@ -301,6 +301,23 @@ fn a_resumed_site_shows_whole_careers() {
                 night2.display()
             );
         }
+        // metrics.json's `history` (and metrics.html) describe the whole history, as the
+        // full replay's input does; `input` is this run's.
+        let json = |d: &Path| -> serde_json::Value {
+            serde_json::from_str(&read(&d.join("metrics.json"))).unwrap()
+        };
+        let (m, full) = (json(&out), json(&dir.path().join("out2")));
+        for key in ["contests", "placings", "players"] {
+            assert_eq!(m["history"][key], full["input"][key], "{key}");
+        }
+        assert_eq!(m["history"]["rounds"], full["rounds"]);
+        assert!(full.get("history").is_none());
+        let html = read(&site.join("metrics.html"));
+        let whole = format!(
+            "the whole history, the runs resumed from and this one: {} contests",
+            full["input"]["contests"]
+        );
+        assert!(html.contains(&whole), "{html}");
     }
 }
 

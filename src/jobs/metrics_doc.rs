@@ -31,6 +31,9 @@ pub(crate) struct MetricsDocument<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) draw_model: Option<serde_json::Value>,
     pub(crate) input: InputSummary<'a>,
+    /// Resumed: the whole history the metrics cover (`input` is this run's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) history: Option<WholeHistory>,
     pub(crate) period: Period,
     pub(crate) decay_per_day: f64,
     /// How uncertainty grew between a player's rounds: `--growth`, and the rating period in
@@ -168,6 +171,16 @@ pub(crate) struct InputSummary<'a> {
     pub(crate) placings: usize,
 }
 
+/// A resumed run's whole history: what the runs resumed from rated, and this one.
+#[derive(Serialize)]
+pub(crate) struct WholeHistory {
+    pub(crate) what: &'static str,
+    pub(crate) contests: u64,
+    pub(crate) placings: u64,
+    pub(crate) players: usize,
+    pub(crate) rounds: usize,
+}
+
 #[derive(Serialize)]
 pub(crate) struct WallSeconds {
     pub(crate) ingest: f64,
@@ -216,6 +229,7 @@ pub(crate) fn document<'a>(
         input_order: replay.input_order,
         status: &result.status_rule,
         warnings: Vec::new(),
+        history: None,
         skip_all_tied: replay.skip_all_tied,
         // The last instant covered (the cutoff is exclusive).
         as_of: replay.as_of.map(|t| crate::time::format_time(t - 1)),

@@ -35,6 +35,29 @@ pub(crate) struct Sink<'a> {
     pub(crate) truth: Option<(&'a History, &'a Truth, RmseSeries)>,
     /// `--site`: each player's curve and last games.
     pub(crate) site: Option<super::site::SiteTrack>,
+    /// The contests and placings this replay rated (rows given).
+    pub(crate) rated: Rated,
+}
+
+/// Contests and placings rated, counted from the rows as they come (a contest's rows come
+/// together).
+#[derive(Default)]
+pub(crate) struct Rated {
+    pub(crate) contests: u64,
+    pub(crate) placings: u64,
+    last: Option<u32>,
+}
+
+impl Rated {
+    fn rows(&mut self, rows: &[HistoryRow]) {
+        for r in rows {
+            if self.last != Some(r.contest_id) {
+                self.contests += 1;
+                self.last = Some(r.contest_id);
+            }
+        }
+        self.placings += rows.len() as u64;
+    }
 }
 
 impl Sink<'_> {
@@ -47,6 +70,7 @@ impl Sink<'_> {
             rate: RateMeter::new(),
             truth: None,
             site: None,
+            rated: Rated::default(),
         }
     }
 }
@@ -93,6 +117,7 @@ impl Sink<'_> {
 
 impl Observer for Sink<'_> {
     fn rows(&mut self, rows: &[HistoryRow]) {
+        self.rated.rows(rows);
         if let Some((history, truth, series)) = &mut self.truth {
             for r in rows {
                 if let Some(v) = truth.get(r.contest_id, r.player) {

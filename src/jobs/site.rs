@@ -740,6 +740,17 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
         ),
         format!("Parameters: {}", s.result.params),
     ];
+    // Resumed: the metrics are the whole history's, the input above this run's.
+    if let Some(h) = s.metrics.get("history") {
+        notes.insert(
+            1,
+            format!(
+                "The metrics cover the whole history, the runs resumed from and this one: {} \
+                 contests, {} placings, {} players (the input above is this run's).",
+                h["contests"], h["placings"], h["players"]
+            ),
+        );
+    }
     if src.duplicates_dropped > 0 {
         notes.push(format!(
             "{} contests that repeat one read before were dropped (--dedupe).",

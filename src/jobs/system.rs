@@ -155,6 +155,7 @@ pub fn replay_system(
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
         site: job.site.then(super::site::SiteTrack::default),
+        rated: super::sink::Rated::default(),
     };
     let Ran {
         result,
@@ -273,10 +274,24 @@ pub fn replay_system(
         replay_time,
     );
     let warnings = super::metrics_doc::warnings(&result.metrics);
+    // Resumed, the metrics are the whole history's: so is what it held, besides this run's
+    // input.
+    let whole =
+        job.state
+            .as_ref()
+            .and_then(|s| s.resume)
+            .map(|f| super::metrics_doc::WholeHistory {
+                what: "the history the metrics cover: the runs resumed from and this one",
+                contests: f.meta.applied.len() as u64 + sink.rated.contests,
+                placings: f.meta.history_rows + sink.rated.placings,
+                players: result.ratings.len(),
+                rounds: result.rounds_total(),
+            });
     let doc = super::metrics_doc::MetricsDocument {
         intervals: intervals.clone(),
         from_input: job.from_input.clone(),
         warnings: warnings.clone(),
+        history: whole,
         ..doc
     };
     staged
