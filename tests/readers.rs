@@ -1463,6 +1463,9 @@ fn series_ids_name_one_best_of_n() {
     ] {
         let e = err(name, &text);
         assert_eq!(e.field.as_deref(), Some("series"), "{e}");
+        // At the game's line, though the check comes after the contests are sorted.
+        assert_eq!(e.at, Location::Line(4), "{e}");
+        assert!(e.file.ends_with(name), "{e}");
         assert!(
             e.message.contains("comes after A played another contest"),
             "{e}"

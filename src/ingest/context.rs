@@ -29,6 +29,8 @@ pub(crate) struct Context<'o> {
     /// The rating pool of the record being read (`--pool-by`), which the players it names
     /// are rated in: each (name, pool) is a player.
     pub pool: Option<String>,
+    /// The contests of the builder whose origin is said.
+    marked: usize,
 }
 
 /// The players a piece of a file names ([`super::parallel`]), each once, in the order of their
@@ -114,6 +116,7 @@ impl<'o> Context<'o> {
             appear: None,
             deferred: (Vec::new(), 0),
             pool: None,
+            marked: 0,
         }
     }
 
@@ -138,6 +141,7 @@ impl<'o> Context<'o> {
             appear: Some(appear),
             deferred: (Vec::new(), 0),
             pool: None,
+            marked: 0,
         }
     }
 
@@ -159,6 +163,13 @@ impl<'o> Context<'o> {
     /// enough contests are pending (streaming).
     #[inline]
     pub fn after_record(&mut self, at: &Location) -> anyhow::Result<()> {
+        // The contests this record gave: where they were found, for errors found later.
+        let kept = self.builder.contest_count();
+        if kept > self.marked {
+            let origin = super::errors::origin(self.source.origin_files.len(), at);
+            self.builder.mark_origins(self.marked, origin);
+        }
+        self.marked = kept;
         // A whole read (most runs) has nothing to do here.
         if self.emit.is_none() && self.builder.count().is_none() {
             return Ok(());
@@ -257,6 +268,7 @@ impl<'o> Context<'o> {
             .into());
         }
         let block = b.take_block(cut);
+        self.marked = self.marked.saturating_sub(block.len());
         e.contests += block.len() as u64;
         e.placings += block.placings() as u64;
         e.next_check = b.pending() + e.size;

@@ -110,3 +110,36 @@ impl FieldError {
         }
     }
 }
+
+/// A contest's origin as [`crate::history::HistoryBuilder::mark_origins`] keeps it: the
+/// file's number among the inputs read (from 1), whether the place is a row (Parquet) or a
+/// line, and its number; 0 (not said) for another place.
+pub(crate) fn origin(file: usize, at: &Location) -> u64 {
+    let (row, n) = match at {
+        Location::Line(l) => (0, *l),
+        Location::Row(r) => (1, *r),
+        _ => return 0,
+    };
+    if file == 0 || file >= 1 << 22 || n >= 1 << 40 {
+        return 0;
+    }
+    ((file as u64) << 41) | (row << 40) | n
+}
+
+/// Where a contest was found: its file and line or row, when its reader said.
+pub fn origin_of(
+    source: &crate::history::SourceInfo,
+    origin: Option<u64>,
+) -> Option<(String, Location)> {
+    let o = origin?;
+    let file = source
+        .origin_files
+        .get(usize::try_from(o >> 41).ok()?.checked_sub(1)?)?;
+    let n = o & ((1 << 40) - 1);
+    let at = if o >> 40 & 1 == 1 {
+        Location::Row(n)
+    } else {
+        Location::Line(n)
+    };
+    Some((file.clone(), at))
+}

@@ -33,7 +33,7 @@ use crate::history::History;
 use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
-pub use errors::{InputError, Location};
+pub use errors::{InputError, Location, origin_of};
 pub use options::{CANONICAL_COLUMNS, ColumnMap, Format, IngestOptions, TeamSeparator};
 pub use parquet::probe_parquet_here;
 
@@ -89,6 +89,7 @@ pub(crate) fn read_files(
             (_, None) => detect(file, &ctx.opts.map)?,
         };
         ctx.file = file.display().to_string();
+        ctx.source.origin_files.push(ctx.file.clone());
         read(file, f, ctx)?;
     }
     if files.len() > 1 {
@@ -151,9 +152,15 @@ fn check_series(h: &History) -> Result<(), InputError> {
             .contest(series, c.time(), c.players(), |p| h.name(p), &|| {
                 series::sides(c.entries().map(|e| e.players), |p| h.name(p))
             })
-            .map_err(|message| InputError {
-                field: Some("series".into()),
-                ..InputError::whole_file(h.source.path.clone(), message)
+            .map_err(|message| {
+                let (file, at) = errors::origin_of(&h.source, c.origin())
+                    .unwrap_or_else(|| (h.source.path.clone(), Location::File));
+                InputError {
+                    file,
+                    at,
+                    field: Some("series".into()),
+                    message,
+                }
             })?;
     }
     Ok(())

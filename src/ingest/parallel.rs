@@ -812,8 +812,17 @@ impl Merger {
                 intern(ctx, known, &p.part, &p.appeared[named..upto as usize]);
                 named = upto as usize;
             }
+            let base = ctx.builder.contest_count();
             ctx.builder
                 .append(&p.part, first + done..first + end, &known.ids);
+            // Each contest's own line (the record's after it marks only the unmarked).
+            let file = ctx.source.origin_files.len();
+            ctx.builder.mark_origins_each(
+                base,
+                p.kept[done..end]
+                    .iter()
+                    .map(|&(line, _)| super::errors::origin(file, &Location::Line(line))),
+            );
             ctx.after_record(&Location::Line(line))?;
             done = end;
         }

@@ -239,7 +239,15 @@ pub(crate) fn already_applied(
     history: &History,
     state: &StateFile,
 ) -> anyhow::Result<(Vec<bool>, usize)> {
-    state
-        .already_applied(history)
-        .map_err(|message| InputError::whole_file(history.source.path.clone(), message).into())
+    state.already_applied(history).map_err(|(origin, message)| {
+        let (file, at) = crate::ingest::origin_of(&history.source, origin)
+            .unwrap_or_else(|| (history.source.path.clone(), crate::ingest::Location::File));
+        InputError {
+            file,
+            at,
+            field: None,
+            message,
+        }
+        .into()
+    })
 }

@@ -354,6 +354,25 @@ impl SystemVisitor for RunStream<'_, '_> {
                 InputError::whole_file(self.input.display().to_string(), message).into(),
             )
         };
+        // A contest's error at its line, where the reader said it (a single file's).
+        let one_file = crate::history::SourceInfo {
+            origin_files: vec![self.input.display().to_string()],
+            ..Default::default()
+        };
+        let contest_error = |origin: Option<u64>, message: String| match crate::ingest::origin_of(
+            &one_file, origin,
+        ) {
+            Some((file, at)) => StreamFailure::State(
+                InputError {
+                    file,
+                    at,
+                    field: None,
+                    message,
+                }
+                .into(),
+            ),
+            None => input_error(message),
+        };
         let from = resumed
             .map(StateFile::carry::<S::Player>)
             .transpose()
@@ -415,7 +434,11 @@ impl SystemVisitor for RunStream<'_, '_> {
                 debug_assert_eq!(block.first_index(), digests.len());
                 for (c, d) in block_digests(&block, replayer.names()) {
                     if let Some(check) = &mut check {
-                        skip.push(check.contest(&block, &c, d).map_err(input_error)?);
+                        skip.push(
+                            check
+                                .contest(&block, &c, d)
+                                .map_err(|m| contest_error(c.origin(), m))?,
+                        );
                     }
                     if keep {
                         digests.push(d);

@@ -47,6 +47,8 @@ struct ContestRec {
     /// The first entry played the first side (home, white, side a of a games file), not on
     /// neutral ground: the first-side advantage applies.
     first_side: bool,
+    /// Where the reader found it ([`HistoryBuilder::mark_origins`]); 0 when not said.
+    origin: u64,
 }
 
 impl ContestRec {
@@ -71,6 +73,9 @@ struct EntryRec {
 pub struct SourceInfo {
     /// The input path as given (for several files, the list or its ends).
     pub path: String,
+    /// The files read, in turn, as a contest's origin numbers them (from 1).
+    #[serde(skip)]
+    pub origin_files: Vec<String>,
     /// With `--seed-from-pgn`: each player's rating tag at his first game (time, rating),
     /// by id.
     #[serde(skip)]
@@ -223,6 +228,11 @@ impl<'h> Contest<'h> {
     /// The contest weight (1 unless the input says otherwise).
     pub fn weight(&self) -> f64 {
         self.rec.weight
+    }
+    /// Where the reader found the contest, as the reader encoded it
+    /// ([`HistoryBuilder::mark_origins`]), if it said.
+    pub fn origin(&self) -> Option<u64> {
+        (self.rec.origin != 0).then_some(self.rec.origin)
     }
     /// The contest's name or id in the input, if it has one.
     pub fn label(&self) -> Option<&'h str> {
@@ -1022,6 +1032,7 @@ impl HistoryBuilder {
             label,
             series,
             first_side: false,
+            origin: 0,
         });
     }
 
@@ -1354,6 +1365,25 @@ impl HistoryBuilder {
     /// Number of contests kept so far.
     pub fn contest_count(&self) -> usize {
         self.h.contests.len()
+    }
+
+    /// Says where the contests kept from the `from`-th on were found (a reader's encoding of
+    /// its file and line or row, not 0), for those not said before: errors found after the
+    /// contests are sorted can name it ([`Contest::origin`]).
+    pub fn mark_origins(&mut self, from: usize, origin: u64) {
+        self.mark_origins_each(from, std::iter::repeat(origin));
+    }
+
+    /// [`mark_origins`](Self::mark_origins) with an origin for each contest from the
+    /// `from`-th on, in turn.
+    pub fn mark_origins_each(&mut self, from: usize, origins: impl Iterator<Item = u64>) {
+        if let Some(rest) = self.h.contests.get_mut(from..) {
+            for (c, origin) in rest.iter_mut().zip(origins) {
+                if c.origin == 0 {
+                    c.origin = origin;
+                }
+            }
+        }
     }
 
     /// Keeps the contests in the order they are added: [`HistoryBuilder::finish`] does not

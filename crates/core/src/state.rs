@@ -389,10 +389,11 @@ pub fn check_values<S: crate::systems::RatingSystem>(
     Ok(())
 }
 
-/// A contest as messages name it: its label, or its number in the input.
+/// A contest as messages name it: by its label, if it has one (the caller names its file and
+/// line: its index here is after sorting, not a place in the input).
 fn contest_name(c: &Contest) -> String {
     c.label()
-        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"))
+        .map_or_else(|| "the contest".to_string(), |l| format!("contest `{l}`"))
 }
 
 /// How many times each digest occurs.
@@ -407,13 +408,23 @@ fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
 impl StateFile {
     /// The contests of `history` applied before (to be skipped) and how many: see
     /// [`AppliedCheck`].
-    pub fn already_applied(&self, history: &History) -> Result<(Vec<bool>, usize), String> {
+    /// Which contests of `history` were applied before, and how many; an error (with the
+    /// origin of the contest to blame, where there is one) for an input that cannot be
+    /// resumed.
+    pub fn already_applied(
+        &self,
+        history: &History,
+    ) -> Result<(Vec<bool>, usize), (Option<u64>, String)> {
         let mut check = AppliedCheck::new(&self.meta);
         let skip = history
             .contests()
-            .map(|c| check.contest(history, &c, contest_digest(history, &c)))
-            .collect::<Result<Vec<bool>, String>>()?;
-        let n = check.finish()?;
+            .map(|c| {
+                check
+                    .contest(history, &c, contest_digest(history, &c))
+                    .map_err(|m| (c.origin(), m))
+            })
+            .collect::<Result<Vec<bool>, _>>()?;
+        let n = check.finish().map_err(|m| (None, m))?;
         Ok((skip, n))
     }
 }
@@ -460,7 +471,7 @@ impl<'m> AppliedCheck<'m> {
                 .is_ok()
         {
             return Err(format!(
-                "contest {} of {} continues series `{name}`, which an earlier run rated \
+                "{} of {} continues series `{name}`, which an earlier run rated \
                  whole (another series began after it): rating the new games apart would \
                  differ from a full replay; replay from scratch instead",
                 contest_name(c),
@@ -471,7 +482,7 @@ impl<'m> AppliedCheck<'m> {
             && !meta.input_order
         {
             return Err(format!(
-                "contest {} of {} is older than the state's last contest ({}) but was \
+                "{} of {} is older than the state's last contest ({}) but was \
                  never applied: history cannot be rewritten by --resume (replay from \
                  scratch instead)",
                 contest_name(c),
