@@ -104,9 +104,14 @@ fn without_bom(b: &[u8]) -> &[u8] {
 }
 
 fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
+    json_error_as(file, e, "invalid contest JSON")
+}
+
+/// A JSON error as an input error naming its line: truncated JSON, or `what` the file is not.
+pub(crate) fn json_error_as(file: &Path, e: &serde_json::Error, what: &str) -> InputError {
     let message = match e.classify() {
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
-        _ => format!("invalid contest JSON ({e})"),
+        _ => format!("{what} ({e})"),
     };
     InputError {
         file: file.display().to_string(),

@@ -11,7 +11,7 @@
 //! (JSON lines) or the object's position in the array (`row N`).
 
 use super::context::Context;
-use super::errors::{FieldError, InputError, Location};
+use super::errors::{FieldError, Location};
 use super::options::Format;
 use super::table::Rows;
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
@@ -68,7 +68,13 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
         if let Some(e) = failed {
             return Err(e);
         }
-        parsed.map_err(|e| json_error(path, &e))?;
+        parsed.map_err(|e| {
+            super::contest_json::json_error_as(
+                path,
+                &e,
+                "invalid JSON games file: an array of objects",
+            )
+        })?;
     } else {
         // JSON lines: one object per line, blank lines ignored.
         let lines_before = (bytes.len() - text.len()) as u64;
@@ -143,24 +149,6 @@ impl Table {
             ctx.reject(at.clone(), e)?;
         }
         ctx.after_record(&at)
-    }
-}
-
-/// A JSON error as an input error naming its line.
-fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
-    let message = match e.classify() {
-        serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
-        _ => format!("invalid JSON games file: an array of objects ({e})"),
-    };
-    InputError {
-        file: file.display().to_string(),
-        at: if e.line() > 0 {
-            Location::Line(e.line() as u64)
-        } else {
-            Location::File
-        },
-        field: None,
-        message,
     }
 }
 

@@ -284,46 +284,42 @@ pub fn earlier_site(dir: &Path) -> Option<EarlierSite> {
 pub fn write_h2h(w: &mut dyn Write, history: &History, tallies: &Tallies) -> io::Result<()> {
     let mut pairs: Vec<_> = tallies.0.iter().collect();
     pairs.sort_unstable_by_key(|(k, _)| **k);
-    let mut line = String::new();
-    w.write_all(b"player,opponent,wins,draws,losses\n")?;
-    for (&(a, b), [wins, draws, losses]) in pairs {
-        line.clear();
-        crate::output::csv_field(history.name(a), &mut line);
-        line.push(',');
-        crate::output::csv_field(history.name(b), &mut line);
-        line.push_str(&format!(",{wins},{draws},{losses}\n"));
-        w.write_all(line.as_bytes())?;
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(["player", "opponent", "wins", "draws", "losses"])?;
+    for (&(a, b), r) in pairs {
+        let [wins, draws, losses] = r.map(|n| n.to_string());
+        out.write_record([history.name(a), history.name(b), &wins, &draws, &losses])?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// `recent.csv`: each player's last games as the pages show them, newest first
 /// (`player,date,kind,opponent,entrants,result,before,after`), for the next resumed run.
 pub fn write_recent(w: &mut dyn Write, data: &SiteData) -> io::Result<()> {
-    let mut line = String::new();
-    w.write_all(b"player,date,kind,opponent,entrants,result,before,after\n")?;
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record([
+        "player", "date", "kind", "opponent", "entrants", "result", "before", "after",
+    ])?;
     for p in &data.players {
         for g in &p.recent {
-            line.clear();
-            crate::output::csv_field(&p.name, &mut line);
-            line.push(',');
-            crate::output::csv_field(&g.date, &mut line);
             let (kind, opponent, entrants) = match &g.opponent {
                 Opponent::Player { name, .. } => ("player", name.as_str(), 0),
                 Opponent::Team(t) => ("team", t.as_str(), 0),
                 Opponent::Field { label, entrants } => ("field", label.as_str(), *entrants),
             };
-            line.push(',');
-            line.push_str(kind);
-            line.push(',');
-            crate::output::csv_field(opponent, &mut line);
-            line.push_str(&format!(",{entrants},"));
-            crate::output::csv_field(&g.result, &mut line);
-            line.push_str(&format!(",{},{}\n", g.before, g.after));
-            w.write_all(line.as_bytes())?;
+            out.write_record([
+                p.name.as_str(),
+                &g.date,
+                kind,
+                opponent,
+                &entrants.to_string(),
+                &g.result,
+                &g.before.to_string(),
+                &g.after.to_string(),
+            ])?;
         }
     }
-    Ok(())
+    out.flush()
 }
 
 /// Every head-to-head tally: (lower id, higher id) -> the lower's wins, draws, losses.

@@ -668,21 +668,33 @@ struct Esc<'a>(&'a str);
 
 impl fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.0;
+        let (s, b) = (self.0, self.0.as_bytes());
         let mut start = 0;
-        for (i, c) in s.char_indices() {
-            let entity = match c {
-                '&' => "&amp;",
-                '<' => "&lt;",
-                '>' => "&gt;",
-                '"' => "&quot;",
-                '\'' => "&#39;",
-                c if super::html_control(c) => "\u{fffd}",
-                _ => continue,
+        let mut i = 0;
+        while i < b.len() {
+            // (Byte by byte: every character to replace is ASCII but the C1 controls, U+0080
+            // to U+009F, which are 0xC2 and a byte 0x80 to 0x9F.)
+            let (entity, len) = match b[i] {
+                b'&' => ("&amp;", 1),
+                b'<' => ("&lt;", 1),
+                b'>' => ("&gt;", 1),
+                b'"' => ("&quot;", 1),
+                b'\'' => ("&#39;", 1),
+                b'\t' | b'\n' | b'\x0c' | b'\r' => {
+                    i += 1;
+                    continue;
+                }
+                0x00..=0x1f | 0x7f => ("\u{fffd}", 1),
+                0xc2 if matches!(b.get(i + 1), Some(0x80..=0x9f)) => ("\u{fffd}", 2),
+                _ => {
+                    i += 1;
+                    continue;
+                }
             };
             f.write_str(&s[start..i])?;
             f.write_str(entity)?;
-            start = i + c.len_utf8();
+            i += len;
+            start = i;
         }
         f.write_str(&s[start..])
     }
