@@ -189,7 +189,7 @@ pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     };
     if source::is_stdin(path) {
         return Err(whole(
-            "standard input: pass --format (games, standings or pgn) to read it",
+            "standard input: pass --format (games, standings, pgn, or json for contest JSON or JSON lines of games) to read it",
         ));
     }
     let meta = std::fs::metadata(path).ok();
