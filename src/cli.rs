@@ -148,9 +148,9 @@ pub struct InputArgs {
     /// given: `Foo` and `Foo ` are two players, and a name of spaces is a name).
     #[arg(long)]
     pub trim_names: bool,
-    /// Do not compare an estimate of the memory a large input needs with what is available
-    /// before reading it (a run that runs out still ends with exit 3, not an abort).
-    #[arg(long)]
+    /// Accepted for older scripts and ignored: there is no memory estimate before reading any
+    /// more (a run that runs out of memory ends with exit 3 and writes nothing).
+    #[arg(long, hide = true)]
     pub no_memory_check: bool,
     /// PGN: a player new to the history starts at the rating his first game's tag gives him
     /// (`WhiteElo` / `BlackElo`, as --initial-ratings would; a file given with
@@ -230,7 +230,6 @@ impl InputArgs {
             known_players: Vec::new(),
             time_format,
             trim_names: self.trim_names,
-            no_memory_check: self.no_memory_check,
             seed_from_pgn: self.seed_from_pgn,
             aliases: match &self.aliases {
                 Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(

@@ -2,8 +2,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 
 /// The system allocator, except that running out of memory ends the run with a message and
 /// exit code 3 instead of an abort (exit 134): the outputs are written all at once or not at
-/// all, so nothing is lost but the run itself. Reached when the memory check before reading
-/// (`ingest::budget`) underestimated, or when a limit changed during the run.
+/// all, so nothing is lost but the run itself.
 struct ExitOnOom;
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only a failed

@@ -22,8 +22,6 @@ pub(crate) struct Context<'o> {
     /// Counting a standings input: the file and place of the first row of a contest whose
     /// rows continue after another contest began (such an input cannot stream).
     pub scattered_at: Option<(String, Location)>,
-    /// A piece of a file read on its own: the players named in it, in order.
-    pub appear: Option<Appearances>,
     /// Errors set aside by [`Context::defer`] until [`Context::report_deferred`].
     pub(crate) deferred: (Vec<InputError>, usize),
     /// The rating pool of the record being read (`--pool-by`), which the players it names
@@ -31,35 +29,6 @@ pub(crate) struct Context<'o> {
     pub pool: Option<String>,
     /// The contests of the builder whose origin is said.
     marked: usize,
-}
-
-/// The players a piece of a file names ([`super::parallel`]), each once, in the order of their
-/// first appearance in it, whatever the builder knew of them before.
-#[derive(Default)]
-pub(crate) struct Appearances {
-    /// Per player, the last piece that named him (plus one).
-    stamp: Vec<u32>,
-    piece: u32,
-    pub order: Vec<PlayerId>,
-}
-
-impl Appearances {
-    /// Starts the next piece.
-    pub fn next_piece(&mut self) {
-        self.piece += 1;
-        self.order.clear();
-    }
-
-    fn note(&mut self, p: PlayerId) {
-        let p = p as usize;
-        if self.stamp.len() <= p {
-            self.stamp.resize(p + 1, 0);
-        }
-        if self.stamp[p] != self.piece {
-            self.stamp[p] = self.piece;
-            self.order.push(p as PlayerId);
-        }
-    }
 }
 
 /// Where a streaming reader's blocks go, and how they are cut: at least `size` contests, ended
@@ -113,32 +82,6 @@ impl<'o> Context<'o> {
             emit: None,
             disorder_at: None,
             scattered_at: None,
-            appear: None,
-            deferred: (Vec::new(), 0),
-            pool: None,
-            marked: 0,
-        }
-    }
-
-    /// The context of a piece of a file read on its own ([`super::parallel`]): the worker's
-    /// builder and the players it notes, nothing counted or handed on.
-    pub(crate) fn for_piece(
-        file: String,
-        opts: &'o IngestOptions,
-        builder: HistoryBuilder,
-        appear: Appearances,
-    ) -> Self {
-        let mut builder = builder;
-        builder.set_aliases(opts.aliases.clone());
-        Self {
-            file,
-            opts,
-            builder,
-            source: SourceInfo::default(),
-            emit: None,
-            disorder_at: None,
-            scattered_at: None,
-            appear: Some(appear),
             deferred: (Vec::new(), 0),
             pool: None,
             marked: 0,
@@ -148,14 +91,10 @@ impl<'o> Context<'o> {
     /// The id of a player name, interned on first sight ([`HistoryBuilder::player`]).
     #[inline]
     pub fn player(&mut self, name: &str) -> PlayerId {
-        let id = match &self.pool {
+        match &self.pool {
             Some(pool) => self.builder.pooled_player(name, pool),
             None => self.builder.player(name),
-        };
-        if let Some(a) = &mut self.appear {
-            a.note(id);
         }
-        id
     }
 
     /// After each record of a reader that hands contests to the builder as it reads them

@@ -186,11 +186,6 @@ impl GamesSchema {
         used.dedup();
         used
     }
-
-    /// The columns of the two sides.
-    pub fn sides(&self) -> (usize, usize) {
-        (self.a, self.b)
-    }
 }
 
 /// The sides of a file with neither `a` nor `b` (and `--map` naming neither): a pair of
@@ -293,24 +288,6 @@ impl GamesReader {
             share_b: Vec::new(),
             times: super::time::TimeParser::new(time_format),
         }
-    }
-
-    /// A reader whose time column goes on with `times` (a later piece of a file read on its
-    /// own).
-    pub fn with_times(schema: GamesSchema, times: super::time::TimeParser) -> Self {
-        Self {
-            schema,
-            side_a: Vec::new(),
-            side_b: Vec::new(),
-            share_a: Vec::new(),
-            share_b: Vec::new(),
-            times,
-        }
-    }
-
-    /// The time column's parser, with what it has seen.
-    pub fn times(&self) -> &super::time::TimeParser {
-        &self.times
     }
 
     /// How the time column was read ([`UNTIMED`] without one).

@@ -6,7 +6,6 @@
 //! unreadable bytes) always stop the run.
 
 pub mod aliases;
-pub mod budget;
 mod columns;
 mod contest_json;
 mod context;
@@ -16,7 +15,6 @@ mod games;
 mod json_games;
 mod lines;
 mod options;
-mod parallel;
 pub mod parquet;
 mod pgn;
 pub mod seeds;

@@ -150,8 +150,6 @@ pub struct IngestOptions {
     pub time_format: time::TimeFormat,
     /// Remove the whitespace around player names (`--trim-names`).
     pub trim_names: bool,
-    /// Skip the memory check before reading (`--no-memory-check`).
-    pub no_memory_check: bool,
     /// Keep each PGN player's rating tag (`WhiteElo`/`BlackElo`) at his first game
     /// (`--seed-from-pgn`).
     pub seed_from_pgn: bool,

@@ -55,20 +55,6 @@ impl<'p> ParquetFile<'p> {
         })
     }
 
-    /// The rows of the file.
-    pub(crate) fn total_rows(&self) -> usize {
-        // (The row group's type is not re-exported by polars: no method path to name.)
-        self.metadata
-            .row_groups
-            .iter()
-            .fold(0, |n, g| n + g.num_rows())
-    }
-
-    /// The decoded bytes of the largest batch of row groups read at once.
-    pub(crate) fn largest_batch_bytes(&self) -> usize {
-        self.batches().iter().map(|b| b.2).max().unwrap_or(0)
-    }
-
     /// The row groups in batches of consecutive groups, each as (first row, rows, decoded
     /// bytes): one
     /// group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`] decoded bytes.

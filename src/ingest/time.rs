@@ -122,37 +122,6 @@ impl TimeParser {
         }
     }
 
-    /// A parser for a later part of the column that `before` began, reading integers as it
-    /// has settled to (a piece of a file parsed on its own, once the reading is known).
-    pub(crate) fn continuing(before: &TimeParser) -> Self {
-        Self {
-            format: before.format.clone(),
-            integers: before.integers.clone(),
-            ..Self::default()
-        }
-    }
-
-    /// Whether `auto` has settled how the column's integers read (by the first one).
-    pub(crate) fn settled(&self) -> bool {
-        self.integers != Integers::Unseen
-    }
-
-    /// Whether this parser settled integers the other way than `other` did (both settled).
-    pub(crate) fn settled_otherwise(&self, other: &TimeParser) -> bool {
-        let kind = |i: &Integers| std::mem::discriminant(i);
-        self.settled() && other.settled() && kind(&self.integers) != kind(&other.integers)
-    }
-
-    /// Takes in what a parser of the next part of the column saw: its reading of integers if
-    /// this one has none yet (the column's first integer is the earlier part's when it has
-    /// one), and whether it read text times.
-    pub(crate) fn absorb(&mut self, later: &TimeParser) {
-        if !self.settled() {
-            self.integers = later.integers.clone();
-        }
-        self.text_seen |= later.text_seen;
-    }
-
     /// How the column was read, for `metrics.json` and the run's summary.
     pub fn reading(&self) -> String {
         match &self.format {

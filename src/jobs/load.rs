@@ -114,9 +114,6 @@ pub fn load(
         None => crate::ingest::detect(input, &ingest_opts.map)?,
     };
     crate::ingest::time_format_applies(format, ingest_opts).map_err(UsageError)?;
-    if !ingest_opts.no_memory_check {
-        crate::ingest::budget::check(input, format, &ingest_opts.map)?;
-    }
     // The format detected above: detection reads the input, and runs once.
     let history = ingest_as(input, format, ingest_opts)?;
     let mut seeded_from_pgn = 0;

@@ -892,7 +892,7 @@ mod tests {
                 .unwrap();
         }
         let names = h.names().to_vec();
-        let history = h.take_part();
+        let history = h.finish(crate::history::SourceInfo::default());
         let mut players = vec![bt.new_player(); history.player_count()];
         for c in 0..history.len() {
             let ids = [c as u32];
