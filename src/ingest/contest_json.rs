@@ -60,41 +60,12 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
         // would wait for a writer for ever: refused, named, never read nor passed over. A path
         // whose metadata cannot be read is kept, so that reading it names the problem.
         if let Ok(m) = std::fs::metadata(&path) {
-            not_a_file(&path, &m)?;
+            super::errors::not_a_file(&path, &m)?;
         }
         files.push((n, path));
     }
     files.sort_unstable();
     Ok(files)
-}
-
-/// Refuses a folder's member named as a data file that is not a regular file (nor a link to
-/// one): a FIFO, a device, a socket or a folder.
-pub(crate) fn not_a_file(path: &Path, m: &std::fs::Metadata) -> Result<(), InputError> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = m.file_type();
-    let what = if m.is_file() {
-        return Ok(());
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file"
-    };
-    Err(InputError {
-        file: path.display().to_string(),
-        at: Location::File,
-        field: None,
-        message: format!(
-            "{what}, named as a data file of the folder: only regular files (or links to them) \
-             are read; move it out of the folder"
-        ),
-    })
 }
 
 /// The bytes after a UTF-8 byte-order mark, which some editors write (JSON forbids it, but CSV
@@ -104,25 +75,7 @@ fn without_bom(b: &[u8]) -> &[u8] {
 }
 
 fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
-    json_error_as(file, e, "invalid contest JSON")
-}
-
-/// A JSON error as an input error naming its line: truncated JSON, or `what` the file is not.
-pub(crate) fn json_error_as(file: &Path, e: &serde_json::Error, what: &str) -> InputError {
-    let message = match e.classify() {
-        serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
-        _ => format!("{what} ({e})"),
-    };
-    InputError {
-        file: file.display().to_string(),
-        at: if e.line() > 0 {
-            Location::Line(e.line() as u64)
-        } else {
-            Location::File
-        },
-        field: None,
-        message,
-    }
+    super::errors::json_error_as(file, e, "invalid contest JSON")
 }
 
 fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {

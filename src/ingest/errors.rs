@@ -143,3 +143,54 @@ pub fn origin_of(
     };
     Some((file.clone(), at))
 }
+
+/// Refuses a folder's member named as a data file that is not a regular file (nor a link to
+/// one): a FIFO, a device, a socket or a folder.
+pub(crate) fn not_a_file(path: &std::path::Path, m: &std::fs::Metadata) -> Result<(), InputError> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    let what = if m.is_file() {
+        return Ok(());
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    };
+    Err(InputError {
+        file: path.display().to_string(),
+        at: Location::File,
+        field: None,
+        message: format!(
+            "{what}, named as a data file of the folder: only regular files (or links to them) \
+             are read; move it out of the folder"
+        ),
+    })
+}
+
+/// A JSON error as an input error naming its line: truncated JSON, or `what` the file is not.
+pub(crate) fn json_error_as(
+    file: &std::path::Path,
+    e: &serde_json::Error,
+    what: &str,
+) -> InputError {
+    let message = match e.classify() {
+        serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
+        _ => format!("{what} ({e})"),
+    };
+    InputError {
+        file: file.display().to_string(),
+        at: if e.line() > 0 {
+            Location::Line(e.line() as u64)
+        } else {
+            Location::File
+        },
+        field: None,
+        message,
+    }
+}

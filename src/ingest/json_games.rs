@@ -69,11 +69,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
             return Err(e);
         }
         parsed.map_err(|e| {
-            super::contest_json::json_error_as(
-                path,
-                &e,
-                "invalid JSON games file: an array of objects",
-            )
+            super::errors::json_error_as(path, &e, "invalid JSON games file: an array of objects")
         })?;
     } else {
         // JSON lines: one object per line, blank lines ignored.

@@ -163,7 +163,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     let part;
     let job = match job.shard {
         Some((k, n)) => {
-            part = super::compare_shard::part(whole, k, n);
+            part = shard_part(whole, k, n);
             &part
         }
         None => whole,
@@ -254,7 +254,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         staged
             .root()
             .write(name, |w| {
-                super::compare_shard::write(w, whole, (k, n), &entries, described)
+                super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
             })
             .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
         let written = staged.commit()?;
@@ -322,7 +322,7 @@ fn merge_shards(
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let merged = super::compare_shard::merge(job)?;
+    let merged = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
     let mut rows = merged.rows;
     if let Some(ci) = &job.ci {
         super::rows::add_intervals(&mut rows, &merged.replicates, ci.level);
@@ -656,4 +656,37 @@ pub fn markdown(rows: &[CompareRow]) -> String {
         }
     }
     out
+}
+
+/// The shard's part of the job: its systems (with their parameters).
+fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
+    let mine = super::compare_shard::select(job.systems.len(), k, n);
+    CompareJob {
+        systems: mine.iter().map(|&i| job.systems[i]).collect(),
+        params: mine.iter().map(|&i| job.params[i].clone()).collect(),
+        ..job.clone()
+    }
+}
+
+/// What makes two runs the same comparison.
+fn job_key(job: &CompareJob) -> serde_json::Value {
+    let name = |p: &Option<std::path::PathBuf>| {
+        p.as_ref()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+    };
+    let key = serde_json::json!({
+        "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "params": job.params,
+        "replay": format!("{:?}", job.replay),
+        "ingest": format!("{:?}", job.ingest),
+        "leaderboard": format!("{:?}", job.leaderboard),
+        "history_format": format!("{:?}", job.history_format),
+        "leaderboard_format": format!("{:?}", job.leaderboard_format),
+        "predictions": job.predictions,
+        "ci": format!("{:?}", job.ci),
+        "initial_ratings": name(&job.initial_ratings),
+        "truth": name(&job.truth),
+    });
+    super::shard::with_input(key, &job.input, job.ingest.more.len())
 }

@@ -12,7 +12,6 @@
 //! copies each system's folder from beside its shard's file: the same files as one run, but
 //! for the wall times, which are each shard's own.
 
-use super::compare::CompareJob;
 use super::rows::{CompareRow, MetricCi};
 use super::shard::{Shard, bad, exact, numbers, read_shards};
 use crate::metrics::MetricsReport;
@@ -32,44 +31,11 @@ pub fn select(systems: usize, k: usize, n: usize) -> Vec<usize> {
     (0..systems).filter(|i| i % n == k - 1).collect()
 }
 
-/// The shard's part of the job: its systems (with their parameters).
-pub fn part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
-    let mine = select(job.systems.len(), k, n);
-    CompareJob {
-        systems: mine.iter().map(|&i| job.systems[i]).collect(),
-        params: mine.iter().map(|&i| job.params[i].clone()).collect(),
-        ..job.clone()
-    }
-}
-
-/// What makes two runs the same comparison.
-fn job_key(job: &CompareJob) -> Value {
-    let name = |p: &Option<std::path::PathBuf>| {
-        p.as_ref()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-    };
-    let key = json!({
-        "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
-        "params": job.params,
-        "replay": format!("{:?}", job.replay),
-        "ingest": format!("{:?}", job.ingest),
-        "leaderboard": format!("{:?}", job.leaderboard),
-        "history_format": format!("{:?}", job.history_format),
-        "leaderboard_format": format!("{:?}", job.leaderboard_format),
-        "predictions": job.predictions,
-        "ci": format!("{:?}", job.ci),
-        "initial_ratings": name(&job.initial_ratings),
-        "truth": name(&job.truth),
-    });
-    super::shard::with_input(key, &job.input, job.ingest.more.len())
-}
-
 /// A shard's file: `rows` (with their indices in the whole `--systems` list and, with
 /// `--ci`, their replicates' metrics) and the input as `compare.json` describes it.
 pub fn write(
     w: &mut dyn Write,
-    job: &CompareJob,
+    key: &Value,
     (k, n): (usize, usize),
     rows: &[(usize, CompareRow, Option<Vec<MetricsReport>>)],
     input: Value,
@@ -88,7 +54,7 @@ pub fn write(
         .collect();
     let doc = json!({
         "rate_batch_compare_shard": 1,
-        "job": exact(&job_key(job)),
+        "job": exact(key),
         "shard": [k, n],
         "input": input,
         "systems": systems,
@@ -107,15 +73,19 @@ pub struct Merged {
     pub input: Value,
 }
 
-/// Reads the shards `job.merge` names.
-pub fn merge(job: &CompareJob) -> anyhow::Result<Merged> {
-    let key = exact(&job_key(job));
-    let count = job.systems.len();
+/// Reads the shards `paths` names, made by the comparison whose key is `key` of `systems`.
+pub fn merge(
+    key: &Value,
+    paths: &[std::path::PathBuf],
+    systems: &[SystemKind],
+) -> anyhow::Result<Merged> {
+    let key = exact(key);
+    let count = systems.len();
     let mut rows: Vec<Option<CompareRow>> = vec![None; count];
     let mut replicates: Vec<Option<Vec<MetricsReport>>> = vec![None; count];
     let mut folders = vec![std::path::PathBuf::new(); count];
     let mut input = Value::Null;
-    let mut shards = read_shards("compare", &job.merge, &key)?;
+    let mut shards = read_shards("compare", paths, &key)?;
     shards.sort_by_key(|s| s.k);
     for Shard { file, k, n, doc } in shards {
         let file = &file;
@@ -128,7 +98,7 @@ pub fn merge(job: &CompareJob) -> anyhow::Result<Merged> {
                 .map(|i| i as usize)
                 .filter(|&i| i < count && i % n == k - 1)
                 .ok_or_else(|| bad(file, "a system's index is not one of this shard's".into()))?;
-            let kind = job.systems[i];
+            let kind = systems[i];
             let row = row_from(kind, &numbers(&s["row"])).ok_or_else(|| {
                 bad(
                     file,
@@ -165,11 +135,8 @@ pub fn merge(job: &CompareJob) -> anyhow::Result<Merged> {
         .enumerate()
         .map(|(i, r)| {
             r.ok_or_else(|| {
-                super::errors::UsageError(format!(
-                    "--merge: {} is in no shard",
-                    job.systems[i].name()
-                ))
-                .into()
+                super::errors::UsageError(format!("--merge: {} is in no shard", systems[i].name()))
+                    .into()
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -12,13 +12,15 @@
 //! gives it, then ranks them and replays the best set and the defaults on the held-out
 //! contests as a single run does: `tune.csv` is the same, byte for byte.
 
-use super::tune::{Outcome, TuneJob};
 use crate::ingest::InputError;
 use crate::metrics::MetricsReport;
 use crate::systems::ParamMap;
 use serde_json::{Value, json};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+/// A set's metrics on the tuning slice, or why its ratings ran away.
+pub type Outcome = Result<MetricsReport, String>;
 
 /// The file a shard writes.
 pub fn file_name(k: usize, n: usize) -> String {
@@ -60,26 +62,6 @@ pub(crate) fn numbers(v: &Value) -> Value {
     }
 }
 
-/// What makes two runs the same sweep.
-fn job_key(job: &TuneJob, sets: usize) -> Value {
-    let input = &job.input;
-    let key = json!({
-        "system": job.system.name(),
-        "grid": job.grid,
-        "base": job.base,
-        "random": job.random,
-        "seed": job.seed,
-        "metric": job.metric,
-        "fraction": job.fraction,
-        "period": format!("{:?}", job.replay.period),
-        "decay_per_day": job.replay.decay_per_day,
-        "skip_all_tied": job.replay.skip_all_tied,
-        "as_of": job.replay.as_of,
-        "sets": sets,
-    });
-    with_input(key, input, job.ingest.more.len())
-}
-
 /// A job's key with its input's name and size and the number of further inputs (a shard read
 /// elsewhere must have read the same input).
 pub(crate) fn with_input(mut key: Value, input: &Path, more: usize) -> Value {
@@ -96,8 +78,7 @@ pub(crate) fn with_input(mut key: Value, input: &Path, more: usize) -> Value {
 /// Writes a shard's file.
 pub fn write(
     w: &mut dyn Write,
-    job: &TuneJob,
-    sets: usize,
+    key: &Value,
     (k, n): (usize, usize),
     indices: &[usize],
     mine: &[ParamMap],
@@ -120,7 +101,7 @@ pub fn write(
         .collect();
     let doc = json!({
         "rate_batch_tune_shard": 1,
-        "job": exact(&job_key(job, sets)),
+        "job": exact(key),
         "shard": [k, n],
         "trials": trials,
     });
@@ -236,11 +217,12 @@ pub(crate) fn read_shards(
     Ok(shards)
 }
 
-/// Every set's outcome from the shards, in the sets' order.
-pub fn merge(job: &TuneJob, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
-    let key = exact(&job_key(job, sets.len()));
+/// Every set's outcome from the shards `paths` names, made by the sweep whose key is `key`, in
+/// the sets' order.
+pub fn merge(key: &Value, paths: &[PathBuf], sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
+    let key = exact(key);
     let mut outcomes: Vec<Option<Outcome>> = vec![None; sets.len()];
-    for Shard { file, k, n, doc } in read_shards("tune", &job.merge, &key)? {
+    for Shard { file, k, n, doc } in read_shards("tune", paths, &key)? {
         let file = &file;
         for t in doc["trials"].as_array().into_iter().flatten() {
             let i = t["index"]

@@ -238,8 +238,7 @@ pub fn run_trials(
     rank(kind, sets, outcomes, metric)
 }
 
-/// A set's metrics on the tuning slice, or why its ratings ran away.
-pub type Outcome = Result<MetricsReport, String>;
+pub use super::shard::Outcome;
 
 /// Every set's [`Outcome`] on the tuning slice of a history held whole, in the sets' order.
 fn score_sets(
@@ -397,7 +396,11 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let merged = if job.merge.is_empty() {
         None
     } else {
-        Some(super::shard::merge(job, &sets)?)
+        Some(super::shard::merge(
+            &job_key(job, sets.len()),
+            &job.merge,
+            &sets,
+        )?)
     };
     let shard_file = job.shard.map(|(k, n)| super::shard::file_name(k, n));
     // The output folder's lock from the start: a second tune on it stops before its trials.
@@ -434,7 +437,14 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         staged
             .root()
             .write(name, |w| {
-                super::shard::write(w, job, sets.len(), (k, n), &indices, &mine, &outcomes)
+                super::shard::write(
+                    w,
+                    &job_key(job, sets.len()),
+                    (k, n),
+                    &indices,
+                    &mine,
+                    &outcomes,
+                )
             })
             .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
         let written = staged.commit()?;
@@ -770,6 +780,26 @@ fn write_trials(
         )?;
     }
     Ok(())
+}
+
+/// What makes two runs the same sweep.
+fn job_key(job: &TuneJob, sets: usize) -> Value {
+    let input = &job.input;
+    let key = serde_json::json!({
+        "system": job.system.name(),
+        "grid": job.grid,
+        "base": job.base,
+        "random": job.random,
+        "seed": job.seed,
+        "metric": job.metric,
+        "fraction": job.fraction,
+        "period": format!("{:?}", job.replay.period),
+        "decay_per_day": job.replay.decay_per_day,
+        "skip_all_tied": job.replay.skip_all_tied,
+        "as_of": job.replay.as_of,
+        "sets": sets,
+    });
+    super::shard::with_input(key, input, job.ingest.more.len())
 }
 
 #[cfg(test)]
