@@ -68,6 +68,14 @@ pub enum Command {
         #[arg(long, default_value = "output/experiment")]
         out: PathBuf,
     },
+    /// Print a shell's completion script: `rate-batch completions bash >
+    /// ~/.local/share/bash-completion/completions/rate-batch`, `rate-batch completions zsh >
+    /// ~/.zfunc/_rate-batch`, `rate-batch completions fish >
+    /// ~/.config/fish/completions/rate-batch.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// (Internal) Decode a Parquet file in full and exit 0, or 1 if it is not readable; run
     /// in a child process before reading one, so that a decoder crash cannot take the run
     /// down with it.
@@ -1458,6 +1466,10 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             seed,
             out,
         } => crate::jobs::lab::experiment(players, rounds, &seed, &out, stdout),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut command_with_defaults(), "rate-batch", stdout);
+            Ok(())
+        }
         Command::ProbeParquet { file } => {
             if crate::ingest::probe_parquet_here(&file) {
                 Ok(())
