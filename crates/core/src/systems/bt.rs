@@ -892,6 +892,8 @@ mod tests {
                 .unwrap();
         }
         let names = h.names().to_vec();
+        // In the order given: some cases are out of date order.
+        h.keep_input_order();
         let history = h.finish(crate::history::SourceInfo::default());
         let mut players = vec![bt.new_player(); history.player_count()];
         for c in 0..history.len() {
