@@ -3,6 +3,10 @@
 //! `cargo test --test end_to_end -- --ignored`, and they fail when asked to run without it)
 //! and on small inputs: counts, outputs, exit codes, atomicity.
 
+// Exception to clippy::too_many_lines: a test here is one scenario with its table of
+// cases and its checks, read top to bottom; cut into pieces it would only scatter.
+#![allow(clippy::too_many_lines)]
+
 mod common;
 
 use common::{listing, rate_batch, read_csv, replay_ok, shared, texts, write};

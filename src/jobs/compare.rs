@@ -125,26 +125,7 @@ pub fn parse_system_params(
 
 /// Runs `compare`.
 pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    check_replay_options(&job.replay)?;
-    for (kind, params) in job.systems.iter().zip(&job.params) {
-        let checkable = crate::first_side::checkable(*kind, params).map_err(UsageError)?;
-        dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
-    }
-    if job.input.is_dir() && same_file(&job.input, &job.out) {
-        return Err(UsageError(format!(
-            "--out {} is the input folder: the outputs replace the folder's content",
-            job.out.display()
-        ))
-        .into());
-    }
-    if job.report && (job.shard.is_some() || !job.merge.is_empty()) {
-        return Err(UsageError(
-            "--report draws every system's replay, which a shard or a merge does not hold: \
-             compare in one run for the report"
-                .into(),
-        )
-        .into());
-    }
+    check_job(job)?;
     let shard_file = job
         .shard
         .map(|(k, n)| super::compare_shard::file_name(k, n));
@@ -183,10 +164,107 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         job.quiet,
         false,
     )?;
+    let (params, advantages, refused) = resolve_each(job, &loaded)?;
+    let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
+    let (mut rows, done) = table_rows(job, outcomes)?;
+    for r in &rows {
+        for w in &r.warnings {
+            eprintln!(
+                "warning: {} predicts worse than knowing nothing of the players: {w}",
+                r.system
+            );
+        }
+    }
+    // Every completed system's metrics re-summed with the same counts: paired.
+    let reports: Option<Replicates> = job.ci.map(|ci| {
+        rows.iter()
+            .map(|r| {
+                done.iter()
+                    .find(|(k, _)| k.name() == r.system)
+                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, &ci))
+            })
+            .collect()
+    });
+    // A streamed input's players and size are known once it was read (by a system that
+    // replayed to the end: if none did, the table says only that they failed).
+    let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
+    let input = Input {
+        history: read.as_ref().map_or(&loaded.history, |r| &r.players),
+        totals: totals(&loaded, read.as_ref()),
+    };
+    if let (Some(shard), Some(name)) = (whole.shard, &shard_file) {
+        let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
+        let part = (job, name.as_str(), shard);
+        return write_shard(whole, part, (rows, reports), described, staged, stdout);
+    }
+    if let (Some(ci), Some(reports)) = (&job.ci, &reports) {
+        super::rows::add_intervals(&mut rows, reports, ci.level);
+    }
+    let table = markdown(&rows);
+    let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
+    write_tables(job, &described, &staged.root(), &rows, &table)?;
+    if job.report {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
+        let report = report_input(&loaded, &pairs, job.ci.as_ref());
+        staged
+            .root()
+            .write("report.html", |w| output::report::write_report(w, &report))
+            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+    }
+    let history = input.history;
+    finish(
+        job,
+        staged,
+        &rows,
+        (&history.source.path, &describe(history, input.totals)),
+        &table,
+        stdout,
+    )
+}
+
+/// Per system: its parameters resolved on the input, what was fitted, and why it cannot rate
+/// the input.
+type Resolved = (
+    Vec<ParamMap>,
+    Vec<crate::auto::FromInput>,
+    Vec<Option<String>>,
+);
+
+/// Per system, with `--ci`, its metrics in every bootstrap replicate (none for a failed one).
+type Replicates = Vec<Option<Vec<crate::metrics::MetricsReport>>>;
+
+/// The options and parameters checked before anything is read.
+fn check_job(job: &CompareJob) -> anyhow::Result<()> {
+    check_replay_options(&job.replay)?;
+    for (kind, params) in job.systems.iter().zip(&job.params) {
+        let checkable = crate::first_side::checkable(*kind, params).map_err(UsageError)?;
+        dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
+    }
+    if job.input.is_dir() && same_file(&job.input, &job.out) {
+        return Err(UsageError(format!(
+            "--out {} is the input folder: the outputs replace the folder's content",
+            job.out.display()
+        ))
+        .into());
+    }
+    if job.report && (job.shard.is_some() || !job.merge.is_empty()) {
+        return Err(UsageError(
+            "--report draws every system's replay, which a shard or a merge does not hold: \
+             compare in one run for the report"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Each system's parameters resolved on the input (`--advantage auto`, TrueSkill's draw
+/// probability), what was fitted, and why a system cannot rate the input, if it cannot.
+fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     // `--advantage auto`, fitted for each system that has one; TrueSkill's draw probability.
     let mut params = job.params.clone();
     let mut advantages = Vec::with_capacity(params.len());
-    let counts = super::load::draw_counts(&loaded, &job.replay);
+    let counts = super::load::draw_counts(loaded, &job.replay);
     for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
         let history = loaded.stream.is_none().then_some(&loaded.history);
         advantages.push(
@@ -215,94 +293,54 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         ))
         .into());
     }
-    let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
-    let (mut rows, done) = table_rows(job, outcomes)?;
-    for r in &rows {
-        for w in &r.warnings {
-            eprintln!(
-                "warning: {} predicts worse than knowing nothing of the players: {w}",
-                r.system
-            );
-        }
+    Ok((params, advantages, refused))
+}
+
+/// A shard's file: its systems' rows (and replicates with `--ci`), with their indices in the
+/// whole `--systems` list; the shard's part of the job is `job`.
+fn write_shard(
+    whole: &CompareJob,
+    (job, name, (k, n)): (&CompareJob, &str, (usize, usize)),
+    (rows, reports): (Vec<CompareRow>, Option<Replicates>),
+    described: serde_json::Value,
+    staged: Publication,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let indices = super::compare_shard::select(whole.systems.len(), k, n);
+    let entries: Vec<_> = indices
+        .into_iter()
+        .zip(rows)
+        .enumerate()
+        .map(|(j, (i, row))| (i, row, reports.as_ref().and_then(|r| r[j].clone())))
+        .collect();
+    staged
+        .root()
+        .write(name, |w| {
+            super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
+        })
+        .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
+    let written = staged.commit()?;
+    if !job.quiet {
+        writeln!(
+            stdout,
+            "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
+             with --merge\nWrote {}",
+            entries.len(),
+            whole.systems.len(),
+            job.systems
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            written
+                .iter()
+                .filter(|p| p.parent() == Some(job.out.as_path()))
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
     }
-    // Every completed system's metrics re-summed with the same counts: paired.
-    let reports: Option<Vec<Option<Vec<crate::metrics::MetricsReport>>>> = job.ci.map(|ci| {
-        rows.iter()
-            .map(|r| {
-                done.iter()
-                    .find(|(k, _)| k.name() == r.system)
-                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, &ci))
-            })
-            .collect()
-    });
-    // A streamed input's players and size are known once it was read (by a system that
-    // replayed to the end: if none did, the table says only that they failed).
-    let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
-    let input = Input {
-        history: read.as_ref().map_or(&loaded.history, |r| &r.players),
-        totals: totals(&loaded, read.as_ref()),
-    };
-    if let (Some((k, n)), Some(name)) = (whole.shard, &shard_file) {
-        let indices = super::compare_shard::select(whole.systems.len(), k, n);
-        let entries: Vec<_> = indices
-            .into_iter()
-            .zip(rows)
-            .enumerate()
-            .map(|(j, (i, row))| (i, row, reports.as_ref().and_then(|r| r[j].clone())))
-            .collect();
-        let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-        staged
-            .root()
-            .write(name, |w| {
-                super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
-            })
-            .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
-        let written = staged.commit()?;
-        if !job.quiet {
-            writeln!(
-                stdout,
-                "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
-                 with --merge\nWrote {}",
-                entries.len(),
-                whole.systems.len(),
-                job.systems
-                    .iter()
-                    .map(|s| s.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                written
-                    .iter()
-                    .filter(|p| p.parent() == Some(job.out.as_path()))
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )?;
-        }
-        return Ok(());
-    }
-    if let (Some(ci), Some(reports)) = (&job.ci, &reports) {
-        super::rows::add_intervals(&mut rows, reports, ci.level);
-    }
-    let table = markdown(&rows);
-    let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-    write_tables(job, &described, &staged.root(), &rows, &table)?;
-    if job.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let report = report_input(&loaded, &pairs, job.ci.as_ref());
-        staged
-            .root()
-            .write("report.html", |w| output::report::write_report(w, &report))
-            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
-    }
-    let history = input.history;
-    finish(
-        job,
-        staged,
-        &rows,
-        (&history.source.path, &describe(history, input.totals)),
-        &table,
-        stdout,
-    )
+    Ok(())
 }
 
 /// `compare.json`'s description of the input.

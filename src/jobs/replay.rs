@@ -76,30 +76,7 @@ pub struct ReplayJob {
 /// the leaderboard and the metrics.
 pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    check_replay_options(&job.replay)?;
-    // Check the system's parameters before reading anything.
-    let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
-    dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
-    check_paths(job)?;
-    if job.replay.period == crate::replay::Period::Event
-        && (job.resume.is_some() || job.save_state.is_some())
-    {
-        return Err(UsageError(
-            "--period event with --save-state or --resume: an event may go on in the next \
-             input, and its games are one round; rate nightly by --period month (the period \
-             of FIDE's rating lists) or day"
-                .into(),
-        )
-        .into());
-    }
-    if job.ci.is_some() && job.resume.is_some() {
-        return Err(UsageError(
-            "--ci replays the whole history once per replicate, and a resumed run holds only \
-             the contests it has not applied: replay the whole input without --resume"
-                .into(),
-        )
-        .into());
-    }
+    check_job(job)?;
     // Hold the state's and the output folder's locks from before anything is read: a second
     // run on the same files fails here, at once. A dry run writes neither, so it takes neither
     // lock (nor makes the state's lock file): it may check an input while a run writes.
@@ -118,50 +95,12 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
                 .with_context(|| format!("cannot prepare {}", job.out.display()))?,
         )
     };
-    // The website's folder: locked from the start too, its previous ranks read before any
-    // of it is replaced.
-    let site = match (&job.site, job.dry_run) {
-        (Some(dir), false) => Some((
-            Publication::begin(dir, SITE_OUTPUTS)
-                .with_context(|| format!("cannot prepare {}", dir.display()))?,
-            (
-                super::site::previous_ranks(dir),
-                // A resumed run's input may hold only the new games: the earlier run's
-                // head-to-head tallies and last games are read back.
-                job.resume
-                    .as_ref()
-                    .and_then(|_| super::site::earlier_site(dir)),
-            ),
-        )),
-        _ => None,
-    };
+    let site = begin_site(job)?;
     let resume = match &job.resume {
         Some(path) => Some(read_state_for(path, job)?),
         None => None,
     };
-    let ingest_opts = IngestOptions {
-        known_players: resume
-            .as_ref()
-            .map(|f| f.meta.players.clone())
-            .unwrap_or_default(),
-        ..job.ingest.clone()
-    };
-    let inputs = super::load::Inputs {
-        input: &job.input,
-        ingest: &ingest_opts,
-        initial_ratings: job.initial_ratings.as_deref(),
-        truth: job.truth.as_deref(),
-    };
-    let stream = (job.stream, job.stream_block);
-    let state = job.resume.is_some() || job.save_state.is_some();
-    let loaded = super::load::load_or_stream(
-        &inputs,
-        &job.replay,
-        stream,
-        job.report || job.predictions || job.site.is_some(),
-        job.quiet,
-        state,
-    )?;
+    let loaded = load_input(job, resume.as_ref())?;
     let mut replay_opts = job.replay.clone();
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.
@@ -171,48 +110,9 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         replay_opts.skip = Some(std::sync::Arc::new(skip));
     }
     let Some(staged) = staged else {
-        // Streamed, a dry run reads the input once more for its players (the counting pass
-        // has validated it, and checked its order), holding only their names, and checks it
-        // against the state resumed from as a whole read does.
-        let streamed = match &loaded.stream {
-            Some(plan) => Some(dry_run_streamed(plan, resume.as_ref())?),
-            None => None,
-        };
-        if !job.quiet {
-            let (history, totals) = match &streamed {
-                Some(read) => (&read.players, super::system::streamed_totals(read)),
-                None => (&loaded.history, super::load::Totals::of(&loaded.history)),
-            };
-            print_dry_run(stdout, history, totals)?;
-        }
-        return Ok(());
+        return dry_run(job, &loaded, resume.as_ref(), stdout);
     };
-    // Resumed, the parameters the state was made with, as resolved then (what `auto` and
-    // the draw rate took from that night's input is kept); otherwise resolved from this input.
-    let (params, from_input) = match resume.as_ref().and_then(super::resume::resumed_params) {
-        Some(kept) => kept.map_err(|m| {
-            InputError::whole_file(
-                job.resume
-                    .as_deref()
-                    .unwrap_or(Path::new(""))
-                    .display()
-                    .to_string(),
-                m,
-            )
-        })?,
-        None => {
-            let mut params = job.params.clone();
-            let from_input = crate::auto::resolve(
-                job.system,
-                &mut params,
-                loaded.stream.is_none().then_some(&loaded.history),
-                super::load::draw_counts(&loaded, &replay_opts),
-                &replay_opts,
-            )
-            .map_err(UsageError)?;
-            (params, from_input)
-        }
-    };
+    let (params, from_input) = resolved_params(job, resume.as_ref(), &loaded, &replay_opts)?;
     // A system that cannot rate a contest of the input is refused before it rates a round
     // (a stream's contests are checked as they come).
     if loaded.stream.is_none()
@@ -247,9 +147,202 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             .write("report.html", |w| output::report::write_report(w, &input))
             .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
     }
-    let site_pages = match (&site, &outcome.site) {
+    let site_pages = write_site_pages(job, site.as_ref(), &outcome, &loaded)?;
+    let written = publish(job, staged, site, &outcome)?;
+    let done = Done {
+        site: job.site.as_deref().zip(site_pages),
+        history: outcome.input(&loaded),
+        contests: outcome.totals(&loaded).contests,
+        outcome: &outcome,
+        from_input: &system_job.from_input,
+        written: &written,
+        skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    let printed = if job.json {
+        done.print_json(job, stdout)
+    } else if !job.quiet {
+        done.print_text(job, stdout)
+    } else {
+        Ok(())
+    };
+    super::release((loaded, outcome));
+    printed
+}
+
+/// Reads the input (a resumed run's known players interned first), whole or as a stream plan.
+fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<super::load::Loaded> {
+    let ingest_opts = IngestOptions {
+        known_players: resume.map(|f| f.meta.players.clone()).unwrap_or_default(),
+        ..job.ingest.clone()
+    };
+    let inputs = super::load::Inputs {
+        input: &job.input,
+        ingest: &ingest_opts,
+        initial_ratings: job.initial_ratings.as_deref(),
+        truth: job.truth.as_deref(),
+    };
+    let stream = (job.stream, job.stream_block);
+    let state = job.resume.is_some() || job.save_state.is_some();
+    super::load::load_or_stream(
+        &inputs,
+        &job.replay,
+        stream,
+        job.report || job.predictions || job.site.is_some(),
+        job.quiet,
+        state,
+    )
+}
+
+/// `--dry-run`: the input read and checked (against the state resumed from too), what it
+/// holds printed, nothing written.
+fn dry_run(
+    job: &ReplayJob,
+    loaded: &super::load::Loaded,
+    resume: Option<&StateFile>,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    // Streamed, a dry run reads the input once more for its players (the counting pass
+    // has validated it, and checked its order), holding only their names, and checks it
+    // against the state resumed from as a whole read does.
+    let streamed = match &loaded.stream {
+        Some(plan) => Some(dry_run_streamed(plan, resume)?),
+        None => None,
+    };
+    if !job.quiet {
+        let (history, totals) = match &streamed {
+            Some(read) => (&read.players, super::system::streamed_totals(read)),
+            None => (&loaded.history, super::load::Totals::of(&loaded.history)),
+        };
+        print_dry_run(stdout, history, totals)?;
+    }
+    Ok(())
+}
+
+/// Publishes the outputs, then the website (a site never shows a run whose files were not
+/// published), then the state (if this fails, the next run resumes from the previous state
+/// and recomputes the same outputs); the files written.
+fn publish(
+    job: &ReplayJob,
+    staged: Publication,
+    site: Option<(Publication, EarlierSite)>,
+    outcome: &SystemOutcome,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let written = staged
+        .commit()
+        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
+    // The site after the outputs: a site never shows a run whose files were not published.
+    if let Some((publication, _)) = site {
+        let dir = job.site.as_ref().expect("a site");
+        publication
+            .commit()
+            .with_context(|| format!("cannot publish the site in {}", dir.display()))?;
+    }
+    // The state last: if this fails, the next run resumes from the previous state and
+    // recomputes the same outputs.
+    if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
+        output::write_one(path, |w| w.write_all(bytes))
+            .with_context(|| format!("cannot write the state {}", path.display()))?;
+    }
+    Ok(written)
+}
+
+/// The options, the paths and the system's parameters, checked before anything is read.
+fn check_job(job: &ReplayJob) -> anyhow::Result<()> {
+    check_replay_options(&job.replay)?;
+    let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
+    dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
+    check_paths(job)?;
+    if job.replay.period == crate::replay::Period::Event
+        && (job.resume.is_some() || job.save_state.is_some())
+    {
+        return Err(UsageError(
+            "--period event with --save-state or --resume: an event may go on in the next \
+             input, and its games are one round; rate nightly by --period month (the period \
+             of FIDE's rating lists) or day"
+                .into(),
+        )
+        .into());
+    }
+    if job.ci.is_some() && job.resume.is_some() {
+        return Err(UsageError(
+            "--ci replays the whole history once per replicate, and a resumed run holds only \
+             the contests it has not applied: replay the whole input without --resume"
+                .into(),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The website's publication, with the previous run's ranks and (resumed) its head-to-head
+/// tallies and last games.
+fn begin_site(job: &ReplayJob) -> anyhow::Result<Option<(Publication, EarlierSite)>> {
+    // The website's folder: locked from the start too, its previous ranks read before any
+    // of it is replaced.
+    Ok(match (&job.site, job.dry_run) {
+        (Some(dir), false) => Some((
+            Publication::begin(dir, SITE_OUTPUTS)
+                .with_context(|| format!("cannot prepare {}", dir.display()))?,
+            (
+                super::site::previous_ranks(dir),
+                // A resumed run's input may hold only the new games: the earlier run's
+                // head-to-head tallies and last games are read back.
+                job.resume
+                    .as_ref()
+                    .and_then(|_| super::site::earlier_site(dir)),
+            ),
+        )),
+        _ => None,
+    })
+}
+
+/// The system's parameters: resumed, those the state was made with, as resolved then (what
+/// `auto` and the draw rate took from that night's input is kept); otherwise resolved from
+/// this input.
+fn resolved_params(
+    job: &ReplayJob,
+    resume: Option<&StateFile>,
+    loaded: &super::load::Loaded,
+    replay_opts: &ReplayOptions,
+) -> anyhow::Result<(ParamMap, crate::auto::FromInput)> {
+    Ok(match resume.and_then(super::resume::resumed_params) {
+        Some(kept) => kept.map_err(|m| {
+            InputError::whole_file(
+                job.resume
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display()
+                    .to_string(),
+                m,
+            )
+        })?,
+        None => {
+            let mut params = job.params.clone();
+            let from_input = crate::auto::resolve(
+                job.system,
+                &mut params,
+                loaded.stream.is_none().then_some(&loaded.history),
+                super::load::draw_counts(loaded, replay_opts),
+                replay_opts,
+            )
+            .map_err(UsageError)?;
+            (params, from_input)
+        }
+    })
+}
+
+/// Writes the website's pages and side files into its publication; the number of players
+/// with a page.
+fn write_site_pages(
+    job: &ReplayJob,
+    site: Option<&(Publication, EarlierSite)>,
+    outcome: &SystemOutcome,
+    loaded: &super::load::Loaded,
+) -> anyhow::Result<Option<usize>> {
+    Ok(match (site, &outcome.site) {
         (Some((publication, (previous, earlier_site))), Some((track, metrics))) => {
-            let history = outcome.input(&loaded);
+            let history = outcome.input(loaded);
             // Resumed: the earlier runs' rows, from the history file this run continues (the
             // previous generation's, still in place), come before this run's.
             let earlier = match (&job.resume, job.history_format) {
@@ -296,43 +389,15 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             Some(data.players.len())
         }
         _ => None,
-    };
-    let written = staged
-        .commit()
-        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
-    // The site after the outputs: a site never shows a run whose files were not published.
-    if let Some((publication, _)) = site {
-        let dir = job.site.as_ref().expect("a site");
-        publication
-            .commit()
-            .with_context(|| format!("cannot publish the site in {}", dir.display()))?;
-    }
-    // The state last: if this fails, the next run resumes from the previous state and
-    // recomputes the same outputs.
-    if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
-        output::write_one(path, |w| w.write_all(bytes))
-            .with_context(|| format!("cannot write the state {}", path.display()))?;
-    }
-    let done = Done {
-        site: job.site.as_deref().zip(site_pages),
-        history: outcome.input(&loaded),
-        contests: outcome.totals(&loaded).contests,
-        outcome: &outcome,
-        from_input: &system_job.from_input,
-        written: &written,
-        skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
-        seconds: t0.elapsed().as_secs_f64(),
-    };
-    let printed = if job.json {
-        done.print_json(job, stdout)
-    } else if !job.quiet {
-        done.print_text(job, stdout)
-    } else {
-        Ok(())
-    };
-    super::release((loaded, outcome));
-    printed
+    })
 }
+
+/// What a site run starts from: the previous run's ranks by name and, resumed, the earlier
+/// runs' head-to-head tallies and last games.
+type EarlierSite = (
+    rustc_hash::FxHashMap<String, u32>,
+    Option<super::site::EarlierSite>,
+);
 
 /// The second pass of a streamed dry run: the players, and with `--resume` the check of the
 /// input against the state (contest by contest, block by block).

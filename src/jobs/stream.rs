@@ -338,30 +338,43 @@ pub(crate) struct StreamRan {
     pub(crate) seeded: usize,
 }
 
-impl SystemVisitor for RunStream<'_, '_> {
-    type Output = Result<StreamRan, StreamFailure>;
-    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
-        let state = self.state;
-        let resumed = state.and_then(|s| s.resume);
-        let state_error = |message: String| {
-            let file = state
-                .and_then(|s| s.resume_path)
-                .map_or_else(String::new, |p| p.display().to_string());
-            StreamFailure::State(InputError::whole_file(file, message).into())
-        };
-        let input_error = |message: String| {
-            StreamFailure::State(
-                InputError::whole_file(self.input.display().to_string(), message).into(),
-            )
-        };
-        // A contest's error at its line, where the reader said it (a single file's).
+/// The errors of a streamed replay: the state's (naming the file resumed from), the input's
+/// as a whole, and a contest's at the line the reader found it on (a single file's).
+struct StreamErrors<'a> {
+    state: Option<&'a StateJob<'a>>,
+    input: &'a Path,
+    one_file: crate::history::SourceInfo,
+}
+
+impl<'a> StreamErrors<'a> {
+    fn new(state: Option<&'a StateJob<'a>>, input: &'a Path) -> Self {
         let one_file = crate::history::SourceInfo {
-            origin_files: vec![self.input.display().to_string()],
+            origin_files: vec![input.display().to_string()],
             ..Default::default()
         };
-        let contest_error = |origin: Option<u64>, message: String| match crate::ingest::origin_of(
-            &one_file, origin,
-        ) {
+        Self {
+            state,
+            input,
+            one_file,
+        }
+    }
+
+    fn state(&self, message: String) -> StreamFailure {
+        let file = self
+            .state
+            .and_then(|s| s.resume_path)
+            .map_or_else(String::new, |p| p.display().to_string());
+        StreamFailure::State(InputError::whole_file(file, message).into())
+    }
+
+    fn input(&self, message: String) -> StreamFailure {
+        StreamFailure::State(
+            InputError::whole_file(self.input.display().to_string(), message).into(),
+        )
+    }
+
+    fn contest(&self, origin: Option<u64>, message: String) -> StreamFailure {
+        match crate::ingest::origin_of(&self.one_file, origin) {
             Some((file, at)) => StreamFailure::State(
                 InputError {
                     file,
@@ -371,8 +384,19 @@ impl SystemVisitor for RunStream<'_, '_> {
                 }
                 .into(),
             ),
-            None => input_error(message),
-        };
+            None => self.input(message),
+        }
+    }
+}
+
+impl SystemVisitor for RunStream<'_, '_> {
+    type Output = Result<StreamRan, StreamFailure>;
+    fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
+        let state = self.state;
+        let resumed = state.and_then(|s| s.resume);
+        let errors = StreamErrors::new(state, self.input);
+        let state_error = |m: String| errors.state(m);
+        let input_error = |m: String| errors.input(m);
         let from = resumed
             .map(StateFile::carry::<S::Player>)
             .transpose()
@@ -437,7 +461,7 @@ impl SystemVisitor for RunStream<'_, '_> {
                         skip.push(
                             check
                                 .contest(&block, &c, d)
-                                .map_err(|m| contest_error(c.origin(), m))?,
+                                .map_err(|m| errors.contest(c.origin(), m))?,
                         );
                     }
                     if keep {

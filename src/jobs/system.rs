@@ -119,13 +119,92 @@ impl SystemOutcome {
     }
 }
 
-/// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
-/// `staged`, a folder of an output generation (published by the caller).
-pub fn replay_system(
+/// Resumed, the metrics are the whole history's: so is what it held, besides this run's
+/// input (`metrics.json`'s `history`).
+fn whole_history(
+    job: &SystemJob,
+    rated: &super::sink::Rated,
+    result: &ReplayResult,
+) -> Option<super::metrics_doc::WholeHistory> {
+    job.state
+        .as_ref()
+        .and_then(|s| s.resume)
+        .map(|f| super::metrics_doc::WholeHistory {
+            what: "the history the metrics cover: the runs resumed from and this one",
+            contests: f.meta.applied.len() as u64 + rated.contests,
+            placings: f.meta.history_rows + rated.placings,
+            players: result.ratings.len(),
+            rounds: result.rounds_total(),
+        })
+}
+
+/// The leaderboard's rows: ratings moved by `--anchor`, the status rule as asked; refused
+/// for a pooled history where one leaderboard is needed.
+fn ranked_rows(
+    job: &SystemJob,
+    history: &History,
+    result: &mut ReplayResult,
+) -> anyhow::Result<Vec<output::LeaderRow>> {
+    let shift = output::anchor_shift(history, result, job.leaderboard).map_err(UsageError)?;
+    if shift != 0.0 {
+        for r in &mut result.ratings {
+            r.mean += shift;
+            r.display += shift;
+        }
+    }
+    result.status_rule = job.leaderboard.status_rule(&result.status_rule);
+    let rows = output::leaderboard_rows(history, result, job.leaderboard);
+    if (job.h2h > 0 || (job.ci_ratings && job.ci.is_some())) && output::is_pooled(history, &rows) {
+        return Err(UsageError(
+            "--h2h and --ci's ranks are among one leaderboard's players, and a pooled history \
+             (--pool-by) has one per pool: replay each pool's games alone for them"
+                .into(),
+        )
+        .into());
+    }
+    Ok(rows)
+}
+
+/// The leaderboard's intervals: from the fit's information (`bt`, `whr`), then with `--ci`
+/// the bootstrap's (`metrics.json`'s `intervals`), and with `--h2h` too the bootstrap's
+/// likelihood of superiority among the top.
+fn add_intervals(
     loaded: &Loaded,
     job: &SystemJob,
-    staged: &Folder,
-) -> anyhow::Result<SystemOutcome> {
+    history: &History,
+    rows: &mut [output::LeaderRow],
+    result: &ReplayResult,
+) -> anyhow::Result<(Option<serde_json::Value>, Option<Vec<f64>>)> {
+    let mut intervals = None;
+    // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
+    let mut superiority: Option<Vec<f64>> = None;
+    if let Some(sds) = &result.hessian_sds {
+        hessian_intervals(rows, sds, job.ci_level);
+    }
+    if let Some(ci) = &job.ci {
+        let ratings = if job.ci_ratings {
+            Some(rating_intervals(
+                loaded,
+                job,
+                history,
+                rows,
+                ci,
+                &mut superiority,
+            )?)
+        } else {
+            None
+        };
+        intervals = Some(super::metrics_doc::intervals(
+            &result.series.scores,
+            ci,
+            ratings,
+        ));
+    }
+    Ok((intervals, superiority))
+}
+
+/// What a streamed input cannot give: refused before the replay.
+fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> anyhow::Result<()> {
     if loaded.stream.is_some() && job.ci_ratings && job.ci.is_some() {
         return Err(UsageError(
             "--ci replays the history once per replicate and needs it held in memory; this \
@@ -143,6 +222,88 @@ pub fn replay_system(
         )
         .into());
     }
+    Ok(())
+}
+
+/// The RMSE against the true ratings (`--truth`), written to `rmse.csv`.
+fn take_rmse(
+    sink: &mut Sink,
+    loaded: &Loaded,
+    staged: &Folder,
+) -> anyhow::Result<Vec<(u32, i64, u32, f64)>> {
+    let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
+        Some((_, _, mut series)) => {
+            series.close();
+            series.points
+        }
+        None => Vec::new(),
+    };
+    if loaded.truth.is_some() {
+        write_rmse(staged, &rmse)?;
+    }
+    Ok(rmse)
+}
+
+/// Intervals from the fit's observed information (`bt`, `whr`) at `level`.
+fn hessian_intervals(rows: &mut [output::LeaderRow], sds: &[f64], level: f64) {
+    let z = crate::numeric::normal_quantile(0.5 + level / 2.0);
+    for row in rows.iter_mut() {
+        let sd = sds[row.player as usize];
+        let r = row.rating.mean;
+        row.interval = Some(output::Interval {
+            rating: (r - z * sd, r + z * sd),
+            rank: None,
+            group: None,
+        });
+    }
+}
+
+/// `h2h.csv` (`--h2h N`), `predictions.csv` and `contests.csv` (`--predictions`).
+fn write_side_files(
+    staged: &Folder,
+    job: &SystemJob,
+    loaded: &Loaded,
+    (history, rows): (&History, &[output::LeaderRow]),
+    superiority: Option<&[f64]>,
+    result: &ReplayResult,
+) -> anyhow::Result<()> {
+    if job.h2h > 0 {
+        let ranked = rows.iter().take_while(|r| r.rank.is_some()).count();
+        let top = &rows[..job.h2h.min(ranked)];
+        let table = output::h2h::table(
+            &loaded.history,
+            top,
+            superiority,
+            (job.replay.as_of, job.replay.skip_all_tied),
+        );
+        staged
+            .write("h2h.csv", |w| output::h2h::write(w, history, &table))
+            .with_context(|| cannot_write(staged, "h2h.csv"))?;
+    }
+    if job.predictions {
+        let series = &result.series;
+        staged
+            .write("predictions.csv", |w| {
+                output::predictions::write_predictions(w, history, series)
+            })
+            .with_context(|| cannot_write(staged, "predictions.csv"))?;
+        staged
+            .write("contests.csv", |w| {
+                output::predictions::write_contests(w, history, series)
+            })
+            .with_context(|| cannot_write(staged, "contests.csv"))?;
+    }
+    Ok(())
+}
+
+/// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
+/// `staged`, a folder of an output generation (published by the caller).
+pub fn replay_system(
+    loaded: &Loaded,
+    job: &SystemJob,
+    staged: &Folder,
+) -> anyhow::Result<SystemOutcome> {
+    refuse_streamed(loaded, job)?;
     let history = &loaded.history;
     let t1 = Instant::now();
     let mut sink = Sink {
@@ -170,100 +331,24 @@ pub fn replay_system(
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
-    let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
-        Some((_, _, mut series)) => {
-            series.close();
-            series.points
-        }
-        None => Vec::new(),
-    };
-    if loaded.truth.is_some() {
-        write_rmse(staged, &rmse)?;
-    }
+    let rmse = take_rmse(&mut sink, loaded, staged)?;
     let mut result = result;
-    let shift = output::anchor_shift(history, &result, job.leaderboard).map_err(UsageError)?;
-    if shift != 0.0 {
-        for r in &mut result.ratings {
-            r.mean += shift;
-            r.display += shift;
-        }
-    }
-    result.status_rule = job.leaderboard.status_rule(&result.status_rule);
-    let mut rows = output::leaderboard_rows(history, &result, job.leaderboard);
-    if (job.h2h > 0 || (job.ci_ratings && job.ci.is_some())) && output::is_pooled(history, &rows) {
-        return Err(UsageError(
-            "--h2h and --ci's ranks are among one leaderboard's players, and a pooled history \
-             (--pool-by) has one per pool: replay each pool's games alone for them"
-                .into(),
-        )
-        .into());
-    }
-    let mut intervals = None;
-    // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
-    let mut superiority: Option<Vec<f64>> = None;
-    if let Some(sds) = &result.hessian_sds {
-        let z = crate::numeric::normal_quantile(0.5 + job.ci_level / 2.0);
-        for row in &mut rows {
-            let sd = sds[row.player as usize];
-            let r = row.rating.mean;
-            row.interval = Some(output::Interval {
-                rating: (r - z * sd, r + z * sd),
-                rank: None,
-                group: None,
-            });
-        }
-    }
-    if let Some(ci) = &job.ci {
-        let ratings = if job.ci_ratings {
-            Some(rating_intervals(
-                loaded,
-                job,
-                history,
-                &mut rows,
-                ci,
-                &mut superiority,
-            )?)
-        } else {
-            None
-        };
-        intervals = Some(super::metrics_doc::intervals(
-            &result.series.scores,
-            ci,
-            ratings,
-        ));
-    }
+    let mut rows = ranked_rows(job, history, &mut result)?;
+    let (intervals, superiority) = add_intervals(loaded, job, history, &mut rows, &result)?;
     let board = job.leaderboard_format.file_name();
     staged
         .write(board, |w| {
             output::write_leaderboard_as(job.leaderboard_format, w, history, &rows)
         })
         .with_context(|| cannot_write(staged, board))?;
-    if job.h2h > 0 {
-        let ranked = rows.iter().take_while(|r| r.rank.is_some()).count();
-        let top = &rows[..job.h2h.min(ranked)];
-        let table = output::h2h::table(
-            &loaded.history,
-            top,
-            superiority.as_deref(),
-            (job.replay.as_of, job.replay.skip_all_tied),
-        );
-        staged
-            .write("h2h.csv", |w| output::h2h::write(w, history, &table))
-            .with_context(|| cannot_write(staged, "h2h.csv"))?;
-    }
-    if job.predictions {
-        let series = &result.series;
-        staged
-            .write("predictions.csv", |w| {
-                output::predictions::write_predictions(w, history, series)
-            })
-            .with_context(|| cannot_write(staged, "predictions.csv"))?;
-        staged
-            .write("contests.csv", |w| {
-                output::predictions::write_contests(w, history, series)
-            })
-            .with_context(|| cannot_write(staged, "contests.csv"))?;
-    }
+    write_side_files(
+        staged,
+        job,
+        loaded,
+        (history, &rows),
+        superiority.as_deref(),
+        &result,
+    )?;
     let doc = super::metrics_doc::document(
         (loaded, seeded),
         (history, totals),
@@ -274,24 +359,11 @@ pub fn replay_system(
         replay_time,
     );
     let warnings = super::metrics_doc::warnings(&result.metrics);
-    // Resumed, the metrics are the whole history's: so is what it held, besides this run's
-    // input.
-    let whole =
-        job.state
-            .as_ref()
-            .and_then(|s| s.resume)
-            .map(|f| super::metrics_doc::WholeHistory {
-                what: "the history the metrics cover: the runs resumed from and this one",
-                contests: f.meta.applied.len() as u64 + sink.rated.contests,
-                placings: f.meta.history_rows + sink.rated.placings,
-                players: result.ratings.len(),
-                rounds: result.rounds_total(),
-            });
     let doc = super::metrics_doc::MetricsDocument {
         intervals: intervals.clone(),
         from_input: job.from_input.clone(),
         warnings: warnings.clone(),
-        history: whole,
+        history: whole_history(job, &sink.rated, &result),
         ..doc
     };
     staged

@@ -388,6 +388,91 @@ pub fn held_out(
     )
 }
 
+/// The trials ranked (scored here, or merged from the shards) and the held-out replays of
+/// the best set and the defaults, on a history held whole.
+fn trials_held_whole(
+    job: &TuneJob,
+    history: &History,
+    sets: Vec<ParamMap>,
+    merged: Option<Vec<Outcome>>,
+) -> anyhow::Result<Tuned> {
+    let trials = match merged {
+        Some(outcomes) => rank(job.system, sets, outcomes, job.metric),
+        None => run_trials(
+            history,
+            job.system,
+            sets,
+            job.metric,
+            job.fraction,
+            &job.replay,
+        ),
+    }
+    .map_err(UsageError)?;
+    let best = trials.iter().find(|t| t.failed.is_none());
+    let held_of =
+        |params: &ParamMap| held_out(history, job.system, params, job.fraction, &job.replay);
+    let best_held = best
+        .map(|b| held_of(&b.params))
+        .transpose()
+        .map_err(UsageError)?;
+    let default_held = held_of(&job.base).map_err(UsageError)?;
+    Ok((trials, best_held, default_held, None))
+}
+
+/// A shard of the sweep: its sets scored on the tuning slice and written with their indices
+/// (no held-out replays: the merge runs them).
+fn run_shard(
+    job: &TuneJob,
+    ((k, n), name): ((usize, usize), &str),
+    sets: &[ParamMap],
+    loaded: &super::load::Loaded,
+    staged: Publication,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    // A shard: its sets scored, written with their indices; no held-out replays.
+    let (indices, mine) = super::shard::select(sets, k, n);
+    let outcomes = match &loaded.stream {
+        Some(plan) => score_streamed_sets(job, plan, &mine)?,
+        None => score_sets(
+            &loaded.history,
+            job.system,
+            &mine,
+            job.fraction,
+            &job.replay,
+        )
+        .map_err(UsageError)?,
+    };
+    staged
+        .root()
+        .write(name, |w| {
+            super::shard::write(
+                w,
+                &job_key(job, sets.len()),
+                (k, n),
+                &indices,
+                &mine,
+                &outcomes,
+            )
+        })
+        .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
+    let written = staged.commit()?;
+    if !job.quiet {
+        writeln!(
+            stdout,
+            "tune shard {k}/{n}: {} of {} parameter sets scored; merge the {n} shards with \
+             --merge\nWrote {}",
+            mine.len(),
+            sets.len(),
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    Ok(())
+}
+
 /// Runs `tune`.
 pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     check_replay_options(&job.replay)?;
@@ -420,77 +505,12 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     };
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet, false)?;
-    if let (Some((k, n)), Some(name)) = (job.shard, &shard_file) {
-        // A shard: its sets scored, written with their indices; no held-out replays.
-        let (indices, mine) = super::shard::select(&sets, k, n);
-        let outcomes = match &loaded.stream {
-            Some(plan) => score_streamed_sets(job, plan, &mine)?,
-            None => score_sets(
-                &loaded.history,
-                job.system,
-                &mine,
-                job.fraction,
-                &job.replay,
-            )
-            .map_err(UsageError)?,
-        };
-        staged
-            .root()
-            .write(name, |w| {
-                super::shard::write(
-                    w,
-                    &job_key(job, sets.len()),
-                    (k, n),
-                    &indices,
-                    &mine,
-                    &outcomes,
-                )
-            })
-            .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
-        let written = staged.commit()?;
-        if !job.quiet {
-            writeln!(
-                stdout,
-                "tune shard {k}/{n}: {} of {} parameter sets scored; merge the {n} shards with \
-                 --merge\nWrote {}",
-                mine.len(),
-                sets.len(),
-                written
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )?;
-        }
-        return Ok(());
+    if let (Some(shard), Some(name)) = (job.shard, &shard_file) {
+        return run_shard(job, (shard, name.as_str()), &sets, &loaded, staged, stdout);
     }
     let (trials, best_held, default_held, read) = match &loaded.stream {
         Some(plan) => tune_streamed(job, plan, sets, merged)?,
-        None => {
-            let history = &loaded.history;
-            let trials = match merged {
-                Some(outcomes) => rank(job.system, sets, outcomes, job.metric),
-                None => run_trials(
-                    history,
-                    job.system,
-                    sets,
-                    job.metric,
-                    job.fraction,
-                    &job.replay,
-                ),
-            }
-            .map_err(UsageError)?;
-            let best = trials.iter().find(|t| t.failed.is_none());
-            let held_of = |params: &ParamMap| {
-                held_out(history, job.system, params, job.fraction, &job.replay)
-            };
-            let best_held = best
-                .map(|b| held_of(&b.params))
-                .transpose()
-                .map_err(UsageError)?;
-            let default_held = held_of(&job.base).map_err(UsageError)?;
-            (trials, best_held, default_held, None)
-        }
+        None => trials_held_whole(job, &loaded.history, sets, merged)?,
     };
     let history = read.as_ref().map_or(&loaded.history, |r| &r.players);
     let contests = read.as_ref().map_or(loaded.history.len(), |r| {

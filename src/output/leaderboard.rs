@@ -221,6 +221,65 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
     w.write_all(b"\n]\n")
 }
 
+/// The Parquet leaderboard's record columns: contests and places of standings, else wins,
+/// draws and losses.
+fn record_columns(rows: &[LeaderRow]) -> Vec<polars::prelude::Column> {
+    use polars::prelude::*;
+    let u = |g: &dyn Fn(&LeaderRow) -> u64| -> Vec<u64> { rows.iter().map(g).collect() };
+    let mut columns = Vec::new();
+    if is_standings(rows) {
+        columns.push(Column::new(
+            "contests".into(),
+            u(&|r| u64::from(r.record.contests)),
+        ));
+        columns.push(Column::new(
+            "best_rank".into(),
+            rows.iter()
+                .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
+                .collect::<Vec<Option<u32>>>(),
+        ));
+        columns.push(Column::new(
+            "median_rank".into(),
+            rows.iter()
+                .map(|r| r.record.places.median())
+                .collect::<Vec<Option<f64>>>(),
+        ));
+    } else {
+        columns.push(Column::new("wins".into(), u(&|r| u64::from(r.record.wins))));
+        columns.push(Column::new(
+            "draws".into(),
+            u(&|r| u64::from(r.record.draws)),
+        ));
+        columns.push(Column::new(
+            "losses".into(),
+            u(&|r| u64::from(r.record.losses)),
+        ));
+    }
+    columns
+}
+
+/// The Parquet leaderboard's interval columns (`--ci`, or a fit's intervals).
+fn interval_columns(rows: &[LeaderRow]) -> Vec<polars::prelude::Column> {
+    use polars::prelude::*;
+    let mut columns = Vec::new();
+    let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
+        rows.iter()
+            .map(|r| r.interval.as_ref().and_then(g).filter(|v| v.is_finite()))
+            .collect()
+    };
+    let ivu = |g: &dyn Fn(&super::table::Interval) -> Option<u32>| -> Vec<Option<u32>> {
+        rows.iter()
+            .map(|r| r.interval.as_ref().and_then(g))
+            .collect()
+    };
+    columns.push(Column::new("rating_lo".into(), iv(&|i| Some(i.rating.0))));
+    columns.push(Column::new("rating_hi".into(), iv(&|i| Some(i.rating.1))));
+    columns.push(Column::new("rank_lo".into(), ivu(&|i| i.rank.map(|x| x.0))));
+    columns.push(Column::new("rank_hi".into(), ivu(&|i| i.rank.map(|x| x.1))));
+    columns.push(Column::new("tie_group".into(), ivu(&|i| i.group)));
+    columns
+}
+
 /// `leaderboard.parquet`.
 fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
     use polars::prelude::*;
@@ -273,55 +332,14 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         Column::new("display_rating".into(), f(&|r| r.rating.display)),
         Column::new("rounds".into(), u(&|r| u64::from(r.record.rounds))),
     ]);
-    if is_standings(rows) {
-        columns.push(Column::new(
-            "contests".into(),
-            u(&|r| u64::from(r.record.contests)),
-        ));
-        columns.push(Column::new(
-            "best_rank".into(),
-            rows.iter()
-                .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
-                .collect::<Vec<Option<u32>>>(),
-        ));
-        columns.push(Column::new(
-            "median_rank".into(),
-            rows.iter()
-                .map(|r| r.record.places.median())
-                .collect::<Vec<Option<f64>>>(),
-        ));
-    } else {
-        columns.push(Column::new("wins".into(), u(&|r| u64::from(r.record.wins))));
-        columns.push(Column::new(
-            "draws".into(),
-            u(&|r| u64::from(r.record.draws)),
-        ));
-        columns.push(Column::new(
-            "losses".into(),
-            u(&|r| u64::from(r.record.losses)),
-        ));
-    }
+    columns.extend(record_columns(rows));
     columns.push(time);
     columns.push(Column::new(
         "status".into(),
         rows.iter().map(|r| r.status.name()).collect::<Vec<&str>>(),
     ));
     if rows.iter().any(|r| r.interval.is_some()) {
-        let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
-            rows.iter()
-                .map(|r| r.interval.as_ref().and_then(g).filter(|v| v.is_finite()))
-                .collect()
-        };
-        let ivu = |g: &dyn Fn(&super::table::Interval) -> Option<u32>| -> Vec<Option<u32>> {
-            rows.iter()
-                .map(|r| r.interval.as_ref().and_then(g))
-                .collect()
-        };
-        columns.push(Column::new("rating_lo".into(), iv(&|i| Some(i.rating.0))));
-        columns.push(Column::new("rating_hi".into(), iv(&|i| Some(i.rating.1))));
-        columns.push(Column::new("rank_lo".into(), ivu(&|i| i.rank.map(|x| x.0))));
-        columns.push(Column::new("rank_hi".into(), ivu(&|i| i.rank.map(|x| x.1))));
-        columns.push(Column::new("tie_group".into(), ivu(&|i| i.group)));
+        columns.extend(interval_columns(rows));
     }
     let mut df = DataFrame::new(rows.len(), columns).map_err(to_io)?;
     ParquetWriter::new(w).finish(&mut df).map_err(to_io)?;

@@ -274,6 +274,49 @@ pub fn print_summary(
     print_metrics(out, &result.metrics, result.warmup_contests)
 }
 
+/// A printed row's uncertainty and interval cells (empty when no row has one).
+fn interval_cells(r: &LeaderRow, has_unc: bool, has_ci: bool) -> (String, String) {
+    let unc = match (has_unc, r.rating.uncertainty) {
+        (false, _) => String::new(),
+        (true, Some(u)) => format!("  {u:>7.1}"),
+        (true, None) => format!("  {:>7}", "-"),
+    };
+    let ci = match (has_ci, r.interval) {
+        (false, _) => String::new(),
+        (true, Some(i)) => format!(
+            "  {:>17}  {:>11}  {:>5}",
+            format!("{:.1} - {:.1}", i.rating.0, i.rating.1),
+            i.rank
+                .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo} - {hi}")),
+            i.group.map_or_else(|| "-".into(), |g| g.to_string())
+        ),
+        (true, None) => format!("  {:>17}  {:>11}  {:>5}", "-", "-", "-"),
+    };
+    (unc, ci)
+}
+
+/// A printed row's record: contests, best and median place of standings, else wins, draws
+/// and losses.
+fn record_cells(r: &LeaderRow, standings: bool) -> (String, String, String) {
+    if standings {
+        let b = r.record.places.best;
+        (
+            r.record.contests.to_string(),
+            if b > 0 { b.to_string() } else { "-".into() },
+            r.record
+                .places
+                .median()
+                .map_or_else(|| "-".into(), |m| format!("{m}")),
+        )
+    } else {
+        (
+            r.record.wins.to_string(),
+            r.record.draws.to_string(),
+            r.record.losses.to_string(),
+        )
+    }
+}
+
 /// The top of one leaderboard (a pool's): its ranked entrants, as a league prints its table;
 /// with none ranked yet, the top by rating with their status.
 fn print_table(
@@ -340,22 +383,8 @@ fn print_table(
         c3
     )?;
     for r in shown_rows {
-        let unc = match (has_unc, r.rating.uncertainty) {
-            (false, _) => String::new(),
-            (true, Some(u)) => format!("  {u:>7.1}"),
-            (true, None) => format!("  {:>7}", "-"),
-        };
-        let ci = match (has_ci, r.interval) {
-            (false, _) => String::new(),
-            (true, Some(i)) => format!(
-                "  {:>17}  {:>11}  {:>5}",
-                format!("{:.1} - {:.1}", i.rating.0, i.rating.1),
-                i.rank
-                    .map_or_else(|| "-".into(), |(lo, hi)| format!("{lo} - {hi}")),
-                i.group.map_or_else(|| "-".into(), |g| g.to_string())
-            ),
-            (true, None) => format!("  {:>17}  {:>11}  {:>5}", "-", "-", "-"),
-        };
+        let (unc, ci) = interval_cells(r, has_unc, has_ci);
+        let (n1, n2, n3) = record_cells(r, standings);
         writeln!(
             out,
             "{:>5}  {:<width$}  {:>8.1}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
@@ -366,25 +395,9 @@ fn print_table(
             unc,
             ci,
             r.record.rounds,
-            if standings {
-                r.record.contests
-            } else {
-                r.record.wins
-            },
-            if standings {
-                let b = r.record.places.best;
-                if b > 0 { b.to_string() } else { "-".into() }
-            } else {
-                r.record.draws.to_string()
-            },
-            if standings {
-                r.record
-                    .places
-                    .median()
-                    .map_or_else(|| "-".into(), |m| format!("{m}"))
-            } else {
-                r.record.losses.to_string()
-            }
+            n1,
+            n2,
+            n3
         )?;
     }
     if counts[0] > top {

@@ -569,6 +569,9 @@ mod tests {
     use crate::metrics::Metrics;
     use crate::record::PlayerRecord;
 
+    // Exception to clippy::too_many_lines: one scenario and its published figures, read top
+    // to bottom.
+    #[allow(clippy::too_many_lines)]
     #[test]
     fn a_state_round_trips_and_damage_is_refused() {
         let meta = StateMeta {
