@@ -574,7 +574,9 @@ mod tests {
                 .unwrap();
         }
         let names = h.names().to_vec();
-        let history = h.take_part();
+        // In the order given (a test feeds a game out of date order).
+        h.keep_input_order();
+        let history = h.finish(crate::history::SourceInfo::default());
         let mut players = vec![w.new_player(); history.player_count()];
         for c in 0..history.len() {
             let ids = [c as u32];
