@@ -310,7 +310,7 @@ impl GamesReader {
         get: impl Fn(usize) -> &'r str,
     ) -> Result<(), FieldError> {
         let s = &self.schema;
-        let name = |i: usize| s.names[i].as_str();
+        let name = |i: usize| s.name(i);
         let time = match s.time {
             Some(t) => self
                 .times
@@ -318,49 +318,12 @@ impl GamesReader {
                 .map_err(|m| FieldError::new(name(t), m))?,
             None => 0,
         };
-        // A fixture not played yet (or abandoned): no result, skipped and counted like PGN's
-        // `*`. For `winner`, empty means a draw, so only `NA` and `*` mean unplayed there.
-        let unplayed = |v: &str| {
-            let v = v.trim();
-            v.eq_ignore_ascii_case("na") || v.eq_ignore_ascii_case("n/a") || v == "*"
-        };
-        let no_result = match s.outcome {
-            OutcomeColumns::Scores(x, y) => [x, y]
-                .iter()
-                .any(|&i| unplayed(get(i)) || get(i).trim().is_empty()),
-            OutcomeColumns::Result(r) => unplayed(get(r)) || get(r).trim().is_empty(),
-            // A side may be named `NA` (an esports team of North America): then it won.
-            OutcomeColumns::Winner(w) => {
-                unplayed(get(w)) && get(w) != get(s.a) && get(w) != get(s.b)
-            }
-            OutcomeColumns::OneHot(x, y, d) => [Some(x), Some(y), d]
-                .into_iter()
-                .flatten()
-                .any(|i| unplayed(get(i))),
-        };
-        if no_result {
+        if s.unplayed(&get) {
             ctx.source.skipped_unfinished += 1;
             return Ok(());
         }
         let (raw_a, raw_b) = (get(s.a), get(s.b));
-        ctx.pool = match s.pool {
-            None => None,
-            Some(PoolColumn::Value(i)) => Some(pool_value(get(i), name(i))?.to_string()),
-            Some(PoolColumn::Speed(i)) => Some(
-                speed_class(get(i))
-                    .ok_or_else(|| {
-                        FieldError::new(
-                            name(i),
-                            format!(
-                                "`{}` is not a time control (`base+increment` in seconds, or \
-                                 `-` for correspondence)",
-                                get(i).trim()
-                            ),
-                        )
-                    })?
-                    .to_string(),
-            ),
-        };
+        ctx.pool = s.pool(&get)?;
         let opts = ctx.opts;
         let sep = &opts.team_separator;
         side(
@@ -383,7 +346,91 @@ impl GamesReader {
                 format!("player `{}` plays against himself", ctx.builder.name(*p)),
             ));
         }
-        let (score_a, points) = match s.outcome {
+        let (score_a, points) = s.outcome(&get)?;
+        let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
+        let weight = match s.weight {
+            Some(i) => super::context::weight(get(i), name(i))?,
+            None => 1.0,
+        };
+        let neutral = s.neutral(&get)?;
+        if let (Some(i), true) = (s.event, ctx.opts.events) {
+            let event = get(i).trim();
+            if !event.is_empty() {
+                ctx.builder.name_next_game(event);
+            }
+        }
+        let sides = (&self.side_a[..], &self.side_b[..]);
+        let shares = (&self.share_a[..], &self.share_b[..]);
+        ctx.builder
+            .add_game_with(
+                s.sided && !neutral,
+                time,
+                weight,
+                series,
+                sides,
+                shares,
+                score_a,
+                Some(points),
+            )
+            .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+    }
+}
+
+/// A row's fields read by the schema, `get(i)` the i-th field ("" when null).
+impl GamesSchema {
+    fn name(&self, i: usize) -> &str {
+        self.names[i].as_str()
+    }
+
+    /// A fixture not played yet (or abandoned): no result, skipped and counted like PGN's
+    /// `*`. For `winner`, empty means a draw, so only `NA` and `*` mean unplayed there.
+    fn unplayed<'r>(&self, get: impl Fn(usize) -> &'r str) -> bool {
+        let unplayed = |v: &str| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("na") || v.eq_ignore_ascii_case("n/a") || v == "*"
+        };
+        match self.outcome {
+            OutcomeColumns::Scores(x, y) => [x, y]
+                .iter()
+                .any(|&i| unplayed(get(i)) || get(i).trim().is_empty()),
+            OutcomeColumns::Result(r) => unplayed(get(r)) || get(r).trim().is_empty(),
+            // A side may be named `NA` (an esports team of North America): then it won.
+            OutcomeColumns::Winner(w) => {
+                unplayed(get(w)) && get(w) != get(self.a) && get(w) != get(self.b)
+            }
+            OutcomeColumns::OneHot(x, y, d) => [Some(x), Some(y), d]
+                .into_iter()
+                .flatten()
+                .any(|i| unplayed(get(i))),
+        }
+    }
+
+    /// The game's rating pool: its pool column's value, or its time control's speed class.
+    fn pool<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<Option<String>, FieldError> {
+        Ok(match self.pool {
+            None => None,
+            Some(PoolColumn::Value(i)) => Some(pool_value(get(i), self.name(i))?.to_string()),
+            Some(PoolColumn::Speed(i)) => Some(
+                speed_class(get(i))
+                    .ok_or_else(|| {
+                        FieldError::new(
+                            self.name(i),
+                            format!(
+                                "`{}` is not a time control (`base+increment` in seconds, or \
+                                 `-` for correspondence)",
+                                get(i).trim()
+                            ),
+                        )
+                    })?
+                    .to_string(),
+            ),
+        })
+    }
+
+    /// Side a's score and both sides' points.
+    fn outcome<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<(f64, (f64, f64)), FieldError> {
+        let name = |i: usize| self.name(i);
+        Ok(match self.outcome {
             OutcomeColumns::Scores(x, y) => {
                 let pa = points(get(x), name(x))?;
                 let pb = points(get(y), name(y))?;
@@ -409,108 +456,101 @@ impl GamesReader {
                 (v, (v, 1.0 - v))
             }
             OutcomeColumns::Winner(w) => {
-                // The winner names a side exactly, else once the whitespace around both is
-                // removed.
-                let v = get(w);
-                let (vt, at, bt) = (v.trim(), raw_a.trim(), raw_b.trim());
-                let sa = if v == raw_a {
-                    1.0
-                } else if v == raw_b {
-                    0.0
-                } else if !vt.is_empty() && vt == at && vt != bt {
-                    1.0
-                } else if !vt.is_empty() && vt == bt && vt != at {
-                    0.0
-                } else if let Some(sa) = winner_token(vt, (name(s.a), name(s.b))) {
-                    sa
-                } else {
-                    return Err(FieldError::new(
-                        name(w),
-                        format!(
-                            "winner `{v}` names neither side a (`{raw_a}`, or a, 1, left, \
-                             model_a) nor side b (`{raw_b}`, or b, 2, right, model_b), nor a \
-                             draw (empty, draw, tie, tie (bothbad), 0)"
-                        ),
-                    ));
-                };
+                let sa = self.winner(w, &get)?;
                 (sa, (sa, 1.0 - sa))
             }
             OutcomeColumns::OneHot(x, y, d) => {
-                let cell = |i: usize| {
-                    one_hot_cell(get(i)).ok_or_else(|| {
-                        FieldError::new(
-                            name(i),
-                            format!("`{}` is not 1 or 0 (true or false)", get(i).trim()),
-                        )
-                    })
-                };
-                let set = (
-                    cell(x)?,
-                    cell(y)?,
-                    d.map(cell).transpose()?.unwrap_or(false),
-                );
-                let sa = match set {
-                    (true, false, false) => 1.0,
-                    (false, true, false) => 0.0,
-                    (false, false, true) => 0.5,
-                    _ => {
-                        return Err(FieldError::new(
-                            name(x),
-                            format!(
-                                "one outcome column must be set, and only one: {} {}, {} {}{}",
-                                name(x),
-                                get(x).trim(),
-                                name(y),
-                                get(y).trim(),
-                                d.map_or(String::new(), |d| format!(
-                                    ", {} {}",
-                                    name(d),
-                                    get(d).trim()
-                                ))
-                            ),
-                        ));
-                    }
-                };
+                let sa = self.one_hot_outcome((x, y, d), &get)?;
                 (sa, (sa, 1.0 - sa))
             }
-        };
-        let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
-        let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), name(i))?,
-            None => 1.0,
-        };
-        let neutral = match s.neutral {
-            Some(i) => parse_flag(get(i)).ok_or_else(|| {
+        })
+    }
+
+    /// Side a's score by the winner column `w`: it names a side exactly, else once the
+    /// whitespace around both is removed, else by a token (`a`, `left`, `draw`, ...).
+    fn winner<'r>(&self, w: usize, get: impl Fn(usize) -> &'r str) -> Result<f64, FieldError> {
+        let (raw_a, raw_b) = (get(self.a), get(self.b));
+        let v = get(w);
+        let (vt, at, bt) = (v.trim(), raw_a.trim(), raw_b.trim());
+        Ok(if v == raw_a {
+            1.0
+        } else if v == raw_b {
+            0.0
+        } else if !vt.is_empty() && vt == at && vt != bt {
+            1.0
+        } else if !vt.is_empty() && vt == bt && vt != at {
+            0.0
+        } else if let Some(sa) = winner_token(vt, (self.name(self.a), self.name(self.b))) {
+            sa
+        } else {
+            return Err(FieldError::new(
+                self.name(w),
+                format!(
+                    "winner `{v}` names neither side a (`{raw_a}`, or a, 1, left, \
+                     model_a) nor side b (`{raw_b}`, or b, 2, right, model_b), nor a \
+                     draw (empty, draw, tie, tie (bothbad), 0)"
+                ),
+            ));
+        })
+    }
+
+    /// Side a's score by the one-hot columns `x` (a won), `y` (b won) and `d` (a draw), of
+    /// which exactly one must be set.
+    fn one_hot_outcome<'r>(
+        &self,
+        (x, y, d): (usize, usize, Option<usize>),
+        get: impl Fn(usize) -> &'r str,
+    ) -> Result<f64, FieldError> {
+        let name = |i: usize| self.name(i);
+        let cell = |i: usize| {
+            one_hot_cell(get(i)).ok_or_else(|| {
                 FieldError::new(
                     name(i),
-                    format!(
-                        "`{}` is not true or false (TRUE/FALSE, 1/0, yes/no, or empty)",
-                        get(i).trim()
-                    ),
+                    format!("`{}` is not 1 or 0 (true or false)", get(i).trim()),
                 )
-            })?,
-            None => false,
+            })
         };
-        if let (Some(i), true) = (s.event, ctx.opts.events) {
-            let event = get(i).trim();
-            if !event.is_empty() {
-                ctx.builder.name_next_game(event);
-            }
+        let set = (
+            cell(x)?,
+            cell(y)?,
+            d.map(cell).transpose()?.unwrap_or(false),
+        );
+        match set {
+            (true, false, false) => Ok(1.0),
+            (false, true, false) => Ok(0.0),
+            (false, false, true) => Ok(0.5),
+            _ => Err(FieldError::new(
+                name(x),
+                format!(
+                    "one outcome column must be set, and only one: {} {}, {} {}{}",
+                    name(x),
+                    get(x).trim(),
+                    name(y),
+                    get(y).trim(),
+                    d.map_or(String::new(), |d| format!(
+                        ", {} {}",
+                        name(d),
+                        get(d).trim()
+                    ))
+                ),
+            )),
         }
-        let sides = (&self.side_a[..], &self.side_b[..]);
-        let shares = (&self.share_a[..], &self.share_b[..]);
-        ctx.builder
-            .add_game_with(
-                s.sided && !neutral,
-                time,
-                weight,
-                series,
-                sides,
-                shares,
-                score_a,
-                Some(points),
+    }
+
+    /// Whether the game was played on neutral ground (no first side).
+    fn neutral<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<bool, FieldError> {
+        let Some(i) = self.neutral else {
+            return Ok(false);
+        };
+        parse_flag(get(i)).ok_or_else(|| {
+            FieldError::new(
+                self.name(i),
+                format!(
+                    "`{}` is not true or false (TRUE/FALSE, 1/0, yes/no, or empty)",
+                    get(i).trim()
+                ),
             )
-            .map_err(|e| FieldError::new(name(s.b), e.to_string()))
+        })
     }
 }
 

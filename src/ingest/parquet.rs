@@ -184,97 +184,14 @@ fn read_rows(
     df: &DataFrame,
     offset: usize,
 ) -> anyhow::Result<()> {
-    // Every column as text; one that cannot be (nested values, bytes that are not UTF-8) is
-    // named, with its type, and its first bad row where one can be found.
-    // (A column not read is not decoded: its cells are empty.)
+    // Every column as text (a column not read is not decoded: its cells are empty).
     let mut texts: Vec<Option<Column>> = Vec::with_capacity(header.len());
     for name in header {
         let Ok(col) = df.column(name) else {
             texts.push(None);
             continue;
         };
-        let dtype = col.dtype().clone();
-        let text = match &dtype {
-            DataType::List(_) => Err(format!(
-                "column of type {dtype}: a list per row, not one value; rate-batch reads \
-                 one value per cell"
-            )),
-            // Dates and timestamps are printed here, each value checked: the decoder's own
-            // printing panics on one beyond the calendar it knows. Such a value is given as
-            // text that says so, which the time column refuses (naming the row; skipped under
-            // --skip-invalid).
-            DataType::Date => match col.date() {
-                Ok(d) => {
-                    let days = d.physical().iter().map(|v| v.map(i64::from));
-                    Ok(temporal_text(
-                        name,
-                        days,
-                        |v| {
-                            let day = i32::try_from(v)
-                                .ok()?
-                                .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
-                            let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
-                            Some(date.format("%Y-%m-%d").to_string())
-                        },
-                        |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
-                    ))
-                }
-                Err(e) => Err(e.to_string()),
-            },
-            DataType::Datetime(unit, _) => match col.datetime() {
-                Ok(t) => {
-                    let per_second: i64 = match unit {
-                        TimeUnit::Milliseconds => 1_000,
-                        TimeUnit::Microseconds => 1_000_000,
-                        TimeUnit::Nanoseconds => 1_000_000_000,
-                    };
-                    // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
-                    Ok(temporal_text(
-                        name,
-                        t.physical().iter(),
-                        |v| {
-                            let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
-                            let t = chrono::DateTime::from_timestamp(
-                                v.div_euclid(per_second),
-                                u32::try_from(nanos).ok()?,
-                            )?;
-                            Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
-                        },
-                        |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
-                    ))
-                }
-                Err(e) => Err(e.to_string()),
-            },
-            DataType::Binary => {
-                let bin = col.binary().map_err(|e| e.to_string());
-                match bin.map(|b| {
-                    b.iter()
-                        .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
-                }) {
-                    Ok(Some(row)) => {
-                        return Err(ctx
-                            .error(
-                                Location::Row((offset + row) as u64 + 1),
-                                FieldError::new(name, "bytes that are not UTF-8 text"),
-                            )
-                            .into());
-                    }
-                    _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-                }
-            }
-            _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-        };
-        match text {
-            Ok(t) => texts.push(Some(t)),
-            Err(m) => {
-                return Err(ctx
-                    .error(
-                        Location::File,
-                        FieldError::new(name, format!("cannot be read as text ({dtype}): {m}")),
-                    )
-                    .into());
-            }
-        }
+        texts.push(Some(column_text(ctx, name, col, offset)?));
     }
     // Walk the columns in step, a row at a time, without copying the cells.
     let mut cells = Vec::with_capacity(texts.len());
@@ -303,6 +220,105 @@ fn read_rows(
         ctx.after_record(&at)?;
     }
     Ok(())
+}
+
+/// Column `name` of a row group (its first row numbered `offset + 1`) as text; one that
+/// cannot be (nested values, bytes that are not UTF-8) is named, with its type, and its first
+/// bad row where one can be found.
+fn column_text(
+    ctx: &mut Context,
+    name: &str,
+    col: &Column,
+    offset: usize,
+) -> anyhow::Result<Column> {
+    let dtype = col.dtype().clone();
+    let text = match &dtype {
+        DataType::List(_) => Err(format!(
+            "column of type {dtype}: a list per row, not one value; rate-batch reads \
+             one value per cell"
+        )),
+        // Dates and timestamps are printed here, each value checked: the decoder's own
+        // printing panics on one beyond the calendar it knows. Such a value is given as
+        // text that says so, which the time column refuses (naming the row; skipped under
+        // --skip-invalid).
+        DataType::Date => dates_text(name, col),
+        DataType::Datetime(unit, _) => instants_text(name, col, *unit),
+        DataType::Binary => {
+            let bin = col.binary().map_err(|e| e.to_string());
+            match bin.map(|b| {
+                b.iter()
+                    .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
+            }) {
+                Ok(Some(row)) => {
+                    return Err(ctx
+                        .error(
+                            Location::Row((offset + row) as u64 + 1),
+                            FieldError::new(name, "bytes that are not UTF-8 text"),
+                        )
+                        .into());
+                }
+                _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
+            }
+        }
+        _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
+    };
+    text.map_err(|m| {
+        ctx.error(
+            Location::File,
+            FieldError::new(name, format!("cannot be read as text ({dtype}): {m}")),
+        )
+        .into()
+    })
+}
+
+/// A column of dates as text (`2024-01-31`).
+fn dates_text(name: &str, col: &Column) -> Result<Column, String> {
+    match col.date() {
+        Ok(d) => {
+            let days = d.physical().iter().map(|v| v.map(i64::from));
+            Ok(temporal_text(
+                name,
+                days,
+                |v| {
+                    let day = i32::try_from(v)
+                        .ok()?
+                        .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
+                    let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
+                    Some(date.format("%Y-%m-%d").to_string())
+                },
+                |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
+            ))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A column of timestamps in `unit` as text (RFC 3339).
+fn instants_text(name: &str, col: &Column, unit: TimeUnit) -> Result<Column, String> {
+    match col.datetime() {
+        Ok(t) => {
+            let per_second: i64 = match unit {
+                TimeUnit::Milliseconds => 1_000,
+                TimeUnit::Microseconds => 1_000_000,
+                TimeUnit::Nanoseconds => 1_000_000_000,
+            };
+            // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
+            Ok(temporal_text(
+                name,
+                t.physical().iter(),
+                |v| {
+                    let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+                    let t = chrono::DateTime::from_timestamp(
+                        v.div_euclid(per_second),
+                        u32::try_from(nanos).ok()?,
+                    )?;
+                    Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+                },
+                |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
+            ))
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01, less one.

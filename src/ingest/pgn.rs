@@ -9,6 +9,7 @@
 
 use super::context::Context;
 use super::errors::{FieldError, Location};
+use crate::history::PlayerId;
 use anyhow::Context as _;
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -299,75 +300,13 @@ fn finish_game(ctx: &mut Context, game: Game) -> anyhow::Result<()> {
 
 fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     let start = game.line;
-    let (result, result_line) = game
-        .tag("Result")
-        .ok_or_else(|| (start, FieldError::new("Result", "game has no Result tag")))?;
-    let score_white = match result.trim() {
-        "1-0" => 1.0,
-        "0-1" => 0.0,
-        "1/2-1/2" => 0.5,
-        "*" => {
-            ctx.source.skipped_unfinished += 1;
-            return Ok(());
-        }
-        other => {
-            return Err((
-                result_line,
-                FieldError::new(
-                    "Result",
-                    format!("invalid result `{other}` (expected 1-0, 0-1, 1/2-1/2 or *)"),
-                ),
-            ));
-        }
+    let Some(score_white) = white_score(game)? else {
+        ctx.source.skipped_unfinished += 1;
+        return Ok(());
     };
-    let player = |tag: &str| -> Result<String, (u64, FieldError)> {
-        let (v, l) = game.tag(tag).ok_or_else(|| {
-            (
-                start,
-                FieldError::new(tag, format!("game has no {tag} tag")),
-            )
-        })?;
-        // `?` and an empty value mean unknown (the PGN standard); any other value is a name,
-        // kept as given (see the readers' rule on names).
-        if v.is_empty() || v == "?" {
-            return Err((l, FieldError::new(tag, format!("unknown player `{v}`"))));
-        }
-        let v = super::context::player_name(v, tag, ctx.opts.trim_names).map_err(|e| (l, e))?;
-        Ok(v.to_string())
-    };
-    // The game's rating pool: the tag `--pool-by` names, else (Lichess's speed classes) its
-    // time control's class.
-    ctx.pool = if ctx.opts.pool_tag.is_some() {
-        let (v, l) = game
-            .pool
-            .as_ref()
-            .map_or(("", start), |(v, l)| (v.as_str(), *l));
-        let tag = ctx.opts.pool_tag.as_deref().unwrap_or_default();
-        Some(
-            super::games::pool_value(v, tag)
-                .map_err(|e| (l, e))?
-                .to_string(),
-        )
-    } else if ctx.opts.speed_pools
-        && let Some((tc, l)) = game.tag("TimeControl")
-    {
-        let class = super::games::speed_class(tc).ok_or_else(|| {
-            (
-                l,
-                FieldError::new(
-                    "TimeControl",
-                    format!(
-                        "`{}` is not a time control (`base+increment` in seconds, or `-`)",
-                        tc.trim()
-                    ),
-                ),
-            )
-        })?;
-        Some(class.to_string())
-    } else {
-        None
-    };
-    let (white, black) = (player("White")?, player("Black")?);
+    ctx.pool = game_pool(ctx, game)?;
+    let trim = ctx.opts.trim_names;
+    let (white, black) = (player(game, "White", trim)?, player(game, "Black", trim)?);
     for (name, tag) in [(&white, "White"), (&black, "Black")] {
         if ctx.pool.is_some() && name.contains(crate::history::POOL_SEP) {
             return Err((
@@ -391,37 +330,118 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     if ctx.opts.events {
         ctx.builder.name_next_game(&event_name(game, time));
     }
-    let b = &mut ctx.builder;
     if ctx.opts.dedupe {
-        b.fingerprint(fingerprint(game));
+        ctx.builder.fingerprint(fingerprint(game));
     }
     if ctx.opts.seed_from_pgn {
         for (id, tag) in [(w, "WhiteElo"), (bl, "BlackElo")] {
-            let rating = game
-                .tag(tag)
-                .and_then(|(v, _)| v.trim().parse::<f64>().ok())
-                .filter(|r| r.is_finite() && *r > 0.0 && *r < 1e5);
-            if let Some(r) = rating {
-                let tags = &mut ctx.source.rating_tags;
-                if tags.len() <= id as usize {
-                    tags.resize(id as usize + 1, None);
-                }
-                let slot = &mut tags[id as usize];
-                if slot.is_none_or(|(t, _)| time < t) {
-                    *slot = Some((time, r));
-                }
-            }
+            keep_rating_tag(ctx, game, (id, tag), time);
         }
     }
-    b.add_game(
-        time,
-        1.0,
-        None,
-        (&[w], &[bl]),
-        score_white,
-        Some((score_white, 1.0 - score_white)),
-    )
-    .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+    ctx.builder
+        .add_game(
+            time,
+            1.0,
+            None,
+            (&[w], &[bl]),
+            score_white,
+            Some((score_white, 1.0 - score_white)),
+        )
+        .map_err(|e| (start, FieldError::new("Black", e.to_string())))
+}
+
+/// White's score by the game's `Result` tag; `None` for a game not finished (`*`).
+fn white_score(game: &Game) -> Result<Option<f64>, (u64, FieldError)> {
+    let (result, result_line) = game.tag("Result").ok_or_else(|| {
+        (
+            game.line,
+            FieldError::new("Result", "game has no Result tag"),
+        )
+    })?;
+    match result.trim() {
+        "1-0" => Ok(Some(1.0)),
+        "0-1" => Ok(Some(0.0)),
+        "1/2-1/2" => Ok(Some(0.5)),
+        "*" => Ok(None),
+        other => Err((
+            result_line,
+            FieldError::new(
+                "Result",
+                format!("invalid result `{other}` (expected 1-0, 0-1, 1/2-1/2 or *)"),
+            ),
+        )),
+    }
+}
+
+/// The player a tag (`White`, `Black`) names.
+fn player(game: &Game, tag: &str, trim: bool) -> Result<String, (u64, FieldError)> {
+    let (v, l) = game.tag(tag).ok_or_else(|| {
+        (
+            game.line,
+            FieldError::new(tag, format!("game has no {tag} tag")),
+        )
+    })?;
+    // `?` and an empty value mean unknown (the PGN standard); any other value is a name,
+    // kept as given (see the readers' rule on names).
+    if v.is_empty() || v == "?" {
+        return Err((l, FieldError::new(tag, format!("unknown player `{v}`"))));
+    }
+    let v = super::context::player_name(v, tag, trim).map_err(|e| (l, e))?;
+    Ok(v.to_string())
+}
+
+/// The game's rating pool: the tag `--pool-by` names, else (Lichess's speed classes) its
+/// time control's class.
+fn game_pool(ctx: &Context, game: &Game) -> Result<Option<String>, (u64, FieldError)> {
+    if ctx.opts.pool_tag.is_some() {
+        let (v, l) = game
+            .pool
+            .as_ref()
+            .map_or(("", game.line), |(v, l)| (v.as_str(), *l));
+        let tag = ctx.opts.pool_tag.as_deref().unwrap_or_default();
+        Ok(Some(
+            super::games::pool_value(v, tag)
+                .map_err(|e| (l, e))?
+                .to_string(),
+        ))
+    } else if ctx.opts.speed_pools
+        && let Some((tc, l)) = game.tag("TimeControl")
+    {
+        let class = super::games::speed_class(tc).ok_or_else(|| {
+            (
+                l,
+                FieldError::new(
+                    "TimeControl",
+                    format!(
+                        "`{}` is not a time control (`base+increment` in seconds, or `-`)",
+                        tc.trim()
+                    ),
+                ),
+            )
+        })?;
+        Ok(Some(class.to_string()))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Keeps player `id`'s rating of the tag `tag` (`WhiteElo`, `BlackElo`) if it is his
+/// earliest yet (`--seed-from-pgn`).
+fn keep_rating_tag(ctx: &mut Context, game: &Game, (id, tag): (PlayerId, &str), time: i64) {
+    let rating = game
+        .tag(tag)
+        .and_then(|(v, _)| v.trim().parse::<f64>().ok())
+        .filter(|r| r.is_finite() && *r > 0.0 && *r < 1e5);
+    if let Some(r) = rating {
+        let tags = &mut ctx.source.rating_tags;
+        if tags.len() <= id as usize {
+            tags.resize(id as usize + 1, None);
+        }
+        let slot = &mut tags[id as usize];
+        if slot.is_none_or(|(t, _)| time < t) {
+            *slot = Some((time, r));
+        }
+    }
 }
 
 /// A game's event, as `--period event` groups games: its `Event` tag and `EventDate` (a

@@ -94,6 +94,63 @@ struct Pending {
     teams: FxHashMap<String, (u32, u64)>,
 }
 
+/// A row's fields read by the schema, `get(i)` the i-th field.
+impl StandingsSchema {
+    fn name(&self, i: usize) -> &str {
+        self.names[i].as_str()
+    }
+
+    /// The row's rank: a positive integer.
+    fn rank<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<u64, FieldError> {
+        let rank_raw = get(self.rank).trim();
+        match rank_raw.parse::<u64>() {
+            Ok(r) if r >= 1 => Ok(r),
+            _ => Err(FieldError::new(
+                self.name(self.rank),
+                format!("rank `{rank_raw}` is not a positive integer"),
+            )),
+        }
+    }
+
+    /// The row's player's share of the contest: 1 without a share column or value.
+    fn share<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<f64, FieldError> {
+        match self.share.map(|i| (i, get(i).trim())) {
+            None | Some((_, "")) => Ok(1.0),
+            Some((i, v)) => match v.parse::<f64>() {
+                Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+                _ => Err(FieldError::new(
+                    self.name(i),
+                    format!(
+                        "share `{v}` is not a number within 0 and 1 (the share of the contest played)"
+                    ),
+                )),
+            },
+        }
+    }
+}
+
+impl Pending {
+    /// Team `t`'s index in the contest, the team added at `rank` if new; refused (the
+    /// message) when its other members have another rank.
+    fn team(&mut self, t: &str, rank: u64) -> Result<u32, String> {
+        match self.teams.get(t) {
+            Some(&(ti, team_rank)) => {
+                if team_rank != rank {
+                    return Err(format!(
+                        "rank {rank} differs from rank {team_rank} of team `{t}`'s other members"
+                    ));
+                }
+                Ok(ti)
+            }
+            None => {
+                let ti = self.teams.len() as u32;
+                self.teams.insert(t.to_string(), (ti, rank));
+                Ok(ti)
+            }
+        }
+    }
+}
+
 /// Collects standings rows by contest; [`finish`](Self::finish) turns them into contests.
 pub(crate) struct StandingsReader {
     schema: StandingsSchema,
@@ -186,112 +243,39 @@ impl StandingsReader {
         get: impl Fn(usize) -> &'r str,
     ) -> Result<(), FieldError> {
         let s = &self.schema;
-        let name = |i: usize| s.names[i].as_str();
         let label = get(s.contest).trim();
         if label.is_empty() {
-            return Err(FieldError::new(name(s.contest), "empty contest id"));
+            return Err(FieldError::new(s.name(s.contest), "empty contest id"));
         }
         let time = self
             .times
             .parse(get(s.time))
-            .map_err(|m| FieldError::new(name(s.time), m))?;
+            .map_err(|m| FieldError::new(s.name(s.time), m))?;
         let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), name(i))?,
+            Some(i) => super::context::weight(get(i), s.name(i))?,
             None => 1.0,
         };
         let player_raw =
-            super::context::player_name(get(s.player), name(s.player), ctx.opts.trim_names)?;
-        let rank_raw = get(s.rank).trim();
-        let rank = match rank_raw.parse::<u64>() {
-            Ok(r) if r >= 1 => r,
-            _ => {
-                return Err(FieldError::new(
-                    name(s.rank),
-                    format!("rank `{rank_raw}` is not a positive integer"),
-                ));
-            }
-        };
+            super::context::player_name(get(s.player), s.name(s.player), ctx.opts.trim_names)?;
+        let rank = s.rank(&get)?;
         let team = s.team.map(|i| get(i).trim()).filter(|t| !t.is_empty());
-        let share = match s.share.map(|i| (i, get(i).trim())) {
-            None | Some((_, "")) => 1.0,
-            Some((i, v)) => match v.parse::<f64>() {
-                Ok(x) if (0.0..=1.0).contains(&x) => x,
-                _ => {
-                    return Err(FieldError::new(
-                        name(i),
-                        format!(
-                            "share `{v}` is not a number within 0 and 1 (the share of the contest played)"
-                        ),
-                    ));
-                }
-            },
-        };
+        let share = s.share(&get)?;
 
-        let idx = match self.index.get(label) {
-            Some(&i) => {
-                let p = &self.pending[i];
-                if p.time != time {
-                    return Err(FieldError::new(
-                        name(s.time),
-                        format!(
-                            "contest `{label}` has another time on its first row ({}); all rows of a contest must share one time",
-                            location_text(&p.first)
-                        ),
-                    ));
-                }
-                if p.weight != weight {
-                    return Err(FieldError::new(
-                        name(s.weight.unwrap_or(s.contest)),
-                        format!(
-                            "contest `{label}` has another weight on its first row ({})",
-                            location_text(&p.first)
-                        ),
-                    ));
-                }
-                i
-            }
-            None => {
-                self.index.insert(label.to_string(), self.pending.len());
-                self.pending.push(Pending {
-                    label: label.to_string(),
-                    first: at.clone(),
-                    time,
-                    weight,
-                    placings: Vec::new(),
-                    players: FxHashSet::default(),
-                    teams: FxHashMap::default(),
-                });
-                self.pending.len() - 1
-            }
-        };
+        let idx = self.contest_index(label, at, time, weight)?;
+        let s = &self.schema;
         let player = ctx.builder.player(player_raw);
         let p = &mut self.pending[idx];
         if p.players.contains(&player) {
             return Err(FieldError::new(
-                name(s.player),
+                s.name(s.player),
                 format!("player `{player_raw}` appears twice in contest `{label}`"),
             ));
         }
         let team = match team {
             None => NO_TEAM,
-            Some(t) => match p.teams.get(t) {
-                Some(&(ti, team_rank)) => {
-                    if team_rank != rank {
-                        return Err(FieldError::new(
-                            name(s.rank),
-                            format!(
-                                "rank {rank} differs from rank {team_rank} of team `{t}`'s other members"
-                            ),
-                        ));
-                    }
-                    ti
-                }
-                None => {
-                    let ti = p.teams.len() as u32;
-                    p.teams.insert(t.to_string(), (ti, rank));
-                    ti
-                }
-            },
+            Some(t) => p
+                .team(t, rank)
+                .map_err(|m| FieldError::new(s.name(s.rank), m))?,
         };
         p.players.insert(player);
         p.placings.push(Placing {
@@ -301,6 +285,51 @@ impl StandingsReader {
             share,
         });
         Ok(())
+    }
+
+    /// The contest `label`'s place among those pending, a new one begun at `at` if it is
+    /// not there yet; refused when its time or weight differ from its first row's.
+    fn contest_index(
+        &mut self,
+        label: &str,
+        at: &Location,
+        time: i64,
+        weight: f64,
+    ) -> Result<usize, FieldError> {
+        let s = &self.schema;
+        if let Some(&i) = self.index.get(label) {
+            let p = &self.pending[i];
+            if p.time != time {
+                return Err(FieldError::new(
+                    s.name(s.time),
+                    format!(
+                        "contest `{label}` has another time on its first row ({}); all rows of a contest must share one time",
+                        location_text(&p.first)
+                    ),
+                ));
+            }
+            if p.weight != weight {
+                return Err(FieldError::new(
+                    s.name(s.weight.unwrap_or(s.contest)),
+                    format!(
+                        "contest `{label}` has another weight on its first row ({})",
+                        location_text(&p.first)
+                    ),
+                ));
+            }
+            return Ok(i);
+        }
+        self.index.insert(label.to_string(), self.pending.len());
+        self.pending.push(Pending {
+            label: label.to_string(),
+            first: at.clone(),
+            time,
+            weight,
+            placings: Vec::new(),
+            players: FxHashSet::default(),
+            teams: FxHashMap::default(),
+        });
+        Ok(self.pending.len() - 1)
     }
 
     /// Builds the contests, in order of first appearance (the history sorts them by time);

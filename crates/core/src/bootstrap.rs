@@ -271,6 +271,32 @@ impl Clock {
         self.played[p] = true;
         self.last_time[p] = self.last_time[p].max(time);
     }
+
+    /// Time passes up to `end` for every player who played, as the replay lets it pass
+    /// before the leaderboard.
+    fn pass_to_end<S: RatingSystem>(
+        &self,
+        (system, opts): (&S, &ReplayOptions),
+        states: &mut [S::Player],
+        end: i64,
+    ) {
+        let end_key = opts.end_key(end);
+        let measured = opts.measured_period(system);
+        for (p, state) in states.iter_mut().enumerate() {
+            if !self.played[p] {
+                continue;
+            }
+            let passed = opts.time_passed(
+                (self.last_key[p], self.last_time[p]),
+                (end_key, end),
+                false,
+                measured,
+            );
+            if passed.periods > 0.0 || passed.variance > 0.0 {
+                system.elapse(state, passed);
+            }
+        }
+    }
 }
 
 /// One replicate's final ratings, or `None` when a rating ran away or the system refused a
@@ -288,81 +314,27 @@ fn replicate<S: RatingSystem>(
     for s in opts.seeds.iter().filter(|s| (s.player as usize) < n) {
         states[s.player as usize] = system.seeded(s.rating, s.uncertainty, s.volatility);
     }
-    let mut clock = Clock {
-        played: vec![false; n],
-        last_time: vec![0; n],
-        last_key: vec![0; n],
+    let mut run = Replicate {
+        history,
+        system,
+        opts,
+        calendar: opts.period.calendar_key(0).is_some(),
+        clock: Clock {
+            played: vec![false; n],
+            last_time: vec![0; n],
+            last_key: vec![0; n],
+        },
+        stamp: vec![0u32; n],
+        round_no: 0,
+        parts: Vec::new(),
     };
-    let mut stamp = vec![0u32; n];
-    let mut round_no = 0u32;
     let mut list: Vec<u32> = Vec::new();
-    let mut parts: Vec<PlayerId> = Vec::new();
-    let calendar = opts.period.calendar_key(0).is_some();
-    let mut apply = |list: &[u32], states: &mut Vec<S::Player>| -> Option<()> {
-        let key_of = |time| {
-            if calendar {
-                opts.period.calendar_key(time)
-            } else {
-                None
-            }
-        };
-        if let [one] = list {
-            // A round of one contest (most rounds), the cheap way: its players are distinct.
-            let c = history.contest(*one as usize);
-            if crate::systems::refusal(system, &c).is_some() {
-                return None;
-            }
-            let time = c.time();
-            for &p in c.players() {
-                let pi = p as usize;
-                clock.arrive((system, opts), &mut states[pi], pi, (time, key_of(time)));
-            }
-            system.accumulate(Round::new(history, list), states);
-            for &p in c.players() {
-                clock.leave(p as usize, time);
-                if runaway(&system.rating(&states[p as usize])).is_some() {
-                    return None;
-                }
-            }
-            return Some(());
-        }
-        round_no += 1;
-        let round = Round::new(history, list);
-        let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
-        let key = key_of(time);
-        parts.clear();
-        for c in round.contests() {
-            if crate::systems::refusal(system, &c).is_some() {
-                return None;
-            }
-            for &p in c.players() {
-                // (A player of two contests of the round arrives once.)
-                if stamp[p as usize] == round_no {
-                    continue;
-                }
-                stamp[p as usize] = round_no;
-                parts.push(p);
-                let pi = p as usize;
-                clock.arrive((system, opts), &mut states[pi], pi, (time, key));
-            }
-        }
-        system.accumulate(round, states);
-        for c in round.contests() {
-            for &p in c.players() {
-                clock.leave(p as usize, c.time());
-            }
-        }
-        parts
-            .iter()
-            .all(|&p| runaway(&system.rating(&states[p as usize])).is_none())
-            .then_some(())
-    };
     for k in 0..rounds.len() {
         let contests = rounds.round(k);
         if opts.period == Period::Game {
             for &c in contests {
                 for _ in 0..poisson_count(seed, r, c) {
-                    apply(std::slice::from_ref(&c), &mut states)?;
+                    run.apply(std::slice::from_ref(&c), &mut states)?;
                 }
             }
         } else {
@@ -373,7 +345,7 @@ fn replicate<S: RatingSystem>(
                 }
             }
             if !list.is_empty() {
-                apply(&list, &mut states)?;
+                run.apply(&list, &mut states)?;
             }
         }
     }
@@ -388,24 +360,100 @@ fn replicate<S: RatingSystem>(
             .max()
     });
     if let Some(end) = end {
-        let end_key = opts.end_key(end);
-        let measured = opts.measured_period(system);
-        for (p, state) in states.iter_mut().enumerate() {
-            if !clock.played[p] {
-                continue;
-            }
-            let passed = opts.time_passed(
-                (clock.last_key[p], clock.last_time[p]),
-                (end_key, end),
-                false,
-                measured,
-            );
-            if passed.periods > 0.0 || passed.variance > 0.0 {
-                system.elapse(state, passed);
-            }
-        }
+        run.clock.pass_to_end((system, opts), &mut states, end);
     }
     Some(states.iter().map(|s| system.rating(s)).collect())
+}
+
+/// A replicate's replay: rounds applied to the players' states, time passing before each as
+/// the replay lets it.
+struct Replicate<'a, S> {
+    history: &'a History,
+    system: &'a S,
+    opts: &'a ReplayOptions,
+    /// Rounds are calendar periods: time passes by the periods' keys.
+    calendar: bool,
+    clock: Clock,
+    /// The round each player last arrived at (numbered from 1), and the round's number.
+    stamp: Vec<u32>,
+    round_no: u32,
+    /// The players of the round being applied, each once.
+    parts: Vec<PlayerId>,
+}
+
+impl<S: RatingSystem> Replicate<'_, S> {
+    /// The calendar period of `time`, under calendar periods.
+    fn key_of(&self, time: i64) -> Option<i64> {
+        if self.calendar {
+            self.opts.period.calendar_key(time)
+        } else {
+            None
+        }
+    }
+
+    /// Applies the round of contests `list` (a contest may be there several times); `None`
+    /// when the system refuses one of them or a rating runs away.
+    fn apply(&mut self, list: &[u32], states: &mut [S::Player]) -> Option<()> {
+        let (history, system, opts) = (self.history, self.system, self.opts);
+        if let [one] = list {
+            return self.apply_one(*one, states);
+        }
+        self.round_no += 1;
+        let round = Round::new(history, list);
+        let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
+        let key = self.key_of(time);
+        self.parts.clear();
+        for c in round.contests() {
+            if crate::systems::refusal(system, &c).is_some() {
+                return None;
+            }
+            for &p in c.players() {
+                // (A player of two contests of the round arrives once.)
+                if self.stamp[p as usize] == self.round_no {
+                    continue;
+                }
+                self.stamp[p as usize] = self.round_no;
+                self.parts.push(p);
+                let pi = p as usize;
+                self.clock
+                    .arrive((system, opts), &mut states[pi], pi, (time, key));
+            }
+        }
+        system.accumulate(round, states);
+        for c in round.contests() {
+            for &p in c.players() {
+                self.clock.leave(p as usize, c.time());
+            }
+        }
+        self.parts
+            .iter()
+            .all(|&p| runaway(&system.rating(&states[p as usize])).is_none())
+            .then_some(())
+    }
+
+    /// A round of one contest (most rounds), the cheap way: its players are distinct.
+    fn apply_one(&mut self, one: u32, states: &mut [S::Player]) -> Option<()> {
+        let (history, system, opts) = (self.history, self.system, self.opts);
+        let c = history.contest(one as usize);
+        if crate::systems::refusal(system, &c).is_some() {
+            return None;
+        }
+        let time = c.time();
+        let key = self.key_of(time);
+        for &p in c.players() {
+            let pi = p as usize;
+            self.clock
+                .arrive((system, opts), &mut states[pi], pi, (time, key));
+        }
+        system.accumulate(Round::new(history, std::slice::from_ref(&one)), states);
+        for &p in c.players() {
+            self.clock.leave(p as usize, time);
+            if runaway(&system.rating(&states[p as usize])).is_some() {
+                return None;
+            }
+        }
+        Some(())
+    }
 }
 
 /// The metrics of each replicate: the scored contests re-summed with the replicate's counts.

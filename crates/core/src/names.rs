@@ -197,36 +197,9 @@ fn parts(name: &str) -> (String, Vec<String>) {
 }
 
 /// Whether two folded names are at most one edit apart (insertion, deletion, substitution or
-/// a swap of two neighbours).
+/// a swap of two neighbours): their optimal string alignment distance is 1 at most.
 fn one_edit(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    if long.len() - short.len() > 1 {
-        return false;
-    }
-    let start = short
-        .iter()
-        .zip(long.iter())
-        .take_while(|(x, y)| x == y)
-        .count();
-    if short.len() == long.len() {
-        if start == short.len() {
-            return true;
-        }
-        let end = short.len() - 1;
-        // One substitution, or one swap of neighbours.
-        short[start + 1..] == long[start + 1..]
-            || (start < end
-                && short[start] == long[start + 1]
-                && short[start + 1] == long[start]
-                && short[start + 2..] == long[start + 2..])
-    } else {
-        short[start..] == long[start + 1..]
-    }
+    strsim::osa_distance(a, b) <= 1
 }
 
 /// Groups ids by key; keys met by one id only are dropped.
@@ -290,273 +263,22 @@ const BUCKET_LIMIT: usize = 64;
 /// differ are two people (twins, siblings), whatever their likeness. With `one_edit`, names
 /// one edit apart in the surname alone are suggested too ([`Likeness::OneEdit`]).
 pub fn likely_duplicates(names: &[String], contests: &[u32], one_edit: bool) -> Vec<Suggestion> {
-    let n = names.len();
-    let folded: Vec<String> = names.iter().map(|s| fold(s)).collect();
-    let valid = |p: &PlayerId| !folded[*p as usize].is_empty();
+    let mut names = Names::new(names, contests);
     let mut u = Union {
-        parent: (0..n as PlayerId).collect(),
-        why: vec![None; n],
+        parent: (0..names.len() as PlayerId).collect(),
+        why: vec![None; names.len()],
     };
-    let ids = || (0..n as PlayerId).filter(valid);
-    for g in groups(ids().map(|p| (folded[p as usize].clone(), p))) {
-        for w in g.windows(2) {
-            u.join(w[0], w[1], Likeness::Spelling);
-        }
-    }
-    let sorted_words = |p: PlayerId| {
-        let mut w: Vec<&str> = folded[p as usize].split(' ').collect();
-        w.sort_unstable();
-        w.join(" ")
+    names.link_spellings(&mut u);
+    let ambiguous = names.link_abbreviations(&mut u);
+    let edits = if one_edit {
+        names.one_edit_pairs()
+    } else {
+        Vec::new()
     };
-    for g in groups(ids().map(|p| (sorted_words(p), p))) {
-        for w in g.windows(2) {
-            u.join(w[0], w[1], Likeness::WordOrder);
-        }
-    }
-    // Initials and abbreviations: names with the same surname and first initial; one whose
-    // given names each begin the other's, one at least cut short (`Kasparov, G`, `Karpov,Ana`,
-    // `Polgar,Ju` of `Kasparov, Garry`, `Karpov, Anatoly`, `Polgar, Judit`), matches the
-    // fullest such names. Only names written as a person's (see `personal`).
-    let split: Vec<(String, Vec<String>)> = names.iter().map(|s| parts(s)).collect();
-    let mut ambiguous: FxHashMap<PlayerId, Vec<PlayerId>> = FxHashMap::default();
-    let mut abbreviation = vec![false; n];
-    let initial_key = |p: PlayerId| {
-        let (s, g) = &split[p as usize];
-        g.first()
-            .and_then(|w| w.chars().next())
-            .map(|c| (s.clone(), c))
-    };
-    // Names written as words (with a space or a comma), not handles.
-    let worded = |p: PlayerId| names[p as usize].contains(|c: char| c.is_whitespace() || c == ',');
-    // A person's name: worded, with one comma at most and none of the marks of a team, a
-    // consultation game or an assisted player (`Kasparov, Garry:Crumiller, Jon`, `Anand,V /
-    // FRITZ7`).
-    let personal = |p: PlayerId| {
-        let raw = &names[p as usize];
-        worded(p) && raw.matches(',').count() <= 1 && !raw.contains([':', '/', '&', '+', ';'])
-    };
-    let abbreviates = |short: PlayerId, full: PlayerId| {
-        let (gs, gf) = (&split[short as usize].1, &split[full as usize].1);
-        !gs.is_empty()
-            && gf.len() >= gs.len()
-            && gs.iter().zip(gf).all(|(s, f)| f.starts_with(s.as_str()))
-            && gs.iter().zip(gf).any(|(s, f)| s.len() < f.len())
-            // Cut short to a few letters (`Ju`, `Ana`): a longer word that begins another is
-            // more often a misspelling of it (`Hikaru` and `Hikarui`).
-            && gs
-                .iter()
-                .zip(gf)
-                .all(|(s, f)| s.len() == f.len() || s.chars().count() <= ABBREVIATION_LETTERS)
-    };
-    for g in groups(
-        ids()
-            .filter(|&p| personal(p))
-            .filter_map(|p| initial_key(p).map(|k| (k, p))),
-    ) {
-        if g.len() > ABBREVIATION_GROUP_LIMIT {
-            continue;
-        }
-        for &short in &g {
-            let matches: Vec<PlayerId> = g
-                .iter()
-                .copied()
-                .filter(|&full| full != short && abbreviates(short, full))
-                .collect();
-            if matches.is_empty() {
-                continue;
-            }
-            abbreviation[short as usize] = true;
-            // The fullest of them: those that abbreviate none of the others.
-            let fullest: Vec<PlayerId> = matches
-                .iter()
-                .copied()
-                .filter(|&m| !matches.iter().any(|&o| o != m && abbreviates(m, o)))
-                .collect();
-            let mut distinct: Vec<PlayerId> = fullest.iter().map(|&m| u.find(m)).collect();
-            distinct.sort_unstable();
-            distinct.dedup();
-            if distinct.len() == 1 {
-                u.join(short, fullest[0], Likeness::Initials);
-            } else {
-                ambiguous.insert(short, fullest);
-            }
-        }
-    }
-    // One edit apart: names sharing the name itself or the name with one letter dropped.
-    // Only names written as two words or more (a person's name, with a space or a comma):
-    // handles one letter apart are usually two accounts.
-    let mut by_key: FxHashMap<String, Vec<PlayerId>> = FxHashMap::default();
-    for p in ids().filter(|_| one_edit) {
-        let f = &folded[p as usize];
-        let chars: Vec<(usize, char)> = f.char_indices().collect();
-        if chars.len() < 6 || !worded(p) {
-            continue;
-        }
-        by_key.entry(f.clone()).or_default().push(p);
-        for &(i, c) in &chars {
-            let mut k = String::with_capacity(f.len());
-            k.push_str(&f[..i]);
-            k.push_str(&f[i + c.len_utf8()..]);
-            by_key.entry(k).or_default().push(p);
-        }
-    }
-    let mut pairs: FxHashSet<(PlayerId, PlayerId)> = FxHashSet::default();
-    for bucket in by_key.values() {
-        if bucket.len() < 2 || bucket.len() > BUCKET_LIMIT {
-            continue;
-        }
-        for (i, &a) in bucket.iter().enumerate() {
-            for &b in &bucket[i + 1..] {
-                if a != b {
-                    pairs.insert((a.min(b), a.max(b)));
-                }
-            }
-        }
-    }
-    let mut pairs: Vec<(PlayerId, PlayerId)> = pairs.into_iter().collect();
-    pairs.sort_unstable();
-    // Not joined as the others are: one edit after another would chain unrelated names.
-    // Nor when the edit changes an initial: `Carlsen,H` is not `Carlsen,M`.
-    let initials = |p: PlayerId| -> Vec<char> {
-        split[p as usize]
-            .1
-            .iter()
-            .filter_map(|w| w.chars().next())
-            .collect()
-    };
-    let edits: Vec<(PlayerId, PlayerId)> = pairs
-        .into_iter()
-        .filter(|&(a, b)| {
-            let (fa, fb) = (&folded[a as usize], &folded[b as usize]);
-            let ((sa, ga), (sb, gb)) = (&split[a as usize], &split[b as usize]);
-            // The surname alone differs (a letter of a given name written out is another
-            // person: `Tim` and `Tom`), and it is a name, not a one-letter mark (`A`, `B`).
-            fa != fb
-                && ga == gb
-                && sa.chars().count() >= 3
-                && sb.chars().count() >= 3
-                && self::one_edit(fa, fb)
-                && initials(a) == initials(b)
-                && !abbreviates(a, b)
-                && !abbreviates(b, a)
-        })
-        .collect();
-    // Each group keeps a spelling with its given names written out (not initials only), of
-    // those the one with the most contests, then the longest, then the first.
-    let count = |p: PlayerId| contests.get(p as usize).copied().unwrap_or(0);
-    let full = |p: PlayerId| {
-        !abbreviation[p as usize] && split[p as usize].1.iter().any(|w| w.chars().count() > 1)
-    };
-    let better = |p: PlayerId, q: PlayerId| {
-        (full(p), count(p), names[p as usize].chars().count())
-            > (full(q), count(q), names[q as usize].chars().count())
-    };
-    let mut keep: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
-    let mut total: FxHashMap<PlayerId, u64> = FxHashMap::default();
-    for p in 0..n as PlayerId {
-        if u.why[p as usize].is_none() {
-            continue;
-        }
-        let root = u.find(p);
-        *total.entry(root).or_default() += u64::from(count(p));
-        let best = keep.entry(root).or_insert(p);
-        if better(p, *best) {
-            *best = p;
-        }
-    }
-    let mut out: Vec<(u64, Suggestion)> = Vec::new();
-    for p in 0..n as PlayerId {
-        let Some(why) = u.why[p as usize] else {
-            continue;
-        };
-        let root = u.find(p);
-        let player = keep[&root];
-        if player != p {
-            // The reason the alias is the player's own where one holds between the two
-            // (`Kasparov,G` is `Kasparov, Gary` by initials, though it is first linked by
-            // punctuation to `Kasparov, G.`), else its strongest link into the group.
-            let why = if folded[p as usize] == folded[player as usize] {
-                Likeness::Spelling
-            } else if sorted_words(p) == sorted_words(player) {
-                Likeness::WordOrder
-            } else if abbreviates(p, player) {
-                Likeness::Initials
-            } else {
-                why
-            };
-            out.push((
-                total[&root],
-                Suggestion {
-                    alias: p,
-                    player,
-                    why,
-                    ambiguous_with: Vec::new(),
-                },
-            ));
-        }
-    }
-    // One edit apart: the weaker group's kept spelling to the stronger's, never a group that
-    // is itself the target of another (no chain of edits).
-    let mut target: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
-    for &(a, b) in &edits {
-        let (ra, rb) = (u.find(a), u.find(b));
-        if ra == rb {
-            continue;
-        }
-        let (ka, kb) = (
-            keep.get(&ra).copied().unwrap_or(ra),
-            keep.get(&rb).copied().unwrap_or(rb),
-        );
-        let (weak, strong) = if better(ka, kb) { (rb, ka) } else { (ra, kb) };
-        let t = target.entry(weak).or_insert(strong);
-        if better(strong, *t) {
-            *t = strong;
-        }
-    }
-    let targets: FxHashSet<PlayerId> = target.values().map(|&k| u.find(k)).collect();
-    let mut weak: Vec<(PlayerId, PlayerId)> = target.into_iter().collect();
-    weak.sort_unstable();
-    for (root, strong) in weak {
-        if targets.contains(&root) {
-            continue;
-        }
-        let alias = keep.get(&root).copied().unwrap_or(root);
-        out.push((
-            u64::from(count(alias)) + u64::from(count(strong)),
-            Suggestion {
-                alias,
-                player: strong,
-                why: Likeness::OneEdit,
-                ambiguous_with: Vec::new(),
-            },
-        ));
-    }
-    let mut ambiguous: Vec<(PlayerId, Vec<PlayerId>)> = ambiguous.into_iter().collect();
-    ambiguous.sort_unstable();
-    for (short, matches) in ambiguous {
-        if u.why[short as usize].is_some() && keep.get(&u.find(short)) != Some(&short) {
-            // Linked another way to a spelling kept for it: that link stands. (A group of
-            // abbreviations only, `Kasparov,G` with `Kasparov, G.`, keeps one of them, and
-            // the choice among full names is still to be made.)
-            continue;
-        }
-        let mut players: Vec<PlayerId> = matches
-            .iter()
-            .map(|&m| keep.get(&u.find(m)).copied().unwrap_or(m))
-            .collect();
-        players.sort_by_key(|&m| (std::cmp::Reverse(count(m)), m));
-        players.dedup();
-        let player = players[0];
-        out.push((
-            u64::from(count(short)) + u64::from(count(player)),
-            Suggestion {
-                alias: short,
-                player,
-                why: Likeness::Initials,
-                ambiguous_with: players[1..].to_vec(),
-            },
-        ));
-    }
+    let kept = names.kept_spellings(&mut u);
+    let mut out = names.group_suggestions(&mut u, &kept);
+    names.edit_suggestions(&mut u, &kept.keep, &edits, &mut out);
+    names.ambiguous_suggestions(&mut u, &kept.keep, ambiguous, &mut out);
     // One line per alias (an alias file refuses two): its first, the group's link before a
     // link between groups.
     let mut seen: FxHashSet<PlayerId> = FxHashSet::default();
@@ -567,6 +289,383 @@ pub fn likely_duplicates(names: &[String], contests: &[u32], one_edit: bool) -> 
             .then(a.1.alias.cmp(&b.1.alias))
     });
     out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// The names [`likely_duplicates`] compares, by id: as given, folded, and split into
+/// surname and given names, with their contests and which of them abbreviate another.
+struct Names<'a> {
+    names: &'a [String],
+    contests: &'a [u32],
+    folded: Vec<String>,
+    split: Vec<(String, Vec<String>)>,
+    /// Whether a name abbreviates another's given names ([`Names::link_abbreviations`]).
+    abbreviation: Vec<bool>,
+}
+
+/// The spelling each group keeps (by the group's root) and the group's contests.
+struct Kept {
+    keep: FxHashMap<PlayerId, PlayerId>,
+    total: FxHashMap<PlayerId, u64>,
+}
+
+/// Names that abbreviate several full names of different groups, with those names.
+type Ambiguous = FxHashMap<PlayerId, Vec<PlayerId>>;
+
+/// Suggestions with their groups' contests, to sort by.
+type Suggestions = Vec<(u64, Suggestion)>;
+
+impl<'a> Names<'a> {
+    fn new(names: &'a [String], contests: &'a [u32]) -> Self {
+        Self {
+            names,
+            contests,
+            folded: names.iter().map(|s| fold(s)).collect(),
+            split: names.iter().map(|s| parts(s)).collect(),
+            abbreviation: vec![false; names.len()],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The ids of the names with a letter or digit.
+    fn ids(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        (0..self.len() as PlayerId).filter(|&p| !self.folded[p as usize].is_empty())
+    }
+
+    /// The folded name's words, sorted.
+    fn sorted_words(&self, p: PlayerId) -> String {
+        let mut w: Vec<&str> = self.folded[p as usize].split(' ').collect();
+        w.sort_unstable();
+        w.join(" ")
+    }
+
+    /// A name written as words (with a space or a comma), not a handle.
+    fn worded(&self, p: PlayerId) -> bool {
+        self.names[p as usize].contains(|c: char| c.is_whitespace() || c == ',')
+    }
+
+    /// A person's name: worded, with one comma at most and none of the marks of a team, a
+    /// consultation game or an assisted player (`Kasparov, Garry:Crumiller, Jon`, `Anand,V /
+    /// FRITZ7`).
+    fn personal(&self, p: PlayerId) -> bool {
+        let raw = &self.names[p as usize];
+        self.worded(p) && raw.matches(',').count() <= 1 && !raw.contains([':', '/', '&', '+', ';'])
+    }
+
+    /// The surname and the first given name's initial.
+    fn initial_key(&self, p: PlayerId) -> Option<(String, char)> {
+        let (s, g) = &self.split[p as usize];
+        g.first()
+            .and_then(|w| w.chars().next())
+            .map(|c| (s.clone(), c))
+    }
+
+    /// The initials of the given names.
+    fn initials(&self, p: PlayerId) -> Vec<char> {
+        self.split[p as usize]
+            .1
+            .iter()
+            .filter_map(|w| w.chars().next())
+            .collect()
+    }
+
+    /// Whether `short`'s given names each begin `full`'s, one at least cut short.
+    fn abbreviates(&self, short: PlayerId, full: PlayerId) -> bool {
+        let (gs, gf) = (&self.split[short as usize].1, &self.split[full as usize].1);
+        !gs.is_empty()
+            && gf.len() >= gs.len()
+            && gs.iter().zip(gf).all(|(s, f)| f.starts_with(s.as_str()))
+            && gs.iter().zip(gf).any(|(s, f)| s.len() < f.len())
+            // Cut short to a few letters (`Ju`, `Ana`): a longer word that begins another is
+            // more often a misspelling of it (`Hikaru` and `Hikarui`).
+            && gs
+                .iter()
+                .zip(gf)
+                .all(|(s, f)| s.len() == f.len() || s.chars().count() <= ABBREVIATION_LETTERS)
+    }
+
+    fn count(&self, p: PlayerId) -> u32 {
+        self.contests.get(p as usize).copied().unwrap_or(0)
+    }
+
+    /// Given names written out (not initials only), and not an abbreviation of another's.
+    fn full(&self, p: PlayerId) -> bool {
+        !self.abbreviation[p as usize]
+            && self.split[p as usize]
+                .1
+                .iter()
+                .any(|w| w.chars().count() > 1)
+    }
+
+    /// Whether `p` is a better spelling to keep than `q`: written out, then the most
+    /// contests, then the longest.
+    fn better(&self, p: PlayerId, q: PlayerId) -> bool {
+        (
+            self.full(p),
+            self.count(p),
+            self.names[p as usize].chars().count(),
+        ) > (
+            self.full(q),
+            self.count(q),
+            self.names[q as usize].chars().count(),
+        )
+    }
+
+    /// Links names of the same letters ([`Likeness::Spelling`]), then of the same words in
+    /// another order ([`Likeness::WordOrder`]).
+    fn link_spellings(&self, u: &mut Union) {
+        for g in groups(self.ids().map(|p| (self.folded[p as usize].clone(), p))) {
+            for w in g.windows(2) {
+                u.join(w[0], w[1], Likeness::Spelling);
+            }
+        }
+        for g in groups(self.ids().map(|p| (self.sorted_words(p), p))) {
+            for w in g.windows(2) {
+                u.join(w[0], w[1], Likeness::WordOrder);
+            }
+        }
+    }
+
+    /// Initials and abbreviations: names with the same surname and first initial; one whose
+    /// given names each begin the other's, one at least cut short (`Kasparov, G`,
+    /// `Karpov,Ana`, `Polgar,Ju` of `Kasparov, Garry`, `Karpov, Anatoly`, `Polgar, Judit`),
+    /// matches the fullest such names. Only names written as a person's
+    /// ([`Names::personal`]). Linked when those are of one group, else returned as
+    /// ambiguous; either way marked as abbreviations.
+    fn link_abbreviations(&mut self, u: &mut Union) -> Ambiguous {
+        let mut ambiguous = Ambiguous::default();
+        for g in groups(
+            self.ids()
+                .filter(|&p| self.personal(p))
+                .filter_map(|p| self.initial_key(p).map(|k| (k, p))),
+        ) {
+            if g.len() > ABBREVIATION_GROUP_LIMIT {
+                continue;
+            }
+            for &short in &g {
+                let matches: Vec<PlayerId> = g
+                    .iter()
+                    .copied()
+                    .filter(|&full| full != short && self.abbreviates(short, full))
+                    .collect();
+                if matches.is_empty() {
+                    continue;
+                }
+                self.abbreviation[short as usize] = true;
+                // The fullest of them: those that abbreviate none of the others.
+                let fullest: Vec<PlayerId> = matches
+                    .iter()
+                    .copied()
+                    .filter(|&m| !matches.iter().any(|&o| o != m && self.abbreviates(m, o)))
+                    .collect();
+                let mut distinct: Vec<PlayerId> = fullest.iter().map(|&m| u.find(m)).collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() == 1 {
+                    u.join(short, fullest[0], Likeness::Initials);
+                } else {
+                    ambiguous.insert(short, fullest);
+                }
+            }
+        }
+        ambiguous
+    }
+
+    /// One edit apart: names sharing the name itself or the name with one letter dropped,
+    /// sorted. Only names written as two words or more (a person's name, with a space or a
+    /// comma): handles one letter apart are usually two accounts.
+    fn one_edit_pairs(&self) -> Vec<(PlayerId, PlayerId)> {
+        let mut by_key: FxHashMap<String, Vec<PlayerId>> = FxHashMap::default();
+        for p in self.ids() {
+            let f = &self.folded[p as usize];
+            let chars: Vec<(usize, char)> = f.char_indices().collect();
+            if chars.len() < 6 || !self.worded(p) {
+                continue;
+            }
+            by_key.entry(f.clone()).or_default().push(p);
+            for &(i, c) in &chars {
+                let mut k = String::with_capacity(f.len());
+                k.push_str(&f[..i]);
+                k.push_str(&f[i + c.len_utf8()..]);
+                by_key.entry(k).or_default().push(p);
+            }
+        }
+        let mut pairs: FxHashSet<(PlayerId, PlayerId)> = FxHashSet::default();
+        for bucket in by_key.values() {
+            if bucket.len() < 2 || bucket.len() > BUCKET_LIMIT {
+                continue;
+            }
+            for (i, &a) in bucket.iter().enumerate() {
+                for &b in &bucket[i + 1..] {
+                    if a != b {
+                        pairs.insert((a.min(b), a.max(b)));
+                    }
+                }
+            }
+        }
+        let mut pairs: Vec<(PlayerId, PlayerId)> = pairs.into_iter().collect();
+        pairs.sort_unstable();
+        // Not joined as the others are: one edit after another would chain unrelated names.
+        // Nor when the edit changes an initial: `Carlsen,H` is not `Carlsen,M`.
+        pairs.retain(|&(a, b)| {
+            let (fa, fb) = (&self.folded[a as usize], &self.folded[b as usize]);
+            let ((sa, ga), (sb, gb)) = (&self.split[a as usize], &self.split[b as usize]);
+            // The surname alone differs (a letter of a given name written out is another
+            // person: `Tim` and `Tom`), and it is a name, not a one-letter mark (`A`, `B`).
+            fa != fb
+                && ga == gb
+                && sa.chars().count() >= 3
+                && sb.chars().count() >= 3
+                && one_edit(fa, fb)
+                && self.initials(a) == self.initials(b)
+                && !self.abbreviates(a, b)
+                && !self.abbreviates(b, a)
+        });
+        pairs
+    }
+
+    /// Each group keeps a spelling with its given names written out (not initials only), of
+    /// those the one with the most contests, then the longest, then the first.
+    fn kept_spellings(&self, u: &mut Union) -> Kept {
+        let mut keep: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
+        let mut total: FxHashMap<PlayerId, u64> = FxHashMap::default();
+        for p in 0..self.len() as PlayerId {
+            if u.why[p as usize].is_none() {
+                continue;
+            }
+            let root = u.find(p);
+            *total.entry(root).or_default() += u64::from(self.count(p));
+            let best = keep.entry(root).or_insert(p);
+            if self.better(p, *best) {
+                *best = p;
+            }
+        }
+        Kept { keep, total }
+    }
+
+    /// Every linked name but its group's kept spelling, to that spelling.
+    fn group_suggestions(&self, u: &mut Union, kept: &Kept) -> Suggestions {
+        let mut out = Suggestions::new();
+        for p in 0..self.len() as PlayerId {
+            let Some(why) = u.why[p as usize] else {
+                continue;
+            };
+            let root = u.find(p);
+            let player = kept.keep[&root];
+            if player != p {
+                // The reason the alias is the player's own where one holds between the two
+                // (`Kasparov,G` is `Kasparov, Gary` by initials, though it is first linked by
+                // punctuation to `Kasparov, G.`), else its strongest link into the group.
+                let why = if self.folded[p as usize] == self.folded[player as usize] {
+                    Likeness::Spelling
+                } else if self.sorted_words(p) == self.sorted_words(player) {
+                    Likeness::WordOrder
+                } else if self.abbreviates(p, player) {
+                    Likeness::Initials
+                } else {
+                    why
+                };
+                out.push((
+                    kept.total[&root],
+                    Suggestion {
+                        alias: p,
+                        player,
+                        why,
+                        ambiguous_with: Vec::new(),
+                    },
+                ));
+            }
+        }
+        out
+    }
+
+    /// One edit apart: the weaker group's kept spelling to the stronger's, never a group that
+    /// is itself the target of another (no chain of edits).
+    fn edit_suggestions(
+        &self,
+        u: &mut Union,
+        keep: &FxHashMap<PlayerId, PlayerId>,
+        edits: &[(PlayerId, PlayerId)],
+        out: &mut Suggestions,
+    ) {
+        let mut target: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
+        for &(a, b) in edits {
+            let (ra, rb) = (u.find(a), u.find(b));
+            if ra == rb {
+                continue;
+            }
+            let (ka, kb) = (
+                keep.get(&ra).copied().unwrap_or(ra),
+                keep.get(&rb).copied().unwrap_or(rb),
+            );
+            let (weak, strong) = if self.better(ka, kb) {
+                (rb, ka)
+            } else {
+                (ra, kb)
+            };
+            let t = target.entry(weak).or_insert(strong);
+            if self.better(strong, *t) {
+                *t = strong;
+            }
+        }
+        let targets: FxHashSet<PlayerId> = target.values().map(|&k| u.find(k)).collect();
+        let mut weak: Vec<(PlayerId, PlayerId)> = target.into_iter().collect();
+        weak.sort_unstable();
+        for (root, strong) in weak {
+            if targets.contains(&root) {
+                continue;
+            }
+            let alias = keep.get(&root).copied().unwrap_or(root);
+            out.push((
+                u64::from(self.count(alias)) + u64::from(self.count(strong)),
+                Suggestion {
+                    alias,
+                    player: strong,
+                    why: Likeness::OneEdit,
+                    ambiguous_with: Vec::new(),
+                },
+            ));
+        }
+    }
+
+    /// Abbreviations of several groups' names: to the kept spelling of the group with the
+    /// most contests, the others named for the user to choose.
+    fn ambiguous_suggestions(
+        &self,
+        u: &mut Union,
+        keep: &FxHashMap<PlayerId, PlayerId>,
+        ambiguous: Ambiguous,
+        out: &mut Suggestions,
+    ) {
+        let mut ambiguous: Vec<(PlayerId, Vec<PlayerId>)> = ambiguous.into_iter().collect();
+        ambiguous.sort_unstable();
+        for (short, matches) in ambiguous {
+            if u.why[short as usize].is_some() && keep.get(&u.find(short)) != Some(&short) {
+                // Linked another way to a spelling kept for it: that link stands. (A group of
+                // abbreviations only, `Kasparov,G` with `Kasparov, G.`, keeps one of them, and
+                // the choice among full names is still to be made.)
+                continue;
+            }
+            let mut players: Vec<PlayerId> = matches
+                .iter()
+                .map(|&m| keep.get(&u.find(m)).copied().unwrap_or(m))
+                .collect();
+            players.sort_by_key(|&m| (std::cmp::Reverse(self.count(m)), m));
+            players.dedup();
+            let player = players[0];
+            out.push((
+                u64::from(self.count(short)) + u64::from(self.count(player)),
+                Suggestion {
+                    alias: short,
+                    player,
+                    why: Likeness::Initials,
+                    ambiguous_with: players[1..].to_vec(),
+                },
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ use super::base::{
     Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_ahead, pick_mut,
     update_each_ahead,
 };
-use crate::history::{PlayerId, Round};
+use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::normal_cdf;
 use crate::numeric::roots::halley_in;
 use factors::Factors;
@@ -176,6 +176,107 @@ fn diffused_sigma(sigma: f64, g2: f64) -> f64 {
     }
 }
 
+/// A round's participants, each once, in increasing order, and for every contest the slot
+/// (position among them) of each of its players, in `players()` order.
+fn round_slots(contests: &[Contest<'_>]) -> (Vec<PlayerId>, Vec<Vec<u32>>) {
+    if let [c] = contests {
+        // A contest names a player once: sorting its players gives both.
+        let mut order: Vec<(PlayerId, u32)> = c
+            .players()
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| (p, k as u32))
+            .collect();
+        order.sort_unstable();
+        let mut slot = vec![0u32; order.len()];
+        for (pos, &(_, k)) in order.iter().enumerate() {
+            slot[k as usize] = pos as u32;
+        }
+        return (order.iter().map(|o| o.0).collect(), vec![slot]);
+    }
+    let mut ids: Vec<PlayerId> = contests
+        .iter()
+        .flat_map(|c| c.players().iter().copied())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let slots = contests
+        .iter()
+        .map(|c| {
+            c.players()
+                .iter()
+                .map(|p| ids.binary_search(p).expect("a participant") as u32)
+                .collect()
+        })
+        .collect();
+    (ids, slots)
+}
+
+/// A team's members (by slot), whole members each: each is credited with the team's
+/// performance less his teammates' ratings, of variance the team's noise and his
+/// teammates' uncertainty.
+fn credit_members(
+    members: &[u32],
+    team_perf: f64,
+    views: &[View],
+    b2: f64,
+    credit: &mut impl FnMut(u32, (f64, f64), bool),
+) {
+    let size = members.len() as f64;
+    let (mu_sum, var_sum): (f64, f64) = members.iter().fold((0.0, 0.0), |(m, v), &k| {
+        let st = &views[k as usize];
+        (m + st.mu, v + st.sigma * st.sigma)
+    });
+    for &k in members {
+        let st = &views[k as usize];
+        let own = (
+            team_perf - (mu_sum - st.mu),
+            size * b2 + var_sum - st.sigma * st.sigma,
+        );
+        credit(k, own, true);
+    }
+}
+
+/// Partial play: the team performs `sum w mu`; member i is credited with
+/// `(P - sum_{j != i} w_j mu_j) / w_i`, of variance `(sum_j w_j^2 beta^2 +
+/// sum_{j != i} w_j^2 sigma_j^2) / w_i^2`; a member of share 0 with none.
+fn credit_shares(
+    members: &[u32],
+    weights: &[f64],
+    team_perf: f64,
+    views: &[View],
+    b2: f64,
+    credit: &mut impl FnMut(u32, (f64, f64), bool),
+) {
+    let share = |i: usize| weights.get(i).copied().unwrap_or(1.0);
+    let (mu_sum, var_sum, noise): (f64, f64, f64) =
+        members
+            .iter()
+            .enumerate()
+            .fold((0.0, 0.0, 0.0), |(m, v, b), (i, &k)| {
+                let st = &views[k as usize];
+                let w = share(i);
+                (
+                    m + w * st.mu,
+                    v + w * w * st.sigma * st.sigma,
+                    b + w * w * b2,
+                )
+            });
+    for (i, &k) in members.iter().enumerate() {
+        let st = &views[k as usize];
+        let w = share(i);
+        let own = if w > 0.0 {
+            (
+                (team_perf - (mu_sum - w * st.mu)) / w,
+                (noise + var_sum - w * w * st.sigma * st.sigma) / (w * w),
+            )
+        } else {
+            (f64::NAN, f64::INFINITY)
+        };
+        credit(k, own, w > 0.0);
+    }
+}
+
 /// A player's state. (Laid out in the order written, so that the rating and uncertainty,
 /// which a round reads first, come first.)
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -276,6 +377,82 @@ impl EloMmr {
             0.0
         };
         (self.sl2 + excess, drift)
+    }
+
+    /// Each participant's diffusion (the round's `drift` and the days since his last round
+    /// before `time`) and his post-diffusion rating and uncertainty, read without changing
+    /// his state: the diffusion itself is applied by [`RatingSystem::update`] in the pass
+    /// that adds his performance, while his factors are in cache (one pass over the
+    /// participants' memory instead of two).
+    fn views(&self, states: &[&mut MmrPlayer], drift: &[f64], time: i64) -> Vec<View> {
+        let per_day = self.p.drift_per_day;
+        map_ahead(states, PARALLEL_FROM, |i, pl| {
+            // (Without drift per day, the days are not read: `g2 + 0 * days` is `g2`.)
+            let g2 = if per_day == 0.0 {
+                drift[i]
+            } else {
+                let days = pl
+                    .last_time
+                    .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
+                drift[i] + per_day * days
+            };
+            View {
+                mu: pl.mu,
+                sigma: diffused_sigma(pl.sigma, g2),
+                g2,
+            }
+        })
+    }
+
+    /// The performances in contest `c` of its players, from their post-diffusion priors
+    /// (`views`, by the slots `slot` of the players): `credit(slot, (performance, variance),
+    /// counted)` for each, `counted` false for a member of share 0 (credited with none:
+    /// `(NaN, infinity)`).
+    fn contest_performances(
+        &self,
+        c: &Contest<'_>,
+        slot: &[u32],
+        views: &[View],
+        mut credit: impl FnMut(u32, (f64, f64), bool),
+    ) {
+        let (b2, _) = self.contest_scales(c.weight());
+        // The slots of each entry's members: consecutive runs of `slot`.
+        let mut runs = Vec::with_capacity(c.len());
+        let mut shares = Vec::with_capacity(c.len());
+        let mut at = 0;
+        for e in c.entries() {
+            runs.push(&slot[at..at + e.players.len()]);
+            shares.push(e.weights);
+            at += e.players.len();
+        }
+        // A member's share of the contest (partial play) weighs his skill and noise.
+        let share = |entry: usize, i: usize| shares[entry].get(i).copied().unwrap_or(1.0);
+        let priors: Vec<Prior> = runs
+            .iter()
+            .enumerate()
+            .map(|(j, members)| {
+                let (mut mu, mut var) = (0.0, 0.0);
+                for (i, &k) in members.iter().enumerate() {
+                    let st = &views[k as usize];
+                    let w = share(j, i);
+                    mu += w * st.mu;
+                    var += w * w * (st.sigma * st.sigma + b2);
+                }
+                Prior {
+                    mu,
+                    delta: var.sqrt(),
+                }
+            })
+            .collect();
+        let places: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
+        let results = performance::performances(&priors, &places, &self.settings());
+        for (j, (members, &team_perf)) in runs.iter().zip(&results).enumerate() {
+            if shares[j].is_empty() {
+                credit_members(members, team_perf, views, b2, &mut credit);
+            } else {
+                credit_shares(members, shares[j], team_perf, views, b2, &mut credit);
+            }
+        }
     }
 
     /// Algorithm 2: grows the uncertainty by `g2`.
@@ -434,40 +611,7 @@ impl RatingSystem for EloMmr {
 
     fn update(&self, round: Round<'_>, players: &mut [MmrPlayer]) {
         let contests: Vec<_> = round.contests().collect();
-        // The round's participants, each once, in increasing order, and for every contest the
-        // slot (position among them) of each of its players, in `players()` order.
-        let (ids, slots): (Vec<PlayerId>, Vec<Vec<u32>>) = if let [c] = contests[..] {
-            // A contest names a player once: sorting its players gives both.
-            let mut order: Vec<(PlayerId, u32)> = c
-                .players()
-                .iter()
-                .enumerate()
-                .map(|(k, &p)| (p, k as u32))
-                .collect();
-            order.sort_unstable();
-            let mut slot = vec![0u32; order.len()];
-            for (pos, &(_, k)) in order.iter().enumerate() {
-                slot[k as usize] = pos as u32;
-            }
-            (order.iter().map(|o| o.0).collect(), vec![slot])
-        } else {
-            let mut ids: Vec<PlayerId> = contests
-                .iter()
-                .flat_map(|c| c.players().iter().copied())
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            let slots = contests
-                .iter()
-                .map(|c| {
-                    c.players()
-                        .iter()
-                        .map(|p| ids.binary_search(p).expect("a participant") as u32)
-                        .collect()
-                })
-                .collect();
-            (ids, slots)
-        };
+        let (ids, slots) = round_slots(&contests);
         let mut drift = vec![0.0; ids.len()];
         for (c, slot) in contests.iter().zip(&slots) {
             let (_, g2) = self.contest_scales(c.weight());
@@ -482,27 +626,7 @@ impl RatingSystem for EloMmr {
             .unwrap_or(0);
         // The participants' states, in place (no state is moved).
         let mut states: Vec<&mut MmrPlayer> = pick_mut(players, &ids);
-        // Each participant's diffusion (the round's drift and the days since his last round)
-        // and his post-diffusion rating and uncertainty, read without changing his state: the
-        // diffusion itself is applied below, in the pass that adds his performance, while his
-        // factors are in cache (one pass over the participants' memory instead of two).
-        let per_day = self.p.drift_per_day;
-        let views: Vec<View> = map_ahead(&states, PARALLEL_FROM, |i, pl| {
-            // (Without drift per day, the days are not read: `g2 + 0 * days` is `g2`.)
-            let g2 = if per_day == 0.0 {
-                drift[i]
-            } else {
-                let days = pl
-                    .last_time
-                    .map_or(0.0, |t| (time - t).max(0) as f64 / 86_400.0);
-                drift[i] + per_day * days
-            };
-            View {
-                mu: pl.mu,
-                sigma: diffused_sigma(pl.sigma, g2),
-                g2,
-            }
-        });
+        let views = self.views(&states, &drift, time);
         // Performances of every contest from the post-diffusion priors.
         // Each player's performances: one per contest played in the round, in contest order
         // (a round of one contest: one each, kept flat).
@@ -510,93 +634,13 @@ impl RatingSystem for EloMmr {
         let mut flat: Vec<(f64, f64)> = vec![(0.0, 0.0); if single { ids.len() } else { 0 }];
         let mut perfs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); if single { 0 } else { ids.len() }];
         for (c, slot) in contests.iter().zip(&slots) {
-            let (b2, _) = self.contest_scales(c.weight());
-            // The slots of each entry's members: consecutive runs of `slot`.
-            let mut runs = Vec::with_capacity(c.len());
-            let mut shares = Vec::with_capacity(c.len());
-            let mut at = 0;
-            for e in c.entries() {
-                runs.push(&slot[at..at + e.players.len()]);
-                shares.push(e.weights);
-                at += e.players.len();
-            }
-            // A member's share of the contest (partial play) weighs his skill and noise.
-            let share = |entry: usize, i: usize| shares[entry].get(i).copied().unwrap_or(1.0);
-            let priors: Vec<Prior> = runs
-                .iter()
-                .enumerate()
-                .map(|(j, members)| {
-                    let (mut mu, mut var) = (0.0, 0.0);
-                    for (i, &k) in members.iter().enumerate() {
-                        let st = &views[k as usize];
-                        let w = share(j, i);
-                        mu += w * st.mu;
-                        var += w * w * (st.sigma * st.sigma + b2);
-                    }
-                    Prior {
-                        mu,
-                        delta: var.sqrt(),
-                    }
-                })
-                .collect();
-            let places: Vec<(u32, u32)> = c.entries().map(|e| (e.lo, e.hi)).collect();
-            let results = performance::performances(&priors, &places, &self.settings());
-            for (j, (members, &team_perf)) in runs.iter().zip(&results).enumerate() {
-                if shares[j].is_empty() {
-                    let size = members.len() as f64;
-                    let (mu_sum, var_sum): (f64, f64) =
-                        members.iter().fold((0.0, 0.0), |(m, v), &k| {
-                            let st = &views[k as usize];
-                            (m + st.mu, v + st.sigma * st.sigma)
-                        });
-                    for &k in *members {
-                        let st = &views[k as usize];
-                        let own = (
-                            team_perf - (mu_sum - st.mu),
-                            size * b2 + var_sum - st.sigma * st.sigma,
-                        );
-                        if single {
-                            flat[k as usize] = own;
-                        } else {
-                            perfs[k as usize].push(own);
-                        }
-                    }
-                    continue;
+            self.contest_performances(c, slot, &views, |k, own, counted| {
+                if single {
+                    flat[k as usize] = own;
+                } else if counted {
+                    perfs[k as usize].push(own);
                 }
-                // Partial play: the team performs `sum w mu`; member i is credited with
-                // `(P - sum_{j != i} w_j mu_j) / w_i`, of variance `(sum_j w_j^2 beta^2 +
-                // sum_{j != i} w_j^2 sigma_j^2) / w_i^2`; a member of share 0 with none.
-                let (mu_sum, var_sum, noise): (f64, f64, f64) =
-                    members
-                        .iter()
-                        .enumerate()
-                        .fold((0.0, 0.0, 0.0), |(m, v, b), (i, &k)| {
-                            let st = &views[k as usize];
-                            let w = share(j, i);
-                            (
-                                m + w * st.mu,
-                                v + w * w * st.sigma * st.sigma,
-                                b + w * w * b2,
-                            )
-                        });
-                for (i, &k) in members.iter().enumerate() {
-                    let st = &views[k as usize];
-                    let w = share(j, i);
-                    let own = if w > 0.0 {
-                        (
-                            (team_perf - (mu_sum - w * st.mu)) / w,
-                            (noise + var_sum - w * w * st.sigma * st.sigma) / (w * w),
-                        )
-                    } else {
-                        (f64::NAN, f64::INFINITY)
-                    };
-                    if single {
-                        flat[k as usize] = own;
-                    } else if w > 0.0 {
-                        perfs[k as usize].push(own);
-                    }
-                }
-            }
+            });
         }
         // Each participant diffused, then his performances added.
         let step = |pl: &mut MmrPlayer, view: &View, ps: &[(f64, f64)]| {

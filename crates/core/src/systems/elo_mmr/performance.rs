@@ -770,36 +770,38 @@ impl<'a> Contest<'a> {
 
     // ------------------------------------------------------------------ logistic, windows
 
-    fn logistic_windows_tabulated(&self) -> Vec<f64> {
-        let n = self.n;
-        let kappa = self.kappa();
-        // Scalars: weight prefix in rating order and in rank order (slots).
-        let mut w_rating = vec![0.0; n + 1];
-        for (k, &e) in self.by_rating.iter().enumerate() {
-            w_rating[k + 1] = w_rating[k] + self.s[e as usize];
+    /// The prefix sums of the entries' weights `s` in `order` (rating order, or rank order:
+    /// by slots).
+    fn weight_prefix(&self, order: &[u32]) -> Vec<f64> {
+        let mut w = vec![0.0; self.n + 1];
+        for (k, &e) in order.iter().enumerate() {
+            w[k + 1] = w[k] + self.s[e as usize];
         }
-        let mut w_slot = vec![0.0; n + 1];
-        for (k, &e) in self.by_rank.iter().enumerate() {
-            w_slot[k + 1] = w_slot[k] + self.s[e as usize];
-        }
-        // The tie block's members within a window: a range of slots (members sorted by
-        // rating position).
-        let slot_range = |e: usize, (a, b): (usize, usize)| -> (usize, usize) {
-            let (bs, be) = self.blocks[self.block_of[e] as usize];
-            let members = &self.by_rank[bs..be];
-            let t1 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < a);
-            let t2 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < b);
-            (t1, t2)
-        };
-        // C per entry: a Fenwick tree over rating positions holds the better-placed weights.
-        let mut c = vec![0.0; n];
-        let mut fenwick = Fenwick::new(n);
+        w
+    }
+
+    /// The members of entry `e`'s tie block within the window `(a, b)` of rating positions:
+    /// a range of slots (members sorted by rating position).
+    fn tie_slots(&self, e: usize, (a, b): (usize, usize)) -> (usize, usize) {
+        let (bs, be) = self.blocks[self.block_of[e] as usize];
+        let members = &self.by_rank[bs..be];
+        let t1 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < a);
+        let t2 = bs + members.partition_point(|&j| (self.pos[j as usize] as usize) < b);
+        (t1, t2)
+    }
+
+    /// C per entry, the weight of its window placed worse less the weight placed better (of
+    /// `w_rating` and `w_slot`, the weights' prefix sums in rating and rank order): a Fenwick
+    /// tree over rating positions holds the better-placed weights.
+    fn window_targets(&self, w_rating: &[f64], w_slot: &[f64]) -> Vec<f64> {
+        let mut c = vec![0.0; self.n];
+        let mut fenwick = Fenwick::new(self.n);
         for &(bs, be) in &self.blocks {
             for &e in &self.by_rank[bs..be] {
                 let e = e as usize;
                 let (a, b) = self.window_of(e);
                 let better = fenwick.range(a, b);
-                let (t1, t2) = slot_range(e, (a, b));
+                let (t1, t2) = self.tie_slots(e, (a, b));
                 let tie = w_slot[t2] - w_slot[t1];
                 let worse = (w_rating[b] - w_rating[a]) - better - tie;
                 c[e] = worse - better;
@@ -808,9 +810,15 @@ impl<'a> Contest<'a> {
                 fenwick.add(self.pos[e as usize] as usize, self.s[e as usize]);
             }
         }
-        // The grid spans every window's ratings and a margin of seven performance widths of
-        // its extreme entries (an entry that beats all N of its window performs about
-        // ln(N)/s above them); roots beyond it are solved with exact sums.
+        c
+    }
+
+    /// The grid of the windows' tables and its error bound. It spans every window's ratings
+    /// and a margin of seven performance widths of its extreme entries (an entry that beats
+    /// all N of its window performs about ln(N)/s above them); roots beyond it are solved
+    /// with exact sums.
+    fn window_grid(&self, w_rating: &[f64]) -> (UniformGrid, f64) {
+        let n = self.n;
         let s_max = self.s.iter().copied().fold(0.0, f64::max);
         let s_min = self.s.iter().copied().fold(f64::INFINITY, f64::min);
         let edge = |range: &[u32]| {
@@ -834,7 +842,7 @@ impl<'a> Contest<'a> {
                     (lo.min(w), hi.max(w))
                 });
         let typical = w_small * s_min / 16.0;
-        let bound_weight = (1.0 + kappa) * w_large;
+        let bound_weight = (1.0 + self.kappa()) * w_large;
         let grid = Self::grid(
             lo,
             hi,
@@ -845,6 +853,17 @@ impl<'a> Contest<'a> {
             n,
         );
         let bound = grid.error_bound(strip, bound_weight);
+        (grid, bound)
+    }
+
+    fn logistic_windows_tabulated(&self) -> Vec<f64> {
+        let n = self.n;
+        let kappa = self.kappa();
+        // Scalars: weight prefix in rating order and in rank order (slots).
+        let w_rating = self.weight_prefix(&self.by_rating);
+        let w_slot = self.weight_prefix(&self.by_rank);
+        let c = self.window_targets(&w_rating, &w_slot);
+        let (grid, bound) = self.window_grid(&w_rating);
         let k = grid.len();
         // Every entry's node values once; then a sweep over the rating order keeps the
         // current window's sum (F) and each tie block's sum over its members in the window (G)
@@ -873,7 +892,7 @@ impl<'a> Contest<'a> {
                     let g: &[f64] = if be - bs == 1 {
                         row(e as u32)
                     } else {
-                        let (t1, t2) = slot_range(e, (a, b));
+                        let (t1, t2) = self.tie_slots(e, (a, b));
                         let w = g_sums.entry(block).or_insert_with(|| Window::new(k));
                         w.slide(t1, t2, |i| row(self.by_rank[i]));
                         &w.sum
