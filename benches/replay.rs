@@ -1,20 +1,21 @@
 //! Benchmarks of the hot paths: reading a games CSV, replaying it through Elo and Yuksel,
 //! the exact pairwise sums of a large contest, scoring a large contest, and rounds of the
-//! matchmaking simulation (a large round of disjoint games, rated at once).
+//! matchmaking simulation (a large round of disjoint games, rated at once). The pool and the
+//! simulation are the lab's (`rate-batch-lab`, a dev-dependency).
 //!
 //! Run with `cargo bench`; `cargo bench -- --quick` for a short pass.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rate_batch::history::History;
 use rate_batch::ingest::{IngestOptions, ingest};
-use rate_batch::lab::simlab::{Population, PopulationConfig};
-use rate_batch::lab::simulate::{PoolConfig, write_pool_games};
 use rate_batch::metrics::{Metrics, Participant};
 use rate_batch::replay::{ReplayOptions, replay};
 use rate_batch::systems::SystemVisitor;
 use rate_batch::systems::elo::{Elo, EloParams};
 use rate_batch::systems::pairwise::logistic_sums;
 use rate_batch::systems::yuksel::{Yuksel, YukselParams};
+use rate_batch_lab::simlab::{Population, PopulationConfig};
+use rate_batch_lab::simulate::{PoolConfig, write_pool_games};
 use std::hint::black_box;
 use std::path::PathBuf;
 
