@@ -1,20 +1,19 @@
 //! Benchmarks of the hot paths: reading a games CSV, replaying it through Elo and Yuksel,
-//! the exact pairwise sums of a large contest, scoring a large contest, and rounds of the
-//! matchmaking simulation (a large round of disjoint games, rated at once).
+//! the exact pairwise sums of a large contest, and scoring a large contest. The pool of games
+//! is the lab's (`rate-batch-lab`, a dev-dependency); the lab's own benchmark, rounds of the
+//! matchmaking simulation, is crates/lab/benches/population.rs.
 //!
 //! Run with `cargo bench`; `cargo bench -- --quick` for a short pass.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rate_batch::history::History;
 use rate_batch::ingest::{IngestOptions, ingest};
-use rate_batch::lab::simlab::{Population, PopulationConfig};
-use rate_batch::lab::simulate::{PoolConfig, write_pool_games};
 use rate_batch::metrics::{Metrics, Participant};
 use rate_batch::replay::{ReplayOptions, replay};
-use rate_batch::systems::SystemVisitor;
 use rate_batch::systems::elo::{Elo, EloParams};
 use rate_batch::systems::pairwise::logistic_sums;
 use rate_batch::systems::yuksel::{Yuksel, YukselParams};
+use rate_batch_lab::simulate::{PoolConfig, write_pool_games};
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -98,33 +97,9 @@ fn bench_large_contest(c: &mut Criterion) {
     });
 }
 
-fn bench_population(c: &mut Criterion) {
-    // 100,000 players, 3 rounds of matchmaking (each 50,000 games rated as one round).
-    let cfg = PopulationConfig {
-        players: 100_000,
-        rounds: 3,
-        ..PopulationConfig::default()
-    };
-    let y = Yuksel::new(YukselParams {
-        zero_sum: true,
-        ..YukselParams::default()
-    })
-    .unwrap();
-    c.bench_function("simulate 100k players x 3 rounds, Yuksel zero-sum", |b| {
-        b.iter(|| {
-            Population {
-                cfg: &cfg,
-                games: None,
-            }
-            .visit(&y)
-            .unwrap()
-        });
-    });
-}
-
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = bench_ingest, bench_replay, bench_large_contest, bench_population
+    targets = bench_ingest, bench_replay, bench_large_contest
 }
 criterion_main!(benches);

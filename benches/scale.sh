@@ -4,14 +4,17 @@
 #   SCALE=large adds a 100-million-game CSV among a million players (about 5 GB) replayed with
 #   Elo and Glicko-2 by week, and a Lichess-like 10-million-game PGN with move text, zstd.
 # Inputs are generated (never committed) into DIR. Figures: wall seconds, CPU seconds
-# (user+sys) and peak resident memory, from GNU time.
+# (user+sys) and peak resident memory, from GNU time. The inputs are written by the lab's
+# program, `rate-batch-lab simulate pool`, taken beside RATE_BATCH_BINARY (LAB=path to name
+# another).
 #
-#   cargo build --release
+#   cargo build --release        # both programs: rate-batch and rate-batch-lab beside it
 #   benches/scale.sh target/release/rate-batch /tmp/rb-bench            # about a minute
 #   SCALE=large benches/scale.sh target/release/rate-batch /data/bench  # about 15 minutes and 10 GB of inputs
 set -eu
 BIN=${1:?usage: benches/scale.sh RATE_BATCH_BINARY DIR}
 DIR=${2:?usage: benches/scale.sh RATE_BATCH_BINARY DIR}
+LAB=${LAB:-$(dirname "$BIN")/rate-batch-lab}
 SCALE=${SCALE:-small}
 mkdir -p "$DIR"
 OUT="$DIR/out"
@@ -27,7 +30,7 @@ run() {
 gen() { # file, then the simulate arguments
     file=$1
     shift
-    [ -s "$file" ] || "$BIN" simulate pool "$@" --out "$file" > /dev/null
+    [ -s "$file" ] || "$LAB" simulate pool "$@" --out "$file" > /dev/null
 }
 
 P1M="$DIR/pool1m.csv"
@@ -48,7 +51,7 @@ if [ "$SCALE" = large ]; then
     run "pool100m: elo, --history-format none (streamed)" "$BIN" replay "$P100M" --system elo --history-format none --out "$OUT" --quiet
     run "pool100m: glicko2 --period week, none (streamed)" "$BIN" replay "$P100M" --system glicko2 --period week --history-format none --out "$OUT" --quiet
     PGN="$DIR/pool10m.pgn.zst"
-    [ -s "$PGN" ] || "$BIN" simulate pool --players 100000 --games 10000000 --out "$PGN" > /dev/null
+    [ -s "$PGN" ] || "$LAB" simulate pool --players 100000 --games 10000000 --out "$PGN" > /dev/null
     run "zstd -dc pool10m.pgn.zst (floor)" zstd -dc "$PGN"
     run "pool10m.pgn.zst: elo, none (streamed)" "$BIN" replay "$PGN" --system elo --history-format none --stream on --out "$OUT" --quiet
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """An independent, literal transcription of Yuksel 2024's Algorithms 1-2 (incremental and
 zero-sum updates, with UpdateStats) and its section 4 matchmaking, for the population
-experiment of section 5.3, to cross-check `rate-batch simulate yuksel-population` and
-`rate-batch experiment` (it shares no code with them; Python standard library only).
+experiment of section 5.3, to cross-check `rate-batch-lab simulate yuksel-population`
+and `rate-batch-lab experiment` (it shares no code with them; Python standard library only).
 
     python3 experiments/yuksel_literal.py PLAYERS ROUNDS ZERO_SUM(0|1) [SEED [S [random]]]
 

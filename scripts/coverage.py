@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How often do rate-batch's 95 % intervals cover the truth? (issue 17's coverage figures)
 
-For SEEDS leagues of PLAYERS players (`simulate league`: a double round robin with Davidson
+For SEEDS leagues of PLAYERS players (`rate-batch-lab simulate league`: a double round robin with Davidson
 ties from known strengths), each system is replayed with `--ci REPLICATES` and the reference
 player (the league's first) anchored at its true rating (`--anchor`), so that each player's
 bootstrap interval is the interval of its rating difference to the reference, shifted by the
@@ -10,6 +10,9 @@ their true rating. For `bt` also the Hessian's intervals (the same run without `
 standard deviation of each rating less the reference's, from the inverse Hessian).
 
 Usage: scripts/coverage.py BINARY [SEEDS PLAYERS REPLICATES]
+
+BINARY is rate-batch; the leagues come from the lab's program, rate-batch-lab, taken beside it
+(the environment variable LAB names another).
 """
 import csv
 import math
@@ -19,6 +22,7 @@ import sys
 import tempfile
 
 binary = sys.argv[1]
+lab = os.environ.get("LAB") or os.path.join(os.path.dirname(binary), "rate-batch-lab")
 seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 150
 players = int(sys.argv[3]) if len(sys.argv) > 3 else 40
 replicates = sys.argv[4] if len(sys.argv) > 4 else "200"
@@ -35,7 +39,7 @@ work = tempfile.mkdtemp()
 for seed in range(1, seeds + 1):
     games = os.path.join(work, f"l{seed}.csv")
     truth_file = os.path.join(work, f"t{seed}.csv")
-    subprocess.run([binary, "simulate", "league", "--players", str(players), "--seed", str(seed),
+    subprocess.run([lab, "simulate", "league", "--players", str(players), "--seed", str(seed),
                     "--out", games, "--truth", truth_file], check=True, capture_output=True)
     truth = {r["player"]: float(r["true_rating"]) for r in csv.DictReader(open(truth_file))}
     ref = next(iter(truth))

@@ -1,6 +1,6 @@
 //! The compressions rate-batch reads and writes, gzip and zstd: told apart by a file's first
 //! bytes when reading (`ingest::source`), chosen by its name's last extension when writing
-//! (`output::compress`).
+//! (the lab's `simulate pool`, `rate_batch_lab::compress`).
 
 use std::path::{Path, PathBuf};
 
@@ -47,5 +47,29 @@ impl Compression {
             Self::None => path.to_path_buf(),
             Self::Gzip | Self::Zstd => path.with_extension(""),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_extension_decides() {
+        let c = |p: &str| Compression::from_path(Path::new(p));
+        assert_eq!(c("pool.pgn.zst"), Compression::Zstd);
+        assert_eq!(c("out/pool.csv.GZ"), Compression::Gzip);
+        assert_eq!(c("pool.zst.pgn"), Compression::None);
+        assert_eq!(c("pool"), Compression::None);
+        let content = |p: &str| {
+            let path = Path::new(p);
+            Compression::from_path(path)
+                .content_path(path)
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(content("out/pool.pgn.zst"), "out/pool.pgn");
+        assert_eq!(content("out/pool.csv"), "out/pool.csv");
     }
 }

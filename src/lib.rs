@@ -5,8 +5,9 @@
 //! (rounds in time order; per contest, predict first, then update) with one of `systems`
 //! -> leaderboard, rating history and `metrics` -> `output` writers. The engine (history,
 //! systems, replay, metrics, the state format, matchmaking) is the `rate-batch-core` crate,
-//! re-exported here; `jobs` holds the jobs behind the subcommands, `lab` the simulation lab's,
-//! and `cli` only parses arguments.
+//! re-exported here; `jobs` holds the jobs behind the subcommands, and `cli` only parses
+//! arguments. The simulation lab (synthetic histories, the Yuksel experiments) is the
+//! `rate-batch-lab` crate, crates/lab, built on this one.
 
 pub use rate_batch_core::{
     auto, bootstrap, draws, first_side, history, matchmake, metrics, names, numeric, presets,
@@ -17,5 +18,4 @@ pub mod cli;
 pub mod compression;
 pub mod ingest;
 pub mod jobs;
-pub mod lab;
 pub mod output;

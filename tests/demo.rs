@@ -2,11 +2,11 @@
 //! its known true strengths.
 
 use rate_batch::ingest::{IngestOptions, ingest};
-use rate_batch::lab::simulate::{LeagueConfig, league, write_league_games, write_league_truth};
 use rate_batch::replay::{ReplayOptions, replay};
 use rate_batch::systems::elo::{Elo, EloParams};
 use rate_batch::systems::yuksel::{Yuksel, YukselParams};
 use rate_batch::systems::{Rating, RatingSystem};
+use rate_batch_lab::simulate::{LeagueConfig, league, write_league_games, write_league_truth};
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -373,17 +373,18 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
     // Contests of 3,000 individual entrants (large enough for every parallel path and every
     // tabulated shared function): the crowd scenario, scaled down.
     let solo = dir.path().join("solo.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "crowd",
-        "--players",
-        "3000",
-        "--group",
-        "3000",
-        "--out",
-        solo.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    let crowd = rate_batch_lab::simulate::SynthConfig {
+        players: 3000,
+        group: 3000,
+        ..rate_batch_lab::simulate::SynthConfig::crowd()
+    };
+    rate_batch_lab::jobs::synth(
+        &crowd,
+        &solo,
+        &dir.path().join("solo-truth.csv"),
+        &mut std::io::sink(),
+    )
+    .unwrap();
     // Teams of three: 1,500 teams of 4,500 players, members drawn afresh each contest, ties.
     let mut text = String::from("contest,time,player,rank,team\n");
     let mut x: u64 = 12345;
@@ -418,18 +419,7 @@ fn results_are_bit_for_bit_the_same_on_one_and_two_threads() {
             // Bradley-Terry and whole-history rating take standings of at most 1,000 as
             // their pairs; bt's parallel passes begin at 8,192 players: a pool of games.
             // The federations' rules rate games between individual players.
-            let pool = dir.path().join("pool.csv");
-            let o = rate_batch(&[
-                "simulate",
-                "pool",
-                "--players",
-                "10000",
-                "--games",
-                "40000",
-                "--out",
-                pool.to_str().unwrap(),
-            ]);
-            assert!(o.status.success(), "{}", texts(&o).1);
+            let pool = common::pool(&dir.path().join("pool.csv"), 10_000, 40_000, 7);
             same_on_one_and_two_threads(dir.path(), &pool, &["--system", system]);
             continue;
         }
@@ -653,7 +643,8 @@ fn bootstrap_intervals_are_deterministic_and_well_formed() {
 
 /// Coverage of the 95 % intervals of the rating difference to a reference player (the
 /// league's first, anchored at its true rating) on simulated leagues with known strengths
-/// (`simulate league`: Davidson ties, 24 players, double round robin), through the library:
+/// (`rate-batch-lab simulate league`: Davidson ties, 24 players, double round robin), through
+/// the libraries:
 /// for `bt` (Davidson ties) from the Hessian and from the bootstrap, within 93-97 %; for Elo
 /// and Glicko-2 the share is only reported (an online system's final rating trails the
 /// recent results by design, and its bootstrap interval is the spread of the replay's
@@ -663,9 +654,9 @@ fn bootstrap_intervals_are_deterministic_and_well_formed() {
 fn intervals_cover_the_true_differences() {
     use rate_batch::bootstrap::{CiOptions, rating_intervals};
     use rate_batch::history::{HistoryBuilder, PlayerId, SourceInfo};
-    use rate_batch::lab::simulate::{LeagueConfig, league};
     use rate_batch::replay::{ReplayOptions, replay};
     use rate_batch::systems::{ParamMap, RatingSystem, SystemKind, SystemVisitor, dispatch};
+    use rate_batch_lab::simulate::{LeagueConfig, league};
 
     struct Cover<'a> {
         history: &'a rate_batch::history::History,
@@ -775,27 +766,14 @@ fn intervals_cover_the_true_differences() {
     );
 }
 
-/// Davidson's tie parameter recovered on generated data: `simulate pool` draws its games
-/// from Davidson's model with nu = 0.5 (40,000 games of 400 players); `bt` with
+/// Davidson's tie parameter recovered on generated data: the lab's `simulate pool` draws its
+/// games from Davidson's model with nu = 0.5 (40,000 games of 400 players); `bt` with
 /// `ties=davidson` fits 0.509 (seeds 2 and 3: 0.502, 0.490; the spread says a standard
 /// error of about 0.01).
 #[test]
 fn bt_recovers_davidsons_nu_from_generated_games() {
     let dir = TempDir::new().unwrap();
-    let pool = dir.path().join("pool.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "pool",
-        "--players",
-        "400",
-        "--games",
-        "40000",
-        "--seed",
-        "1",
-        "--out",
-        pool.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    let pool = common::pool(&dir.path().join("pool.csv"), 400, 40_000, 1);
     let out = dir.path().join("bt");
     replay_ok(
         &pool,

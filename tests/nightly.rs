@@ -237,18 +237,7 @@ fn a_killed_replay_leaves_the_previous_outputs() {
         .iter()
         .map(|f| (f.to_string(), std::fs::read(out.join(f)).unwrap()))
         .collect();
-    let big = dir.path().join("big.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "pool",
-        "--players",
-        "20000",
-        "--games",
-        "400000",
-        "--out",
-        big.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    let big = common::pool(&dir.path().join("big.csv"), 20_000, 400_000, 7);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))
         .args([
             "replay",
@@ -373,147 +362,6 @@ fn matchmake_pairs_by_desired_opponent_rating() {
     assert_eq!(std::fs::read(&pairs).unwrap(), before);
 }
 
-/// `experiment`: the paper's comparison in one command: a table of twelve runs and two charts,
-/// over one seed or several.
-#[test]
-fn experiment_writes_the_table_and_charts() {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("exp");
-    let o = rate_batch(&[
-        "experiment",
-        "--players",
-        "40",
-        "--rounds",
-        "30",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    let md = std::fs::read_to_string(out.join("experiment.md")).unwrap();
-    assert_eq!(md.lines().count(), 2 + 12, "{md}");
-    assert!(
-        md.lines()
-            .next()
-            .unwrap()
-            .contains("| scale @30 | RMSE without scale @30 |")
-    );
-    assert!(md.contains("| yuksel zero-sum | matchmaking |"));
-    let rmse = common::read_csv(&out.join("rmse.csv"));
-    assert_eq!((rmse.len(), rmse[0].len()), (1 + 30, 1 + 12));
-    for page in ["experiment.html", "experiment-random-pairing.html"] {
-        let html = std::fs::read_to_string(out.join(page)).unwrap();
-        assert_eq!(html.matches("<svg").count(), 1, "{page}");
-        assert!(!html.contains("<script"));
-    }
-    // Two seeds: each seed's figures in seeds.csv, the table their mean and range, rmse.csv
-    // their mean.
-    let two = dir.path().join("two");
-    let o = rate_batch(&[
-        "experiment",
-        "--players",
-        "40",
-        "--rounds",
-        "30",
-        "--seed",
-        "2024,7",
-        "--out",
-        two.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    let seeds = common::read_csv(&two.join("seeds.csv"));
-    let pick = |seed: &str, round: &str| -> f64 {
-        seeds
-            .iter()
-            .find(|r| {
-                r[0] == seed && r[1] == "yuksel zero-sum" && r[2] == "matchmaking" && r[3] == round
-            })
-            .unwrap()[4]
-            .parse()
-            .unwrap()
-    };
-    // The first seed's figures are those of the one-seed run.
-    assert_eq!(pick("2024", "30"), rmse[30][1].parse::<f64>().unwrap());
-    let (a, b) = (pick("2024", "30"), pick("7", "30"));
-    assert_ne!(a, b);
-    let mean_rmse = common::read_csv(&two.join("rmse.csv"));
-    let m: f64 = mean_rmse[30][1].parse().unwrap();
-    assert!((m - (a + b) / 2.0).abs() < 1e-9 * m, "{m} {a} {b}");
-    let md = std::fs::read_to_string(two.join("experiment.md")).unwrap();
-    let row = md
-        .lines()
-        .find(|l| l.starts_with("| yuksel zero-sum | matchmaking |"))
-        .unwrap();
-    let want = format!("{:.1} ({:.1}-{:.1})", (a + b) / 2.0, a.min(b), a.max(b));
-    assert!(row.contains(&want), "{row} lacks {want}");
-}
-
-/// `simulate yuksel-population`: the per-round statistics, the games and the true ratings.
-#[test]
-fn a_simulated_population_writes_its_statistics_games_and_truth() {
-    let dir = TempDir::new().unwrap();
-    let (stats, games, truth) = (
-        dir.path().join("stats.csv"),
-        dir.path().join("games.csv"),
-        dir.path().join("truth.csv"),
-    );
-    let o = rate_batch(&[
-        "simulate",
-        "yuksel-population",
-        "--zero-sum",
-        "--players",
-        "61",
-        "--rounds",
-        "20",
-        "--stats",
-        stats.to_str().unwrap(),
-        "--games",
-        games.to_str().unwrap(),
-        "--truth",
-        truth.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    let rows = common::read_csv(&stats);
-    assert_eq!(
-        rows[0],
-        [
-            "round",
-            "rmse",
-            "scale",
-            "rmse_scale_free",
-            "balanced_share"
-        ]
-    );
-    assert_eq!(rows.len(), 1 + 20);
-    let num = |s: &str| s.parse::<f64>().unwrap();
-    for r in &rows[1..] {
-        assert!(num(&r[3]) <= num(&r[1]) + 1e-9, "{r:?}");
-    }
-    // Nobody has 10 games before round 10; from then on the share is measured.
-    assert_eq!((rows[9][4].as_str(), rows[10][4].is_empty()), ("", false));
-    // 61 players: one is dropped, 30 games a round; the truth lists the 60 players.
-    assert_eq!(common::read_csv(&games).len(), 1 + 30 * 20);
-    assert_eq!(common::read_csv(&truth).len(), 1 + 60);
-    // A shuffle window outside [0, 1] of the population is refused, and the stats stay.
-    let before = std::fs::read(&stats).unwrap();
-    for bad in ["NaN", "1.5"] {
-        let o = rate_batch(&[
-            "simulate",
-            "yuksel-population",
-            "--shuffle-fraction",
-            bad,
-            "--stats",
-            stats.to_str().unwrap(),
-        ]);
-        assert!(!o.status.success());
-        assert!(
-            texts(&o).1.contains("--shuffle-fraction"),
-            "{}",
-            texts(&o).1
-        );
-    }
-    assert_eq!(std::fs::read(&stats).unwrap(), before);
-}
-
 /// The simulation's history and truth, replayed with `--truth` (a day per round, so a round
 /// of the simulation is a round of the replay), give back the simulation's own RMSE series:
 /// the generated files are the whole experiment.
@@ -521,22 +369,23 @@ fn a_simulated_population_writes_its_statistics_games_and_truth() {
 fn a_simulated_population_replays_to_the_same_rmse() {
     let dir = TempDir::new().unwrap();
     let p = |name: &str| dir.path().join(name);
-    let o = rate_batch(&[
-        "simulate",
-        "yuksel-population",
-        "--zero-sum",
-        "--players",
-        "80",
-        "--rounds",
-        "25",
-        "--stats",
-        p("stats.csv").to_str().unwrap(),
-        "--games",
-        p("games.csv").to_str().unwrap(),
-        "--truth",
-        p("truth.csv").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
+    // `rate-batch-lab simulate yuksel-population --zero-sum --players 80 --rounds 25 --stats
+    // .. --games .. --truth ..`, the lab's job called as a library.
+    let mut params = rate_batch::systems::ParamMap::new();
+    rate_batch::systems::parse_param("zero_sum=true", &mut params).unwrap();
+    let job = rate_batch_lab::jobs::PopulationJob {
+        system: rate_batch::systems::SystemKind::Yuksel,
+        params,
+        players: 80,
+        rounds: 25,
+        random_pairing: false,
+        shuffle_fraction: 0.05,
+        seed: 2024,
+        stats: p("stats.csv"),
+        games: Some(p("games.csv")),
+        truth: Some(p("truth.csv")),
+    };
+    rate_batch_lab::jobs::population(&job, &mut std::io::sink()).unwrap();
     replay_ok(
         &p("games.csv"),
         &p("out"),
@@ -558,48 +407,6 @@ fn a_simulated_population_replays_to_the_same_rmse() {
         assert!((x - y).abs() < 1e-9 * x, "round {}: {x} vs {y}", a[0]);
         assert_eq!(b[2], "80");
     }
-}
-
-/// `simulate yuksel-single`: one new player, four systems side by side, game by game.
-#[test]
-fn a_single_new_player_against_a_converged_pool() {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("single.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "yuksel-single",
-        "--shape",
-        "rising-then-flat",
-        "--games",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    let rows = common::read_csv(&out);
-    assert_eq!(
-        rows[0][..6],
-        ["game", "true", "yuksel", "elo", "glicko", "trueskill"]
-    );
-    assert_eq!(rows.len(), 1 + 200);
-    // The true rating rises from 1500 to 2500 over the first half, then stays.
-    assert_eq!(rows[1][1], "1500");
-    assert_eq!(rows[200][1], "2500");
-    // The games themselves: each system's opponent and score, consistent with its win rate
-    // over the last 10 games.
-    let col = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
-    let (score, rate, opp) = (
-        col("score_glicko"),
-        col("win_rate_glicko"),
-        col("opponent_glicko"),
-    );
-    let num = |s: &str| s.parse::<f64>().unwrap();
-    for g in 10..=200 {
-        let won: f64 = (g - 9..=g).map(|k| num(&rows[k][score])).sum();
-        assert!((num(&rows[g][rate]) - won / 10.0).abs() < 1e-12, "game {g}");
-        assert!(num(&rows[g][opp]) > 0.0);
-    }
-    assert!(texts(&o).0.contains("mean |estimate - true|"));
 }
 
 /// Replays `input` into `out` resuming from `state` (saving it again); returns the output.

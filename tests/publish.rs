@@ -189,64 +189,6 @@ fn read_only_folders_of_the_user_do_not_keep_old_generations_behind() {
     );
 }
 
-/// The lab's outputs (`simulate`, `experiment`) that cannot be written are named in the error,
-/// as the other subcommands' are: here their folder is a regular file.
-#[test]
-fn a_lab_output_that_cannot_be_written_is_named() {
-    let dir = TempDir::new().unwrap();
-    let blocker = dir.path().join("blocker");
-    std::fs::write(&blocker, "a file, not a folder").unwrap();
-    let under = |name: &str| blocker.join(name);
-    let ok = dir.path().join("ok.csv");
-    let cases: [(Vec<&str>, PathBuf); 4] = [
-        (
-            vec!["simulate", "pool", "--players", "4", "--games", "10"],
-            under("pool.csv"),
-        ),
-        (
-            vec![
-                "simulate",
-                "league",
-                "--players",
-                "4",
-                "--out",
-                s(&ok),
-                "--truth",
-            ],
-            under("truth.csv"),
-        ),
-        (
-            vec!["simulate", "synth-small", "--players", "10", "--group", "5"],
-            under("synth.csv"),
-        ),
-        (
-            vec![
-                "experiment",
-                "--players",
-                "4",
-                "--rounds",
-                "2",
-                "--seed",
-                "1",
-            ],
-            under("experiment"),
-        ),
-    ];
-    for (args, path) in &cases {
-        let mut args = args.clone();
-        if args.last() != Some(&"--truth") {
-            args.push("--out");
-        }
-        args.push(s(path));
-        let o = Command::new(env!("CARGO_BIN_EXE_rate-batch"))
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains(s(path)), "{args:?}: {}", stderr(&o));
-    }
-}
-
 /// `--dry-run` writes nothing, so it takes no lock: not the state's (its lock file and folder
 /// are not made), and it runs while another run holds that lock.
 #[test]

@@ -1,5 +1,6 @@
-//! `simulate pool`'s output formats: PGN (read back by the PGN reader as the same games as the
-//! CSV of the seed) and `.gz` / `.zst` compression of either.
+//! The lab's `simulate pool` output formats, read by the product: PGN (read back by the PGN
+//! reader as the same games as the CSV of the seed) and `.gz` / `.zst` compression of either.
+//! (The pools come from the lab's job called as a library: `rate-batch-lab simulate pool`.)
 
 mod common;
 
@@ -14,21 +15,7 @@ fn s(p: &Path) -> &str {
 
 /// Writes a small pool (30 players, 400 games, seed 11) to `dir/name`.
 fn pool(dir: &Path, name: &str) -> PathBuf {
-    let out = dir.join(name);
-    let o = rate_batch(&[
-        "simulate",
-        "pool",
-        "--players",
-        "30",
-        "--games",
-        "400",
-        "--seed",
-        "11",
-        "--out",
-        s(&out),
-    ]);
-    assert!(o.status.success(), "{name}: {}", texts(&o).1);
-    out
+    common::pool(&dir.join(name), 30, 400, 11)
 }
 
 /// What `replay --dry-run` reports after the format: `N games read` (or `rows`), then the

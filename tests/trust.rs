@@ -547,18 +547,7 @@ fn a_failure_while_publishing_leaves_the_previous_set_whole() {
 #[test]
 fn two_concurrent_runs_end_with_one_complete_set() {
     let dir = TempDir::new().unwrap();
-    let input = dir.path().join("big.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "pool",
-        "--players",
-        "2000",
-        "--games",
-        "150000",
-        "--out",
-        s(&input),
-    ]);
-    assert!(o.status.success());
+    let input = common::pool(&dir.path().join("big.csv"), 2000, 150_000, 7);
     let out = dir.path().join("o");
     let spawn = |system: &str| {
         std::process::Command::new(env!("CARGO_BIN_EXE_rate-batch"))

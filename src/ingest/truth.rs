@@ -3,8 +3,8 @@
 //!
 //! A CSV with a `player` column and the true value in `skill`, `rating`, `true_rating` or
 //! `strength` (the first present); with a `contest` column the value holds for that contest
-//! (the files `simulate synth-small|synth-large` write), without one for the whole history
-//! (the league's truth file). Errors name the file, line and field.
+//! (the files `rate-batch-lab simulate synth-small|synth-large` write), without one for the
+//! whole history (the league's truth file). Errors name the file, line and field.
 
 use super::errors::InputError;
 use super::small_csv::SmallCsv;

@@ -6,7 +6,6 @@
 pub mod compare;
 pub mod compare_shard;
 pub mod errors;
-pub mod lab;
 pub mod load;
 pub mod matchmake;
 pub mod metrics_doc;

@@ -1,13 +1,11 @@
 //! Outputs, one file per artefact: `leaderboard.csv` (`leaderboard.rs`), `history.csv` or
 //! `history.parquet` (`history.rs`), `metrics.json` (`metrics.rs`), the table printed to stdout
-//! (`table.rs`) and `report.html` ([`report`]); [`text`] holds the formatting they share,
-//! [`compress`] the `.gz` and `.zst` compression of a file chosen by its name.
+//! (`table.rs`) and `report.html` ([`report`]); [`text`] holds the formatting they share.
 //!
 //! Files are written together: an output folder as one generation swapped in at once
 //! ([`Publication`]), single files under exclusive temporary names renamed into place
 //! ([`FileSet`], [`write_one`]); see [`publish`].
 
-pub mod compress;
 pub mod h2h;
 mod history;
 mod leaderboard;

@@ -731,7 +731,8 @@ fn time_lines_chart(
 
 /// A page of one chart: lines `(x, y)` with a legend, the y axis logarithmic (values must be
 /// positive; others are left out), under a title and a Markdown-free text paragraph, and a
-/// table (header and rows of cells). For experiment reports.
+/// table (header and rows of cells). For the lab's experiment reports (`rate-batch-lab
+/// experiment`).
 pub fn write_lines_page(
     w: &mut dyn Write,
     title: &str,

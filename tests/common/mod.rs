@@ -111,19 +111,35 @@ pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// `simulate league --players N` into `dir/league.csv` (its true strengths beside it).
+/// A league of `players` (`rate-batch-lab simulate league --players N`: seed 2024, Davidson
+/// draws nu 0.8) into `dir/league.csv`, its true strengths beside it in `league-truth.csv`.
+/// The lab's own job, called as a library.
 pub fn league(dir: &Path, players: usize) -> PathBuf {
     let games = dir.join("league.csv");
-    let o = rate_batch(&[
-        "simulate",
-        "league",
-        "--players",
-        &players.to_string(),
-        "--out",
-        games.to_str().unwrap(),
-        "--truth",
-        dir.join("league-truth.csv").to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cfg = rate_batch_lab::simulate::LeagueConfig {
+        players,
+        ..rate_batch_lab::simulate::LeagueConfig::default()
+    };
+    rate_batch_lab::jobs::league(
+        &cfg,
+        &games,
+        &dir.join("league-truth.csv"),
+        &mut std::io::sink(),
+    )
+    .unwrap();
     games
+}
+
+/// A pool of `games` random games among `players` (`rate-batch-lab simulate pool --players P
+/// --games G --seed S --out OUT`) at `out`: a games CSV, or PGN for a `.pgn` name, compressed
+/// for a further `.gz` or `.zst`. The lab's own job, called as a library.
+pub fn pool(out: &Path, players: usize, games: usize, seed: u64) -> PathBuf {
+    let cfg = rate_batch_lab::simulate::PoolConfig {
+        players,
+        games,
+        seed,
+        ..rate_batch_lab::simulate::PoolConfig::default()
+    };
+    rate_batch_lab::jobs::pool(&cfg, out, &mut std::io::sink()).unwrap();
+    out.to_path_buf()
 }

@@ -14,19 +14,19 @@
 //! the share of players whose win rate over their last 10 games is
 //! within 0.4-0.6 (figure 6). Deterministic for a seed.
 
-use crate::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
-use crate::matchmake::{P_MIN, desired_opponent, desired_probability, group_pairs};
-use crate::truth::{offset_free_rmse, scale_fit};
+use rate_batch_core::history::{HistoryBuilder, PlayerId, Round, SourceInfo};
+use rate_batch_core::matchmake::{P_MIN, desired_opponent, desired_probability, group_pairs};
+use rate_batch_core::truth::{offset_free_rmse, scale_fit};
 
 /// The simulations find desired opponents to a millionth of a player's uncertainty.
 const PRECISION: f64 = 1e-6;
-use crate::numeric::elo_win_probability;
-use crate::replay::PlayerRecord;
-use crate::systems::{RatingSystem, SystemVisitor};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+use rate_batch_core::numeric::elo_win_probability;
+use rate_batch_core::replay::PlayerRecord;
+use rate_batch_core::systems::{RatingSystem, SystemVisitor};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -190,7 +190,7 @@ impl SystemVisitor for Population<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::yuksel::{Yuksel, YukselParams};
+    use rate_batch_core::systems::yuksel::{Yuksel, YukselParams};
 
     fn run(cfg: &PopulationConfig) -> Vec<RoundStats> {
         let y = Yuksel::new(YukselParams::default()).unwrap();
@@ -232,7 +232,7 @@ mod tests {
         let y = Yuksel::new(YukselParams::default()).unwrap();
         let p = y.seeded(1700.0, None, None);
         // p = 1/4: r* = 1700 + 400 log10(3).
-        let r = crate::matchmake::desired_opponent(&y, &p, 0.25, PRECISION);
+        let r = rate_batch_core::matchmake::desired_opponent(&y, &p, 0.25, PRECISION);
         assert!((r - (1700.0 + 400.0 * 3f64.log10())).abs() < 1e-3, "{r}");
     }
 }
@@ -243,9 +243,9 @@ pub struct ExperimentRun {
     /// The label in the table and the chart.
     pub label: String,
     /// The system.
-    pub system: crate::systems::SystemKind,
+    pub system: rate_batch_core::systems::SystemKind,
     /// Its parameters.
-    pub params: crate::systems::ParamMap,
+    pub params: rate_batch_core::systems::ParamMap,
     /// Random pairing instead of matchmaking.
     pub random_pairing: bool,
 }
@@ -256,7 +256,7 @@ pub struct ExperimentRun {
 /// 1500, sigma 500, beta 250, tau 5: the usual 25 / 8.33 / 4.17 / 0.083 times 60), each with
 /// matchmaking and with random pairing.
 pub fn paper_runs() -> Vec<ExperimentRun> {
-    use crate::systems::{ParamMap, SystemKind, parse_param};
+    use rate_batch_core::systems::{ParamMap, SystemKind, parse_param};
     let params = |specs: &[&str]| {
         let mut m = ParamMap::new();
         for s in specs {
@@ -314,7 +314,7 @@ pub fn run_experiment(
                 random_pairing: r.random_pairing,
                 ..cfg.clone()
             };
-            crate::systems::dispatch(
+            rate_batch_core::systems::dispatch(
                 r.system,
                 &r.params,
                 Population {
@@ -512,7 +512,7 @@ impl SystemVisitor for Single<'_> {
 #[cfg(test)]
 mod single_tests {
     use super::*;
-    use crate::systems::yuksel::{Yuksel, YukselParams};
+    use rate_batch_core::systems::yuksel::{Yuksel, YukselParams};
 
     #[test]
     fn a_new_player_with_a_fixed_rating_is_found() {
@@ -551,7 +551,7 @@ mod single_tests {
             seed: 9,
         };
         let y = Single { cfg: &cfg }.visit(&Yuksel::new(YukselParams::default()).unwrap());
-        let elo = crate::systems::elo::Elo::new(Default::default()).unwrap();
+        let elo = rate_batch_core::systems::elo::Elo::new(Default::default()).unwrap();
         let e = Single { cfg: &cfg }.visit(&elo);
         let games = |r: &[SingleGame]| -> Vec<(f64, f64)> {
             r.iter().map(|g| (g.opponent, g.score)).collect()

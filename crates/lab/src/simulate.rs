@@ -155,7 +155,7 @@ pub fn write_league_games(w: &mut dyn Write, league: &League) -> io::Result<()> 
         writeln!(
             w,
             "{},{},{},{}",
-            crate::ingest::time::format_time(t),
+            rate_batch_core::time::format_time(t),
             league.names[a],
             league.names[b],
             result
@@ -277,7 +277,7 @@ pub fn write_pool_games(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
             _ => "0.5",
         };
         line.clear();
-        crate::ingest::time::push_time(&mut line, cfg.start + 60 * g as i64);
+        rate_batch_core::time::push_time(&mut line, cfg.start + 60 * g as i64);
         line.push(',');
         line.push_str(&pool.names[a]);
         line.push(',');
@@ -313,7 +313,7 @@ pub fn write_pool_pgn(w: &mut dyn Write, cfg: &PoolConfig) -> io::Result<()> {
             _ => "1/2-1/2",
         };
         time.clear();
-        crate::ingest::time::push_time(&mut time, cfg.start + 60 * g as i64);
+        rate_batch_core::time::push_time(&mut time, cfg.start + 60 * g as i64);
         // `YYYY-MM-DDTHH:MM:SSZ` (the years 0 to 9999, which a pool stays within).
         let date = time.get(..10).unwrap_or_default().replace('-', ".");
         let clock = time.get(11..19).unwrap_or_default();
@@ -527,7 +527,7 @@ pub fn write_synth(
         }
         for (j, group) in order.chunks(cfg.group).enumerate() {
             let contest = format!("synth-{round:0rwidth$}");
-            let time = crate::ingest::time::format_time(
+            let time = rate_batch_core::time::format_time(
                 cfg.start + 86_400 * session as i64 + 60 * j as i64,
             );
             entries.clear();

@@ -1,12 +1,12 @@
 //! The simulation lab's jobs (`simulate` and `experiment`), taking plain configurations: the
 //! command line only parses them.
 
-use super::errors::UsageError;
-use crate::lab::simlab;
-use crate::lab::simulate;
-use crate::output::FileSet;
-use crate::systems::{ParamMap, SystemKind, parse_param};
+use crate::simlab;
+use crate::simulate;
 use anyhow::Context as _;
+use rate_batch::jobs::UsageError;
+use rate_batch::output::FileSet;
+use rate_batch_core::systems::{ParamMap, SystemKind, parse_param};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    crate::output::write_one(path, write).with_context(|| cannot_write(path))
+    rate_batch::output::write_one(path, write).with_context(|| cannot_write(path))
 }
 
 /// The single-player experiment (Yuksel 2024, section 5.2): one new player rated by four
@@ -60,7 +60,8 @@ pub fn single(
             parse_param(spec, &mut params).map_err(UsageError)?;
         }
         runs.push(
-            crate::systems::dispatch(*kind, &params, Single { cfg: &cfg }).map_err(UsageError)?,
+            rate_batch_core::systems::dispatch(*kind, &params, Single { cfg: &cfg })
+                .map_err(UsageError)?,
         );
     }
     write_file(out, |w| {
@@ -144,7 +145,7 @@ pub fn experiment(
         .into());
     }
     // The output folder's lock from the start (a second experiment on it stops at once).
-    let publication = crate::output::Publication::begin(
+    let publication = rate_batch::output::Publication::begin(
         out,
         &[
             "experiment.md",
@@ -366,7 +367,7 @@ impl Experiment<'_> {
         let text = format!(
             "True ratings N(1500, 600^2), seed {seed_list}; every player one game a round; \
              outcomes from Elo's probability of the true ratings; RMSE after each round, mean \
-             offset removed{}. `rate-batch experiment --players {players} --rounds {rounds} \
+             offset removed{}. `rate-batch-lab experiment --players {players} --rounds {rounds} \
              --seed {seed_list}`.",
             if self.seeds.len() > 1 {
                 ", averaged over the seeds (the table: mean and range)"
@@ -374,7 +375,7 @@ impl Experiment<'_> {
                 ""
             }
         );
-        crate::output::report::write_lines_page(
+        rate_batch::output::report::write_lines_page(
             w,
             &title,
             &text,
@@ -445,7 +446,7 @@ pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Resul
         }
         None => None,
     };
-    let (stats, truth) = crate::systems::dispatch(
+    let (stats, truth) = rate_batch_core::systems::dispatch(
         args.system,
         &params,
         Population {
@@ -574,7 +575,7 @@ pub fn league(
 /// Writes a pool of games between random players (`simulate pool`): PGN if `out`'s name ends
 /// in `.pgn`, else a games CSV, compressed if a `.gz` or `.zst` follows (`pool.pgn.zst`).
 pub fn pool(cfg: &simulate::PoolConfig, out: &Path, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    use crate::output::compress::Compression;
+    use crate::compress::{self, Compression};
     let compression = Compression::from_path(out);
     let is_pgn = compression
         .content_path(out)
@@ -586,7 +587,7 @@ pub fn pool(cfg: &simulate::PoolConfig, out: &Path, stdout: &mut dyn Write) -> a
         simulate::PoolFormat::Csv
     };
     write_file(out, |w| {
-        compression.write(w, |w| simulate::write_pool(w, cfg, format))
+        compress::write(compression, w, |w| simulate::write_pool(w, cfg, format))
     })?;
     writeln!(
         stdout,
