@@ -41,6 +41,18 @@ struct Track {
 }
 
 impl Track {
+    /// The curve as drawn: the points kept, and the last one always.
+    fn curve(&self) -> Vec<(i64, f64)> {
+        let mut curve: Vec<(i64, f64)> =
+            self.curve.iter().map(|&(c, v)| (c, f64::from(v))).collect();
+        if let Some((c, v)) = self.last
+            && self.curve.last() != Some(&(c, v))
+        {
+            curve.push((c, f64::from(v)));
+        }
+        curve
+    }
+
     /// The last games, oldest first.
     fn ordered_recent(&self) -> Vec<(u32, i64, f32, f32)> {
         let k = self.recent.len();
@@ -579,6 +591,166 @@ fn metric_lines(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Stri
     }
 }
 
+impl EarlierGame {
+    /// The game as a page shows it, its opponent found by name among this run's players.
+    fn shown(&self, index: &crate::history::NameIndex) -> RecentGame {
+        let g = self;
+        RecentGame {
+            date: g.date.clone(),
+            opponent: match g.kind.as_str() {
+                "player" => match index.find(&g.opponent) {
+                    Some(id) => Opponent::Player {
+                        id,
+                        name: g.opponent.clone(),
+                    },
+                    None => Opponent::Team(g.opponent.clone()),
+                },
+                "field" => Opponent::Field {
+                    label: g.opponent.clone(),
+                    entrants: g.entrants,
+                },
+                _ => Opponent::Team(g.opponent.clone()),
+            },
+            result: g.result.clone(),
+            before: g.before,
+            after: g.after,
+        }
+    }
+}
+
+/// A player's head-to-head lines as the page lists them.
+fn h2h_lines(history: &History, lines: Option<&Vec<(PlayerId, [u32; 3])>>) -> Vec<H2hLine> {
+    lines
+        .map(|lines| {
+            lines
+                .iter()
+                .map(|&(q, [w, d, l])| H2hLine {
+                    id: q,
+                    name: history.name(q).to_string(),
+                    wins: w,
+                    draws: d,
+                    losses: l,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The metrics page's notes: the input, the leaderboard, the parameters, what the metrics
+/// cover when resumed, duplicates dropped, and what the uncertainty means.
+fn site_notes(s: &SiteInput) -> Vec<String> {
+    let src = &s.history.source;
+    let mut notes = vec![
+        format!(
+            "Input: {} ({} format, {} {} read)",
+            src.path, src.format, src.records, src.record_unit
+        ),
+        format!(
+            "{} players on the leaderboard; {} rounds rated ({}).",
+            s.rows.len(),
+            s.result.rounds_total(),
+            s.result.system
+        ),
+        format!("Parameters: {}", s.result.params),
+    ];
+    // Resumed: the metrics are the whole history's, the input above this run's.
+    if let Some(h) = s.metrics.get("history") {
+        notes.insert(
+            1,
+            format!(
+                "The metrics cover the whole history, the runs resumed from and this one: {} \
+                 contests, {} placings, {} players (the input above is this run's).",
+                h["contests"], h["placings"], h["players"]
+            ),
+        );
+    }
+    if src.duplicates_dropped > 0 {
+        notes.push(format!(
+            "{} contests that repeat one read before were dropped (--dedupe).",
+            src.duplicates_dropped
+        ));
+    }
+    if let Some((label, meaning)) = s.result.uncertainty {
+        notes.push(format!("{label}: {meaning}"));
+    }
+    notes
+}
+
+/// A player's page: his leaderboard row, with his curve, last games and head-to-head.
+fn site_player(
+    history: &History,
+    r: &crate::output::LeaderRow,
+    previous: &FxHashMap<String, u32>,
+    (curve, recent, h2h): (Vec<(i64, f64)>, Vec<RecentGame>, Vec<H2hLine>),
+) -> SitePlayer {
+    let p = r.player;
+    let rec = &r.record;
+    SitePlayer {
+        id: p,
+        name: history.name(p).to_string(),
+        rank: r.rank.map(|k| k as u32),
+        status: r.status,
+        previous_rank: previous.get(history.name(p)).copied(),
+        rating: r.rating.mean,
+        uncertainty: r.rating.uncertainty,
+        interval: r.interval.map(|i| i.rating),
+        rank_interval: r.interval.and_then(|i| i.rank),
+        contests: rec.contests,
+        wins: rec.wins,
+        draws: rec.draws,
+        losses: rec.losses,
+        best_rank: (rec.places.best > 0).then_some(rec.places.best),
+        median_rank: rec.places.median(),
+        last_played: if rec.contests > 0 {
+            date(rec.last_time)
+        } else {
+            String::new()
+        },
+        history: curve,
+        recent,
+        h2h,
+    }
+}
+
+/// The site's data around the players' pages: title, dates, columns shown, metrics, notes.
+fn site_pages(s: &SiteInput, players: Vec<SitePlayer>) -> SiteData {
+    let mut metrics = Vec::new();
+    metric_lines("", &s.metrics["metrics"], &mut metrics);
+    let src = &s.history.source;
+    let last = s.history.contests().last().map(|c| c.time());
+    let notes = site_notes(s);
+    let file = Path::new(&src.path)
+        .file_name()
+        .map_or_else(|| src.path.clone(), |f| f.to_string_lossy().into_owned());
+    SiteData {
+        title: format!("{} on {file}", s.result.system),
+        system: s.result.system.to_string(),
+        generated: {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            let t = crate::time::format_time(now);
+            format!("{} UTC", t.get(..16).unwrap_or(&t).replace('T', " "))
+        },
+        as_of: last.map(date),
+        uncertainty_label: s
+            .rows
+            .iter()
+            .any(|r| r.rating.uncertainty.is_some())
+            .then(|| s.result.uncertainty.map_or("±", |u| u.0).to_string()),
+        interval_level: s
+            .rows
+            .iter()
+            .any(|r| r.interval.is_some())
+            .then_some(s.ci_level),
+        standings: crate::output::is_standings(s.rows),
+        has_previous: !s.previous.is_empty(),
+        players,
+        metrics,
+        notes,
+    }
+}
+
 /// Builds the site's data.
 pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
     let history = s.history;
@@ -587,7 +759,6 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
     let names = s
         .earlier
         .map(|_| crate::history::NameIndex::new(history.names()));
-    let standings = crate::output::is_standings(s.rows);
     let tracks = || {
         s.rows.iter().filter_map(|r| {
             s.track
@@ -627,14 +798,7 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
         .map(|r| {
             let p = r.player;
             let t = s.track.players.get(p as usize);
-            let mut curve: Vec<(i64, f64)> = t
-                .map(|t| t.curve.iter().map(|&(c, v)| (c, f64::from(v))).collect())
-                .unwrap_or_default();
-            if let Some((c, v)) = t.and_then(|t| t.last)
-                && t.is_some_and(|t| t.curve.last() != Some(&(c, v)))
-            {
-                curve.push((c, f64::from(v)));
-            }
+            let curve = t.map(Track::curve).unwrap_or_default();
             let recent: Vec<RecentGame> = t
                 .map(|t| {
                     let k = t.recent.len();
@@ -656,137 +820,17 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
                 && let Some(games) = e.recent.get(history.name(p))
             {
                 let room = RECENT.saturating_sub(recent.len());
-                recent.extend(games.iter().take(room).map(|g| RecentGame {
-                    date: g.date.clone(),
-                    opponent: match g.kind.as_str() {
-                        "player" => match index.find(&g.opponent) {
-                            Some(id) => Opponent::Player {
-                                id,
-                                name: g.opponent.clone(),
-                            },
-                            None => Opponent::Team(g.opponent.clone()),
-                        },
-                        "field" => Opponent::Field {
-                            label: g.opponent.clone(),
-                            entrants: g.entrants,
-                        },
-                        _ => Opponent::Team(g.opponent.clone()),
-                    },
-                    result: g.result.clone(),
-                    before: g.before,
-                    after: g.after,
-                }));
+                recent.extend(games.iter().take(room).map(|g| g.shown(index)));
             }
-            let rec = &r.record;
-            SitePlayer {
-                id: p,
-                name: history.name(p).to_string(),
-                rank: r.rank.map(|k| k as u32),
-                status: r.status,
-                previous_rank: s.previous.get(history.name(p)).copied(),
-                rating: r.rating.mean,
-                uncertainty: r.rating.uncertainty,
-                interval: r.interval.map(|i| i.rating),
-                rank_interval: r.interval.and_then(|i| i.rank),
-                contests: rec.contests,
-                wins: rec.wins,
-                draws: rec.draws,
-                losses: rec.losses,
-                best_rank: (rec.places.best > 0).then_some(rec.places.best),
-                median_rank: rec.places.median(),
-                last_played: if rec.contests > 0 {
-                    date(rec.last_time)
-                } else {
-                    String::new()
-                },
-                history: curve,
-                recent,
-                h2h: h2h
-                    .get(p as usize)
-                    .map(|lines| {
-                        lines
-                            .iter()
-                            .map(|&(q, [w, d, l])| H2hLine {
-                                id: q,
-                                name: history.name(q).to_string(),
-                                wins: w,
-                                draws: d,
-                                losses: l,
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            }
+            site_player(
+                history,
+                r,
+                s.previous,
+                (curve, recent, h2h_lines(history, h2h.get(p as usize))),
+            )
         })
         .collect();
-    let mut metrics = Vec::new();
-    metric_lines("", &s.metrics["metrics"], &mut metrics);
-    let src = &history.source;
-    let last = history.contests().last().map(|c| c.time());
-    let mut notes = vec![
-        format!(
-            "Input: {} ({} format, {} {} read)",
-            src.path, src.format, src.records, src.record_unit
-        ),
-        format!(
-            "{} players on the leaderboard; {} rounds rated ({}).",
-            s.rows.len(),
-            s.result.rounds_total(),
-            s.result.system
-        ),
-        format!("Parameters: {}", s.result.params),
-    ];
-    // Resumed: the metrics are the whole history's, the input above this run's.
-    if let Some(h) = s.metrics.get("history") {
-        notes.insert(
-            1,
-            format!(
-                "The metrics cover the whole history, the runs resumed from and this one: {} \
-                 contests, {} placings, {} players (the input above is this run's).",
-                h["contests"], h["placings"], h["players"]
-            ),
-        );
-    }
-    if src.duplicates_dropped > 0 {
-        notes.push(format!(
-            "{} contests that repeat one read before were dropped (--dedupe).",
-            src.duplicates_dropped
-        ));
-    }
-    if let Some((label, meaning)) = s.result.uncertainty {
-        notes.push(format!("{label}: {meaning}"));
-    }
-    let file = Path::new(&src.path)
-        .file_name()
-        .map_or_else(|| src.path.clone(), |f| f.to_string_lossy().into_owned());
-    let data = SiteData {
-        title: format!("{} on {file}", s.result.system),
-        system: s.result.system.to_string(),
-        generated: {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
-            let t = crate::time::format_time(now);
-            format!("{} UTC", t.get(..16).unwrap_or(&t).replace('T', " "))
-        },
-        as_of: last.map(date),
-        uncertainty_label: s
-            .rows
-            .iter()
-            .any(|r| r.rating.uncertainty.is_some())
-            .then(|| s.result.uncertainty.map_or("±", |u| u.0).to_string()),
-        interval_level: s
-            .rows
-            .iter()
-            .any(|r| r.interval.is_some())
-            .then_some(s.ci_level),
-        standings,
-        has_previous: !s.previous.is_empty(),
-        players,
-        metrics,
-        notes,
-    };
-    (data, tallies)
+    (site_pages(s, players), tallies)
 }
 
 #[cfg(test)]

@@ -411,9 +411,8 @@ pub struct PopulationJob {
     pub truth: Option<PathBuf>,
 }
 
-/// Runs the population experiment (Yuksel 2024, section 5.1) online.
-pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    use simlab::{Population, PopulationConfig};
+/// The population experiment's arguments, checked.
+fn check_population(args: &PopulationJob) -> anyhow::Result<()> {
     if args.players < 2 || args.rounds == 0 {
         return Err(
             UsageError("--players must be at least 2 and --rounds at least 1".into()).into(),
@@ -426,6 +425,32 @@ pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Resul
         ))
         .into());
     }
+    Ok(())
+}
+
+/// Per round: RMSE, scale, scale-free RMSE and the share of balanced win rates (CSV).
+fn write_stats(path: &Path, stats: &[simlab::RoundStats]) -> anyhow::Result<()> {
+    write_file(path, |w| {
+        writeln!(w, "round,rmse,scale,rmse_scale_free,balanced_share")?;
+        for (r, s) in stats.iter().enumerate() {
+            let b = s.balanced_share.map_or(String::new(), |b| b.to_string());
+            writeln!(
+                w,
+                "{},{},{},{},{b}",
+                r + 1,
+                s.rmse,
+                s.scale,
+                s.rmse_scale_free
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// Runs the population experiment (Yuksel 2024, section 5.1) online.
+pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    use simlab::{Population, PopulationConfig};
+    check_population(args)?;
     let cfg = PopulationConfig {
         players: args.players,
         rounds: args.rounds,
@@ -474,21 +499,7 @@ pub fn population(args: &PopulationJob, stdout: &mut dyn Write) -> anyhow::Resul
             Ok(())
         })?;
     }
-    write_file(&args.stats, |w| {
-        writeln!(w, "round,rmse,scale,rmse_scale_free,balanced_share")?;
-        for (r, s) in stats.iter().enumerate() {
-            let b = s.balanced_share.map_or(String::new(), |b| b.to_string());
-            writeln!(
-                w,
-                "{},{},{},{},{b}",
-                r + 1,
-                s.rmse,
-                s.scale,
-                s.rmse_scale_free
-            )?;
-        }
-        Ok(())
-    })?;
+    write_stats(&args.stats, &stats)?;
     let at = |r: usize| stats.get(r - 1).map(|s| s.rmse);
     let marks: Vec<String> = [1, 10, 100, 1000, 2000, 10_000]
         .iter()
