@@ -38,7 +38,7 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, fchown};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
 use rustix::fs::{Access, AtFlags, CWD, FileType, Mode, OFlags};
@@ -66,6 +66,9 @@ const MARK: &str = ".rate-batch-";
 
 /// The base of a generation's name when it has to be made inside the output folder.
 const INNER: &str = "generation";
+
+/// A file that did not exist (`O_EXCL`), for writing.
+const NEW_FILE: OFlags = OFlags::WRONLY.union(OFlags::CREATE).union(OFlags::EXCL);
 
 /// A temporary name for `base` in its folder: `.BASE.rate-batch-<12 random hex><4 hex check>`.
 pub fn temporary_name(base: &str) -> String {
@@ -435,7 +438,8 @@ impl Publication {
             FileType::Symlink => {
                 return Err(error!(
                     "{what} is a symbolic link: the output folder is replaced as a whole, so \
-                     give the folder itself (not followed, so that nobody can redirect it)"
+                     give the folder itself (not followed, so that nobody can redirect the \
+                     outputs)"
                 ));
             }
             _ => return Err(error!("{what} exists and is not a folder")),
@@ -467,7 +471,8 @@ impl Publication {
                 mkdir_at(&folder_fd, &generation_name, 0o700)?;
                 let e = io::Error::from(e);
                 Some(format!(
-                    "its parent folder is not writable ({e}), so a new folder cannot be made beside it"
+                    "its parent folder is not writable ({e}), so a new folder cannot be made \
+                     beside it"
                 ))
             }
             Err(e) => return Err(e.into()),
@@ -529,8 +534,11 @@ impl Publication {
 
     /// The final paths of the files written, in the order written.
     pub fn targets(&self) -> Vec<PathBuf> {
-        let written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
-        written.iter().map(|r| self.target.join(r)).collect()
+        self.written().iter().map(|r| self.target.join(r)).collect()
+    }
+
+    fn written(&self) -> MutexGuard<'_, Vec<PathBuf>> {
+        self.written.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Makes the new generation the folder's content, at once; returns the files' paths.
@@ -698,13 +706,8 @@ impl Folder<'_> {
 
     fn open_buffered(&self, name: &str, capacity: usize) -> io::Result<StagedFile> {
         let rel = self.rel.join(name);
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
-        let file = open_at(&self.publication.generation_fd, &rel, flags, 0o666)?;
-        let written = &self.publication.written;
-        written
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(rel);
+        let file = open_at(&self.publication.generation_fd, &rel, NEW_FILE, 0o666)?;
+        self.publication.written().push(rel);
         Ok(StagedFile(BufWriter::with_capacity(capacity, file)))
     }
 
@@ -744,10 +747,9 @@ impl Folder<'_> {
         if self.rel.as_os_str().is_empty() {
             return Ok(());
         }
-        let written = &self.publication.written;
-        let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
-        written.retain(|r| !r.starts_with(&self.rel));
-        drop(written);
+        self.publication
+            .written()
+            .retain(|r| !r.starts_with(&self.rel));
         let generation = &self.publication.generation_fd;
         remove_at(generation, &self.rel, generation.metadata()?.dev())
     }
@@ -759,11 +761,7 @@ pub struct StagedFile(BufWriter<File>);
 impl StagedFile {
     /// Flushes and syncs the file to disk.
     pub fn finish(self) -> io::Result<()> {
-        let file = self
-            .0
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()
+        self.0.into_inner()?.sync_all()
     }
 }
 
@@ -832,12 +830,7 @@ impl FileSet {
         fs::create_dir_all(&dir)?;
         remove_leftovers(&dir, &base, SystemTime::now());
         let tmp = dir.join(temporary_name(&base));
-        let file = open_at(
-            CWD,
-            &tmp,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
-            0o666,
-        )?;
+        let file = open_at(CWD, &tmp, NEW_FILE, 0o666)?;
         // Removed on failure (only once made here: a name that already existed is another's).
         let locked = lock(&file, || {
             error!(
