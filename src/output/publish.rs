@@ -570,7 +570,11 @@ impl Publication {
         if fault("kill-before-swap") {
             std::process::abort();
         }
-        match why_not.map_or_else(|| self.swap(old.mode()), |why| Ok(Some(why)))? {
+        let why_not = match why_not {
+            Some(why) => Some(why),
+            None => self.swap(old.mode())?,
+        };
+        match why_not {
             None => {
                 self.committed = true;
                 self.parent.sync_all()?;
