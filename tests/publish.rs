@@ -189,6 +189,53 @@ fn read_only_folders_of_the_user_do_not_keep_old_generations_behind() {
     );
 }
 
+/// A folder is carried into a new generation only if it can be given its own owner and group.
+/// A user without privileges cannot give a folder a group they are not in, so with such a folder
+/// of theirs in the output folder the run renames its files into the folder instead of swapping
+/// (a warning says why), and that folder stays as it is: the same folder, with its group.
+#[test]
+fn a_folder_whose_group_cannot_be_given_makes_the_run_rename_instead() {
+    let dir = TempDir::new().unwrap();
+    let Some(user) = Unprivileged::new(dir.path()) else {
+        return;
+    };
+    if user.uid.is_none() {
+        eprintln!("skipped: giving a folder a group its user is not in needs root");
+        return;
+    }
+    let input = league(dir.path());
+    let out = dir.path().join("site/out");
+    std::fs::create_dir_all(out.join("assets")).unwrap();
+    std::fs::write(out.join("assets/site.css"), "body {}").unwrap();
+    user.own(dir.path());
+    // Group 0, which the user (no supplementary groups) is not in.
+    std::os::unix::fs::lchown(out.join("assets"), None, Some(0)).unwrap();
+    let ino = std::fs::metadata(out.join("assets")).unwrap().ino();
+    let o = user.run(
+        dir.path(),
+        &["replay", s(&input), "--out", s(&out), "--quiet"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stderr(&o);
+    assert!(
+        text.contains("`assets` cannot be given its owner and group")
+            && text.contains("renamed into it one by one"),
+        "{text}"
+    );
+    let m = std::fs::metadata(out.join("assets")).unwrap();
+    assert_eq!(
+        (m.ino(), m.gid()),
+        (ino, 0),
+        "the same folder, with its group"
+    );
+    assert!(out.join("leaderboard.csv").is_file());
+    assert_eq!(
+        entries(out.parent().unwrap()),
+        ["out"],
+        "nothing left beside it"
+    );
+}
+
 /// `--dry-run` writes nothing, so it takes no lock: not the state's (its lock file and folder
 /// are not made), and it runs while another run holds that lock.
 #[test]
