@@ -7,6 +7,7 @@
 //! ([`Publication`]), single files under exclusive temporary names renamed into place
 //! ([`FileSet`], [`write_one`]); see [`publish`].
 
+pub mod chart;
 pub mod compress;
 pub mod h2h;
 mod history;

@@ -16,6 +16,7 @@
 //! A chart whose data is empty is replaced by a short "no data" note. Series are thinned to at
 //! most [`MAX_LINE_POINTS`] points, so the page stays small whatever the history's size.
 
+use super::chart;
 use super::text::shorten;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -78,8 +79,6 @@ const FONT: &str = "sans-serif";
 /// Font sizes as plotters takes them (it writes `size / 1.24` pixels into the SVG).
 const LABEL_SIZE: u32 = 17;
 const DESC_SIZE: u32 = 18;
-/// Most ticks on a time axis.
-const TIME_TICKS: usize = 8;
 
 /// Qualitative colours (Tableau 10, then a darker/lighter set), reused in turn past 20 lines.
 const PALETTE: [RGBColor; 20] = [
@@ -316,75 +315,12 @@ fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
     }
 }
 
-/// Tick positions for a time axis over `[t0, t1]`: at most `max` ticks at round steps (hours,
-/// days, weeks, then the first of a month or of a year), UTC. Empty when no step fits.
-/// Returns the ticks and whether a step is shorter than a day (labels then show the time).
-fn time_ticks(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
-    use chrono::{Datelike, NaiveDate};
-    const HOUR: i64 = 3_600;
-    const DAY: i64 = 86_400;
-    for step in [
-        HOUR,
-        2 * HOUR,
-        3 * HOUR,
-        6 * HOUR,
-        12 * HOUR,
-        DAY,
-        2 * DAY,
-        7 * DAY,
-        14 * DAY,
-    ] {
-        // Wide arithmetic and a bounded count: any pair of times ends (extreme ones included).
-        if (t1 as i128 - t0 as i128) / (step as i128) < max as i128 {
-            let Some(first) = t0
-                .div_euclid(step)
-                .checked_mul(step)
-                .and_then(|t| t.checked_add(if t0.rem_euclid(step) == 0 { 0 } else { step }))
-            else {
-                return (Vec::new(), false);
-            };
-            let ticks: Vec<i64> = (0..=max as i64)
-                .map_while(|i| first.checked_add(i * step))
-                .take_while(|&t| t <= t1)
-                .collect();
-            return (ticks, step < DAY);
-        }
-    }
-    let month_start = |m: i64| -> Option<i64> {
-        let date =
-            NaiveDate::from_ymd_opt(m.div_euclid(12) as i32, m.rem_euclid(12) as u32 + 1, 1)?;
-        Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
-    };
-    let Some(d0) = chrono::DateTime::from_timestamp(t0, 0) else {
-        return (Vec::new(), false);
-    };
-    let m0 = d0.year() as i64 * 12 + d0.month0() as i64;
-    for step in [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1_200, 6_000] {
-        // The first month boundary at or after t0 whose index is a multiple of the step.
-        let mut m = m0.div_euclid(step) * step;
-        for _ in 0..2 {
-            if month_start(m).is_some_and(|t| t < t0) {
-                m += step;
-            }
-        }
-        let ticks: Vec<i64> = (0..=max)
-            .map_while(|i| month_start(m + i as i64 * step))
-            .take_while(|&t| t <= t1)
-            .collect();
-        if ticks.len() <= max {
-            return (ticks, false);
-        }
-    }
-    (Vec::new(), false)
-}
-
-/// The ticks of a time axis, or its two ends when no round step fits.
-fn time_axis(t0: i64, t1: i64, max: usize) -> (Vec<i64>, bool) {
-    let (ticks, with_time) = time_ticks(t0, t1, max);
-    if ticks.is_empty() {
-        (vec![t0, t1], (t1 as i128 - t0 as i128) < 3 * 86_400)
-    } else {
-        (ticks, with_time)
+/// The ticks of a time axis (shared with the site: [`super::chart`]), or its two ends when no
+/// round step fits; and whether the labels show the time of day.
+fn time_axis(t0: i64, t1: i64) -> (Vec<i64>, bool) {
+    match chart::time_ticks(t0, t1, &chart::REPORT_STEPS) {
+        Some((ticks, unit)) if !ticks.is_empty() => (ticks, unit == chart::TimeUnit::Hour),
+        _ => (vec![t0, t1], (t1 as i128 - t0 as i128) < 3 * 86_400),
     }
 }
 
@@ -420,7 +356,7 @@ fn trajectory_chart(players: &[(String, Vec<(i64, f64)>)]) -> io::Result<Option<
     let height = 500.max(70 + ROW * players.len() as u32);
     let svg = render((WIDE, height), |root| {
         let (plot, legend) = root.split_horizontally(WIDE - LEGEND_W);
-        let (ticks, with_time) = time_axis(t0, t1, TIME_TICKS);
+        let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
         let mut chart = ChartBuilder::on(&plot)
             .margin(12)
@@ -694,7 +630,7 @@ fn time_lines_chart(
         .expect("points have finite values");
     let top = if hi > 0.0 { hi * 1.1 } else { 1.0 };
     let svg = render((WIDE, 400), |root| {
-        let (ticks, with_time) = time_axis(t0, t1, TIME_TICKS);
+        let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -1242,7 +1178,7 @@ mod tests {
             (i64::MAX - 1, i64::MAX),
             (0, i64::MAX),
         ] {
-            let (ticks, _) = time_axis(t0, t1, 8);
+            let (ticks, _) = time_axis(t0, t1);
             assert!(!ticks.is_empty() && ticks.len() <= 9, "{t0} {t1}");
         }
     }
@@ -1254,7 +1190,7 @@ mod tests {
         };
         // 10 days from noon: one tick every 2 days, at midnight.
         assert_eq!(
-            label(time_ticks(T0 + DAY / 2, T0 + 10 * DAY + DAY / 2, 8)),
+            label(time_axis(T0 + DAY / 2, T0 + 10 * DAY + DAY / 2)),
             [
                 "2024-01-02",
                 "2024-01-04",
@@ -1265,7 +1201,7 @@ mod tests {
         );
         // Three years: every 6 months, on the first of the month.
         assert_eq!(
-            label(time_ticks(T0 + 40 * DAY, T0 + 3 * 365 * DAY, 8)),
+            label(time_axis(T0 + 40 * DAY, T0 + 3 * 365 * DAY)),
             [
                 "2024-07-01",
                 "2025-01-01",
@@ -1276,7 +1212,7 @@ mod tests {
         );
         // 20 hours: every 3 hours, with the time of day.
         assert_eq!(
-            label(time_ticks(T0 + 3_600, T0 + 21 * 3_600, 8)),
+            label(time_axis(T0 + 3_600, T0 + 21 * 3_600)),
             [
                 "2024-01-01 03:00",
                 "2024-01-01 06:00",
@@ -1288,7 +1224,7 @@ mod tests {
             ]
         );
         // Decades: yearly multiples.
-        let (ticks, _) = time_ticks(0, 40 * 365 * DAY, 8);
+        let (ticks, _) = time_axis(0, 40 * 365 * DAY);
         assert!((2..=8).contains(&ticks.len()), "{ticks:?}");
         assert!(
             ticks
@@ -1298,7 +1234,7 @@ mod tests {
         // A single instant still gets an axis.
         let (t0, t1) = time_range([T0]).unwrap();
         assert!(t0 < T0 && T0 < t1);
-        assert!(!time_axis(t0, t1, 8).0.is_empty());
+        assert!(!time_axis(t0, t1).0.is_empty());
     }
 
     #[test]

@@ -548,7 +548,10 @@ impl Site<'_> {
             "<dt>Last played</dt><dd>{}</dd>\n</dl>\n<h2>Rating history</h2>\n",
             Esc(&p.last_played)
         )?;
-        chart(w, &p.history)?;
+        match super::chart::rating_chart(&p.history) {
+            Ok(svg) => w.write_all(svg.as_bytes())?,
+            Err(note) => writeln!(w, "<p class=\"none\">{note}</p>")?,
+        }
 
         w.write_all(b"<h2>Recent games</h2>\n")?;
         if p.recent.is_empty() {
@@ -785,16 +788,16 @@ const POW10: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
 
 /// |v| rounded (half away from zero) to `d` decimals, as a count of 10^-d, when that fits an
 /// f64's integers exactly.
-fn scaled(v: f64, d: usize) -> Option<u64> {
+pub(super) fn scaled(v: f64, d: usize) -> Option<u64> {
     let units = (v.abs() * POW10[d] as f64).round();
     (units < 9.0e15).then_some(units as u64)
 }
 
 /// A non-negative number of `units` of 10^-d, written with `d` decimals (integer arithmetic:
 /// float formatting with a precision is several times slower, and pages have many numbers).
-struct Fixed {
-    units: u64,
-    d: usize,
+pub(super) struct Fixed {
+    pub(super) units: u64,
+    pub(super) d: usize,
 }
 
 impl fmt::Display for Fixed {
@@ -806,20 +809,6 @@ impl fmt::Display for Fixed {
             let p = POW10[d];
             write!(f, "{}.{:0d$}", self.units / p, self.units % p)
         }
-    }
-}
-
-/// A chart coordinate with one decimal.
-struct Coord(f64);
-
-impl fmt::Display for Coord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = if self.0.is_finite() { self.0 } else { 0.0 };
-        let units = scaled(v, 1).unwrap_or(0);
-        if v < 0.0 && units > 0 {
-            f.write_str("-")?;
-        }
-        Fixed { units, d: 1 }.fmt(f)
     }
 }
 
@@ -932,229 +921,6 @@ impl fmt::Display for MedianRank {
             Some(m) if m.is_finite() && m.fract() == 0.0 => write!(f, "{m:.0}"),
             Some(m) if m.is_finite() => write!(f, "{m:.1}"),
             _ => f.write_str(DASH),
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The rating history chart.
-
-const CHART_W: f64 = 640.0;
-const CHART_H: f64 = 240.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 16.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 28.0;
-
-/// The rating history as an inline SVG: a polyline over time (every point), time and rating
-/// ticks, a dot at the last point; a dot alone for one point; a note for none.
-fn chart(w: &mut dyn Write, history: &[(i64, f64)]) -> io::Result<()> {
-    let finite = || history.iter().filter(|(_, r)| r.is_finite());
-    let Some(&(first_t, first_r)) = finite().next() else {
-        return w.write_all(b"<p class=\"none\">No rated contests.</p>\n");
-    };
-    let (mut t0, mut t1, mut lo, mut hi) = (first_t, first_t, first_r, first_r);
-    let mut count = 0usize;
-    for &(t, r) in finite() {
-        t0 = t0.min(t);
-        t1 = t1.max(t);
-        lo = lo.min(r);
-        hi = hi.max(r);
-        count += 1;
-    }
-    if t0 == t1 {
-        t0 = t0.saturating_sub(43_200);
-        t1 = t1.saturating_add(43_200);
-    }
-    let span = hi - lo;
-    let pad = if span > 0.0 && span.is_finite() {
-        span * 0.08
-    } else {
-        (lo.abs() * 0.01).max(1.0)
-    };
-    let (lo, hi) = (lo - pad, hi + pad);
-    if !(hi - lo).is_finite() {
-        return w.write_all(b"<p class=\"none\">Ratings too large to chart.</p>\n");
-    }
-    let (x0, x1, y0, y1) = (LEFT, CHART_W - RIGHT, TOP, CHART_H - BOTTOM);
-    let tspan = t1 as f64 - t0 as f64;
-    let x = |t: i64| x0 + (t as f64 - t0 as f64) / tspan * (x1 - x0);
-    let y = |r: f64| y1 - (r - lo) / (hi - lo) * (y1 - y0);
-
-    write!(
-        w,
-        "<svg class=\"chart\" viewBox=\"0 0 {CHART_W} {CHART_H}\" role=\"img\" \
-         aria-label=\"Rating history\">\n<g class=\"grid\">"
-    )?;
-    let (step, ticks) = rating_ticks(lo, hi);
-    let decimals = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10().floor()) as usize
-    };
-    for &r in &ticks {
-        let yy = Coord(y(r));
-        write!(w, "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{yy}\" y2=\"{yy}\"/>")?;
-    }
-    let times = time_ticks(t0, t1);
-    for &(t, _) in &times {
-        let xx = Coord(x(t));
-        write!(w, "<line x1=\"{xx}\" x2=\"{xx}\" y1=\"{y0}\" y2=\"{y1}\"/>")?;
-    }
-    write!(
-        w,
-        "</g>\n<path class=\"axis\" d=\"M{x0} {y0}V{y1}H{x1}\"/>\n<g class=\"ylab\">"
-    )?;
-    for &r in &ticks {
-        // "+ 0.0" turns a negative zero into zero.
-        let r = r + 0.0;
-        write!(
-            w,
-            "<text x=\"{}\" y=\"{}\">{r:.decimals$}</text>",
-            x0 - 6.0,
-            Coord(y(r) + 4.0)
-        )?;
-    }
-    w.write_all(b"</g>\n<g class=\"xlab\">")?;
-    for &(t, unit) in &times {
-        write!(
-            w,
-            "<text x=\"{}\" y=\"{}\">{}</text>",
-            Coord(x(t)),
-            y1 + 18.0,
-            TimeLabel(t, unit)
-        )?;
-    }
-    w.write_all(b"</g>\n")?;
-    if count > 1 {
-        w.write_all(b"<polyline class=\"line\" points=\"")?;
-        for (i, &(t, r)) in finite().enumerate() {
-            let sep = if i == 0 { "" } else { " " };
-            write!(w, "{sep}{},{}", Coord(x(t)), Coord(y(r)))?;
-        }
-        w.write_all(b"\"/>\n")?;
-    }
-    let (lt, lr) = finite().next_back().copied().unwrap_or((first_t, first_r));
-    write!(
-        w,
-        "<circle class=\"last\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}: {}</title></circle>\n</svg>\n",
-        Coord(x(lt)),
-        Coord(y(lr)),
-        TimeLabel(lt, TimeUnit::Day),
-        Rating(lr)
-    )
-}
-
-/// Round rating ticks inside `[lo, hi]` (a step of 1, 2 or 5 times a power of ten, 3 to 6
-/// ticks).
-fn rating_ticks(lo: f64, hi: f64) -> (f64, Vec<f64>) {
-    let span = hi - lo;
-    if !(span > 0.0 && span.is_finite()) {
-        return (1.0, vec![lo]);
-    }
-    let raw = span / 4.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| span / s <= 5.0)
-        .unwrap_or(10.0 * mag);
-    let first = (lo / step).ceil();
-    let ticks = (0..8)
-        .map(|i| (first + i as f64) * step)
-        .take_while(|&v| v <= hi)
-        .collect();
-    (step, ticks)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum TimeUnit {
-    Hour,
-    Day,
-    Month,
-    Year,
-}
-
-/// Round time ticks inside `[t0, t1]` (UTC): the finest of hours, days, months and years
-/// steps that gives at most five; the two ends when none does.
-fn time_ticks(t0: i64, t1: i64) -> Vec<(i64, TimeUnit)> {
-    use chrono::{DateTime, Datelike, NaiveDate};
-    const MAX: usize = 5;
-    const HOUR: i64 = 3_600;
-    const DAY: i64 = 86_400;
-    let span = t1 as i128 - t0 as i128;
-    for (step, unit) in [
-        (HOUR, TimeUnit::Hour),
-        (3 * HOUR, TimeUnit::Hour),
-        (6 * HOUR, TimeUnit::Hour),
-        (12 * HOUR, TimeUnit::Hour),
-        (DAY, TimeUnit::Day),
-        (2 * DAY, TimeUnit::Day),
-        (7 * DAY, TimeUnit::Day),
-        (14 * DAY, TimeUnit::Day),
-    ] {
-        if span / (step as i128) < MAX as i128 {
-            let Some(first) = t0
-                .div_euclid(step)
-                .checked_mul(step)
-                .and_then(|t| t.checked_add(if t0.rem_euclid(step) == 0 { 0 } else { step }))
-            else {
-                break;
-            };
-            return (0..MAX as i64)
-                .map_while(|i| first.checked_add(i * step))
-                .take_while(|&t| t <= t1)
-                .map(|t| (t, unit))
-                .collect();
-        }
-    }
-    let month_start = |m: i64| -> Option<i64> {
-        let year = i32::try_from(m.div_euclid(12)).ok()?;
-        let date = NaiveDate::from_ymd_opt(year, m.rem_euclid(12) as u32 + 1, 1)?;
-        Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
-    };
-    if let Some(d0) = DateTime::from_timestamp(t0, 0) {
-        let m0 = d0.year() as i64 * 12 + d0.month0() as i64;
-        for step in [
-            1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1_200, 2_400, 6_000, 12_000, 24_000, 60_000,
-            120_000, 240_000, 600_000, 1_200_000,
-        ] {
-            let mut m = m0.div_euclid(step) * step;
-            while month_start(m).is_some_and(|t| t < t0) {
-                m += step;
-            }
-            let ticks: Vec<i64> = (0..=MAX as i64)
-                .map_while(|i| month_start(m + i * step))
-                .take_while(|&t| t <= t1)
-                .collect();
-            if ticks.len() <= MAX {
-                let unit = if step >= 12 {
-                    TimeUnit::Year
-                } else {
-                    TimeUnit::Month
-                };
-                return ticks.into_iter().map(|t| (t, unit)).collect();
-            }
-        }
-    }
-    vec![(t0, TimeUnit::Day), (t1, TimeUnit::Day)]
-}
-
-/// A tick's label: "2024", "2024-03", "2024-03-05", "03-05 14:00" (UTC); the raw seconds for
-/// a time out of the calendar's range.
-struct TimeLabel(i64, TimeUnit);
-
-impl fmt::Display for TimeLabel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use chrono::{Datelike, Timelike};
-        let Some(d) = chrono::DateTime::from_timestamp(self.0, 0) else {
-            return write!(f, "{}", self.0);
-        };
-        match self.1 {
-            TimeUnit::Year => write!(f, "{}", d.year()),
-            TimeUnit::Month => write!(f, "{}-{:02}", d.year(), d.month()),
-            TimeUnit::Day => write!(f, "{}-{:02}-{:02}", d.year(), d.month(), d.day()),
-            TimeUnit::Hour => write!(f, "{:02}-{:02} {:02}:00", d.month(), d.day(), d.hour()),
         }
     }
 }
@@ -1647,27 +1413,6 @@ mod tests {
         assert_eq!(MedianRank(Some(3.0)).to_string(), "3");
         assert_eq!(MedianRank(Some(2.5)).to_string(), "2.5");
         assert_eq!(MedianRank(Some(f64::NAN)).to_string(), "–");
-    }
-
-    #[test]
-    fn time_ticks_are_round_and_few() {
-        let year = 31_556_952;
-        for (t0, t1) in [
-            (0, 3600),
-            (0, 86_400 * 3),
-            (1_700_000_000, 1_700_000_000 + 86_400 * 40),
-            (1_700_000_000, 1_700_000_000 + 86_400 * 400),
-            (0, 30 * year),
-            (-5000 * year, 5000 * year),
-            (i64::MIN / 2, i64::MAX / 2),
-        ] {
-            let ticks = time_ticks(t0, t1);
-            assert!((2..=5).contains(&ticks.len()), "{t0}..{t1}: {ticks:?}");
-            assert!(ticks.iter().all(|&(t, _)| t >= t0 && t <= t1));
-        }
-        let (step, ticks) = rating_ticks(1480.0, 1620.0);
-        assert_eq!(step, 50.0);
-        assert_eq!(ticks, [1500.0, 1550.0, 1600.0]);
     }
 
     /// A site to look at (and for `scripts/site_screenshots.sh`): 1,500 players, two pages of
