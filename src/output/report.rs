@@ -17,6 +17,7 @@
 //! most [`MAX_LINE_POINTS`] points, so the page stays small whatever the history's size.
 
 use super::chart;
+use super::html::escape;
 use super::text::shorten;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -194,23 +195,6 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
     w.write_all(b"</body>\n</html>\n")
 }
 
-/// Escapes text for HTML element content and attribute values.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if super::html_control(c) => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn push_table(page: &mut String, header: &[String], rows: &[Vec<String>]) {
     if header.is_empty() && rows.is_empty() {
         return;
@@ -255,7 +239,7 @@ fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> DrawResult) -> io::R
         root.present().map_err(io::Error::other)?;
     }
     // (Names drawn as the charts' text: no character HTML refuses.)
-    Ok(super::html_text(&svg).into_owned())
+    Ok(super::html::html_text(&svg).into_owned())
 }
 
 /// Every k-th point, k chosen so that at most `max` are kept; the last point is always kept.
