@@ -1,8 +1,9 @@
 //! Outputs, one file per artefact: `leaderboard.csv` (`leaderboard.rs`), `history.csv` or
 //! `history.parquet` (`history.rs`), `metrics.json` (`metrics.rs`), the table printed to stdout
-//! (`table.rs`), `report.html` ([`report`]) and the website ([`site`], from askama templates
-//! escaped by [`html`]); [`chart`] holds what their charts share, [`text`] the formatting the
-//! outputs share, [`compress`] the `.gz` and `.zst` compression of a file chosen by its name.
+//! (`table.rs`), `report.html` ([`report`]) and the website ([`site`]), both from askama
+//! templates escaped by [`html`]; [`chart`] holds what their charts share, [`text`] the
+//! formatting the outputs share, [`compress`] the `.gz` and `.zst` compression of a file
+//! chosen by its name.
 //!
 //! Files are written together: an output folder as one generation swapped in at once
 //! ([`Publication`]), single files under exclusive temporary names renamed into place

@@ -15,12 +15,17 @@
 //!
 //! A chart whose data is empty is replaced by a short "no data" note. Series are thinned to at
 //! most [`MAX_LINE_POINTS`] points, so the page stays small whatever the history's size.
+//!
+//! The page is an askama template (`templates/report/`) that escapes every text it is given
+//! ([`super::html`]); the charts' SVG goes in as plotters wrote it (plotters escapes the
+//! names it draws, and the characters HTML refuses are replaced), the stylesheet is
+//! `assets/report.css`. The charts of all the systems are drawn before the page is written.
 
 use super::chart;
-use super::html::escape;
 use super::text::shorten;
-use std::fmt::Write as _;
 use std::io::{self, Write};
+
+use askama::Template;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -105,125 +110,108 @@ const PALETTE: [RGBColor; 20] = [
     RGBColor(165, 81, 148),
 ];
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px auto;max-width:1240px;color:#222;padding:0 12px}\
-h1{margin-bottom:4px}\
-p.desc{color:#555;margin-top:0}\
-table{border-collapse:collapse;margin:16px 0}\
-th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}\
-th{background:#f2f2f2}\
-td:first-child,th:first-child{text-align:left}\
-section{border-top:2px solid #ddd;margin-top:28px}\
-p.warn{color:#a40000;font-weight:bold}\
-h3{margin:18px 0 6px;font-size:1.05em}\
-figure{margin:0}\
-svg{max-width:100%;height:auto;display:block}\
-p.nodata{color:#888;font-style:italic}";
+/// The page's stylesheet, one rule a line in the file and all on one line in the page.
+const STYLE: &str = include_str!("../../assets/report.css");
 
-/// Writes the whole report as one HTML page to `w`.
+/// Writes the whole report as one HTML page to `w` (`templates/report/report.html`).
 pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
-    let mut page = String::new();
-    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    let _ = writeln!(page, "<title>{}</title>", escape(&input.title));
-    let _ = writeln!(page, "<style>{STYLE}</style>\n</head>\n<body>");
-    let _ = writeln!(page, "<h1>{}</h1>", escape(&input.title));
-    let _ = writeln!(page, "<p class=\"desc\">{}</p>", escape(&input.description));
-    push_table(&mut page, &input.table_header, &input.table_rows);
-    w.write_all(page.as_bytes())?;
+    let sections = input
+        .systems
+        .iter()
+        .map(Section::of)
+        .collect::<io::Result<Vec<_>>>()?;
+    ReportPage {
+        title: &input.title,
+        description: &input.description,
+        style: &style(),
+        header: &input.table_header,
+        rows: &input.table_rows,
+        sections,
+    }
+    .write_into(w)
+}
 
-    for sys in &input.systems {
-        page.clear();
-        let _ = writeln!(page, "<section>\n<h2>{}</h2>", escape(&sys.system));
-        for warning in &sys.warnings {
-            let _ = writeln!(
-                page,
-                "<p class=\"warn\">Predicts worse than knowing nothing of the players: {}</p>",
-                escape(warning)
-            );
-        }
+/// The report's page: its text is escaped by the template (`super::html`), its charts are
+/// SVG drawn by plotters.
+#[derive(Template)]
+#[template(path = "report/report.html")]
+struct ReportPage<'a> {
+    title: &'a str,
+    description: &'a str,
+    style: &'a str,
+    header: &'a [String],
+    rows: &'a [Vec<String>],
+    sections: Vec<Section<'a>>,
+}
 
-        page.push_str("<h3>Rating trajectories of the top ranked players</h3>\n");
-        push_chart(&mut page, trajectory_chart(&sys.trajectories)?);
+/// One system's section: its warnings, and its charts under their headings (`None`: no data).
+struct Section<'a> {
+    system: &'a str,
+    warnings: &'a [String],
+    charts: Vec<(String, Option<String>)>,
+}
 
+impl<'a> Section<'a> {
+    fn of(sys: &'a SystemCharts) -> io::Result<Self> {
+        let mut charts = vec![(
+            "Rating trajectories of the top ranked players".to_string(),
+            trajectory_chart(&sys.trajectories)?,
+        )];
         if !sys.intervals.is_empty() {
-            page.push_str("<h3>The top of the leaderboard with its rating intervals</h3>\n");
-            push_chart(&mut page, interval_chart(&sys.intervals)?);
+            charts.push((
+                "The top of the leaderboard with its rating intervals".into(),
+                interval_chart(&sys.intervals)?,
+            ));
         }
-
-        page.push_str("<h3>Distribution of final ratings</h3>\n");
-        push_chart(&mut page, histogram_chart(&sys.final_ratings)?);
-
+        charts.push((
+            "Distribution of final ratings".into(),
+            histogram_chart(&sys.final_ratings)?,
+        ));
         let window = rolling_window(sys.contest_metrics.len());
-        let _ = writeln!(
-            page,
-            "<h3>Metrics over time (weighted rolling mean over {window} contest{})</h3>",
-            if window == 1 { "" } else { "s" }
-        );
-        push_chart(&mut page, metrics_chart(&sys.contest_metrics)?);
-
+        charts.push((
+            format!(
+                "Metrics over time (weighted rolling mean over {window} contest{})",
+                if window == 1 { "" } else { "s" }
+            ),
+            metrics_chart(&sys.contest_metrics)?,
+        ));
         if !sys.rmse.is_empty() {
-            page.push_str(
-                "<h3>RMSE of the ratings against the true ratings (mean offset removed)</h3>\n",
-            );
-            push_chart(&mut page, rmse_chart(&sys.rmse)?);
+            charts.push((
+                "RMSE of the ratings against the true ratings (mean offset removed)".into(),
+                rmse_chart(&sys.rmse)?,
+            ));
         }
-
         if !sys.calibration.is_empty() {
-            page.push_str("<h3>Calibration of predicted win probabilities</h3>\n");
-            push_chart(
-                &mut page,
+            charts.push((
+                "Calibration of predicted win probabilities".into(),
                 calibration_chart(
                     &sys.calibration,
                     "predicted probability that the first side wins",
                     "observed win frequency (draw = 0.5)",
                 )?,
-            );
+            ));
         }
         if sys.draw_calibration.iter().any(|d| d.1 > 0.0) {
-            page.push_str("<h3>Calibration of predicted draw probabilities</h3>\n");
-            push_chart(
-                &mut page,
+            charts.push((
+                "Calibration of predicted draw probabilities".into(),
                 calibration_chart(
                     &sys.draw_calibration,
                     "predicted probability of a draw",
                     "observed draw frequency",
                 )?,
-            );
+            ));
         }
-        page.push_str("</section>\n");
-        w.write_all(page.as_bytes())?;
+        Ok(Self {
+            system: &sys.system,
+            warnings: &sys.warnings,
+            charts,
+        })
     }
-    w.write_all(b"</body>\n</html>\n")
 }
 
-fn push_table(page: &mut String, header: &[String], rows: &[Vec<String>]) {
-    if header.is_empty() && rows.is_empty() {
-        return;
-    }
-    page.push_str("<table>\n<thead><tr>");
-    for h in header {
-        let _ = write!(page, "<th>{}</th>", escape(h));
-    }
-    page.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        page.push_str("<tr>");
-        for cell in row {
-            let _ = write!(page, "<td>{}</td>", escape(cell));
-        }
-        page.push_str("</tr>\n");
-    }
-    page.push_str("</tbody>\n</table>\n");
-}
-
-/// Adds a chart's SVG, or the "no data" note when there was nothing to draw.
-fn push_chart(page: &mut String, svg: Option<String>) {
-    match svg {
-        Some(svg) => {
-            page.push_str("<figure>\n");
-            page.push_str(&svg);
-            page.push_str("</figure>\n");
-        }
-        None => page.push_str("<p class=\"nodata\">no data</p>\n"),
-    }
+/// The stylesheet as the page has it: the file's lines joined.
+fn style() -> String {
+    STYLE.lines().collect()
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -660,18 +648,27 @@ pub fn write_lines_page(
     series: &[(String, Vec<(f64, f64)>)],
     (x_desc, y_desc): (&str, &str),
 ) -> io::Result<()> {
-    let mut page = String::new();
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p>{}</p>\n",
-        escape(title),
-        escape(title),
-        escape(text)
-    );
-    push_table(&mut page, header, rows);
-    push_chart(&mut page, log_lines_chart(series, x_desc, y_desc)?);
-    page.push_str("</body>\n</html>\n");
-    w.write_all(page.as_bytes())
+    LinesPage {
+        title,
+        text,
+        style: &style(),
+        header,
+        rows,
+        chart: log_lines_chart(series, x_desc, y_desc)?,
+    }
+    .write_into(w)
+}
+
+/// The page of [`write_lines_page`].
+#[derive(Template)]
+#[template(path = "report/lines.html")]
+struct LinesPage<'a> {
+    title: &'a str,
+    text: &'a str,
+    style: &'a str,
+    header: &'a [String],
+    rows: &'a [Vec<String>],
+    chart: Option<String>,
 }
 
 fn log_lines_chart(
@@ -1048,12 +1045,37 @@ mod tests {
              &lt;0.8&gt; is worse</p>"
         ));
         assert!(html.contains("<td>glicko &lt;2&gt;</td>"));
-        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
-        // Control characters HTML refuses (C0 but tab and line ends, DEL, C1) are replaced.
-        assert_eq!(
-            escape("a\x01b\x1bc\x7fd\u{85}e\tf\ng"),
-            "a\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e\tf\ng"
-        );
+    }
+
+    /// A hostile name in every text of the page the template writes (title, description,
+    /// table, section, warning) and in a chart's legend: escaped, its control character
+    /// replaced, never markup.
+    #[test]
+    fn a_hostile_name_is_escaped_everywhere() {
+        let hostile = "<script>&\"'\x01x";
+        let mut input = sample_input();
+        input.title = hostile.into();
+        input.description = hostile.into();
+        input.table_rows[0][0] = hostile.into();
+        input.systems[0].system = hostile.into();
+        input.systems[0].warnings = vec![hostile.into()];
+        input.systems[0].trajectories[0].0 = hostile.into();
+        let html = render_page(&input);
+        assert_well_formed(&html);
+        assert!(!html.contains("<script") && !html.contains('\x01'));
+        let escaped = "&lt;script&gt;&amp;&quot;&#39;\u{fffd}x";
+        for needle in [
+            format!("<title>{escaped}</title>"),
+            format!("<h1>{escaped}</h1>"),
+            format!("<p class=\"desc\">{escaped}</p>"),
+            format!("<tr><td>{escaped}</td>"),
+            format!("<h2>{escaped}</h2>"),
+            format!("players: {escaped}</p>"),
+        ] {
+            assert!(html.contains(&needle), "{needle}");
+        }
+        // plotters writes its own entities in the SVG (&apos; for the apostrophe).
+        assert!(html.contains("&lt;script&gt;&amp;&quot;&apos;\u{fffd}x ("));
     }
 
     #[test]
