@@ -10,13 +10,13 @@ use std::fmt;
 
 /// A character HTML does not allow in a page as it is (a control character other than tab,
 /// line feed, form feed and carriage return); written as U+FFFD, the replacement character.
-pub(crate) fn html_control(c: char) -> bool {
+pub fn html_control(c: char) -> bool {
     c.is_control() && !matches!(c, '\t' | '\n' | '\x0c' | '\r')
 }
 
 /// Text with the characters HTML does not allow replaced (see [`html_control`]), for markup
 /// whose own escaping was done elsewhere (the SVG of plotters).
-pub(crate) fn html_text(s: &str) -> Cow<'_, str> {
+pub fn html_text(s: &str) -> Cow<'_, str> {
     if s.chars().any(html_control) {
         s.chars()
             .map(|c| if html_control(c) { '\u{fffd}' } else { c })
