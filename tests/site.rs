@@ -419,3 +419,51 @@ fn control_characters_in_names_never_reach_the_html() {
     }
     assert!(read(&site.join("index.html")).contains("a\u{fffd}nn"));
 }
+
+/// A hostile name (markup, quotes and a control character) reaches the site's pages and the
+/// report only escaped: the templates escape every value, the control character becomes
+/// U+FFFD, and the search data has it as a JavaScript string.
+#[test]
+fn a_hostile_name_is_escaped_on_its_page_and_in_the_report() {
+    let dir = TempDir::new().unwrap();
+    let hostile = "<script>&\"'\x01x";
+    let games = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2024-01-01,\"<script>&\"\"'\x01x\",bob,1\n\
+         2024-01-02,bob,\"<script>&\"\"'\x01x\",0\n2024-01-03,bob,cid,1\n",
+    );
+    let (out, site) = (dir.path().join("out"), dir.path().join("site"));
+    let o = site_run(&games, &out, &site, &["--rank-all", "--report"]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let escaped = "&lt;script&gt;&amp;&quot;&#39;\u{fffd}x";
+
+    // Its own page (id 0: the first name read), the opponent's page and the index.
+    let page = read(&site.join("players/0/0.html"));
+    assert!(page.contains(&format!("<h1>{escaped}</h1>")), "{page}");
+    assert!(page.contains(&format!("<title>{escaped} · ")), "{page}");
+    let bob = read(&site.join("players/0/1.html"));
+    assert!(
+        bob.contains(&format!("<a href=\"../0/0.html\">{escaped}</a>")),
+        "{bob}"
+    );
+    let index = read(&site.join("index.html"));
+    assert!(index.contains(&format!(">{escaped}</a>")), "{index}");
+    for html in [&page, &bob, &index] {
+        assert!(!html.contains(hostile) && !html.contains('\x01'));
+        // The only scripts are the site's own: names.js and the search box.
+        assert!(html.matches("<script").count() <= 2);
+    }
+    assert!(!page.contains("<script"), "{page}");
+    let names = read(&site.join("names.js"));
+    assert!(names.contains("[\"<script>&\\\"'\\u0001x\",0,"), "{names}");
+
+    // The report: the name is drawn in the legend of the rating trajectories (plotters'
+    // SVG escapes it, the control character is replaced).
+    let report = read(&out.join("report.html"));
+    assert!(!report.contains("<script") && !report.contains('\x01'));
+    assert!(
+        report.contains("&lt;script&gt;&amp;&quot;&apos;\u{fffd}x ("),
+        "{report}"
+    );
+}

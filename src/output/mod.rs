@@ -1,13 +1,17 @@
 //! Outputs, one file per artefact: `leaderboard.csv` (`leaderboard.rs`), `history.csv` or
 //! `history.parquet` (`history.rs`), `metrics.json` (`metrics.rs`), the table printed to stdout
-//! (`table.rs`) and `report.html` ([`report`]); [`text`] holds the formatting they share.
+//! (`table.rs`), `report.html` ([`report`]) and the website ([`site`]), both from askama
+//! templates escaped by [`html`]; [`chart`] holds what their charts share, [`text`] the
+//! formatting the outputs share.
 //!
 //! Files are written together: an output folder as one generation swapped in at once
 //! ([`Publication`]), single files under exclusive temporary names renamed into place
 //! ([`FileSet`], [`write_one`]); see [`publish`].
 
+pub mod chart;
 pub mod h2h;
 mod history;
+pub mod html;
 mod leaderboard;
 mod metrics;
 pub mod predictions;
@@ -28,21 +32,3 @@ pub use table::{
     print_intervals, print_summary,
 };
 pub(crate) use text::csv_field;
-
-/// A character HTML does not allow in a page as it is (a control character other than tab,
-/// line feed, form feed and carriage return); written as U+FFFD, the replacement character.
-pub(crate) fn html_control(c: char) -> bool {
-    c.is_control() && !matches!(c, '\t' | '\n' | '\x0c' | '\r')
-}
-
-/// Text with the characters HTML does not allow replaced (see [`html_control`]).
-pub(crate) fn html_text(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.chars().any(html_control) {
-        s.chars()
-            .map(|c| if html_control(c) { '\u{fffd}' } else { c })
-            .collect::<String>()
-            .into()
-    } else {
-        s.into()
-    }
-}

@@ -11,17 +11,19 @@
 //! - `metrics.html`: the run's metrics and notes;
 //! - `names.js`: `var RB_NAMES=[["name",id,rank],...];`, which the search box filters as the
 //!   user types (without JavaScript the box stays hidden and the tables are all there is);
-//! - `style.css`.
+//! - `style.css` (`assets/site.css`).
 //!
-//! Every string from the data is escaped where it is written (HTML text and attributes, and
-//! the strings of `names.js`); a number that is not finite is shown as "–". Pages are written
-//! straight into their buffered files with `write!`, the player pages and the pages of ranks
-//! in parallel (rayon) and without a sync of their own (the generation is synced once when it
-//! is committed).
+//! The pages are askama templates (`templates/site/`), whose every `{{ }}` is escaped by the
+//! project's escaper ([`super::html`]: the control characters HTML refuses become U+FFFD);
+//! the strings of `names.js` are escaped for JavaScript here. A number that is not finite is
+//! shown as "–". Pages are rendered straight into their buffered files, the player pages and
+//! the pages of ranks in parallel (rayon) and without a sync of their own (the generation is
+//! synced once when it is committed).
 
 use std::fmt;
 use std::io::{self, Write};
 
+use askama::Template;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -158,12 +160,18 @@ pub fn write_site(root: &Folder, data: &SiteData) -> io::Result<()> {
 
     root.write("style.css", |w| w.write_all(STYLE.as_bytes()))?;
     root.write("names.js", |w| site.names_js(w))?;
-    root.write("metrics.html", |w| site.metrics_page(w))?;
-    root.write("index.html", |w| site.board_page(w, 1))?;
+    let metrics = MetricsPage {
+        site: &site,
+        up: "",
+    };
+    root.write("metrics.html", |w| metrics.write_into(w))?;
+    root.write("index.html", |w| BoardPage::new(&site, 1).write_into(w))?;
     if site.pages > 1 {
         let ranks = root.folder("ranks")?;
         (2..=site.pages).into_par_iter().try_for_each(|page| {
-            ranks.write_unsynced(&format!("{page}.html"), |w| site.board_page(w, page))
+            ranks.write_unsynced(&format!("{page}.html"), |w| {
+                BoardPage::new(&site, page).write_into(w)
+            })
         })?;
     }
 
@@ -177,7 +185,15 @@ pub fn write_site(root: &Folder, data: &SiteData) -> io::Result<()> {
     }
     data.players.par_iter().enumerate().try_for_each(|(at, p)| {
         let folder = &folders[&(p.id / PLAYERS_PER_FOLDER)];
-        folder.write_unsynced(&format!("{}.html", p.id), |w| site.player_page(w, p, at))
+        let page = PlayerPage {
+            site: &site,
+            up: "../../",
+            p,
+            // Its "Leaderboard" link leads to the page of ranks that lists it.
+            board_href: page_href(1, at / PAGE_SIZE + 1),
+            chart: super::chart::rating_chart(&p.history),
+        };
+        folder.write_unsynced(&format!("{}.html", p.id), |w| page.write_into(w))
     })
 }
 
@@ -188,16 +204,27 @@ struct Columns {
     interval: bool,
     rank_interval: bool,
     uncertainty: bool,
+    /// How many columns the table has.
+    count: usize,
 }
 
 impl Columns {
     fn of(data: &SiteData) -> Self {
+        let change = data.has_previous;
+        let interval =
+            data.interval_level.is_some() || data.players.iter().any(|p| p.interval.is_some());
+        let rank_interval = data.players.iter().any(|p| p.rank_interval.is_some());
+        let uncertainty = data.uncertainty_label.is_some();
+        let count = 7 + [change, interval, rank_interval, uncertainty]
+            .iter()
+            .filter(|&&on| on)
+            .count();
         Self {
-            change: data.has_previous,
-            interval: data.interval_level.is_some()
-                || data.players.iter().any(|p| p.interval.is_some()),
-            rank_interval: data.players.iter().any(|p| p.rank_interval.is_some()),
-            uncertainty: data.uncertainty_label.is_some(),
+            change,
+            interval,
+            rank_interval,
+            uncertainty,
+            count,
         }
     }
 }
@@ -231,473 +258,157 @@ impl Site<'_> {
         }
         w.write_all(b"\n];\n")
     }
+}
 
-    fn foot(&self, w: &mut dyn Write) -> io::Result<()> {
-        write!(
-            w,
-            "<footer>Generated {} by rate-batch.</footer>\n</body>\n</html>\n",
-            Esc(&self.data.generated)
-        )
-    }
+// ---------------------------------------------------------------------------------------------
+// The pages: askama templates (templates/site/), every `{{ }}` escaped (super::html).
 
-    /// "system · as of … · generated …" under a title.
-    fn subtitle(&self, w: &mut dyn Write) -> io::Result<()> {
-        let d = self.data;
-        write!(w, "<p class=\"sub\">System: {}", Esc(&d.system))?;
-        if let Some(as_of) = &d.as_of {
-            write!(w, " · as of {}", Esc(as_of))?;
-        }
-        writeln!(
-            w,
-            " · {} players · generated {}</p>",
-            d.players.len(),
-            Esc(&d.generated)
-        )
-    }
+/// `index.html` (page 1) or `ranks/<page>.html`.
+#[derive(Template)]
+#[template(path = "site/board.html")]
+struct BoardPage<'a> {
+    site: &'a Site<'a>,
+    page: usize,
+    /// Leads to the site's root.
+    up: &'static str,
+    columns: Columns,
+    search_js: &'static str,
+    /// The players of the page, each with the heading of his status above the first of the
+    /// players not ranked who have it.
+    rows: Vec<(Option<&'static str>, &'a SitePlayer)>,
+    pager: Option<Pager>,
+}
 
-    /// Leaderboard page `page` (1: `index.html`, else `ranks/<page>.html`).
-    fn board_page(&self, w: &mut dyn Write, page: usize) -> io::Result<()> {
-        let d = self.data;
-        let up = if page == 1 { "" } else { "../" };
-        if page == 1 {
-            head(w, format_args!("{}", Esc(&d.title)), up)?;
-        } else {
-            head(
-                w,
-                format_args!("{} · page {page} of {}", Esc(&d.title), self.pages),
-                up,
-            )?;
-        }
-        write!(
-            w,
-            "<header>\n<h1>{}</h1>\n<nav><a href=\"{up}index.html\">Leaderboard</a> · \
-             <a href=\"{up}metrics.html\">Metrics</a></nav>\n</header>\n",
-            Esc(&d.title)
-        )?;
-        self.subtitle(w)?;
-        write!(
-            w,
-            "<div id=\"search\" hidden>\n<input type=\"search\" id=\"q\" data-prefix=\"{up}\" \
-             placeholder=\"Search players (2 letters or more)\" aria-label=\"Search players\" \
-             autocomplete=\"off\">\n<ol id=\"hits\"></ol>\n</div>\n\
-             <script src=\"{up}names.js\" defer></script>\n<script>{SEARCH_JS}</script>\n"
-        )?;
-        let lo = (page - 1) * PAGE_SIZE;
-        let hi = (lo + PAGE_SIZE).min(d.players.len());
-        self.pager(w, page)?;
-        if lo >= hi {
-            w.write_all(b"<p class=\"none\">No players.</p>\n")?;
-        } else {
-            self.board_table(w, &d.players[lo..hi], up)?;
-        }
-        self.pager(w, page)?;
-        self.foot(w)
-    }
-
-    /// First, previous, next and last page (nothing when there is one page).
-    fn pager(&self, w: &mut dyn Write, page: usize) -> io::Result<()> {
-        let n = self.pages;
-        if n <= 1 {
-            return Ok(());
-        }
-        let href = |to: usize| PageHref { from: page, to };
-        w.write_all(b"<nav class=\"pager\">")?;
-        let link = |w: &mut dyn Write, to: usize, label: &str, on: bool| {
-            if on {
-                write!(w, "<a href=\"{}\">{label}</a> ", href(to))
-            } else {
-                write!(w, "<span class=\"off\">{label}</span> ")
-            }
-        };
-        link(w, 1, "« First", page > 1)?;
-        link(w, page.saturating_sub(1).max(1), "‹ Previous", page > 1)?;
-        // The ranks shown on the page (ties make them differ from the positions).
-        let players = &self.data.players;
+impl<'a> BoardPage<'a> {
+    fn new(site: &'a Site<'a>, page: usize) -> Self {
+        let players = &site.data.players;
         let on_page = &players
             [((page - 1) * PAGE_SIZE).min(players.len())..(page * PAGE_SIZE).min(players.len())];
+        let mut group = None;
+        let rows = on_page
+            .iter()
+            .map(|p| {
+                // The entrants not ranked come after the ranked, each status under its heading.
+                let heading = (p.status != Status::Ranked && group != Some(p.status)).then(|| {
+                    group = Some(p.status);
+                    status_heading(&p.status)
+                });
+                (heading, p)
+            })
+            .collect();
+        Self {
+            site,
+            page,
+            up: if page == 1 { "" } else { "../" },
+            columns: site.columns,
+            search_js: SEARCH_JS.trim_end(),
+            rows,
+            pager: Pager::new(site.pages, page, on_page),
+        }
+    }
+}
+
+/// First, previous, next and last page around the page's place and ranks.
+struct Pager {
+    before: [PagerLink; 2],
+    /// The ranks shown on the page (ties make them differ from the positions).
+    ranks: Option<(u32, u32)>,
+    after: [PagerLink; 2],
+}
+
+struct PagerLink {
+    /// `None`: no such page (shown greyed).
+    href: Option<String>,
+    label: &'static str,
+}
+
+impl Pager {
+    /// `None` when there is one page.
+    fn new(pages: usize, page: usize, on_page: &[SitePlayer]) -> Option<Self> {
+        if pages <= 1 {
+            return None;
+        }
+        let link = |to: usize, label, on: bool| PagerLink {
+            href: on.then(|| page_href(page, to)),
+            label,
+        };
         let first = on_page.iter().find_map(|p| p.rank);
         let last = on_page.iter().rev().find_map(|p| p.rank);
-        match (first, last) {
-            (Some(first), Some(last)) => write!(
-                w,
-                "<span class=\"at\">Page {page} of {n} (ranks {first}–{last})</span> "
-            )?,
-            _ => write!(
-                w,
-                "<span class=\"at\">Page {page} of {n} (not ranked)</span> "
-            )?,
-        }
-        link(w, (page + 1).min(n), "Next ›", page < n)?;
-        link(w, n, "Last »", page < n)?;
-        w.write_all(b"</nav>\n")
-    }
-
-    fn board_table(&self, w: &mut dyn Write, players: &[SitePlayer], up: &str) -> io::Result<()> {
-        let (d, c) = (self.data, self.columns);
-        w.write_all(
-            b"<div class=\"scroll\">\n<table class=\"board\">\n<thead><tr><th class=\"num\">#</th>",
-        )?;
-        if c.change {
-            w.write_all("<th class=\"chg\">±</th>".as_bytes())?;
-        }
-        w.write_all(b"<th class=\"name\">Player</th><th class=\"num\">Rating</th>")?;
-        if c.interval {
-            match d.interval_level {
-                Some(level) => write!(w, "<th>{} interval</th>", Percent(level))?,
-                None => w.write_all(b"<th>Interval</th>")?,
-            }
-        }
-        if c.rank_interval {
-            w.write_all(b"<th>Rank range</th>")?;
-        }
-        if let Some(label) = &d.uncertainty_label {
-            write!(w, "<th class=\"num\">{}</th>", Esc(label))?;
-        }
-        if d.standings {
-            w.write_all(b"<th class=\"num\">Contests</th><th class=\"num\">Best</th><th class=\"num\">Median</th>")?;
-        } else {
-            w.write_all(
-                b"<th class=\"num\">W</th><th class=\"num\">D</th><th class=\"num\">L</th>",
-            )?;
-        }
-        w.write_all(b"<th>Last played</th></tr></thead>\n<tbody>\n")?;
-        let columns = 7
-            + usize::from(c.change)
-            + usize::from(c.interval)
-            + usize::from(c.rank_interval)
-            + usize::from(d.uncertainty_label.is_some());
-        let mut group = None;
-        for p in players {
-            // The entrants not ranked come after the ranked, each status under its heading.
-            if p.status != Status::Ranked && group != Some(p.status) {
-                group = Some(p.status);
-                writeln!(
-                    w,
-                    "<tr class=\"apart\"><th colspan=\"{columns}\">Not ranked: {}</th></tr>",
-                    status_heading(p.status)
-                )?;
-            }
-            match p.rank {
-                Some(rank) => write!(w, "<tr><td class=\"num\">{rank}</td>")?,
-                None => write!(
-                    w,
-                    "<tr class=\"{0}\"><td class=\"num st\">{0}</td>",
-                    p.status.name()
-                )?,
-            }
-            if c.change {
-                write!(w, "<td class=\"chg\">{}</td>", Change(p))?;
-            }
-            write!(
-                w,
-                "<td class=\"name\"><a href=\"{up}{}\">{}</a></td><td class=\"num\">{}</td>",
-                PlayerPath(p.id),
-                Esc(&p.name),
-                Rating(p.rating)
-            )?;
-            if c.interval {
-                match p.interval {
-                    Some(iv) => write!(w, "<td class=\"iv\">{}</td>", Interval(iv))?,
-                    None => w.write_all(b"<td></td>")?,
-                }
-            }
-            if c.rank_interval {
-                match p.rank_interval {
-                    Some((a, b)) => write!(w, "<td class=\"iv\">{a}–{b}</td>")?,
-                    None => w.write_all(b"<td></td>")?,
-                }
-            }
-            if c.uncertainty {
-                match p.uncertainty {
-                    Some(u) => write!(w, "<td class=\"num\">{}</td>", Rating(u))?,
-                    None => w.write_all(b"<td></td>")?,
-                }
-            }
-            if d.standings {
-                write!(
-                    w,
-                    "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
-                    p.contests,
-                    OptRank(p.best_rank),
-                    MedianRank(p.median_rank)
-                )?;
-            } else {
-                write!(
-                    w,
-                    "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
-                    p.wins, p.draws, p.losses
-                )?;
-            }
-            writeln!(w, "<td class=\"date\">{}</td></tr>\n", Esc(&p.last_played))?;
-        }
-        w.write_all(b"</tbody>\n</table>\n</div>")
-    }
-
-    fn metrics_page(&self, w: &mut dyn Write) -> io::Result<()> {
-        let d = self.data;
-        head(w, format_args!("Metrics · {}", Esc(&d.title)), "")?;
-        write!(
-            w,
-            "<header>\n<h1>Metrics</h1>\n<nav><a href=\"index.html\">Leaderboard</a></nav>\n\
-             </header>\n<p class=\"sub\">{}</p>\n",
-            Esc(&d.title)
-        )?;
-        self.subtitle(w)?;
-        if d.metrics.is_empty() {
-            w.write_all(b"<p class=\"none\">No metrics.</p>\n")?;
-        } else {
-            w.write_all(b"<div class=\"scroll\">\n<table class=\"metrics\">\n<thead><tr><th>Metric</th><th class=\"num\">Value</th></tr></thead>\n<tbody>\n")?;
-            for (name, value) in &d.metrics {
-                writeln!(
-                    w,
-                    "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
-                    Esc(name),
-                    Esc(value)
-                )?;
-            }
-            w.write_all(b"</tbody>\n</table>\n</div>\n")?;
-        }
-        if !d.notes.is_empty() {
-            w.write_all(b"<h2>Notes</h2>\n<ul class=\"notes\">\n")?;
-            for note in &d.notes {
-                writeln!(w, "<li>{}</li>\n", Esc(note))?;
-            }
-            w.write_all(b"</ul>")?;
-        }
-        self.foot(w)
-    }
-
-    /// The page of `p`, at position `at` of the leaderboard (its "Leaderboard" link leads to
-    /// the page of ranks that lists it).
-    fn player_page(&self, w: &mut dyn Write, p: &SitePlayer, at: usize) -> io::Result<()> {
-        let d = self.data;
-        let up = "../../";
-        head(w, format_args!("{} · {}", Esc(&p.name), Esc(&d.title)), up)?;
-        write!(
-            w,
-            "<header>\n<h1>{}</h1>\n<nav><a href=\"{up}{}\">Leaderboard</a> · \
-             <a href=\"{up}metrics.html\">Metrics</a></nav>\n</header>\n\
-             <p class=\"sub\">{}</p>\n<dl class=\"facts\">\n",
-            Esc(&p.name),
-            PageHref {
-                from: 1,
-                to: at / PAGE_SIZE + 1,
-            },
-            Esc(&d.title),
-        )?;
-        let Some(rank) = p.rank else {
-            writeln!(
-                w,
-                "<dt>Rank</dt><dd class=\"{}\">Not ranked: {}</dd>",
-                p.status.name(),
-                status_heading(p.status)
-            )?;
-            return self.player_rest(w, p);
-        };
-        write!(w, "<dt>Rank</dt><dd>{rank} of {}", self.ranked)?;
-        if let Some((a, b)) = p.rank_interval {
-            write!(w, " <span class=\"iv\">(range {a}–{b})</span>")?;
-        }
-        if d.has_previous {
-            match p.previous_rank {
-                Some(prev) if prev != rank => write!(
-                    w,
-                    " <span class=\"chg\">{} since the previous run (was {prev})</span>",
-                    Change(p)
-                )?,
-                Some(_) => w.write_all(b" <span class=\"chg\">unchanged since the previous run</span>")?,
-                None => w.write_all(b" <span class=\"chg\"><span class=\"new\">new</span> since the previous run</span>")?,
-            }
-        }
-        w.write_all(b"</dd>\n")?;
-        self.player_rest(w, p)
-    }
-
-    /// A player's page after his rank: rating, record, chart, recent games, head to head.
-    fn player_rest(&self, w: &mut dyn Write, p: &SitePlayer) -> io::Result<()> {
-        let d = self.data;
-        write!(w, "<dt>Rating</dt><dd><b>{}</b>", Rating(p.rating))?;
-        if let Some(iv) = p.interval {
-            write!(w, " <span class=\"iv\">{}", Interval(iv))?;
-            if let Some(level) = d.interval_level {
-                write!(w, " ({})", Percent(level))?;
-            }
-            w.write_all(b"</span>")?;
-        }
-        if let Some(u) = p.uncertainty {
-            let label = d.uncertainty_label.as_deref().unwrap_or("uncertainty");
-            write!(w, " · {} {}", Esc(label), Rating(u))?;
-        }
-        write!(w, "</dd>\n<dt>Contests</dt><dd>{}</dd>\n", p.contests)?;
-        if d.standings {
-            write!(
-                w,
-                "<dt>Best rank</dt><dd>{}</dd>\n<dt>Median rank</dt><dd>{}</dd>\n",
-                OptRank(p.best_rank),
-                MedianRank(p.median_rank)
-            )?;
-        } else {
-            writeln!(
-                w,
-                "<dt>Record</dt><dd>{} W · {} D · {} L</dd>",
-                p.wins, p.draws, p.losses
-            )?;
-        }
-        write!(
-            w,
-            "<dt>Last played</dt><dd>{}</dd>\n</dl>\n<h2>Rating history</h2>\n",
-            Esc(&p.last_played)
-        )?;
-        chart(w, &p.history)?;
-
-        w.write_all(b"<h2>Recent games</h2>\n")?;
-        if p.recent.is_empty() {
-            w.write_all(b"<p class=\"none\">No games.</p>\n")?;
-        } else {
-            // Standings: the contest (its name and field) where a game has the opponent.
-            let against = if d.standings { "Contest" } else { "Opponent" };
-            write!(
-                w,
-                "<div class=\"scroll\">\n<table>\n<thead><tr><th>Date</th><th class=\"name\">{against}</th><th>Result</th><th class=\"num\">Rating</th><th class=\"num\">±</th></tr></thead>\n<tbody>\n"
-            )?;
-            for g in &p.recent {
-                write!(
-                    w,
-                    "<tr><td class=\"date\">{}</td><td class=\"name\">",
-                    Esc(&g.date)
-                )?;
-                match &g.opponent {
-                    Opponent::Player { id, name } => self.player_link(w, *id, name)?,
-                    Opponent::Team(name) => write!(w, "{}", Esc(name))?,
-                    Opponent::Field { label, entrants } if label.is_empty() => {
-                        write!(w, "field of {entrants}")?;
-                    }
-                    Opponent::Field { label, entrants } => {
-                        write!(w, "{} ({entrants} entrants)", Esc(label))?;
-                    }
-                }
-                let class = match g.result.as_str() {
-                    "W" => " class=\"w\"",
-                    "D" => " class=\"d\"",
-                    "L" => " class=\"l\"",
-                    _ => "",
-                };
-                writeln!(
-                    w,
-                    "</td><td{class}>{}</td><td class=\"num\">{} → {}</td>{}</tr>",
-                    Esc(&g.result),
-                    Rating(g.before),
-                    Rating(g.after),
-                    Delta(g.before, g.after)
-                )?;
-            }
-            w.write_all(b"</tbody>\n</table>\n</div>\n")?;
-        }
-
-        if !p.h2h.is_empty() {
-            w.write_all(b"<h2>Head to head</h2>\n<div class=\"scroll\">\n<table>\n<thead><tr><th class=\"name\">Opponent</th><th class=\"num\">W</th><th class=\"num\">D</th><th class=\"num\">L</th></tr></thead>\n<tbody>\n")?;
-            for h in &p.h2h {
-                w.write_all(b"<tr><td class=\"name\">")?;
-                self.player_link(w, h.id, &h.name)?;
-                writeln!(
-                    w,
-                    "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                    h.wins, h.draws, h.losses
-                )?;
-            }
-            w.write_all(b"</tbody>\n</table>\n</div>\n")?;
-        }
-        self.foot(w)
-    }
-
-    /// A link from a player page to another's (plain text for one without a page).
-    fn player_link(&self, w: &mut dyn Write, id: u32, name: &str) -> io::Result<()> {
-        if self.ids.contains(&id) {
-            write!(w, "<a href=\"../{:#}\">{}</a>", PlayerPath(id), Esc(name))
-        } else {
-            write!(w, "{}", Esc(name))
-        }
+        Some(Self {
+            before: [
+                link(1, "« First", page > 1),
+                link(page.saturating_sub(1).max(1), "‹ Previous", page > 1),
+            ],
+            ranks: first.zip(last),
+            after: [
+                link((page + 1).min(pages), "Next ›", page < pages),
+                link(pages, "Last »", page < pages),
+            ],
+        })
     }
 }
 
-/// The start of every page, up to and including `<body>`; `up` leads to the site's root.
-fn head(w: &mut dyn Write, title: fmt::Arguments, up: &str) -> io::Result<()> {
-    write!(
-        w,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"{up}style.css\">\n\
-         </head>\n<body>\n"
-    )
+#[derive(Template)]
+#[template(path = "site/metrics.html")]
+struct MetricsPage<'a> {
+    site: &'a Site<'a>,
+    up: &'static str,
 }
 
-/// `<k>/<id>.html` below `players/`, as `players/<k>/<id>.html` or, from a player page,
-/// `../<k>/<id>.html` (the caller adds the prefix).
-struct PlayerPath(u32);
-
-impl fmt::Display for PlayerPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            write!(f, "{}/{}.html", self.0 / PLAYERS_PER_FOLDER, self.0)
-        } else {
-            write!(f, "players/{}/{}.html", self.0 / PLAYERS_PER_FOLDER, self.0)
-        }
-    }
+#[derive(Template)]
+#[template(path = "site/player.html")]
+struct PlayerPage<'a> {
+    site: &'a Site<'a>,
+    up: &'static str,
+    p: &'a SitePlayer,
+    /// The page of ranks that lists the player, from the root.
+    board_href: String,
+    /// The rating chart's SVG, or the note shown instead.
+    chart: Result<String, &'static str>,
 }
 
 /// The relative address of leaderboard page `to` from page `from` (1: `index.html`, else
 /// `ranks/<k>.html`), or from a player page when `from` is 1 and the caller adds `../../`.
-struct PageHref {
-    from: usize,
-    to: usize,
-}
-
-impl fmt::Display for PageHref {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.from, self.to) {
-            (1, 1) => f.write_str("index.html"),
-            (1, k) => write!(f, "ranks/{k}.html"),
-            (_, 1) => f.write_str("../index.html"),
-            (_, k) => write!(f, "{k}.html"),
-        }
+fn page_href(from: usize, to: usize) -> String {
+    match (from, to) {
+        (1, 1) => "index.html".into(),
+        (1, k) => format!("ranks/{k}.html"),
+        (_, 1) => "../index.html".into(),
+        (_, k) => format!("{k}.html"),
     }
 }
 
-/// Text escaped for HTML element content and attribute values.
-struct Esc<'a>(&'a str);
+/// `players/<k>/<id>.html`, a player's page from the root.
+fn player_path(id: &u32) -> String {
+    format!("players/{}", player_folder_path(id))
+}
 
-impl fmt::Display for Esc<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (s, b) = (self.0, self.0.as_bytes());
-        let mut start = 0;
-        let mut i = 0;
-        while i < b.len() {
-            // (Byte by byte: every character to replace is ASCII but the C1 controls, U+0080
-            // to U+009F, which are 0xC2 and a byte 0x80 to 0x9F.)
-            let (entity, len) = match b[i] {
-                b'&' => ("&amp;", 1),
-                b'<' => ("&lt;", 1),
-                b'>' => ("&gt;", 1),
-                b'"' => ("&quot;", 1),
-                b'\'' => ("&#39;", 1),
-                b'\t' | b'\n' | b'\x0c' | b'\r' => {
-                    i += 1;
-                    continue;
-                }
-                0x00..=0x1f | 0x7f => ("\u{fffd}", 1),
-                0xc2 if matches!(b.get(i + 1), Some(0x80..=0x9f)) => ("\u{fffd}", 2),
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            f.write_str(&s[start..i])?;
-            f.write_str(entity)?;
-            i += len;
-            start = i;
-        }
-        f.write_str(&s[start..])
-    }
+/// `<k>/<id>.html`, a player's page from the folder `players/`.
+fn player_folder_path(id: &u32) -> String {
+    format!("{}/{id}.html", id / PLAYERS_PER_FOLDER)
+}
+
+// The numbers of the pages, as the templates show them (askama passes their arguments by
+// reference).
+
+fn rating(v: &f64) -> Rating {
+    Rating(*v)
+}
+
+fn interval(iv: &(f64, f64)) -> Interval {
+    Interval(*iv)
+}
+
+fn percent(level: &f64) -> Percent {
+    Percent(*level)
+}
+
+fn opt_rank(rank: &Option<u32>) -> OptRank {
+    OptRank(*rank)
+}
+
+fn median_rank(m: &Option<f64>) -> MedianRank {
+    MedianRank(*m)
 }
 
 /// The content of a JavaScript (JSON) string literal: quotes, backslashes and control
@@ -785,16 +496,16 @@ const POW10: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
 
 /// |v| rounded (half away from zero) to `d` decimals, as a count of 10^-d, when that fits an
 /// f64's integers exactly.
-fn scaled(v: f64, d: usize) -> Option<u64> {
+pub(super) fn scaled(v: f64, d: usize) -> Option<u64> {
     let units = (v.abs() * POW10[d] as f64).round();
     (units < 9.0e15).then_some(units as u64)
 }
 
 /// A non-negative number of `units` of 10^-d, written with `d` decimals (integer arithmetic:
 /// float formatting with a precision is several times slower, and pages have many numbers).
-struct Fixed {
-    units: u64,
-    d: usize,
+pub(super) struct Fixed {
+    pub(super) units: u64,
+    pub(super) d: usize,
 }
 
 impl fmt::Display for Fixed {
@@ -806,20 +517,6 @@ impl fmt::Display for Fixed {
             let p = POW10[d];
             write!(f, "{}.{:0d$}", self.units / p, self.units % p)
         }
-    }
-}
-
-/// A chart coordinate with one decimal.
-struct Coord(f64);
-
-impl fmt::Display for Coord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = if self.0.is_finite() { self.0 } else { 0.0 };
-        let units = scaled(v, 1).unwrap_or(0);
-        if v < 0.0 && units > 0 {
-            f.write_str("-")?;
-        }
-        Fixed { units, d: 1 }.fmt(f)
     }
 }
 
@@ -854,34 +551,32 @@ impl fmt::Display for Percent {
     }
 }
 
-/// The signed change from `before` to `after`, as a table cell, with the decimals of the
-/// ratings shown beside it.
-struct Delta(f64, f64);
+/// The signed change from `before` to `after`, with the decimals of the ratings shown beside
+/// it, and its cell's class.
+struct Delta {
+    /// "", " up" or " down".
+    class: &'static str,
+    text: String,
+}
 
-impl fmt::Display for Delta {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (before, after) = (self.0, self.1);
-        let delta = after - before;
-        if !delta.is_finite() {
-            return write!(f, "<td class=\"num\">{DASH}</td>");
+fn delta(before: &f64, after: &f64) -> Delta {
+    let delta = after - before;
+    let (class, text) = if !delta.is_finite() {
+        ("", DASH.to_string())
+    } else {
+        let d = rating_decimals(*before).max(rating_decimals(*after));
+        match scaled(delta, d) {
+            None => ("", format!("{delta:+.0}")),
+            Some(0) => ("", format!("±{}", Fixed { units: 0, d })),
+            Some(units) if delta > 0.0 => (" up", format!("+{}", Fixed { units, d })),
+            Some(units) => (" down", format!("-{}", Fixed { units, d })),
         }
-        let d = rating_decimals(before).max(rating_decimals(after));
-        let Some(units) = scaled(delta, d) else {
-            return write!(f, "<td class=\"num\">{delta:+.0}</td>");
-        };
-        let shown = Fixed { units, d };
-        if units == 0 {
-            write!(f, "<td class=\"num\">±{shown}</td>")
-        } else if delta > 0.0 {
-            write!(f, "<td class=\"num up\">+{shown}</td>")
-        } else {
-            write!(f, "<td class=\"num down\">-{shown}</td>")
-        }
-    }
+    };
+    Delta { class, text }
 }
 
 /// What the heading above a status's entrants says.
-fn status_heading(s: Status) -> &'static str {
+fn status_heading(s: &Status) -> &'static str {
     match s {
         Status::Ranked => "ranked",
         Status::Provisional => "provisional (too uncertain, or too few contests, to rank yet)",
@@ -889,27 +584,22 @@ fn status_heading(s: Status) -> &'static str {
     }
 }
 
-/// The change of rank since the previous run: ▲3, ▼2, "new", "="; nothing for a player not
-/// ranked.
-struct Change<'a>(&'a SitePlayer);
+/// The change of rank since the previous run: ▲3, ▼2, "new", "=", and its class; nothing
+/// for a player not ranked.
+struct Change {
+    class: &'static str,
+    text: String,
+}
 
-impl fmt::Display for Change<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.0;
-        let Some(rank) = p.rank else {
-            return Ok(());
-        };
-        match p.previous_rank {
-            None => f.write_str("<span class=\"new\">new</span>"),
-            Some(prev) if prev > rank => {
-                write!(f, "<span class=\"up\">▲{}</span>", prev - rank)
-            }
-            Some(prev) if prev < rank => {
-                write!(f, "<span class=\"down\">▼{}</span>", rank - prev)
-            }
-            Some(_) => f.write_str("<span class=\"same\">=</span>"),
-        }
-    }
+fn change(p: &SitePlayer) -> Option<Change> {
+    let rank = p.rank?;
+    let (class, text) = match p.previous_rank {
+        None => ("new", "new".to_string()),
+        Some(prev) if prev > rank => ("up", format!("▲{}", prev - rank)),
+        Some(prev) if prev < rank => ("down", format!("▼{}", rank - prev)),
+        Some(_) => ("same", "=".to_string()),
+    };
+    Some(Change { class, text })
 }
 
 struct OptRank(Option<u32>);
@@ -937,284 +627,14 @@ impl fmt::Display for MedianRank {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The rating history chart.
-
-const CHART_W: f64 = 640.0;
-const CHART_H: f64 = 240.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 16.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 28.0;
-
-/// The rating history as an inline SVG: a polyline over time (every point), time and rating
-/// ticks, a dot at the last point; a dot alone for one point; a note for none.
-fn chart(w: &mut dyn Write, history: &[(i64, f64)]) -> io::Result<()> {
-    let finite = || history.iter().filter(|(_, r)| r.is_finite());
-    let Some(&(first_t, first_r)) = finite().next() else {
-        return w.write_all(b"<p class=\"none\">No rated contests.</p>\n");
-    };
-    let (mut t0, mut t1, mut lo, mut hi) = (first_t, first_t, first_r, first_r);
-    let mut count = 0usize;
-    for &(t, r) in finite() {
-        t0 = t0.min(t);
-        t1 = t1.max(t);
-        lo = lo.min(r);
-        hi = hi.max(r);
-        count += 1;
-    }
-    if t0 == t1 {
-        t0 = t0.saturating_sub(43_200);
-        t1 = t1.saturating_add(43_200);
-    }
-    let span = hi - lo;
-    let pad = if span > 0.0 && span.is_finite() {
-        span * 0.08
-    } else {
-        (lo.abs() * 0.01).max(1.0)
-    };
-    let (lo, hi) = (lo - pad, hi + pad);
-    if !(hi - lo).is_finite() {
-        return w.write_all(b"<p class=\"none\">Ratings too large to chart.</p>\n");
-    }
-    let (x0, x1, y0, y1) = (LEFT, CHART_W - RIGHT, TOP, CHART_H - BOTTOM);
-    let tspan = t1 as f64 - t0 as f64;
-    let x = |t: i64| x0 + (t as f64 - t0 as f64) / tspan * (x1 - x0);
-    let y = |r: f64| y1 - (r - lo) / (hi - lo) * (y1 - y0);
-
-    write!(
-        w,
-        "<svg class=\"chart\" viewBox=\"0 0 {CHART_W} {CHART_H}\" role=\"img\" \
-         aria-label=\"Rating history\">\n<g class=\"grid\">"
-    )?;
-    let (step, ticks) = rating_ticks(lo, hi);
-    let decimals = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10().floor()) as usize
-    };
-    for &r in &ticks {
-        let yy = Coord(y(r));
-        write!(w, "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{yy}\" y2=\"{yy}\"/>")?;
-    }
-    let times = time_ticks(t0, t1);
-    for &(t, _) in &times {
-        let xx = Coord(x(t));
-        write!(w, "<line x1=\"{xx}\" x2=\"{xx}\" y1=\"{y0}\" y2=\"{y1}\"/>")?;
-    }
-    write!(
-        w,
-        "</g>\n<path class=\"axis\" d=\"M{x0} {y0}V{y1}H{x1}\"/>\n<g class=\"ylab\">"
-    )?;
-    for &r in &ticks {
-        // "+ 0.0" turns a negative zero into zero.
-        let r = r + 0.0;
-        write!(
-            w,
-            "<text x=\"{}\" y=\"{}\">{r:.decimals$}</text>",
-            x0 - 6.0,
-            Coord(y(r) + 4.0)
-        )?;
-    }
-    w.write_all(b"</g>\n<g class=\"xlab\">")?;
-    for &(t, unit) in &times {
-        write!(
-            w,
-            "<text x=\"{}\" y=\"{}\">{}</text>",
-            Coord(x(t)),
-            y1 + 18.0,
-            TimeLabel(t, unit)
-        )?;
-    }
-    w.write_all(b"</g>\n")?;
-    if count > 1 {
-        w.write_all(b"<polyline class=\"line\" points=\"")?;
-        for (i, &(t, r)) in finite().enumerate() {
-            let sep = if i == 0 { "" } else { " " };
-            write!(w, "{sep}{},{}", Coord(x(t)), Coord(y(r)))?;
-        }
-        w.write_all(b"\"/>\n")?;
-    }
-    let (lt, lr) = finite().next_back().copied().unwrap_or((first_t, first_r));
-    write!(
-        w,
-        "<circle class=\"last\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}: {}</title></circle>\n</svg>\n",
-        Coord(x(lt)),
-        Coord(y(lr)),
-        TimeLabel(lt, TimeUnit::Day),
-        Rating(lr)
-    )
-}
-
-/// Round rating ticks inside `[lo, hi]` (a step of 1, 2 or 5 times a power of ten, 3 to 6
-/// ticks).
-fn rating_ticks(lo: f64, hi: f64) -> (f64, Vec<f64>) {
-    let span = hi - lo;
-    if !(span > 0.0 && span.is_finite()) {
-        return (1.0, vec![lo]);
-    }
-    let raw = span / 4.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| span / s <= 5.0)
-        .unwrap_or(10.0 * mag);
-    let first = (lo / step).ceil();
-    let ticks = (0..8)
-        .map(|i| (first + i as f64) * step)
-        .take_while(|&v| v <= hi)
-        .collect();
-    (step, ticks)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum TimeUnit {
-    Hour,
-    Day,
-    Month,
-    Year,
-}
-
-/// Round time ticks inside `[t0, t1]` (UTC): the finest of hours, days, months and years
-/// steps that gives at most five; the two ends when none does.
-fn time_ticks(t0: i64, t1: i64) -> Vec<(i64, TimeUnit)> {
-    use chrono::{DateTime, Datelike, NaiveDate};
-    const MAX: usize = 5;
-    const HOUR: i64 = 3_600;
-    const DAY: i64 = 86_400;
-    let span = t1 as i128 - t0 as i128;
-    for (step, unit) in [
-        (HOUR, TimeUnit::Hour),
-        (3 * HOUR, TimeUnit::Hour),
-        (6 * HOUR, TimeUnit::Hour),
-        (12 * HOUR, TimeUnit::Hour),
-        (DAY, TimeUnit::Day),
-        (2 * DAY, TimeUnit::Day),
-        (7 * DAY, TimeUnit::Day),
-        (14 * DAY, TimeUnit::Day),
-    ] {
-        if span / (step as i128) < MAX as i128 {
-            let Some(first) = t0
-                .div_euclid(step)
-                .checked_mul(step)
-                .and_then(|t| t.checked_add(if t0.rem_euclid(step) == 0 { 0 } else { step }))
-            else {
-                break;
-            };
-            return (0..MAX as i64)
-                .map_while(|i| first.checked_add(i * step))
-                .take_while(|&t| t <= t1)
-                .map(|t| (t, unit))
-                .collect();
-        }
-    }
-    let month_start = |m: i64| -> Option<i64> {
-        let year = i32::try_from(m.div_euclid(12)).ok()?;
-        let date = NaiveDate::from_ymd_opt(year, m.rem_euclid(12) as u32 + 1, 1)?;
-        Some(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp())
-    };
-    if let Some(d0) = DateTime::from_timestamp(t0, 0) {
-        let m0 = d0.year() as i64 * 12 + d0.month0() as i64;
-        for step in [
-            1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1_200, 2_400, 6_000, 12_000, 24_000, 60_000,
-            120_000, 240_000, 600_000, 1_200_000,
-        ] {
-            let mut m = m0.div_euclid(step) * step;
-            while month_start(m).is_some_and(|t| t < t0) {
-                m += step;
-            }
-            let ticks: Vec<i64> = (0..=MAX as i64)
-                .map_while(|i| month_start(m + i * step))
-                .take_while(|&t| t <= t1)
-                .collect();
-            if ticks.len() <= MAX {
-                let unit = if step >= 12 {
-                    TimeUnit::Year
-                } else {
-                    TimeUnit::Month
-                };
-                return ticks.into_iter().map(|t| (t, unit)).collect();
-            }
-        }
-    }
-    vec![(t0, TimeUnit::Day), (t1, TimeUnit::Day)]
-}
-
-/// A tick's label: "2024", "2024-03", "2024-03-05", "03-05 14:00" (UTC); the raw seconds for
-/// a time out of the calendar's range.
-struct TimeLabel(i64, TimeUnit);
-
-impl fmt::Display for TimeLabel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use chrono::{Datelike, Timelike};
-        let Some(d) = chrono::DateTime::from_timestamp(self.0, 0) else {
-            return write!(f, "{}", self.0);
-        };
-        match self.1 {
-            TimeUnit::Year => write!(f, "{}", d.year()),
-            TimeUnit::Month => write!(f, "{}-{:02}", d.year(), d.month()),
-            TimeUnit::Day => write!(f, "{}-{:02}-{:02}", d.year(), d.month(), d.day()),
-            TimeUnit::Hour => write!(f, "{:02}-{:02} {:02}:00", d.month(), d.day(), d.hour()),
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The static parts.
 
 /// The search box's script: filters `RB_NAMES` (from `names.js`) by substring, ignoring case,
 /// from two characters on, and lists up to 50 matches as links (relative to the page by the
 /// input's `data-prefix`). Built with DOM nodes, so names are never parsed as HTML.
-const SEARCH_JS: &str = "(function(){var s=document.getElementById('search'),q=document.getElementById('q'),o=document.getElementById('hits'),p=q.getAttribute('data-prefix'),L=null;s.hidden=false;q.addEventListener('input',function(){var t=q.value.trim().toLowerCase(),a=window.RB_NAMES||[],n=0;o.textContent='';if(t.length<2)return;if(!L||L.length!==a.length)L=a.map(function(e){return String(e[0]).toLowerCase()});for(var i=0;i<a.length&&n<50;i++){if(L[i].indexOf(t)<0)continue;var e=a[i],li=document.createElement('li'),k=document.createElement('a');k.href=p+'players/'+Math.floor(e[1]/1000)+'/'+e[1]+'.html';k.textContent=e[0];li.appendChild(k);li.appendChild(document.createTextNode(typeof e[2]==='number'?' #'+e[2]:' ('+e[2]+')'));o.appendChild(li);n++}if(!n){o.textContent='No match.'}})})();";
+const SEARCH_JS: &str = include_str!("../../assets/search.js");
 
-const STYLE: &str = "\
-:root{--fg:#1d2330;--muted:#5f6b7a;--line:#dde2e8;--head:#f3f5f8;--link:#1858b8;--up:#1a7f37;--down:#c62828}
-*{box-sizing:border-box}
-body{margin:0 auto;max-width:1200px;padding:1rem 1.25rem 2rem;font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);background:#fff}
-header{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:.25rem 1rem}
-h1{font-size:1.6rem;margin:.2rem 0;overflow-wrap:anywhere}
-h2{font-size:1.15rem;margin:1.6rem 0 .5rem}
-a{color:var(--link);text-decoration:none}
-a:hover{text-decoration:underline}
-.sub{color:var(--muted);margin:.2rem 0 1rem}
-.none{color:var(--muted);font-style:italic}
-#search{position:relative;margin:0 0 1rem}
-#q{width:100%;max-width:28rem;padding:.45rem .6rem;font:inherit;border:1px solid #b8c1cc;border-radius:6px}
-#hits{margin:.3rem 0 0;padding-left:1.6rem;max-width:28rem}
-#hits li{padding:.1rem 0;color:var(--muted)}
-.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:.3rem .6rem;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
-thead th{background:var(--head);font-weight:600;position:sticky;top:0}
-tbody tr:nth-child(even){background:#fafbfc}
-tbody tr:hover{background:#eef3fb}
-.num{text-align:right}
-td.name{white-space:normal;overflow-wrap:anywhere;min-width:10rem}
-.iv,.date,.same{color:var(--muted)}
-.chg{text-align:center}
-.up,.w{color:var(--up)}
-.down,.l{color:var(--down)}
-.new{color:#8a5a00;font-size:.85em;font-weight:600;text-transform:uppercase}
-tr.apart th{background:#fff;color:var(--muted);font-weight:600;padding-top:1rem;white-space:normal}
-td.st{color:var(--muted);font-size:.85em}
-.pager{margin:.8rem 0;display:flex;flex-wrap:wrap;gap:.3rem .8rem;align-items:center}
-.pager .off{color:#a8b0ba}
-.pager .at{color:var(--muted)}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1.2rem;margin:0}
-dl.facts dt{color:var(--muted)}
-dl.facts dd{margin:0}
-svg.chart{width:100%;max-width:760px;height:auto;display:block;background:#fff}
-svg.chart .grid line{stroke:#eceff3;stroke-width:1}
-svg.chart .axis{fill:none;stroke:#8893a0;stroke-width:1}
-svg.chart text{font:11px system-ui,sans-serif;fill:var(--muted)}
-svg.chart .ylab text{text-anchor:end}
-svg.chart .xlab text{text-anchor:middle}
-svg.chart .line{fill:none;stroke:var(--link);stroke-width:1.6;stroke-linejoin:round}
-svg.chart .last{fill:var(--link);stroke:#fff;stroke-width:1.5}
-ul.notes{padding-left:1.3rem}
-footer{margin-top:2rem;color:var(--muted);font-size:.85rem}
-@media (max-width:600px){body{padding:.6rem;font-size:14px}th,td{padding:.25rem .4rem}}
-";
+const STYLE: &str = include_str!("../../assets/site.css");
 
 #[cfg(test)]
 mod tests {
@@ -1233,16 +653,6 @@ mod tests {
     ];
 
     const EVIL: &str = "<b>&\"x'</b>";
-
-    /// Escaped text: markup's characters as entities, the control characters HTML refuses as
-    /// U+FFFD, the rest as it is (multi-byte characters beside them included).
-    #[test]
-    fn escaped_text_has_no_control_characters() {
-        assert_eq!(
-            Esc("é\x01<ü\x1b\x7f\u{9f}>\tö").to_string(),
-            "é\u{fffd}&lt;ü\u{fffd}\u{fffd}\u{fffd}&gt;\tö"
-        );
-    }
 
     fn player(id: u32, rank: u32, name: &str) -> SitePlayer {
         SitePlayer {
@@ -1647,27 +1057,6 @@ mod tests {
         assert_eq!(MedianRank(Some(3.0)).to_string(), "3");
         assert_eq!(MedianRank(Some(2.5)).to_string(), "2.5");
         assert_eq!(MedianRank(Some(f64::NAN)).to_string(), "–");
-    }
-
-    #[test]
-    fn time_ticks_are_round_and_few() {
-        let year = 31_556_952;
-        for (t0, t1) in [
-            (0, 3600),
-            (0, 86_400 * 3),
-            (1_700_000_000, 1_700_000_000 + 86_400 * 40),
-            (1_700_000_000, 1_700_000_000 + 86_400 * 400),
-            (0, 30 * year),
-            (-5000 * year, 5000 * year),
-            (i64::MIN / 2, i64::MAX / 2),
-        ] {
-            let ticks = time_ticks(t0, t1);
-            assert!((2..=5).contains(&ticks.len()), "{t0}..{t1}: {ticks:?}");
-            assert!(ticks.iter().all(|&(t, _)| t >= t0 && t <= t1));
-        }
-        let (step, ticks) = rating_ticks(1480.0, 1620.0);
-        assert_eq!(step, 50.0);
-        assert_eq!(ticks, [1500.0, 1550.0, 1600.0]);
     }
 
     /// A site to look at (and for `scripts/site_screenshots.sh`): 1,500 players, two pages of
