@@ -4,7 +4,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::site::{Fixed, Rating, scaled};
+use super::text::{Fixed, Rating, scaled};
 
 /// The round steps a time axis may take, finest first, and the most ticks it may have.
 pub struct TickSteps {

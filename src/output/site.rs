@@ -20,6 +20,7 @@
 //! the pages of ranks in parallel (rayon) and without a sync of their own (the generation is
 //! synced once when it is committed).
 
+use super::text::{Fixed, Rating, rating_decimals, scaled};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -446,77 +447,6 @@ impl fmt::Display for JsStr<'_> {
             start = i + c.len_utf8();
         }
         f.write_str(&s[start..])
-    }
-}
-
-/// A rating (or any rating-scaled number) for display: no decimals from 100 up, else three
-/// significant digits (at most six decimals); "–" when not finite.
-pub struct Rating(pub f64);
-
-/// Decimals shown for a rating of this size.
-fn rating_decimals(v: f64) -> usize {
-    let a = v.abs();
-    if a >= 100.0 || a == 0.0 || !a.is_finite() {
-        0
-    } else {
-        (2 - a.log10().floor() as i64).clamp(0, 6) as usize
-    }
-}
-
-impl fmt::Display for Rating {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
-        if !v.is_finite() {
-            return f.write_str(DASH);
-        }
-        let mut d = rating_decimals(v);
-        let Some(mut units) = scaled(v, d) else {
-            // Beyond 2^53: no decimals (d is 0 from 100 up), and every digit exact.
-            return write!(f, "{v:.0}");
-        };
-        // Rounding may carry into one more digit (99.96 → 100.0): then the decimals of the
-        // new size (|v| < 100 here, so it fits).
-        if d > 0 && units >= 1000 {
-            d -= 1;
-            units = scaled(v, d).unwrap_or(0);
-        }
-        if units == 0 {
-            // Never "-0".
-            return f.write_str("0");
-        }
-        if v < 0.0 {
-            f.write_str("-")?;
-        }
-        Fixed { units, d }.fmt(f)
-    }
-}
-
-/// Powers of ten up to the most decimals shown.
-const POW10: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
-
-/// |v| rounded (half away from zero) to `d` decimals, as a count of 10^-d, when that fits an
-/// f64's integers exactly.
-pub(super) fn scaled(v: f64, d: usize) -> Option<u64> {
-    let units = (v.abs() * POW10[d] as f64).round();
-    (units < 9.0e15).then_some(units as u64)
-}
-
-/// A non-negative number of `units` of 10^-d, written with `d` decimals (integer arithmetic:
-/// float formatting with a precision is several times slower, and pages have many numbers).
-pub(super) struct Fixed {
-    pub(super) units: u64,
-    pub(super) d: usize,
-}
-
-impl fmt::Display for Fixed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = self.d;
-        if d == 0 {
-            write!(f, "{}", self.units)
-        } else {
-            let p = POW10[d];
-            write!(f, "{}.{:0d$}", self.units / p, self.units % p)
-        }
     }
 }
 
