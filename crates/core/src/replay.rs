@@ -6,10 +6,11 @@ use crate::draws::DrawModel;
 pub use crate::history::Seed;
 use crate::history::{Contest, History, PlayerId, Round};
 use crate::metrics::{Metrics, MetricsReport, Participant};
+use crate::numeric::prefetch;
 pub use crate::record::{PlayerRecord, RECENT};
 pub use crate::state::{Carry, Snapshot, SnapshotAt};
 use crate::status::StatusRule;
-use crate::systems::base::{prefetch, prefetch_value};
+use crate::systems::base::prefetch_value;
 pub use crate::systems::{DIVERGENCE_BOUND, first_runaway, runaway};
 use crate::systems::{Elapsed, Rating, RatingSystem};
 use serde::Serialize;
@@ -1083,8 +1084,8 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 // The records and marks of players a few places on, asked for before they are
                 // read (in a large contest each is far from the last in memory).
                 if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
-                    crate::systems::prefetch(&raw const self.records[ahead as usize]);
-                    crate::systems::prefetch(&raw const self.last_round[ahead as usize]);
+                    crate::numeric::prefetch(&raw const self.records[ahead as usize]);
+                    crate::numeric::prefetch(&raw const self.last_round[ahead as usize]);
                 }
                 let pi = p as usize;
                 if self.last_round[pi] == r as u32 + 1 {

@@ -230,6 +230,21 @@ fn mills_series(u: f64) -> f64 {
     acc
 }
 
+/// Asks the CPU to start loading the cache line holding `p` (a hint: nothing is read, and an
+/// address that is not mapped is ignored).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing; SSE, its instruction set, is part
+    // of every x86-64 CPU.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -635,7 +635,7 @@ const FAR: usize = 8;
 /// in chunks of 256. The items are behind pointers, scattered in memory (a round's
 /// participants among every player's state), and their state points further (a player's
 /// factors on the heap): before item i is updated, the memory of item i + 8 is asked for (see
-/// [`prefetch`]) and `ahead` is called on item i + 4 (to ask for what it points to). Each item
+/// [`crate::numeric::prefetch`]) and `ahead` is called on item i + 4 (to ask for what it points to). Each item
 /// is updated by the same code however many threads there are.
 pub(crate) fn update_each_ahead<X: Send + Sync, U: Sync>(
     items: &mut [&mut X],
@@ -704,34 +704,19 @@ pub(crate) fn map_ahead<X: Sync, T: Send>(
     }
 }
 
-/// Asks for every cache line of `x` (see [`prefetch`]).
+/// Asks for every cache line of `x` (see [`crate::numeric::prefetch`]).
 #[inline(always)]
 pub(crate) fn prefetch_value<X>(x: &X) {
     let first = std::ptr::from_ref(x).cast::<u8>();
     let size = std::mem::size_of::<X>();
     let mut offset = 0;
     while offset < size {
-        prefetch(first.wrapping_add(offset));
+        crate::numeric::prefetch(first.wrapping_add(offset));
         offset += 64;
     }
     if size > 0 {
-        prefetch(first.wrapping_add(size - 1));
+        crate::numeric::prefetch(first.wrapping_add(size - 1));
     }
-}
-
-/// Asks the CPU to start loading the cache line holding `p` (a hint: nothing is read, and an
-/// address that is not mapped is ignored).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing; SSE, its instruction set, is part
-    // of every x86-64 CPU.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Checks that a parameter is a finite number within bounds.

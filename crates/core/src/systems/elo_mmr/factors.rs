@@ -21,7 +21,7 @@
 
 use super::PI_SQRT3;
 use super::performance::tanh;
-use crate::systems::base::prefetch;
+use crate::numeric::prefetch;
 use serde::{Deserialize, Serialize};
 
 const P: usize = 0;
