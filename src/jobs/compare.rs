@@ -612,39 +612,41 @@ fn write_tables(
 
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
     let ci = rows.iter().any(|r| !r.intervals.is_empty());
-    write!(
-        w,
-        "system,pair_inversion_all,pair_inversion_experienced,rank_deviation_all,\
-         rank_deviation_experienced,log_loss,brier,accuracy,log_loss_3,wall_seconds,\
-         rounds_per_second,peak_rounds_per_second,failed,warnings"
-    )?;
+    let mut header: Vec<String> = [
+        "system",
+        "pair_inversion_all",
+        "pair_inversion_experienced",
+        "rank_deviation_all",
+        "rank_deviation_experienced",
+        "log_loss",
+        "brier",
+        "accuracy",
+        "log_loss_3",
+        "wall_seconds",
+        "rounds_per_second",
+        "peak_rounds_per_second",
+        "failed",
+        "warnings",
+    ]
+    .map(String::from)
+    .to_vec();
     if ci {
         for (name, _, _) in super::rows::METRICS {
-            write!(w, ",{name}_lo,{name}_hi,{name}_versus_best")?;
+            header.extend(["lo", "hi", "versus_best"].map(|s| format!("{name}_{s}")));
         }
     }
-    writeln!(w)?;
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    let g = |v: f64| {
-        if v.is_finite() {
-            v.to_string()
-        } else {
-            String::new()
-        }
-    };
+    let g = |v: f64| f(Some(v).filter(|v| v.is_finite()));
     for r in rows {
-        let mut failed = String::new();
-        if let Some(why) = &r.failed {
-            output::csv_field(&format!("failed: {why}"), &mut failed);
-        } else if let Some(why) = &r.refused {
-            output::csv_field(&format!("refused: {why}"), &mut failed);
-        }
-        let mut warnings = String::new();
-        output::csv_field(&r.warnings.join("; "), &mut warnings);
-        write!(
-            w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.system,
+        let failed = match (&r.failed, &r.refused) {
+            (Some(why), _) => format!("failed: {why}"),
+            (None, Some(why)) => format!("refused: {why}"),
+            (None, None) => String::new(),
+        };
+        let mut record = vec![
+            r.system.to_string(),
             f(r.pair_inversion_all),
             f(r.pair_inversion_experienced),
             f(r.rank_deviation_all),
@@ -657,19 +659,25 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
             g(r.rounds_per_second),
             g(r.peak_rounds_per_second),
             failed,
-            warnings
-        )?;
+            r.warnings.join("; "),
+        ];
         if ci {
             for (name, _, _) in super::rows::METRICS {
                 match r.interval(name) {
-                    Some(m) => write!(w, ",{},{},{}", m.lo, m.hi, m.versus_best)?,
-                    None => write!(w, ",,,")?,
+                    Some(m) => {
+                        record.extend([
+                            m.lo.to_string(),
+                            m.hi.to_string(),
+                            m.versus_best.to_string(),
+                        ]);
+                    }
+                    None => record.extend([String::new(), String::new(), String::new()]),
                 }
             }
         }
-        writeln!(w)?;
+        out.write_record(&record)?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// The table as Markdown (also what is printed).

@@ -766,40 +766,42 @@ fn write_trials(
     trials: &[Trial],
 ) -> std::io::Result<()> {
     let names: Vec<&str> = grid.iter().map(|(n, _)| n.as_str()).collect();
-    writeln!(
-        w,
-        "rank,{},pair_inversion,rank_deviation,log_loss,brier,accuracy,failed",
-        names.join(",")
+    let mut out = csv::Writer::from_writer(w);
+    let metrics = [
+        "pair_inversion",
+        "rank_deviation",
+        "log_loss",
+        "brier",
+        "accuracy",
+    ];
+    out.write_record(
+        std::iter::once("rank")
+            .chain(names.iter().copied())
+            .chain(metrics)
+            .chain(["failed"]),
     )?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
-        let values: Vec<String> = names
-            .iter()
-            .map(|n| {
+        let m = &t.tuning;
+        let record = std::iter::once((i + 1).to_string())
+            .chain(names.iter().map(|n| {
                 t.params
                     .get(*n)
                     .map_or(String::new(), std::string::ToString::to_string)
-            })
-            .collect();
-        let m = &t.tuning;
-        let mut failed = String::new();
-        if let Some(why) = &t.failed {
-            crate::output::csv_field(&format!("failed: {why}"), &mut failed);
-        }
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{}",
-            i + 1,
-            values.join(","),
-            f(m.all.pair_inversion),
-            f(m.all.rank_deviation),
-            f(m.two_player.log_loss),
-            f(m.two_player.brier),
-            f(m.two_player.accuracy),
-            failed
-        )?;
+            }))
+            .chain([
+                f(m.all.pair_inversion),
+                f(m.all.rank_deviation),
+                f(m.two_player.log_loss),
+                f(m.two_player.brier),
+                f(m.two_player.accuracy),
+                t.failed
+                    .as_ref()
+                    .map_or(String::new(), |why| format!("failed: {why}")),
+            ]);
+        out.write_record(record)?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// What makes two runs the same sweep.
