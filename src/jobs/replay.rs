@@ -703,6 +703,7 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
 /// Which of two folders (named as given) is inside the other, when one is: each is resolved
 /// through the folders of it that exist, the rest of its path taken as written.
 fn nested(site: &Path, out: &Path) -> Option<(&'static str, &'static str)> {
+    let resolved = |p: &Path| soft_canonicalize::soft_canonicalize(p).ok();
     let (s, o) = (resolved(site)?, resolved(out)?);
     if s != o && s.starts_with(&o) {
         Some(("the website's folder", "the output folder"))
@@ -711,32 +712,6 @@ fn nested(site: &Path, out: &Path) -> Option<(&'static str, &'static str)> {
     } else {
         None
     }
-}
-
-/// A path made absolute: its longest existing part canonical, the rest appended with `.` and
-/// `..` resolved as written.
-fn resolved(p: &Path) -> Option<PathBuf> {
-    let absolute = std::path::absolute(p).ok()?;
-    let mut base = absolute.clone();
-    let mut rest = Vec::new();
-    let canonical = loop {
-        if let Ok(c) = base.canonicalize() {
-            break c;
-        }
-        rest.push(base.components().next_back()?.as_os_str().to_owned());
-        base = base.parent()?.to_path_buf();
-    };
-    let mut out = canonical;
-    for part in rest.iter().rev() {
-        match part.to_str() {
-            Some("..") => {
-                out.pop();
-            }
-            Some(".") => {}
-            _ => out.push(part),
-        }
-    }
-    Some(out)
 }
 
 /// What rounds and growth the replay went by, where it is not the plain default: an event a
