@@ -306,7 +306,7 @@ fn write_shard(
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let indices = super::compare_shard::select(whole.systems.len(), k, n);
+    let indices = super::shard::indices(whole.systems.len(), k, n);
     let entries: Vec<_> = indices
         .into_iter()
         .zip(rows)
@@ -706,7 +706,7 @@ pub fn markdown(rows: &[CompareRow]) -> String {
 
 /// The shard's part of the job: its systems (with their parameters).
 fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
-    let mine = super::compare_shard::select(job.systems.len(), k, n);
+    let mine = super::shard::indices(job.systems.len(), k, n);
     CompareJob {
         systems: mine.iter().map(|&i| job.systems[i]).collect(),
         params: mine.iter().map(|&i| job.params[i].clone()).collect(),

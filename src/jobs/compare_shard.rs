@@ -26,11 +26,6 @@ pub fn file_name(k: usize, n: usize) -> String {
     format!("compare-shard-{k}-of-{n}.json")
 }
 
-/// The systems of shard `k` of `n` (1-based `k`): their indices in the `--systems` list.
-pub fn select(systems: usize, k: usize, n: usize) -> Vec<usize> {
-    (0..systems).filter(|i| i % n == k - 1).collect()
-}
-
 /// A shard's file: `rows` (with their indices in the whole `--systems` list and, with
 /// `--ci`, their replicates' metrics) and the input as `compare.json` describes it.
 pub fn write(
@@ -96,7 +91,7 @@ pub fn merge(
             let i = s["index"]
                 .as_u64()
                 .map(|i| i as usize)
-                .filter(|&i| i < count && i % n == k - 1)
+                .filter(|&i| i < count && super::shard::in_shard(i, k, n))
                 .ok_or_else(|| bad(file, "a system's index is not one of this shard's".into()))?;
             let kind = systems[i];
             let row = row_from(kind, &numbers(&s["row"])).ok_or_else(|| {

@@ -29,10 +29,20 @@ pub fn file_name(k: usize, n: usize) -> String {
 
 /// Shard `k` of `n` (1-based `k`): the indices of its sets and the sets.
 pub fn select(sets: &[ParamMap], k: usize, n: usize) -> (Vec<usize>, Vec<ParamMap>) {
-    (0..sets.len())
-        .filter(|i| i % n == k - 1)
-        .map(|i| (i, sets[i].clone()))
-        .unzip()
+    let indices = indices(sets.len(), k, n);
+    let mine = indices.iter().map(|&i| sets[i].clone()).collect();
+    (indices, mine)
+}
+
+/// Whether item `i` of a sweep (a parameter set, a system) is shard `k`'s of `n` (1-based
+/// `k`): every N-th, so that each shard gets items from the whole list.
+pub(crate) fn in_shard(i: usize, k: usize, n: usize) -> bool {
+    i % n == k - 1
+}
+
+/// The indices of shard `k` of `n` among `len` items.
+pub(crate) fn indices(len: usize, k: usize, n: usize) -> Vec<usize> {
+    (0..len).filter(|&i| in_shard(i, k, n)).collect()
 }
 
 /// Numbers that are not integers as text in Rust's shortest exact form (serde_json's parser
@@ -228,7 +238,7 @@ pub fn merge(key: &Value, paths: &[PathBuf], sets: &[ParamMap]) -> anyhow::Resul
             let i = t["index"]
                 .as_u64()
                 .map(|i| i as usize)
-                .filter(|&i| i < sets.len() && i % n == k - 1)
+                .filter(|&i| i < sets.len() && in_shard(i, k, n))
                 .ok_or_else(|| bad(file, "a set's index is not one of this shard's".into()))?;
             if t["params"] != exact(&Value::Object(sets[i].clone())) {
                 return Err(bad(
