@@ -5,6 +5,7 @@
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
 use crate::jobs::compare;
+use crate::jobs::options::RunOptions;
 use crate::jobs::stream::StreamMode;
 use crate::jobs::tune;
 use crate::jobs::{ReplayJob, UsageError, run_replay};
@@ -382,6 +383,39 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The options of a run: the input read as `input` says, a preset's rules where no option
+    /// is given, `history` the history's file type where `--history-format` is not given.
+    pub fn options(
+        &self,
+        input: &InputArgs,
+        stream: &StreamArgs,
+        preset: &Preset,
+        history: HistoryFormat,
+    ) -> anyhow::Result<RunOptions> {
+        let mut ingest = input.ingest_with(preset)?;
+        let mut replay = self.replay_options(&ingest.time_format, preset)?;
+        replay.input_order = checked_order(&ingest, replay.period)?;
+        ingest.events = replay.period == Period::Event;
+        Ok(RunOptions {
+            input: input.first(),
+            ingest,
+            replay,
+            initial_ratings: self.initial_ratings.clone(),
+            truth: self.truth.clone(),
+            stream: (stream.stream, stream.stream_block.max(1)),
+            quiet: self.quiet,
+            json: self.log_format == LogFormat::Json,
+            out: self.out.clone(),
+            history_format: self.history_format.unwrap_or(history),
+            leaderboard_format: self.leaderboard_format,
+            leaderboard: self.leaderboard(preset)?,
+            report: self.report,
+            predictions: self.predictions,
+            ci: self.ci()?,
+            ci_level: self.ci_level,
+        })
+    }
+
     /// The replay options.
     /// The replay options, a preset's where none is given.
     pub fn replay_options(
@@ -1054,37 +1088,18 @@ impl ReplayArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> anyhow::Result<ReplayJob> {
         let preset = with_preset(self.system, self.preset.as_deref())?;
-        let ingest = self.input.ingest_with(&preset)?;
-        let (system, mut params) = (preset.system, preset.params.clone());
+        let mut params = preset.params.clone();
         params.extend(self.params.to_map().map_err(UsageError)?);
-        let mut replay = self.run.replay_options(&ingest.time_format, &preset)?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        let mut ingest = ingest;
-        ingest.events = replay.period == Period::Event;
         Ok(ReplayJob {
-            input: self.input.first(),
-            replay,
-            ingest,
-            system,
+            run: self
+                .run
+                .options(&self.input, &self.stream, &preset, HistoryFormat::Csv)?,
+            system: preset.system,
             params,
-            initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard(&preset)?,
-            out: self.run.out.clone(),
-            history_format: self.run.history_format.unwrap_or(HistoryFormat::Csv),
             top: self.top,
             dry_run: self.dry_run,
-            quiet: self.run.quiet,
-            report: self.run.report,
-            predictions: self.run.predictions,
-            leaderboard_format: self.run.leaderboard_format,
             save_state: self.save_state.clone(),
             resume: self.resume.clone(),
-            json: self.run.log_format == LogFormat::Json,
-            truth: self.run.truth.clone(),
-            stream: self.stream.stream,
-            stream_block: self.stream.stream_block.max(1),
-            ci: self.run.ci()?,
-            ci_level: self.run.ci_level,
             h2h: self.h2h,
             site: self.site.clone(),
         })
@@ -1109,15 +1124,13 @@ impl CompareArgs {
             .collect();
         let systems = compare::parse_systems(&names.join(",")).map_err(UsageError)?;
         let mut params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
-        let ingest = self.input.ingest()?;
         let no_preset = with_preset(SystemKind::Elo, None)?;
-        let mut replay = self.run.replay_options(&ingest.time_format, &no_preset)?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        let mut ingest = ingest;
-        ingest.events = replay.period == Period::Event;
+        let run = self
+            .run
+            .options(&self.input, &self.stream, &no_preset, HistoryFormat::None)?;
         // A preset's growth and rating period are its system's own (the round grouping is
         // the comparison's: --period).
-        let mut system_replay = vec![replay.clone(); systems.len()];
+        let mut system_replay = vec![run.replay.clone(); systems.len()];
         for p in presets {
             if systems.iter().filter(|&&k| k == p.system).count() > 1 {
                 return Err(UsageError(format!(
@@ -1131,7 +1144,9 @@ impl CompareArgs {
             merged.extend(std::mem::take(&mut params[k]));
             params[k] = merged;
             let own = Preset { period: None, ..p };
-            system_replay[k] = self.run.replay_options(&ingest.time_format, &own)?;
+            let mut replay = self.run.replay_options(&run.ingest.time_format, &own)?;
+            replay.input_order = run.replay.input_order;
+            system_replay[k] = replay;
         }
         let mut without_advantage = Vec::new();
         if let Some(a) = &self.advantage {
@@ -1147,25 +1162,10 @@ impl CompareArgs {
             }
         }
         Ok(compare::CompareJob {
-            input: self.input.first(),
-            replay,
+            run,
             system_replay,
-            ingest,
             systems,
             params,
-            initial_ratings: self.run.initial_ratings.clone(),
-            leaderboard: self.run.leaderboard(&no_preset)?,
-            out: self.run.out.clone(),
-            history_format: self.run.history_format.unwrap_or(HistoryFormat::None),
-            report: self.run.report,
-            predictions: self.run.predictions,
-            leaderboard_format: self.run.leaderboard_format,
-            quiet: self.run.quiet,
-            json: self.run.log_format == LogFormat::Json,
-            truth: self.run.truth.clone(),
-            stream: self.stream.stream,
-            stream_block: self.stream.stream_block.max(1),
-            ci: self.run.ci()?,
             without_advantage,
             shard: self.shard.as_deref().map(parse_shard).transpose()?,
             merge: self.merge.clone(),

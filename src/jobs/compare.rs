@@ -8,14 +8,14 @@
 
 use super::errors::{PartialFailure, UsageError};
 use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
+use super::options::RunOptions;
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, describe};
-use super::stream::{Piece, StreamMode, fan_out};
+use super::stream::{Piece, fan_out};
 use super::system::totals;
-use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
-use crate::ingest::IngestOptions;
+use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
 use crate::ingest::stream::Streamed;
-use crate::output::{self, HistoryFormat, LeaderboardOptions, Publication};
+use crate::output::{self, Publication};
 use crate::replay::{FirstRefusal, ReplayOptions};
 use crate::systems::{ParamMap, SystemKind, dispatch, parse_param};
 use anyhow::Context as _;
@@ -29,44 +29,14 @@ use std::sync::{Arc, Mutex};
 /// Everything `compare` needs.
 #[derive(Clone, Debug)]
 pub struct CompareJob {
-    /// The input file or folder.
-    pub input: PathBuf,
-    /// How to read it.
-    pub ingest: IngestOptions,
+    /// How to read, replay and write (each system's history file: none by default).
+    pub run: RunOptions,
     /// The systems, in the order of the table.
     pub systems: Vec<SystemKind>,
     /// Each system's parameters (same order).
     pub params: Vec<ParamMap>,
-    /// Rounds, warm-up, decay, as-of.
-    pub replay: ReplayOptions,
-    /// Each system's (same order): `replay`, with a preset's growth and rating period.
+    /// Each system's (same order): `run.replay`, with a preset's growth and rating period.
     pub system_replay: Vec<ReplayOptions>,
-    /// `--initial-ratings`.
-    pub initial_ratings: Option<PathBuf>,
-    /// Who is on the leaderboards.
-    pub leaderboard: LeaderboardOptions,
-    /// Output folder.
-    pub out: PathBuf,
-    /// File type of each system's rating history (none by default).
-    pub history_format: HistoryFormat,
-    /// Also write `report.html`.
-    pub report: bool,
-    /// `--predictions`: each system's predictions.csv and contests.csv.
-    pub predictions: bool,
-    /// `--leaderboard-format`: each system's leaderboard file.
-    pub leaderboard_format: crate::output::LeaderboardFormat,
-    /// Print nothing on success.
-    pub quiet: bool,
-    /// Report as one JSON object.
-    pub json: bool,
-    /// `--truth`: true ratings to measure the RMSE against.
-    pub truth: Option<PathBuf>,
-    /// Whether to stream the input (read once for every system).
-    pub stream: StreamMode,
-    /// Contests per streamed block.
-    pub stream_block: usize,
-    /// `--ci`: bootstrap intervals of the metrics.
-    pub ci: Option<crate::bootstrap::CiOptions>,
     /// With `--advantage`: the systems that have no first-side advantage (compared without).
     pub without_advantage: Vec<SystemKind>,
     /// `--shard K/N`: replay only the systems `i` with `i % N == K - 1` of the list and write
@@ -135,8 +105,8 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         None => vec!["compare.csv", "compare.json", "compare.md", "report.html"],
     };
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
-    let staged = Publication::begin(&job.out, &owned)
-        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
+    let staged = Publication::begin(&job.run.out, &owned)
+        .with_context(|| format!("cannot prepare {}", job.run.out.display()))?;
     if !job.merge.is_empty() {
         return merge_shards(job, staged, stdout);
     }
@@ -150,18 +120,18 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         None => whole,
     };
     let inputs = Inputs {
-        input: &job.input,
-        ingest: &job.ingest,
-        initial_ratings: job.initial_ratings.as_deref(),
-        truth: job.truth.as_deref(),
+        input: &job.run.input,
+        ingest: &job.run.ingest,
+        initial_ratings: job.run.initial_ratings.as_deref(),
+        truth: job.run.truth.as_deref(),
     };
-    let stream = (job.stream, job.stream_block);
+    let stream = job.run.stream;
     let loaded = load_or_stream(
         &inputs,
-        &job.replay,
+        &job.run.replay,
         stream,
-        job.report || job.predictions,
-        job.quiet,
+        job.run.report || job.run.predictions,
+        job.run.quiet,
         false,
     )?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
@@ -176,7 +146,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         }
     }
     // Every completed system's metrics re-summed with the same counts: paired.
-    let reports: Option<Replicates> = job.ci.map(|ci| {
+    let reports: Option<Replicates> = job.run.ci.map(|ci| {
         rows.iter()
             .map(|r| {
                 done.iter()
@@ -197,19 +167,21 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         let part = (job, name.as_str(), shard);
         return write_shard(whole, part, (rows, reports), described, staged, stdout);
     }
-    if let (Some(ci), Some(reports)) = (&job.ci, &reports) {
+    if let (Some(ci), Some(reports)) = (&job.run.ci, &reports) {
         super::rows::add_intervals(&mut rows, reports, ci.level);
     }
     let table = markdown(&rows);
     let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
     write_tables(job, &described, &staged.root(), &rows, &table)?;
-    if job.report {
+    if job.run.report {
         let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let report = report_input(&loaded, &pairs, job.ci.as_ref());
+        let report = report_input(&loaded, &pairs, job.run.ci.as_ref());
         staged
             .root()
             .write("report.html", |w| output::report::write_report(w, &report))
-            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+            .with_context(|| {
+                format!("cannot write {}", job.run.out.join("report.html").display())
+            })?;
     }
     let history = input.history;
     finish(
@@ -235,19 +207,19 @@ type Replicates = Vec<Option<Vec<crate::metrics::MetricsReport>>>;
 
 /// The options and parameters checked before anything is read.
 fn check_job(job: &CompareJob) -> anyhow::Result<()> {
-    check_replay_options(&job.replay)?;
+    check_replay_options(&job.run.replay)?;
     for (kind, params) in job.systems.iter().zip(&job.params) {
         let checkable = crate::first_side::checkable(*kind, params).map_err(UsageError)?;
         dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
     }
-    if job.input.is_dir() && same_file(&job.input, &job.out) {
+    if job.run.input.is_dir() && same_file(&job.run.input, &job.run.out) {
         return Err(UsageError(format!(
             "--out {} is the input folder: the outputs replace the folder's content",
-            job.out.display()
+            job.run.out.display()
         ))
         .into());
     }
-    if job.report && (job.shard.is_some() || !job.merge.is_empty()) {
+    if job.run.report && (job.shard.is_some() || !job.merge.is_empty()) {
         return Err(UsageError(
             "--report draws every system's replay, which a shard or a merge does not hold: \
              compare in one run for the report"
@@ -264,11 +236,12 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     // `--advantage auto`, fitted for each system that has one; TrueSkill's draw probability.
     let mut params = job.params.clone();
     let mut advantages = Vec::with_capacity(params.len());
-    let counts = super::load::draw_counts(loaded, &job.replay);
+    let counts = super::load::draw_counts(loaded, &job.run.replay);
     for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
         let history = loaded.stream.is_none().then_some(&loaded.history);
         advantages.push(
-            crate::auto::resolve(*kind, map, history, counts, &job.replay).map_err(UsageError)?,
+            crate::auto::resolve(*kind, map, history, counts, &job.run.replay)
+                .map_err(UsageError)?,
         );
     }
     // A system that cannot rate a contest of the input is refused before any replay (its
@@ -318,9 +291,9 @@ fn write_shard(
         .write(name, |w| {
             super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
         })
-        .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
+        .with_context(|| format!("cannot write {}", job.run.out.join(name).display()))?;
     let written = staged.commit()?;
-    if !job.quiet {
+    if !job.run.quiet {
         writeln!(
             stdout,
             "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
@@ -334,7 +307,7 @@ fn write_shard(
                 .join(", "),
             written
                 .iter()
-                .filter(|p| p.parent() == Some(job.out.as_path()))
+                .filter(|p| p.parent() == Some(job.run.out.as_path()))
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -362,16 +335,16 @@ fn merge_shards(
 ) -> anyhow::Result<()> {
     let merged = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
     let mut rows = merged.rows;
-    if let Some(ci) = &job.ci {
+    if let Some(ci) = &job.run.ci {
         super::rows::add_intervals(&mut rows, &merged.replicates, ci.level);
     }
     for (kind, from) in job.systems.iter().zip(&merged.folders) {
         if from.as_os_str().is_empty() {
             continue;
         }
-        let to = staged
-            .folder(kind.name())
-            .with_context(|| format!("cannot create {}", job.out.join(kind.name()).display()))?;
+        let to = staged.folder(kind.name()).with_context(|| {
+            format!("cannot create {}", job.run.out.join(kind.name()).display())
+        })?;
         super::compare_shard::copy_folder(from, &to)
             .with_context(|| format!("cannot copy {}", from.display()))?;
     }
@@ -399,16 +372,16 @@ fn finish(
 ) -> anyhow::Result<()> {
     let written: Vec<std::path::PathBuf> = staged
         .commit()
-        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?
+        .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?
         .into_iter()
-        .filter(|p| p.parent() == Some(job.out.as_path()))
+        .filter(|p| p.parent() == Some(job.run.out.as_path()))
         .collect();
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
         .map(|r| r.system)
         .collect();
-    if job.json {
+    if job.run.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
             "input": path,
@@ -416,7 +389,7 @@ fn finish(
             "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
         writeln!(stdout, "{doc}")?;
-    } else if !job.quiet {
+    } else if !job.run.quiet {
         writeln!(stdout, "{description}")?;
         writeln!(stdout)?;
         write!(stdout, "{table}")?;
@@ -426,7 +399,7 @@ fn finish(
             stdout,
             "Wrote {}, and each system's leaderboard.csv and metrics.json in {}/SYSTEM/",
             names.join(", "),
-            job.out.display()
+            job.run.out.display()
         )?;
     }
     if !failed.is_empty() {
@@ -443,7 +416,7 @@ fn finish(
 
 /// A progress bar per system, on a terminal.
 fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> {
-    let multi = (!job.quiet && std::io::stderr().is_terminal())
+    let multi = (!job.run.quiet && std::io::stderr().is_terminal())
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
     job.systems
         .iter()
@@ -483,13 +456,12 @@ fn replay_each(
         .as_ref()
         .map_or(loaded.history.len(), |p| p.contests);
     let bars = progress_bars(job, contests);
-    let chart_players = if job.report { REPORT_PLAYERS } else { 0 };
     let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
         let kind = job.systems[k];
         if let Some(why) = &refused[k] {
             return Err(RefusedBefore(why.clone()).into());
         }
-        let dir = job.out.join(kind.name());
+        let dir = job.run.out.join(kind.name());
         let folder = staged
             .folder(kind.name())
             .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -498,20 +470,14 @@ fn replay_each(
             system: kind,
             params: &params[k],
             replay: &job.system_replay[k],
-            history_format: job.history_format,
-            leaderboard: &job.leaderboard,
-            chart_players,
+            run: &job.run,
             bar,
             state: None,
             continue_history: None,
             pieces: Mutex::new(pieces),
-            ci: job.ci,
             ci_ratings: false,
             h2h: 0,
-            ci_level: job.ci.map_or(0.95, |c| c.level),
             from_input: advantages[k].clone(),
-            predictions: job.predictions,
-            leaderboard_format: job.leaderboard_format,
         };
         let outcome = replay_system(loaded, &sys_job, &folder);
         if outcome.is_err() {
@@ -529,9 +495,12 @@ fn replay_each(
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .take()
             };
-            fan_out(plan, job.replay.period, job.systems.len(), |k, pieces| {
-                one(k, take(k), Some(pieces))
-            })
+            fan_out(
+                plan,
+                job.run.replay.period,
+                job.systems.len(),
+                |k, pieces| one(k, take(k), Some(pieces)),
+            )
         }
         None => Ok(bars
             .into_par_iter()
@@ -598,7 +567,7 @@ fn write_tables(
     rows: &[CompareRow],
     table: &str,
 ) -> anyhow::Result<()> {
-    let ctx = |name: &str| format!("cannot write {}", job.out.join(name).display());
+    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
     root.write("compare.csv", |w| write_csv(w, rows))
         .with_context(|| ctx("compare.csv"))?;
     let mut doc = input.clone();
@@ -724,15 +693,15 @@ fn job_key(job: &CompareJob) -> serde_json::Value {
     let key = serde_json::json!({
         "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "params": job.params,
-        "replay": format!("{:?}", job.replay),
-        "ingest": format!("{:?}", job.ingest),
-        "leaderboard": format!("{:?}", job.leaderboard),
-        "history_format": format!("{:?}", job.history_format),
-        "leaderboard_format": format!("{:?}", job.leaderboard_format),
-        "predictions": job.predictions,
-        "ci": format!("{:?}", job.ci),
-        "initial_ratings": name(&job.initial_ratings),
-        "truth": name(&job.truth),
+        "replay": format!("{:?}", job.run.replay),
+        "ingest": format!("{:?}", job.run.ingest),
+        "leaderboard": format!("{:?}", job.run.leaderboard),
+        "history_format": format!("{:?}", job.run.history_format),
+        "leaderboard_format": format!("{:?}", job.run.leaderboard_format),
+        "predictions": job.run.predictions,
+        "ci": format!("{:?}", job.run.ci),
+        "initial_ratings": name(&job.run.initial_ratings),
+        "truth": name(&job.run.truth),
     });
-    super::shard::with_input(key, &job.input, job.ingest.more.len())
+    super::shard::with_input(key, &job.run.input, job.run.ingest.more.len())
 }

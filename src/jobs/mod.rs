@@ -10,6 +10,7 @@ pub mod load;
 pub mod matchmake;
 pub mod metrics_doc;
 pub mod names;
+pub mod options;
 pub mod replay;
 pub mod report_input;
 pub mod resume;
@@ -23,7 +24,7 @@ pub mod tune;
 
 pub use errors::{PartialFailure, UsageError, exit_code};
 pub use load::{Loaded, check_replay_options, load};
-pub use replay::{REPLAY_OUTPUTS, ReplayJob, run_replay};
+pub use replay::{ReplayJob, replay_outputs, run_replay};
 pub use resume::StateJob;
 pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
 

@@ -2,9 +2,10 @@
 
 use super::errors::UsageError;
 use super::load::{check_replay_options, same_file};
+use super::options::RunOptions;
 use super::resume::{CheckState, StateJob, already_applied, growth_name, period_name};
 use super::sink::{progress_bar, progress_counter};
-use super::system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
+use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
 use crate::ingest::IngestOptions;
 use crate::ingest::InputError;
@@ -20,52 +21,20 @@ use std::time::Instant;
 /// Everything `replay` needs.
 #[derive(Clone, Debug)]
 pub struct ReplayJob {
-    /// The input file or folder.
-    pub input: PathBuf,
-    /// How to read it.
-    pub ingest: IngestOptions,
+    /// How to read, replay and write.
+    pub run: RunOptions,
     /// The rating system.
     pub system: SystemKind,
     /// Its parameters by name (unset ones keep their defaults).
     pub params: ParamMap,
-    /// Rounds, warm-up, experience, decay, as-of (the seeds come from `initial_ratings`).
-    pub replay: ReplayOptions,
-    /// `--initial-ratings`: a CSV of players who start with a rating.
-    pub initial_ratings: Option<PathBuf>,
-    /// Who is on the leaderboard and in which order.
-    pub leaderboard: output::LeaderboardOptions,
-    /// Output folder.
-    pub out: PathBuf,
-    /// File type of the rating history.
-    pub history_format: HistoryFormat,
     /// Leaderboard lines printed.
     pub top: usize,
     /// Only read and validate the input.
     pub dry_run: bool,
-    /// Print nothing on success.
-    pub quiet: bool,
-    /// Also write `report.html`.
-    pub report: bool,
-    /// `--predictions`: also write predictions.csv and contests.csv.
-    pub predictions: bool,
-    /// `--leaderboard-format`.
-    pub leaderboard_format: crate::output::LeaderboardFormat,
     /// `--save-state`: where to write the state after the run.
     pub save_state: Option<PathBuf>,
     /// `--resume`: the state to start from.
     pub resume: Option<PathBuf>,
-    /// Report as one JSON object (`--log-format json`).
-    pub json: bool,
-    /// `--truth`: true ratings to measure the RMSE against.
-    pub truth: Option<PathBuf>,
-    /// Whether to stream the input.
-    pub stream: super::stream::StreamMode,
-    /// Contests per streamed block.
-    pub stream_block: usize,
-    /// `--ci`: bootstrap intervals.
-    pub ci: Option<crate::bootstrap::CiOptions>,
-    /// `--ci-level` (also the level of the Hessian's intervals without `--ci`).
-    pub ci_level: f64,
     /// `--h2h N`: `h2h.csv` for the top N.
     pub h2h: usize,
     /// `--site DIR`: the static website.
@@ -91,8 +60,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         None
     } else {
         Some(
-            Publication::begin(&job.out, REPLAY_OUTPUTS)
-                .with_context(|| format!("cannot prepare {}", job.out.display()))?,
+            Publication::begin(&job.run.out, &replay_outputs())
+                .with_context(|| format!("cannot prepare {}", job.run.out.display()))?,
         )
     };
     let site = begin_site(job)?;
@@ -101,7 +70,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         None => None,
     };
     let loaded = load_input(job, resume.as_ref())?;
-    let mut replay_opts = job.replay.clone();
+    let mut replay_opts = job.run.replay.clone();
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.
     if let Some(f) = resume.as_ref().filter(|_| loaded.stream.is_none()) {
@@ -139,13 +108,18 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             job.system.name()
         );
     }
-    if job.report {
-        let input =
-            super::report_input::report_input(&loaded, &[(job.system, &outcome)], job.ci.as_ref());
+    if job.run.report {
+        let input = super::report_input::report_input(
+            &loaded,
+            &[(job.system, &outcome)],
+            job.run.ci.as_ref(),
+        );
         staged
             .root()
             .write("report.html", |w| output::report::write_report(w, &input))
-            .with_context(|| format!("cannot write {}", job.out.join("report.html").display()))?;
+            .with_context(|| {
+                format!("cannot write {}", job.run.out.join("report.html").display())
+            })?;
     }
     let site_pages = write_site_pages(job, site.as_ref(), &outcome, &loaded)?;
     let written = publish(job, staged, site, &outcome)?;
@@ -159,9 +133,9 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         skipped_applied: outcome.skipped_applied.unwrap_or(skipped_applied),
         seconds: t0.elapsed().as_secs_f64(),
     };
-    let printed = if job.json {
+    let printed = if job.run.json {
         done.print_json(job, stdout)
-    } else if !job.quiet {
+    } else if !job.run.quiet {
         done.print_text(job, stdout)
     } else {
         Ok(())
@@ -174,22 +148,22 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
 fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<super::load::Loaded> {
     let ingest_opts = IngestOptions {
         known_players: resume.map(|f| f.meta.players.clone()).unwrap_or_default(),
-        ..job.ingest.clone()
+        ..job.run.ingest.clone()
     };
     let inputs = super::load::Inputs {
-        input: &job.input,
+        input: &job.run.input,
         ingest: &ingest_opts,
-        initial_ratings: job.initial_ratings.as_deref(),
-        truth: job.truth.as_deref(),
+        initial_ratings: job.run.initial_ratings.as_deref(),
+        truth: job.run.truth.as_deref(),
     };
-    let stream = (job.stream, job.stream_block);
+    let stream = job.run.stream;
     let state = job.resume.is_some() || job.save_state.is_some();
     super::load::load_or_stream(
         &inputs,
-        &job.replay,
+        &job.run.replay,
         stream,
-        job.report || job.predictions || job.site.is_some(),
-        job.quiet,
+        job.run.report || job.run.predictions || job.site.is_some(),
+        job.run.quiet,
         state,
     )
 }
@@ -209,7 +183,7 @@ fn dry_run(
         Some(plan) => Some(dry_run_streamed(plan, resume)?),
         None => None,
     };
-    if !job.quiet {
+    if !job.run.quiet {
         let (history, totals) = match &streamed {
             Some(read) => (&read.players, super::system::streamed_totals(read)),
             None => (&loaded.history, super::load::Totals::of(&loaded.history)),
@@ -230,7 +204,7 @@ fn publish(
 ) -> anyhow::Result<Vec<PathBuf>> {
     let written = staged
         .commit()
-        .with_context(|| format!("cannot publish the outputs in {}", job.out.display()))?;
+        .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?;
     // The site after the outputs: a site never shows a run whose files were not published.
     if let Some((publication, _)) = site {
         let dir = job.site.as_ref().expect("a site");
@@ -249,11 +223,11 @@ fn publish(
 
 /// The options, the paths and the system's parameters, checked before anything is read.
 fn check_job(job: &ReplayJob) -> anyhow::Result<()> {
-    check_replay_options(&job.replay)?;
+    check_replay_options(&job.run.replay)?;
     let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
     dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
     check_paths(job)?;
-    if job.replay.period == crate::replay::Period::Event
+    if job.run.replay.period == crate::replay::Period::Event
         && (job.resume.is_some() || job.save_state.is_some())
     {
         return Err(UsageError(
@@ -264,7 +238,7 @@ fn check_job(job: &ReplayJob) -> anyhow::Result<()> {
         )
         .into());
     }
-    if job.ci.is_some() && job.resume.is_some() {
+    if job.run.ci.is_some() && job.resume.is_some() {
         return Err(UsageError(
             "--ci replays the whole history once per replicate, and a resumed run holds only \
              the contests it has not applied: replay the whole input without --resume"
@@ -345,9 +319,9 @@ fn write_site_pages(
             let history = outcome.input(loaded);
             // Resumed: the earlier runs' rows, from the history file this run continues (the
             // previous generation's, still in place), come before this run's.
-            let earlier = match (&job.resume, job.history_format) {
+            let earlier = match (&job.resume, job.run.history_format) {
                 (Some(_), HistoryFormat::Csv) => {
-                    output::open_no_follow(&job.out.join("history.csv"))
+                    output::open_no_follow(&job.run.out.join("history.csv"))
                         .ok()
                         .map(|file| {
                             let mut t = super::site::SiteTrack::default();
@@ -371,8 +345,8 @@ fn write_site_pages(
                 result: &outcome.result,
                 track,
                 previous,
-                ci_level: job.ci_level,
-                as_of: job.replay.as_of,
+                ci_level: job.run.ci_level,
+                as_of: job.run.replay.as_of,
                 metrics,
                 earlier: earlier_site.as_ref(),
             });
@@ -480,15 +454,16 @@ fn system_job<'a>(
     };
     let bar = match &loaded.stream {
         // Read once: nothing is known of the size before the end.
-        Some(plan) if plan.counted.is_none() => progress_counter(job.quiet),
+        Some(plan) if plan.counted.is_none() => progress_counter(job.run.quiet),
         _ => (placings > 200_000)
-            .then(|| progress_bar(contests as u64, job.quiet))
+            .then(|| progress_bar(contests as u64, job.run.quiet))
             .flatten(),
     };
     SystemJob {
         system: job.system,
         params,
         replay: replay_opts,
+        run: &job.run,
         state: (resume.is_some() || job.save_state.is_some()).then(|| StateJob {
             resume,
             save: job.save_state.is_some(),
@@ -496,24 +471,17 @@ fn system_job<'a>(
             asked: super::resume::asked(&job.params),
             from_input: serde_json::to_string(&from_input).unwrap_or_default(),
         }),
-        continue_history: match (resume, job.history_format) {
+        continue_history: match (resume, job.run.history_format) {
             (Some(f), HistoryFormat::Csv) => {
-                Some((job.out.join("history.csv"), f.meta.history_rows))
+                Some((job.run.out.join("history.csv"), f.meta.history_rows))
             }
             _ => None,
         },
-        history_format: job.history_format,
-        leaderboard: &job.leaderboard,
-        chart_players: if job.report { REPORT_PLAYERS } else { 0 },
         bar,
         pieces: Default::default(),
-        ci: job.ci,
         ci_ratings: true,
         h2h: job.h2h,
-        ci_level: job.ci_level,
         from_input,
-        predictions: job.predictions,
-        leaderboard_format: job.leaderboard_format,
         site: job.site.is_some(),
     }
 }
@@ -573,10 +541,10 @@ impl Done<'_> {
             self.contests,
             rows.len(),
             result.rounds_total(),
-            period_name(job.replay.period)
+            period_name(job.run.replay.period)
         )?;
         print_skipped(stdout, history)?;
-        print_time_model(stdout, &job.replay, result.system)?;
+        print_time_model(stdout, &job.run.replay, result.system)?;
         if let Some(line) = self.from_input.summary() {
             let when = if job.resume.is_some() {
                 "kept from the state resumed"
@@ -617,20 +585,13 @@ impl Done<'_> {
 }
 
 /// The files `replay` writes in its output folder (a previous run's files of these names are
-/// replaced, or removed when this run does not write them).
-pub const REPLAY_OUTPUTS: &[&str] = &[
-    "leaderboard.csv",
-    "history.csv",
-    "history.parquet",
-    "metrics.json",
-    "report.html",
-    "rmse.csv",
-    "h2h.csv",
-    "predictions.csv",
-    "contests.csv",
-    "leaderboard.json",
-    "leaderboard.parquet",
-];
+/// replaced, or removed when this run does not write them): the history, the report and the
+/// system's files, in the order the fallback without a swap renames them.
+pub fn replay_outputs() -> Vec<&'static str> {
+    let mut names = vec!["history.csv", "history.parquet", "report.html"];
+    names.extend(output::system_file_names());
+    names
+}
 
 /// The entries `--site` writes in its folder (the rest of a folder is carried over).
 pub const SITE_OUTPUTS: &[&str] = &[
@@ -648,15 +609,16 @@ pub const SITE_OUTPUTS: &[&str] = &[
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an
 /// output folder that is the input folder.
 pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
-    let inputs = std::iter::once(job.input.as_path())
-        .chain(job.ingest.more.iter().map(PathBuf::as_path))
+    let inputs = std::iter::once(job.run.input.as_path())
+        .chain(job.run.ingest.more.iter().map(PathBuf::as_path))
         .map(|p| ("the input", p))
         .chain(
-            job.initial_ratings
+            job.run
+                .initial_ratings
                 .as_deref()
                 .map(|p| ("--initial-ratings", p)),
         )
-        .chain(job.truth.as_deref().map(|p| ("--truth", p)));
+        .chain(job.run.truth.as_deref().map(|p| ("--truth", p)));
     if let Some(state) = &job.save_state {
         for (what, p) in inputs {
             if same_file(state, p) {
@@ -668,7 +630,7 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
         }
     }
     if let Some(site) = &job.site {
-        if same_file(site, &job.out) || site == &job.out {
+        if same_file(site, &job.run.out) || site == &job.run.out {
             return Err(UsageError(format!(
                 "--site {} is the output folder: give the website a folder of its own",
                 site.display()
@@ -676,25 +638,25 @@ pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
         }
         // The outputs are swapped in as one folder: a site inside it would be swapped away,
         // and outputs inside the site's folder would be published beside its pages.
-        if let Some((inner, outer)) = nested(site, &job.out) {
+        if let Some((inner, outer)) = nested(site, &job.run.out) {
             return Err(UsageError(format!(
                 "--site {} and --out {}: {inner} is inside {outer}; give the website and the \
                  outputs folders side by side",
                 site.display(),
-                job.out.display()
+                job.run.out.display()
             )));
         }
-        if job.input.is_dir() && same_file(&job.input, site) {
+        if job.run.input.is_dir() && same_file(&job.run.input, site) {
             return Err(UsageError(format!(
                 "--site {} is the input folder: the site replaces the folder's content",
                 site.display()
             )));
         }
     }
-    if job.input.is_dir() && same_file(&job.input, &job.out) {
+    if job.run.input.is_dir() && same_file(&job.run.input, &job.run.out) {
         return Err(UsageError(format!(
             "--out {} is the input folder: the outputs replace the folder's content",
-            job.out.display()
+            job.run.out.display()
         )));
     }
     Ok(())
@@ -849,16 +811,16 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             ));
         }
     }
-    if m.period != period_name(job.replay.period) {
+    if m.period != period_name(job.run.replay.period) {
         differences.push(format!("it was made with --period {}", m.period));
     }
-    if m.decay_per_day != job.replay.decay_per_day {
+    if m.decay_per_day != job.run.replay.decay_per_day {
         differences.push(format!(
             "it was made with --decay-per-day {}",
             m.decay_per_day
         ));
     }
-    if m.growth() != growth_name(job.replay.growth) {
+    if m.growth() != growth_name(job.run.replay.growth) {
         differences.push(format!(
             "it was made with --growth {}{}",
             m.growth(),
@@ -869,23 +831,23 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             }
         ));
     }
-    if m.rating_period_days != job.replay.rating_period_days {
+    if m.rating_period_days != job.run.replay.rating_period_days {
         differences.push(match m.rating_period_days {
             Some(d) => format!("it was made with --rating-period {d}d"),
             None => "it was made without --rating-period".into(),
         });
     }
-    if m.input_order != job.replay.input_order {
+    if m.input_order != job.run.replay.input_order {
         differences.push(if m.input_order {
             "it was made with --order input".into()
         } else {
             "it was made with --order time".into()
         });
     }
-    if m.experienced_after != job.replay.experienced_after {
+    if m.experienced_after != job.run.replay.experienced_after {
         differences.push("it counts experience differently".into());
     }
-    if m.skip_all_tied != job.replay.skip_all_tied {
+    if m.skip_all_tied != job.run.replay.skip_all_tied {
         differences.push(if m.skip_all_tied {
             "it was made with --skip-all-tied".into()
         } else {

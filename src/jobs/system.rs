@@ -3,6 +3,7 @@
 
 use super::errors::UsageError;
 use super::load::Loaded;
+use super::options::RunOptions;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
 use super::sink::{Batch, RateMeter, Rows, Sink};
 use super::stream::{Piece, RunStream, replay_streamed};
@@ -27,15 +28,12 @@ pub struct SystemJob<'a> {
     pub system: SystemKind,
     /// Its parameters by name.
     pub params: &'a ParamMap,
-    /// Rounds, warm-up, decay, as-of (the seeds are taken from the [`Loaded`] history).
+    /// This system's rounds, warm-up, decay and as-of: the run's, with (compare) a preset's
+    /// growth and rating period, or (resumed) the contests applied before skipped. The seeds
+    /// are taken from the [`Loaded`] history.
     pub replay: &'a ReplayOptions,
-    /// File type of the rating history.
-    pub history_format: HistoryFormat,
-    /// Who is on the leaderboard.
-    pub leaderboard: &'a output::LeaderboardOptions,
-    /// Keep each contest's metrics and the rating trajectories of this many top players, for
-    /// the report (0: none).
-    pub chart_players: usize,
+    /// The run's options: what to write, and how.
+    pub run: &'a RunOptions,
     /// A progress bar to drive, if any.
     pub bar: Option<ProgressBar>,
     /// `--resume` / `--save-state`.
@@ -46,26 +44,25 @@ pub struct SystemJob<'a> {
     /// A streamed input read once for several systems: this system's share of the blocks
     /// (taken by the replay). Without it a streamed replay reads the input itself.
     pub(crate) pieces: Mutex<Option<Receiver<Piece>>>,
-    /// `--ci`: bootstrap intervals of the metrics, and with `ci_ratings` of the leaderboard's
-    /// ratings and ranks.
-    pub ci: Option<crate::bootstrap::CiOptions>,
-    /// Whether `ci` covers the leaderboard too (replay: yes; compare: no, the metrics only).
-    /// Without it the leaderboard has the Hessian's rating intervals where the system has a
-    /// Hessian.
+    /// Whether `--ci` covers the leaderboard too (replay: yes; compare: no, the metrics
+    /// only). Without it the leaderboard has the Hessian's rating intervals where the system
+    /// has a Hessian.
     pub ci_ratings: bool,
-    /// `--ci-level`: the share the intervals cover (also the Hessian's).
-    pub ci_level: f64,
     /// `--h2h N`: write `h2h.csv` for the top N of the leaderboard (0: not).
     pub h2h: usize,
     /// What the parameters took from the input (`--advantage auto`, TrueSkill's draw
     /// probability), for metrics.json.
     pub from_input: crate::auto::FromInput,
-    /// `--predictions`: write predictions.csv and contests.csv.
-    pub predictions: bool,
-    /// The leaderboard's file type.
-    pub leaderboard_format: output::LeaderboardFormat,
     /// `--site`: gather what the website shows.
     pub site: bool,
+}
+
+impl SystemJob<'_> {
+    /// The top players whose rating trajectories (and each contest's metrics) are kept for
+    /// the report (0: none).
+    fn chart_players(&self) -> usize {
+        if self.run.report { REPORT_PLAYERS } else { 0 }
+    }
 }
 
 /// What one system's replay produced.
@@ -145,16 +142,18 @@ fn ranked_rows(
     history: &History,
     result: &mut ReplayResult,
 ) -> anyhow::Result<Vec<output::LeaderRow>> {
-    let shift = output::anchor_shift(history, result, job.leaderboard).map_err(UsageError)?;
+    let shift = output::anchor_shift(history, result, &job.run.leaderboard).map_err(UsageError)?;
     if shift != 0.0 {
         for r in &mut result.ratings {
             r.mean += shift;
             r.display += shift;
         }
     }
-    result.status_rule = job.leaderboard.status_rule(&result.status_rule);
-    let rows = output::leaderboard_rows(history, result, job.leaderboard);
-    if (job.h2h > 0 || (job.ci_ratings && job.ci.is_some())) && output::is_pooled(history, &rows) {
+    result.status_rule = job.run.leaderboard.status_rule(&result.status_rule);
+    let rows = output::leaderboard_rows(history, result, &job.run.leaderboard);
+    if (job.h2h > 0 || (job.ci_ratings && job.run.ci.is_some()))
+        && output::is_pooled(history, &rows)
+    {
         return Err(UsageError(
             "--h2h and --ci's ranks are among one leaderboard's players, and a pooled history \
              (--pool-by) has one per pool: replay each pool's games alone for them"
@@ -179,9 +178,9 @@ fn add_intervals(
     // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
     let mut superiority: Option<Vec<f64>> = None;
     if let Some(sds) = &result.hessian_sds {
-        hessian_intervals(rows, sds, job.ci_level);
+        hessian_intervals(rows, sds, job.run.ci_level);
     }
-    if let Some(ci) = &job.ci {
+    if let Some(ci) = &job.run.ci {
         let ratings = if job.ci_ratings {
             Some(rating_intervals(
                 loaded,
@@ -205,7 +204,7 @@ fn add_intervals(
 
 /// What a streamed input cannot give: refused before the replay.
 fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> anyhow::Result<()> {
-    if loaded.stream.is_some() && job.ci_ratings && job.ci.is_some() {
+    if loaded.stream.is_some() && job.ci_ratings && job.run.ci.is_some() {
         return Err(UsageError(
             "--ci replays the history once per replicate and needs it held in memory; this \
              input is streamed (give --stream off, or compare --ci for the metrics' intervals \
@@ -225,23 +224,15 @@ fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The RMSE against the true ratings (`--truth`), written to `rmse.csv`.
-fn take_rmse(
-    sink: &mut Sink,
-    loaded: &Loaded,
-    staged: &Folder,
-) -> anyhow::Result<Vec<(u32, i64, u32, f64)>> {
-    let rmse: Vec<(u32, i64, u32, f64)> = match sink.truth.take() {
+/// The RMSE against the true ratings (`--truth`) per measured round.
+fn take_rmse(sink: &mut Sink) -> Vec<(u32, i64, u32, f64)> {
+    match sink.truth.take() {
         Some((_, _, mut series)) => {
             series.close();
             series.points
         }
         None => Vec::new(),
-    };
-    if loaded.truth.is_some() {
-        write_rmse(staged, &rmse)?;
     }
-    Ok(rmse)
 }
 
 /// Intervals from the fit's observed information (`bt`, `whr`) at `level`.
@@ -258,44 +249,6 @@ fn hessian_intervals(rows: &mut [output::LeaderRow], sds: &[f64], level: f64) {
     }
 }
 
-/// `h2h.csv` (`--h2h N`), `predictions.csv` and `contests.csv` (`--predictions`).
-fn write_side_files(
-    staged: &Folder,
-    job: &SystemJob,
-    loaded: &Loaded,
-    (history, rows): (&History, &[output::LeaderRow]),
-    superiority: Option<&[f64]>,
-    result: &ReplayResult,
-) -> anyhow::Result<()> {
-    if job.h2h > 0 {
-        let ranked = rows.iter().take_while(|r| r.rank.is_some()).count();
-        let top = &rows[..job.h2h.min(ranked)];
-        let table = output::h2h::table(
-            &loaded.history,
-            top,
-            superiority,
-            (job.replay.as_of, job.replay.skip_all_tied),
-        );
-        staged
-            .write("h2h.csv", |w| output::h2h::write(w, history, &table))
-            .with_context(|| cannot_write(staged, "h2h.csv"))?;
-    }
-    if job.predictions {
-        let series = &result.series;
-        staged
-            .write("predictions.csv", |w| {
-                output::predictions::write_predictions(w, history, series)
-            })
-            .with_context(|| cannot_write(staged, "predictions.csv"))?;
-        staged
-            .write("contests.csv", |w| {
-                output::predictions::write_contests(w, history, series)
-            })
-            .with_context(|| cannot_write(staged, "contests.csv"))?;
-    }
-    Ok(())
-}
-
 /// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
 /// `staged`, a folder of an output generation (published by the caller).
 pub fn replay_system(
@@ -309,7 +262,7 @@ pub fn replay_system(
     let mut sink = Sink {
         rows: Rows::Drop,
         bar: job.bar.clone(),
-        trajectory: (job.chart_players > 0).then(Vec::new),
+        trajectory: (job.chart_players() > 0).then(Vec::new),
         rate: RateMeter::new(),
         truth: loaded
             .truth
@@ -331,29 +284,15 @@ pub fn replay_system(
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
-    let rmse = take_rmse(&mut sink, loaded, staged)?;
+    let rmse = take_rmse(&mut sink);
     let mut result = result;
     let mut rows = ranked_rows(job, history, &mut result)?;
     let (intervals, superiority) = add_intervals(loaded, job, history, &mut rows, &result)?;
-    let board = job.leaderboard_format.file_name();
-    staged
-        .write(board, |w| {
-            output::write_leaderboard_as(job.leaderboard_format, w, history, &rows)
-        })
-        .with_context(|| cannot_write(staged, board))?;
-    write_side_files(
-        staged,
-        job,
-        loaded,
-        (history, &rows),
-        superiority.as_deref(),
-        &result,
-    )?;
     let doc = super::metrics_doc::document(
         (loaded, seeded),
         (history, totals),
         job.replay,
-        job.leaderboard,
+        &job.run.leaderboard,
         &result,
         &rmse,
         replay_time,
@@ -366,15 +305,30 @@ pub fn replay_system(
         history: whole_history(job, &sink.rated, &result),
         ..doc
     };
-    staged
-        .write("metrics.json", |w| output::write_metrics(w, &doc))
-        .with_context(|| cannot_write(staged, "metrics.json"))?;
-    let site = match sink.site.take() {
-        Some(track) => Some((track, serde_json::to_value(&doc)?)),
-        None => None,
+    let metrics = serde_json::to_value(&doc)?;
+    let done = output::Replayed {
+        history,
+        games: &loaded.history,
+        rows: &rows,
+        result: &result,
+        metrics: &metrics,
+        rmse: loaded.truth.as_ref().map(|_| rmse.as_slice()),
+        superiority: superiority.as_deref(),
+        leaderboard_format: job.run.leaderboard_format,
+        h2h: job.h2h,
+        predictions: job.run.predictions,
+        rated: (job.replay.as_of, job.replay.skip_all_tied),
     };
+    for file in output::SYSTEM_FILES {
+        for name in file.wanted(&done) {
+            staged
+                .write(name, |w| file.write(name, &done, w))
+                .with_context(|| cannot_write(staged, name))?;
+        }
+    }
+    let site = sink.site.take().map(|track| (track, metrics));
     let trajectories = match sink.trajectory.take() {
-        Some(points) => top_trajectories(history, &rows, job.chart_players, &points),
+        Some(points) => top_trajectories(history, &rows, job.chart_players(), &points),
         None => Vec::new(),
     };
     Ok(SystemOutcome {
@@ -406,6 +360,7 @@ fn rating_intervals(
 ) -> anyhow::Result<(u32, u32)> {
     let index = crate::history::NameIndex::new(history.names());
     let anchors: Vec<(PlayerId, f64)> = job
+        .run
         .leaderboard
         .anchors
         .iter()
@@ -449,7 +404,7 @@ fn rating_intervals(
         opts: &opts,
         board: &board,
         anchors: &anchors,
-        display: job.leaderboard.rank_by == output::RankBy::Display,
+        display: job.run.leaderboard.rank_by == output::RankBy::Display,
         ci,
         top: job.h2h,
     };
@@ -511,9 +466,10 @@ struct Ran {
 fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran> {
     // The Hessian's intervals where the system has them, unless the bootstrap gives the
     // leaderboard's.
-    let bootstrapped = job.ci_ratings && job.ci.is_some();
+    let bootstrapped = job.ci_ratings && job.run.ci.is_some();
     let hessian_reference = (!bootstrapped).then(|| {
-        job.leaderboard
+        job.run
+            .leaderboard
             .anchors
             .iter()
             .map(|(name, _)| name.clone())
@@ -524,7 +480,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
             || sink.trajectory.is_some()
             || sink.truth.is_some(),
         seeds: loaded.seeds.clone(),
-        series: job.chart_players > 0 || job.predictions,
+        series: job.chart_players() > 0 || job.run.predictions,
         hessian_reference,
         ..job.replay.clone()
     };
@@ -591,7 +547,7 @@ fn replay_writing_history(
     staged: &Folder,
     sink: &mut Sink,
 ) -> anyhow::Result<Ran> {
-    match job.history_format {
+    match job.run.history_format {
         HistoryFormat::Csv => replay_writing_csv(loaded, job, staged, sink),
         HistoryFormat::None => run(loaded, job, sink),
         HistoryFormat::Parquet => {
@@ -712,19 +668,6 @@ fn replay_writing_csv(
         sink.rows = Rows::Drop;
         finish_history(writer, result, staged, "history.csv")
     })
-}
-
-/// `rmse.csv`: the RMSE against the true ratings, per measured round.
-fn write_rmse(staged: &Folder, rmse: &[(u32, i64, u32, f64)]) -> anyhow::Result<()> {
-    staged
-        .write("rmse.csv", |w| {
-            writeln!(w, "round,time,players,rmse")?;
-            for (r, t, n, v) in rmse {
-                writeln!(w, "{r},{},{n},{v}", crate::time::format_time(*t))?;
-            }
-            Ok(())
-        })
-        .with_context(|| cannot_write(staged, "rmse.csv"))
 }
 
 /// The (time, rating after) points of the first `n` ranked players of the leaderboard.

@@ -129,3 +129,23 @@ pub fn write(w: &mut dyn Write, history: &History, t: &H2h) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// `h2h.csv` (`--h2h N`).
+pub struct HeadToHead;
+
+impl super::Output for HeadToHead {
+    fn names(&self) -> &'static [&'static str] {
+        &["h2h.csv"]
+    }
+
+    fn wanted(&self, done: &super::Replayed) -> Vec<&'static str> {
+        (done.h2h > 0).then_some("h2h.csv").into_iter().collect()
+    }
+
+    fn write(&self, _: &str, done: &super::Replayed, w: &mut dyn Write) -> io::Result<()> {
+        let ranked = done.rows.iter().take_while(|r| r.rank.is_some()).count();
+        let top = &done.rows[..done.h2h.min(ranked)];
+        let t = table(done.games, top, done.superiority, done.rated);
+        write(w, done.history, &t)
+    }
+}

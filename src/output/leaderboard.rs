@@ -170,6 +170,23 @@ pub fn write_leaderboard_as(
     }
 }
 
+/// The leaderboard, in `--leaderboard-format`.
+pub struct Leaderboard;
+
+impl super::Output for Leaderboard {
+    fn names(&self) -> &'static [&'static str] {
+        &["leaderboard.csv", "leaderboard.json", "leaderboard.parquet"]
+    }
+
+    fn wanted(&self, done: &super::Replayed) -> Vec<&'static str> {
+        vec![done.leaderboard_format.file_name()]
+    }
+
+    fn write(&self, _: &str, done: &super::Replayed, w: &mut dyn Write) -> io::Result<()> {
+        write_leaderboard_as(done.leaderboard_format, w, done.history, done.rows)
+    }
+}
+
 /// `leaderboard.json`: `[{"rank": 1, "player": ..., ...}, ...]`, numbers as numbers (an
 /// uncertainty or interval the system has not: `null`).
 fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {

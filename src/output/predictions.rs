@@ -72,3 +72,29 @@ pub fn write_contests(w: &mut dyn Write, history: &History, series: &Series) -> 
     }
     Ok(())
 }
+
+/// `predictions.csv` and `contests.csv` (`--predictions`).
+pub struct Predictions;
+
+impl super::Output for Predictions {
+    fn names(&self) -> &'static [&'static str] {
+        &["predictions.csv", "contests.csv"]
+    }
+
+    fn wanted(&self, done: &super::Replayed) -> Vec<&'static str> {
+        if done.predictions {
+            self.names().to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn write(&self, name: &str, done: &super::Replayed, w: &mut dyn Write) -> io::Result<()> {
+        let series = &done.result.series;
+        if name == "contests.csv" {
+            write_contests(w, done.history, series)
+        } else {
+            write_predictions(w, done.history, series)
+        }
+    }
+}
