@@ -45,6 +45,10 @@ impl super::Reader for ContestJson {
             read_array(path, ctx)
         }
     }
+
+    fn takes_time_format(&self) -> bool {
+        false
+    }
 }
 
 /// The folder's contest files `N.json`, by N: regular files (or links to them) only.

@@ -64,6 +64,11 @@ pub(crate) trait Reader {
     /// Reads one file of this format into the shared context: whole, or handing each contest
     /// on when the context streams.
     fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()>;
+    /// Whether `--time-format` says how the times are written (a table's time column), rather
+    /// than the format writing them its own way.
+    fn takes_time_format(&self) -> bool {
+        true
+    }
 }
 
 impl Format {
@@ -171,7 +176,7 @@ fn check_series(h: &History) -> Result<(), InputError> {
 /// `--time-format` reads the time column of CSV and Parquet inputs; given for another format
 /// it is refused (a message for the caller's usage error).
 pub fn time_format_applies(format: Format, opts: &IngestOptions) -> Result<(), String> {
-    if opts.time_format != time::TimeFormat::Auto && matches!(format, Format::Json | Format::Pgn) {
+    if opts.time_format != time::TimeFormat::Auto && !format.reader().takes_time_format() {
         return Err(format!(
             "--time-format applies to the time column of CSV and Parquet inputs; {format} \
              inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \

@@ -255,6 +255,10 @@ impl super::Reader for Pgn {
         }
         Ok(())
     }
+
+    fn takes_time_format(&self) -> bool {
+        false
+    }
 }
 
 /// Lines are UTF-8 when they can be, else Latin-1.
