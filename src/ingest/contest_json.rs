@@ -49,6 +49,10 @@ impl super::Reader for ContestJson {
     fn takes_time_format(&self) -> bool {
         false
     }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["json", "jsonl", "ndjson"]
+    }
 }
 
 /// The folder's contest files `N.json`, by N: regular files (or links to them) only.

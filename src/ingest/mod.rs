@@ -28,6 +28,7 @@ pub mod time;
 pub mod truth;
 
 use crate::history::History;
+use clap::ValueEnum as _;
 use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
@@ -68,6 +69,10 @@ pub(crate) trait Reader {
     /// than the format writing them its own way.
     fn takes_time_format(&self) -> bool {
         true
+    }
+    /// The file extensions (past a compression's) that detection takes for this format.
+    fn extensions(&self) -> &'static [&'static str] {
+        &[]
     }
 }
 
@@ -212,11 +217,12 @@ pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
             )),
         };
     }
-    match source::format_extension(path).unwrap_or_default().as_str() {
-        "json" | "jsonl" | "ndjson" => return Ok(Format::Json),
-        "pgn" => return Ok(Format::Pgn),
-        "parquet" | "pq" => return Ok(Format::Parquet),
-        _ => {}
+    let ext = source::format_extension(path).unwrap_or_default();
+    let by_ext = Format::value_variants()
+        .iter()
+        .find(|f| f.reader().extensions().contains(&ext.as_str()));
+    if let Some(&f) = by_ext {
+        return Ok(f);
     }
     if meta.is_some_and(|m| !m.is_file()) {
         return Err(whole("cannot detect the format of a pipe: pass --format"));

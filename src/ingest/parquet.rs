@@ -179,6 +179,10 @@ impl super::Reader for Parquet {
         rows.finish(ctx)?;
         Ok(())
     }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["parquet", "pq"]
+    }
 }
 
 /// The rows of one decoded row group, the first numbered `offset + 1`.

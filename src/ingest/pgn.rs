@@ -259,6 +259,10 @@ impl super::Reader for Pgn {
     fn takes_time_format(&self) -> bool {
         false
     }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pgn"]
+    }
 }
 
 /// Lines are UTF-8 when they can be, else Latin-1.
