@@ -32,12 +32,26 @@ struct RawContest<'a> {
     standings: Vec<(Cow<'a, str>, i64, i64)>,
 }
 
-pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
-    ctx.source.record_unit = "contests".into();
-    if path.is_dir() {
-        read_folder(path, ctx)
-    } else {
-        read_array(path, ctx)
+/// The reader of contest JSON (and of JSON games, which it tells apart).
+pub(crate) struct ContestJson;
+
+impl super::Reader for ContestJson {
+    /// Reads a folder of `N.json` contests or one JSON file (contests, or games).
+    fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+        ctx.source.record_unit = "contests".into();
+        if path.is_dir() {
+            read_folder(path, ctx)
+        } else {
+            read_array(path, ctx)
+        }
+    }
+
+    fn takes_time_format(&self) -> bool {
+        false
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["json", "jsonl", "ndjson"]
     }
 }
 

@@ -28,6 +28,7 @@ pub mod time;
 pub mod truth;
 
 use crate::history::History;
+use clap::ValueEnum as _;
 use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
@@ -50,36 +51,49 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
 /// With further inputs (`opts.more`, or a folder of CSV and PGN files), every file is read in
 /// turn into one history, its contests sorted by time (equal times in the order of the files).
 pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::Result<History> {
-    let files = input_files(path, &opts.more)?;
     let mut ctx = Context::new(path, format, opts);
-    read_files(
-        &files,
-        format,
-        &mut ctx,
-        &mut |path, format, ctx| match format {
-            Format::Games | Format::Standings => csv_input::read_csv(path, format, ctx),
-            Format::Parquet => parquet::read_parquet(path, ctx),
-            Format::Json => contest_json::read(path, ctx),
-            Format::Pgn => pgn::read(path, ctx),
-        },
-    )?;
+    read_input(path, format, &mut ctx)?;
     let mut history = ctx.finish();
     check_series(&history)?;
     note_padded_names(&mut history);
     Ok(history)
 }
 
-/// A reader of one file into the shared context.
-type ReadOne<'r> = dyn FnMut(&Path, Format, &mut Context) -> anyhow::Result<()> + 'r;
+/// What differs from one input format to another when reading it. Each format's file
+/// implements it, and [`Format::reader`] gives the one of a format.
+pub(crate) trait Reader {
+    /// Reads one file of this format into the shared context: whole, or handing each contest
+    /// on when the context streams.
+    fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()>;
+    /// Whether `--time-format` says how the times are written (a table's time column), rather
+    /// than the format writing them its own way.
+    fn takes_time_format(&self) -> bool {
+        true
+    }
+    /// The file extensions (past a compression's) that detection takes for this format.
+    fn extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
 
-/// Reads `files` in turn with `read` (the first in `format`, the others in `--format` or as
-/// detected), the context's errors naming each file; the source summary names them all.
-pub(crate) fn read_files(
-    files: &[PathBuf],
-    format: Format,
-    ctx: &mut Context,
-    read: &mut ReadOne,
-) -> anyhow::Result<()> {
+impl Format {
+    /// The reader of this format: the one place that picks a reader by the format.
+    pub(crate) fn reader(self) -> &'static dyn Reader {
+        match self {
+            Format::Games => &csv_input::Csv(Format::Games),
+            Format::Standings => &csv_input::Csv(Format::Standings),
+            Format::Json => &contest_json::ContestJson,
+            Format::Pgn => &pgn::Pgn,
+            Format::Parquet => &parquet::Parquet,
+        }
+    }
+}
+
+/// Reads every file of the input (`path` and `opts.more`, see [`input_files`]) into `ctx`,
+/// the first in `format`, the others in `--format` or as detected; the context's errors name
+/// each file, and the source summary names them all.
+pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
+    let files = input_files(path, &ctx.opts.more)?;
     for (k, file) in files.iter().enumerate() {
         let f = match (k, ctx.opts.format) {
             (0, _) => format,
@@ -88,10 +102,10 @@ pub(crate) fn read_files(
         };
         ctx.file = file.display().to_string();
         ctx.source.origin_files.push(ctx.file.clone());
-        read(file, f, ctx)?;
+        f.reader().read(file, ctx)?;
     }
     if files.len() > 1 {
-        ctx.source.path = files_summary(files);
+        ctx.source.path = files_summary(&files);
         ctx.source.files = files.len();
     }
     Ok(())
@@ -167,7 +181,7 @@ fn check_series(h: &History) -> Result<(), InputError> {
 /// `--time-format` reads the time column of CSV and Parquet inputs; given for another format
 /// it is refused (a message for the caller's usage error).
 pub fn time_format_applies(format: Format, opts: &IngestOptions) -> Result<(), String> {
-    if opts.time_format != time::TimeFormat::Auto && matches!(format, Format::Json | Format::Pgn) {
+    if opts.time_format != time::TimeFormat::Auto && !format.reader().takes_time_format() {
         return Err(format!(
             "--time-format applies to the time column of CSV and Parquet inputs; {format} \
              inputs have their own (contest JSON: time_seconds, Unix seconds; PGN: Date and \
@@ -203,11 +217,12 @@ pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
             )),
         };
     }
-    match source::format_extension(path).unwrap_or_default().as_str() {
-        "json" | "jsonl" | "ndjson" => return Ok(Format::Json),
-        "pgn" => return Ok(Format::Pgn),
-        "parquet" | "pq" => return Ok(Format::Parquet),
-        _ => {}
+    let ext = source::format_extension(path).unwrap_or_default();
+    let by_ext = Format::value_variants()
+        .iter()
+        .find(|f| f.reader().extensions().contains(&ext.as_str()));
+    if let Some(&f) = by_ext {
+        return Ok(f);
     }
     if meta.is_some_and(|m| !m.is_file()) {
         return Err(whole("cannot detect the format of a pipe: pass --format"));

@@ -133,47 +133,56 @@ fn unreadable_column(e: &str) -> String {
     )
 }
 
-/// Reads a games or standings table from Parquet, a row group at a time (see the module's
-/// documentation). Rows are numbered from 1 across the row groups.
-pub(crate) fn read_parquet(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
-    if let Some(crashed) = probe_parquet_in_child(path) {
-        return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
-    }
-    let unreadable = |ctx: &Context, e: String| {
-        ctx.error(
-            Location::File,
-            FieldError::whole(format!("not a readable Parquet file: {e}")),
-        )
-    };
-    let file = ParquetFile::open(path).map_err(|e| unreadable(ctx, e))?;
-    let header = file.header.clone();
-    let format = match ctx.opts.format {
-        Some(Format::Games) => Format::Games,
-        Some(Format::Standings) => Format::Standings,
-        _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
+/// The reader of Parquet tables.
+pub(crate) struct Parquet;
+
+impl super::Reader for Parquet {
+    /// Reads a games or standings table from Parquet, a row group at a time (see the module's
+    /// documentation). Rows are numbered from 1 across the row groups.
+    fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+        if let Some(crashed) = probe_parquet_in_child(path) {
+            return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
+        }
+        let unreadable = |ctx: &Context, e: String| {
             ctx.error(
                 Location::File,
-                FieldError::whole(format!(
-                    "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
-                    header_list(&header)
-                )),
+                FieldError::whole(format!("not a readable Parquet file: {e}")),
             )
-        })?,
-    };
-    ctx.source.format = format!("parquet ({format})");
-    let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
-    ctx.source.record_unit = Rows::UNIT.into();
-    // Only the columns read are decoded: one of a type that cannot be read is no matter
-    // unless it is used.
-    let used: Vec<String> = rows.used().into_iter().map(|i| header[i].clone()).collect();
-    for (offset, n, _) in file.batches() {
-        let df = file
-            .used_rows(offset, n, &used)
-            .map_err(|e| ctx.error(Location::File, e))?;
-        read_rows(ctx, &mut rows, &header, &df, offset)?;
+        };
+        let file = ParquetFile::open(path).map_err(|e| unreadable(ctx, e))?;
+        let header = file.header.clone();
+        let format = match ctx.opts.format {
+            Some(Format::Games) => Format::Games,
+            Some(Format::Standings) => Format::Standings,
+            _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
+                ctx.error(
+                    Location::File,
+                    FieldError::whole(format!(
+                        "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
+                        header_list(&header)
+                    )),
+                )
+            })?,
+        };
+        ctx.source.format = format!("parquet ({format})");
+        let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
+        ctx.source.record_unit = Rows::UNIT.into();
+        // Only the columns read are decoded: one of a type that cannot be read is no matter
+        // unless it is used.
+        let used: Vec<String> = rows.used().into_iter().map(|i| header[i].clone()).collect();
+        for (offset, n, _) in file.batches() {
+            let df = file
+                .used_rows(offset, n, &used)
+                .map_err(|e| ctx.error(Location::File, e))?;
+            read_rows(ctx, &mut rows, &header, &df, offset)?;
+        }
+        rows.finish(ctx)?;
+        Ok(())
     }
-    rows.finish(ctx)?;
-    Ok(())
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["parquet", "pq"]
+    }
 }
 
 /// The rows of one decoded row group, the first numbered `offset + 1`.

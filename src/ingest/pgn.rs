@@ -146,109 +146,123 @@ impl Game {
     }
 }
 
-pub(crate) fn read(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
-    ctx.source.record_unit = "games".into();
-    let mut r = super::source::open(path)?;
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    let mut game = Game::default();
-    let mut in_moves = false;
-    let mut comment_depth = 0usize;
-    loop {
-        buf.clear();
-        let n = (&mut r)
-            .take(super::lines::MAX_LINE + 1)
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        if line_no == 1
-            && let Some(what) = super::lines::not_text(&buf)
-        {
-            return Err(ctx.error(Location::File, FieldError::whole(what)).into());
-        }
-        if n as u64 > super::lines::MAX_LINE {
-            let e = super::lines::LineTooLong { line: line_no };
-            return Err(ctx
-                .error(Location::Line(line_no), FieldError::whole(e.to_string()))
-                .into());
-        }
-        // Move text, most of a PGN with moves, is scanned as bytes for its comments' braces:
-        // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
-        // general way below.)
-        match buf.iter().find(|b| !b.is_ascii_whitespace()) {
-            None | Some(b'%') => continue,
-            Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
-                for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
-                    if buf[brace] == b'{' {
-                        comment_depth += 1;
-                    } else {
-                        comment_depth = comment_depth.saturating_sub(1);
-                    }
-                }
-                if !game.is_empty() {
-                    in_moves = true;
-                }
-                if ctx.opts.dedupe {
-                    game.moves.feed(&buf);
-                }
-                continue;
+/// The reader of PGN files.
+pub(crate) struct Pgn;
+
+impl super::Reader for Pgn {
+    /// Reads a PGN file line by line, a game at a time.
+    fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
+        ctx.source.record_unit = "games".into();
+        let mut r = super::source::open(path)?;
+        let mut buf = Vec::new();
+        let mut line_no = 0u64;
+        let mut game = Game::default();
+        let mut in_moves = false;
+        let mut comment_depth = 0usize;
+        loop {
+            buf.clear();
+            let n = (&mut r)
+                .take(super::lines::MAX_LINE + 1)
+                .read_until(b'\n', &mut buf)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if n == 0 {
+                break;
             }
-            Some(_) => {}
-        }
-        let text = decode(&buf);
-        let line = text.trim_start_matches('\u{feff}').trim();
-        if comment_depth == 0 && line.starts_with('[') {
-            let (name, value) = parse_tag(line)
-                .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
-            if in_moves || game.has(&name) {
-                finish_game(ctx, std::mem::take(&mut game))?;
-                in_moves = false;
+            line_no += 1;
+            if line_no == 1
+                && let Some(what) = super::lines::not_text(&buf)
+            {
+                return Err(ctx.error(Location::File, FieldError::whole(what)).into());
             }
-            if game.is_empty() {
-                game.line = line_no;
-            }
-            if game.seen.len() >= MAX_TAGS {
+            if n as u64 > super::lines::MAX_LINE {
+                let e = super::lines::LineTooLong { line: line_no };
                 return Err(ctx
-                    .error(
-                        Location::Line(game.line),
-                        FieldError::whole(format!(
-                            "the game has more than {MAX_TAGS} tag pairs (line {line_no}): not \
-                             a chess game's header"
-                        )),
-                    )
+                    .error(Location::Line(line_no), FieldError::whole(e.to_string()))
                     .into());
             }
-            if ctx.opts.pool_tag.as_deref() == Some(name.as_str()) {
-                game.pool = Some((value.clone(), line_no));
+            // Move text, most of a PGN with moves, is scanned as bytes for its comments' braces:
+            // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
+            // general way below.)
+            match buf.iter().find(|b| !b.is_ascii_whitespace()) {
+                None | Some(b'%') => continue,
+                Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
+                    for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
+                        if buf[brace] == b'{' {
+                            comment_depth += 1;
+                        } else {
+                            comment_depth = comment_depth.saturating_sub(1);
+                        }
+                    }
+                    if !game.is_empty() {
+                        in_moves = true;
+                    }
+                    if ctx.opts.dedupe {
+                        game.moves.feed(&buf);
+                    }
+                    continue;
+                }
+                Some(_) => {}
             }
-            game.add(name, value, line_no);
-            continue;
-        }
-        if line.is_empty() || line.starts_with('%') {
-            continue;
-        }
-        // Move text: only its comments matter, so that a `[` inside `{...}` is not a tag.
-        for c in line.chars() {
-            match c {
-                '{' => comment_depth += 1,
-                '}' => comment_depth = comment_depth.saturating_sub(1),
-                _ => {}
+            let text = decode(&buf);
+            let line = text.trim_start_matches('\u{feff}').trim();
+            if comment_depth == 0 && line.starts_with('[') {
+                let (name, value) = parse_tag(line)
+                    .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
+                if in_moves || game.has(&name) {
+                    finish_game(ctx, std::mem::take(&mut game))?;
+                    in_moves = false;
+                }
+                if game.is_empty() {
+                    game.line = line_no;
+                }
+                if game.seen.len() >= MAX_TAGS {
+                    return Err(ctx
+                        .error(
+                            Location::Line(game.line),
+                            FieldError::whole(format!(
+                                "the game has more than {MAX_TAGS} tag pairs (line {line_no}): not \
+                                 a chess game's header"
+                            )),
+                        )
+                        .into());
+                }
+                if ctx.opts.pool_tag.as_deref() == Some(name.as_str()) {
+                    game.pool = Some((value.clone(), line_no));
+                }
+                game.add(name, value, line_no);
+                continue;
+            }
+            if line.is_empty() || line.starts_with('%') {
+                continue;
+            }
+            // Move text: only its comments matter, so that a `[` inside `{...}` is not a tag.
+            for c in line.chars() {
+                match c {
+                    '{' => comment_depth += 1,
+                    '}' => comment_depth = comment_depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            if !game.is_empty() {
+                in_moves = true;
+            }
+            if ctx.opts.dedupe {
+                game.moves.feed(line.as_bytes());
             }
         }
         if !game.is_empty() {
-            in_moves = true;
+            finish_game(ctx, game)?;
         }
-        if ctx.opts.dedupe {
-            game.moves.feed(line.as_bytes());
-        }
+        Ok(())
     }
-    if !game.is_empty() {
-        finish_game(ctx, game)?;
+
+    fn takes_time_format(&self) -> bool {
+        false
     }
-    Ok(())
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["pgn"]
+    }
 }
 
 /// Lines are UTF-8 when they can be, else Latin-1.

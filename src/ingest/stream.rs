@@ -34,17 +34,6 @@ pub struct Counted {
     pub source: SourceInfo,
 }
 
-/// Reads every file of the input (see [`super::input_files`]) into `ctx`.
-fn read(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
-    let files = super::input_files(path, &ctx.opts.more)?;
-    super::read_files(&files, format, ctx, &mut |path, format, ctx| match format {
-        Format::Games | Format::Standings => super::csv_input::read_csv(path, format, ctx),
-        Format::Pgn => super::pgn::read(path, ctx),
-        Format::Parquet => super::parquet::read_parquet(path, ctx),
-        Format::Json => super::contest_json::read(path, ctx),
-    })
-}
-
 /// The counting pass over a games CSV or a PGN: contests before `cutoff` (all without one),
 /// time order, series; bad records are reported as the full read reports them.
 pub fn count(
@@ -56,7 +45,7 @@ pub fn count(
     let mut ctx = Context::new(path, format, opts);
     ctx.builder = HistoryBuilder::counting(cutoff);
     super::context::prepare(&mut ctx.builder, opts, true);
-    read(path, format, &mut ctx)?;
+    super::read_input(path, format, &mut ctx)?;
     ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     Ok(Counted {
         count: ctx.builder.count().copied().unwrap_or_default(),
@@ -102,7 +91,7 @@ pub fn stream(
         latest: i64::MIN,
         series: super::series::SeriesCheck::default(),
     });
-    read(path, format, &mut ctx)?;
+    super::read_input(path, format, &mut ctx)?;
     ctx.hand_over(true)?;
     let (contests, placings) = ctx
         .emit
