@@ -10,8 +10,8 @@
 //! - **Ratings and ranks**: each replicate replays the history with the system as it is, a
 //!   contest of count `k` happening `k` times: with rounds of one contest (`--period game`),
 //!   `k` rounds one after the other; with calendar periods or series, `k` copies in its round
-//!   ([`RatingSystem::accumulate`]: Bradley-Terry only counts the games, and fits once at the
-//!   end).
+//!   ([`crate::systems::WholeHistory::accumulate`]: Bradley-Terry only counts the games, and
+//!   fits once at the end).
 //!   The interval of a player's rating is the central `level` share of its replicate ratings
 //!   (linear interpolation between order statistics); its rank interval, of its replicate
 //!   ranks among the leaderboard's players (rounded outwards). Tie groups: the first player
@@ -349,7 +349,9 @@ fn replicate<S: RatingSystem>(
             }
         }
     }
-    system.settle(&mut states);
+    if let Some(whole) = system.whole_history() {
+        whole.settle(&mut states);
+    }
     // Time passes up to the end for everyone, as the replay lets it pass before the
     // leaderboard (decay, calendar periods begun since a player's last round).
     let end = opts.as_of.or_else(|| {
@@ -391,6 +393,15 @@ impl<S: RatingSystem> Replicate<'_, S> {
         }
     }
 
+    /// Rates a round whose ratings are read only at the end: a whole-history system's
+    /// [`crate::systems::WholeHistory::accumulate`], any other's [`RatingSystem::update`].
+    fn accumulate(&self, round: Round<'_>, states: &mut [S::Player]) {
+        match self.system.whole_history() {
+            Some(whole) => whole.accumulate(round, states),
+            None => self.system.update(round, states),
+        }
+    }
+
     /// Applies the round of contests `list` (a contest may be there several times); `None`
     /// when the system refuses one of them or a rating runs away.
     fn apply(&mut self, list: &[u32], states: &mut [S::Player]) -> Option<()> {
@@ -419,7 +430,7 @@ impl<S: RatingSystem> Replicate<'_, S> {
                     .arrive((system, opts), &mut states[pi], pi, (time, key));
             }
         }
-        system.accumulate(round, states);
+        self.accumulate(round, states);
         for c in round.contests() {
             for &p in c.players() {
                 self.clock.leave(p as usize, c.time());
@@ -445,7 +456,7 @@ impl<S: RatingSystem> Replicate<'_, S> {
             self.clock
                 .arrive((system, opts), &mut states[pi], pi, (time, key));
         }
-        system.accumulate(Round::new(history, std::slice::from_ref(&one)), states);
+        self.accumulate(Round::new(history, std::slice::from_ref(&one)), states);
         for &p in c.players() {
             self.clock.leave(p as usize, time);
             if runaway(&system.rating(&states[p as usize])).is_some() {

@@ -216,7 +216,7 @@ impl<S: RatingSystem> Rater<S> {
         players: &[PlayerId],
         add: impl FnOnce(&dyn Fn(PlayerId) -> PlayerId, &mut HistoryBuilder) -> Result<(), ContestError>,
     ) -> Result<(), RateError> {
-        if self.system.rates_everyone() {
+        if self.system.whole_history().is_some() {
             return self.rate_everyone(players, add);
         }
         let mut local_of: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
@@ -260,9 +260,9 @@ impl<S: RatingSystem> Rater<S> {
     /// [`Rater::rate`] for a system that fits every player at once (Bradley-Terry,
     /// whole-history rating, whose every game the Rater dates 0: one day, no drift): the round
     /// is rated on all the states, and the states are then fitted on everything rated so far
-    /// ([`RatingSystem::settle`]), so that the ratings read are the fit on all of it. A round
-    /// that would run away (not known to happen with such a system: its prior keeps every
-    /// rating finite) is refused, but the states are not restored.
+    /// ([`crate::systems::WholeHistory::settle`]), so that the ratings read are the fit on all
+    /// of it. A round that would run away (not known to happen with such a system: its prior
+    /// keeps every rating finite) is refused, but the states are not restored.
     fn rate_everyone(
         &mut self,
         players: &[PlayerId],
@@ -284,7 +284,9 @@ impl<S: RatingSystem> Rater<S> {
         }
         self.system
             .update(Round::new(&h, &contests), &mut self.states);
-        self.system.settle(&mut self.states);
+        if let Some(whole) = self.system.whole_history() {
+            whole.settle(&mut self.states);
+        }
         if let Some((k, value)) = first_runaway(&self.system, &self.states, &once) {
             return Err(RateError::Diverged {
                 player: self.names[k].clone(),
@@ -308,7 +310,7 @@ impl<S: RatingSystem> Rater<S> {
     /// [`rate_game`](Self::rate_game): the system's first-side advantage, if it has one,
     /// counts for him.
     pub fn win_probability(&self, a: &str, b: &str) -> Option<f64> {
-        if self.system.rates_everyone()
+        if self.system.whole_history().is_some()
             && let (Some(x), Some(y)) = (self.find(a), self.find(b))
         {
             // The fit's global values (an advantage, a tie parameter) live in the states.

@@ -243,8 +243,9 @@ pub struct ReplayOptions {
     /// Keep every scored contest's parts of the metrics ([`Series::scores`]).
     pub keep_scores: bool,
     /// Ask the system for its Hessian's standard deviations at the end
-    /// ([`RatingSystem::hessian_sds`]), of each rating less the mean rating of the players of
-    /// these names (empty, or none of them met: less the mean of every player's).
+    /// ([`crate::systems::WholeHistory::hessian_sds`]), of each rating less the mean rating of
+    /// the players of these names (empty, or none of them met: less the mean of every
+    /// player's).
     pub hessian_reference: Option<Vec<String>>,
 }
 
@@ -412,10 +413,10 @@ pub struct ReplayResult {
     pub params: serde_json::Value,
     /// How it computed its updates, where it has a choice ([`RatingSystem::method`]).
     pub method: Option<String>,
-    /// What the system fitted beside the ratings ([`RatingSystem::fitted`]).
+    /// What the system fitted beside the ratings ([`crate::systems::WholeHistory::fitted`]).
     pub fitted: Option<serde_json::Value>,
     /// With [`ReplayOptions::hessian_reference`], where the system has them: every player's
-    /// standard deviation from the fit's Hessian ([`RatingSystem::hessian_sds`]).
+    /// standard deviation from the fit's Hessian ([`crate::systems::WholeHistory::hessian_sds`]).
     pub hessian_sds: Option<Vec<f64>>,
     /// Final rating of every player (by id).
     pub ratings: Vec<Rating>,
@@ -871,7 +872,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             snap.last_applied = self.last_applied.take();
             self.snapshot = Some(snap);
         }
-        run.system.settle(&mut run.states);
+        if let Some(whole) = run.system.whole_history() {
+            whole.settle(&mut run.states);
+        }
         let end = run.opts.as_of.or(self.end);
         run.elapse_to_end(&self.names, end, self.rounds)?;
         let elapsed = self.start.elapsed();
@@ -1376,12 +1379,13 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         reference: Option<Vec<PlayerId>>,
     ) -> ReplayResult {
         let system = self.system;
+        let whole = system.whole_history();
         let result = ReplayResult {
             system: system.name(),
             params: system.params(),
             method: system.method(),
-            fitted: system.fitted(&self.states),
-            hessian_sds: reference.and_then(|r| system.hessian_sds(&self.states, &r)),
+            fitted: whole.and_then(|w| w.fitted(&self.states)),
+            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.states, &r)),
             ratings: self.states.iter().map(|s| system.rating(s)).collect(),
             records: self.records,
             history: Vec::new(),

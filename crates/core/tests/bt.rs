@@ -4,8 +4,8 @@
 
 use rate_batch_core::history::{History, HistoryBuilder, PlayerId, SourceInfo};
 use rate_batch_core::replay::{ReplayOptions, ReplayResult, replay};
-use rate_batch_core::systems::RatingSystem;
 use rate_batch_core::systems::bt::{Bt, BtParams, Refit, Ties};
+use rate_batch_core::systems::{RatingSystem, WholeHistory};
 
 fn data(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

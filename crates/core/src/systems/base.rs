@@ -1,7 +1,7 @@
-//! What every system shares: the [`RatingSystem`] trait, [`Rating`], the [`SystemKind`] names
-//! (generated from the registry's table), parameters by name, and the divergence bound. The
-//! systems import this module, the registry (`systems/mod.rs`) imports the systems: the arrows
-//! run one way.
+//! What every system shares: the [`RatingSystem`] trait (and [`WholeHistory`], the hooks of a
+//! whole-history system), [`Rating`], the [`SystemKind`] names (generated from the registry's
+//! table), parameters by name, and the divergence bound. The systems import this module, the
+//! registry (`systems/mod.rs`) imports the systems: the arrows run one way.
 
 use crate::history::{Contest, PlayerId, Round};
 use serde::Serialize;
@@ -208,14 +208,6 @@ pub trait RatingSystem: Sync {
         None
     }
 
-    /// [`RatingSystem::update`] when no rating will be read before the replay's end (and its
-    /// [`RatingSystem::settle`]): a bootstrap replicate. A system whose final ratings do not
-    /// depend on its intermediate ones (Bradley-Terry: only the counts) may skip work here;
-    /// by default it is `update`.
-    fn accumulate(&self, round: Round<'_>, players: &mut [Self::Player]) {
-        self.update(round, players);
-    }
-
     /// Why the system cannot rate a contest, if it cannot (Bradley-Terry's pairs from a
     /// standings larger than it takes): checked by the replay before each round is rated,
     /// which then stops with this reason.
@@ -230,32 +222,42 @@ pub trait RatingSystem: Sync {
         false
     }
 
-    /// Brings every state up to date after the last round: a system that refits all players
-    /// on a schedule (Bradley-Terry) fits once more on the whole history. Called once by the
-    /// replay at its end, after the snapshot for `--save-state` was taken and before the
-    /// leaderboard is read.
-    fn settle(&self, _players: &mut [Self::Player]) {}
-
-    /// Whether [`RatingSystem::update`] reads and changes every player's state, not only the
-    /// round's participants' (a fit on the whole history: Bradley-Terry): a caller that rates
-    /// with copies of the participants' states alone (the [`crate::rater::Rater`]) must hand
-    /// it all of them instead.
-    fn rates_everyone(&self) -> bool {
-        false
+    /// The hooks of a whole-history system ([`WholeHistory`]): Bradley-Terry and Whole-History
+    /// Rating give themselves; `None` (the default) for a system updated by each round.
+    fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>> {
+        None
     }
+}
+
+/// The hooks of a whole-history system ([`RatingSystem::whole_history`]; `P` its players'
+/// states): its ratings are refitted from all the results so far rather than updated by each
+/// round (Bradley-Terry, Whole-History Rating). Its [`RatingSystem::update`] reads and changes
+/// every player's state (a player's games point into his opponents' states), so a caller that
+/// rates with copies of the participants' states alone (the [`crate::rater::Rater`]) hands it
+/// all of them instead.
+pub trait WholeHistory<P> {
+    /// Brings every state up to date after the last round: the fit once more on the whole
+    /// history. Called once by the replay at its end, after the snapshot for `--save-state`
+    /// was taken and before the leaderboard is read.
+    fn settle(&self, players: &mut [P]);
+
+    /// [`RatingSystem::update`] when no rating will be read before the replay's end (and its
+    /// [`WholeHistory::settle`]): a bootstrap replicate. A system whose final ratings do not
+    /// depend on its intermediate ones (Bradley-Terry: only the counts) may skip work here.
+    fn accumulate(&self, round: Round<'_>, players: &mut [P]);
 
     /// The standard deviation of each player's rating less the mean rating of `reference`
     /// (of every player's when empty: what the data identify, a likelihood of differences
     /// leaving the common offset to the prior), from the inverse of the fit's Hessian (its
-    /// observed information), for a system fitted by maximum likelihood; `None` for an
-    /// online system, or when the players are too many for the dense inverse.
-    fn hessian_sds(&self, _players: &[Self::Player], _reference: &[PlayerId]) -> Option<Vec<f64>> {
+    /// observed information), for a system fitted by maximum likelihood; `None` by default,
+    /// or when the players are too many for the dense inverse.
+    fn hessian_sds(&self, _players: &[P], _reference: &[PlayerId]) -> Option<Vec<f64>> {
         None
     }
 
     /// What the system fitted to the whole history beside the ratings (a first-side
     /// advantage, a draw parameter), for `metrics.json`.
-    fn fitted(&self, _players: &[Self::Player]) -> Option<Value> {
+    fn fitted(&self, _players: &[P]) -> Option<Value> {
         None
     }
 }
@@ -372,26 +374,14 @@ impl<S: RatingSystem> RatingSystem for &S {
     fn rating_period_days(&self) -> Option<f64> {
         (*self).rating_period_days()
     }
-    fn accumulate(&self, round: Round<'_>, players: &mut [Self::Player]) {
-        (*self).accumulate(round, players);
-    }
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
         (*self).refuses(contest)
     }
     fn partial_play(&self) -> bool {
         (*self).partial_play()
     }
-    fn settle(&self, players: &mut [Self::Player]) {
-        (*self).settle(players);
-    }
-    fn fitted(&self, players: &[Self::Player]) -> Option<Value> {
-        (*self).fitted(players)
-    }
-    fn rates_everyone(&self) -> bool {
-        (*self).rates_everyone()
-    }
-    fn hessian_sds(&self, players: &[Self::Player], reference: &[PlayerId]) -> Option<Vec<f64>> {
-        (*self).hessian_sds(players, reference)
+    fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>> {
+        (*self).whole_history()
     }
 }
 

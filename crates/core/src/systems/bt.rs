@@ -39,7 +39,9 @@
 //! period's fit and the local steps since: the refit comes with its rating). At the end of the replay the ratings are fitted once more on the
 //! whole history: the leaderboard is that fit.
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, WholeHistory, check_range, side_mean,
+};
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -316,7 +318,7 @@ impl Bt {
         (g, h)
     }
 
-    /// [`RatingSystem::hessian_sds`] under `ties = half`: the sandwich `S J S` (`S` the
+    /// [`WholeHistory::hessian_sds`] under `ties = half`: the sandwich `S J S` (`S` the
     /// inverse of the negated Hessian, `solve` its product with a vector; `J` the observed
     /// variance of the records' scores). Half a win and half a loss is not a likelihood of
     /// the tie itself: its curvature `p (1 - p)` per game overstates what a tie leaves
@@ -509,7 +511,7 @@ impl Bt {
     }
 }
 
-/// Players up to which [`RatingSystem::hessian_sds`] inverts the Hessian (dense: n^3 / 3
+/// Players up to which [`WholeHistory::hessian_sds`] inverts the Hessian (dense: n^3 / 3
 /// operations, about a second at this size).
 const DENSE_MAX: usize = 1500;
 
@@ -770,6 +772,13 @@ impl RatingSystem for Bt {
         super::games::refuse_large("bt", contest, self.p.max_standing)
     }
 
+    fn whole_history(&self) -> Option<&dyn WholeHistory<BtPlayer>> {
+        Some(self)
+    }
+}
+
+/// Bradley-Terry is refitted on every game so far.
+impl WholeHistory<BtPlayer> for Bt {
     fn settle(&self, players: &mut [BtPlayer]) {
         if players.first().is_some_and(|p| p.fit.is_some()) {
             let mut fit = self.fit_of(players);
@@ -778,11 +787,7 @@ impl RatingSystem for Bt {
         }
     }
 
-    fn rates_everyone(&self) -> bool {
-        true
-    }
-
-    /// Only the counts: the fit at the end ([`RatingSystem::settle`]) is the same from any
+    /// Only the counts: the fit at the end ([`WholeHistory::settle`]) is the same from any
     /// starting point.
     fn accumulate(&self, round: Round<'_>, players: &mut [BtPlayer]) {
         for c in round.contests() {

@@ -23,7 +23,9 @@
 //! entries; a team's members each against each opponent with weight `1 / (|A| |B|)`; a
 //! standings of n as its pairs of weight `2 / n`, up to `max_standing` entries.
 
-use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::base::{
+    ParamError, Rating, RatingSystem, SystemKind, WholeHistory, check_range, side_mean,
+};
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::LN_10;
@@ -306,13 +308,20 @@ impl RatingSystem for Whr {
         }
     }
 
-    fn rates_everyone(&self) -> bool {
-        // A player's games point into his opponents' days by player id.
-        true
-    }
-
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
         super::games::refuse_large("whr", contest, self.p.max_standing)
+    }
+
+    fn whole_history(&self) -> Option<&dyn WholeHistory<WhrPlayer>> {
+        Some(self)
+    }
+}
+
+/// Whole-History Rating refits every player's days on all the games so far.
+impl WholeHistory<WhrPlayer> for Whr {
+    /// As in the replay: the settled fit starts from the rounds' Newton steps.
+    fn accumulate(&self, round: Round<'_>, players: &mut [WhrPlayer]) {
+        self.update(round, players);
     }
 
     fn settle(&self, players: &mut [WhrPlayer]) {
