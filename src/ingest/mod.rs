@@ -39,11 +39,12 @@ pub use parquet::probe_parquet_here;
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
 /// `std::io::Error` (inside anyhow) for files that cannot be read.
 pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
-    let format = match opts.format {
-        Some(f) => f,
-        None => detect(path, &opts.map)?,
-    };
-    ingest_as(path, format, opts)
+    ingest_as(path, format_of(path, opts)?, opts)
+}
+
+/// The format an input is read in: `--format`, else the one [`detect`] finds.
+pub fn format_of(path: &Path, opts: &IngestOptions) -> anyhow::Result<Format> {
+    opts.format.map_or_else(|| detect(path, &opts.map), Ok)
 }
 
 /// [`ingest`] of an input whose format is known (`opts.format` is not consulted for it): for
@@ -95,10 +96,10 @@ impl Format {
 pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let files = input_files(path, &ctx.opts.more)?;
     for (k, file) in files.iter().enumerate() {
-        let f = match (k, ctx.opts.format) {
-            (0, _) => format,
-            (_, Some(f)) => f,
-            (_, None) => detect(file, &ctx.opts.map)?,
+        let f = if k == 0 {
+            format
+        } else {
+            format_of(file, ctx.opts)?
         };
         ctx.file = file.display().to_string();
         ctx.source.origin_files.push(ctx.file.clone());
