@@ -97,6 +97,19 @@ impl<'o> Context<'o> {
         }
     }
 
+    /// Refuses a player's name that holds the character joining a name to its pool, when
+    /// players are rated in pools.
+    pub fn check_pooled_name(&self, name: &str, field: &str) -> Result<(), FieldError> {
+        if self.pool.is_some() && name.contains(crate::history::POOL_SEP) {
+            return Err(FieldError::new(
+                field,
+                "a player's name may not hold the control character U+001F when players are \
+                 rated in pools",
+            ));
+        }
+        Ok(())
+    }
+
     /// After each record of a reader that hands contests to the builder as it reads them
     /// (games, PGN): notes where time order first breaks (counting), hands over a block when
     /// enough contests are pending (streaming).

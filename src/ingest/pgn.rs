@@ -14,22 +14,6 @@ use anyhow::Context as _;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-/// The tags the reader uses; the others are only counted and checked for repeats.
-const USED_TAGS: [&str; 12] = [
-    "White",
-    "Black",
-    "Result",
-    "Date",
-    "UTCDate",
-    "UTCTime",
-    "WhiteElo",
-    "BlackElo",
-    "Round",
-    "TimeControl",
-    "Event",
-    "EventDate",
-];
-
 /// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
 /// hostile file cannot make one game cost without bound.
 pub(crate) const MAX_TAGS: usize = 10_000;
@@ -37,14 +21,24 @@ pub(crate) const MAX_TAGS: usize = 10_000;
 #[derive(Default)]
 struct Game {
     line: u64,
-    /// The used tags: value and line.
-    tags: [Option<(String, u64)>; USED_TAGS.len()],
-    /// Every tag name seen (a repeated one starts the next game in files without move text).
-    seen: rustc_hash::FxHashSet<String>,
-    /// The value and line of the tag `--pool-by` names.
-    pool: Option<(String, u64)>,
+    /// Every tag's value and line, by name (a repeated one starts the next game in files
+    /// without move text).
+    tags: rustc_hash::FxHashMap<String, (String, u64)>,
     /// With `--dedupe`: the digest of the moves so far.
     moves: Moves,
+}
+
+impl Game {
+    fn tag(&self, name: &str) -> Option<(&str, u64)> {
+        self.tags.get(name).map(|(v, l)| (v.as_str(), *l))
+    }
+}
+
+/// FNV-1a of `bytes`, continued from `h`.
+fn fnv(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The digest of a game's moves as played: the move text without its comments (`{...}`,
@@ -120,29 +114,8 @@ impl Moves {
         {
             return;
         }
-        for &b in t.iter().chain(b" ") {
-            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        self.hash = fnv(fnv(self.hash, t), b" ");
         self.count += 1;
-    }
-}
-
-impl Game {
-    fn tag(&self, name: &str) -> Option<(&str, u64)> {
-        let k = USED_TAGS.iter().position(|t| *t == name)?;
-        self.tags[k].as_ref().map(|(v, l)| (v.as_str(), *l))
-    }
-    fn has(&self, name: &str) -> bool {
-        self.seen.contains(name)
-    }
-    fn add(&mut self, name: String, value: String, line: u64) {
-        if let Some(k) = USED_TAGS.iter().position(|t| *t == name) {
-            self.tags[k] = Some((value, line));
-        }
-        self.seen.insert(name);
-    }
-    fn is_empty(&self) -> bool {
-        self.seen.is_empty()
     }
 }
 
@@ -180,77 +153,60 @@ impl super::Reader for Pgn {
                     .error(Location::Line(line_no), FieldError::whole(e.to_string()))
                     .into());
             }
-            // Move text, most of a PGN with moves, is scanned as bytes for its comments' braces:
-            // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
-            // general way below.)
-            match buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            // Move text, most of a PGN with moves, is scanned as bytes: no decoding. (A line
+            // that begins with a tag, `%`, or a byte beyond ASCII is decoded first.)
+            let text;
+            let moves = match buf.iter().find(|b| !b.is_ascii_whitespace()) {
                 None | Some(b'%') => continue,
-                Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
-                    for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
-                        if buf[brace] == b'{' {
-                            comment_depth += 1;
-                        } else {
-                            comment_depth = comment_depth.saturating_sub(1);
+                Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => &buf[..],
+                Some(_) => {
+                    text = decode(&buf);
+                    let line = text.trim_start_matches('\u{feff}').trim();
+                    if comment_depth == 0 && line.starts_with('[') {
+                        let (name, value) = parse_tag(line).map_err(|m| {
+                            ctx.error(Location::Line(line_no), FieldError::whole(m))
+                        })?;
+                        if in_moves || game.tags.contains_key(&name) {
+                            finish_game(ctx, std::mem::take(&mut game))?;
+                            in_moves = false;
                         }
+                        if game.tags.is_empty() {
+                            game.line = line_no;
+                        }
+                        if game.tags.len() >= MAX_TAGS {
+                            return Err(ctx
+                                .error(
+                                    Location::Line(game.line),
+                                    FieldError::whole(format!(
+                                        "the game has more than {MAX_TAGS} tag pairs (line \
+                                         {line_no}): not a chess game's header"
+                                    )),
+                                )
+                                .into());
+                        }
+                        game.tags.insert(name, (value, line_no));
+                        continue;
                     }
-                    if !game.is_empty() {
-                        in_moves = true;
+                    if line.is_empty() || line.starts_with('%') {
+                        continue;
                     }
-                    if ctx.opts.dedupe {
-                        game.moves.feed(&buf);
-                    }
-                    continue;
+                    line.as_bytes()
                 }
-                Some(_) => {}
-            }
-            let text = decode(&buf);
-            let line = text.trim_start_matches('\u{feff}').trim();
-            if comment_depth == 0 && line.starts_with('[') {
-                let (name, value) = parse_tag(line)
-                    .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
-                if in_moves || game.has(&name) {
-                    finish_game(ctx, std::mem::take(&mut game))?;
-                    in_moves = false;
-                }
-                if game.is_empty() {
-                    game.line = line_no;
-                }
-                if game.seen.len() >= MAX_TAGS {
-                    return Err(ctx
-                        .error(
-                            Location::Line(game.line),
-                            FieldError::whole(format!(
-                                "the game has more than {MAX_TAGS} tag pairs (line {line_no}): not \
-                                 a chess game's header"
-                            )),
-                        )
-                        .into());
-                }
-                if ctx.opts.pool_tag.as_deref() == Some(name.as_str()) {
-                    game.pool = Some((value.clone(), line_no));
-                }
-                game.add(name, value, line_no);
-                continue;
-            }
-            if line.is_empty() || line.starts_with('%') {
-                continue;
-            }
-            // Move text: only its comments matter, so that a `[` inside `{...}` is not a tag.
-            for c in line.chars() {
-                match c {
-                    '{' => comment_depth += 1,
-                    '}' => comment_depth = comment_depth.saturating_sub(1),
-                    _ => {}
+            };
+            // Of move text only the comments matter, so that a `[` inside `{...}` is not a tag.
+            for brace in memchr::memchr2_iter(b'{', b'}', moves) {
+                if moves[brace] == b'{' {
+                    comment_depth += 1;
+                } else {
+                    comment_depth = comment_depth.saturating_sub(1);
                 }
             }
-            if !game.is_empty() {
-                in_moves = true;
-            }
+            in_moves |= !game.tags.is_empty();
             if ctx.opts.dedupe {
-                game.moves.feed(line.as_bytes());
+                game.moves.feed(moves);
             }
         }
-        if !game.is_empty() {
+        if !game.tags.is_empty() {
             finish_game(ctx, game)?;
         }
         Ok(())
@@ -322,16 +278,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     let trim = ctx.opts.trim_names;
     let (white, black) = (player(game, "White", trim)?, player(game, "Black", trim)?);
     for (name, tag) in [(&white, "White"), (&black, "Black")] {
-        if ctx.pool.is_some() && name.contains(crate::history::POOL_SEP) {
-            return Err((
-                start,
-                FieldError::new(
-                    tag,
-                    "a player's name may not hold the control character U+001F when players \
-                     are rated in pools",
-                ),
-            ));
-        }
+        ctx.check_pooled_name(name, tag).map_err(|e| (start, e))?;
     }
     let time = game_time(game).map_err(|(l, tag, m)| (l, FieldError::new(tag, m)))?;
     if white == black {
@@ -407,36 +354,22 @@ fn player(game: &Game, tag: &str, trim: bool) -> Result<String, (u64, FieldError
 /// The game's rating pool: the tag `--pool-by` names, else (Lichess's speed classes) its
 /// time control's class.
 fn game_pool(ctx: &Context, game: &Game) -> Result<Option<String>, (u64, FieldError)> {
-    if ctx.opts.pool_tag.is_some() {
-        let (v, l) = game
-            .pool
-            .as_ref()
-            .map_or(("", game.line), |(v, l)| (v.as_str(), *l));
-        let tag = ctx.opts.pool_tag.as_deref().unwrap_or_default();
-        Ok(Some(
-            super::games::pool_value(v, tag)
-                .map_err(|e| (l, e))?
-                .to_string(),
-        ))
-    } else if ctx.opts.speed_pools
-        && let Some((tc, l)) = game.tag("TimeControl")
-    {
-        let class = super::games::speed_class(tc).ok_or_else(|| {
-            (
-                l,
-                FieldError::new(
-                    "TimeControl",
-                    format!(
-                        "`{}` is not a time control (`base+increment` in seconds, or `-`)",
-                        tc.trim()
-                    ),
-                ),
-            )
-        })?;
-        Ok(Some(class.to_string()))
-    } else {
-        Ok(None)
+    if let Some(tag) = &ctx.opts.pool_tag {
+        let (v, l) = game.tag(tag).unwrap_or(("", game.line));
+        let pool = super::games::pool_value(v, tag).map_err(|e| (l, e))?;
+        return Ok(Some(pool.to_string()));
     }
+    let Some((tc, l)) = game.tag("TimeControl").filter(|_| ctx.opts.speed_pools) else {
+        return Ok(None);
+    };
+    let class = super::games::speed_class(tc).ok_or_else(|| {
+        let m = format!(
+            "`{}` is not a time control (`base+increment` in seconds, or `-`)",
+            tc.trim()
+        );
+        (l, FieldError::new("TimeControl", m))
+    })?;
+    Ok(Some(class.to_string()))
 }
 
 /// Keeps player `id`'s rating of the tag `tag` (`WhiteElo`, `BlackElo`) if it is his
@@ -483,16 +416,14 @@ fn event_name(game: &Game, time: i64) -> String {
 /// What `--dedupe` compares of a game besides its time, players and result: its moves
 /// ([`Moves`]); for a game without moves, its `Round` tag.
 fn fingerprint(game: &Game) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let h = 0xcbf2_9ce4_8422_2325u64;
     if game.moves.count > 0 {
-        h ^= game.moves.hash;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3) ^ u64::from(game.moves.count);
+        (h ^ game.moves.hash).wrapping_mul(0x0000_0100_0000_01b3) ^ u64::from(game.moves.count)
     } else if let Some((round, _)) = game.tag("Round") {
-        for &b in b"round:".iter().chain(round.trim().as_bytes()) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        fnv(fnv(h, b"round:"), round.trim().as_bytes())
+    } else {
+        h
     }
-    h
 }
 
 /// `UTCDate` + `UTCTime` when present, else `Date`.
