@@ -140,36 +140,27 @@ impl<'o> Context<'o> {
         if n > e.looked {
             // Games and PGN give one contest per record at most.
             let t = b.pending_time(n - 1);
-            let problem = if t < e.latest && !self.opts.input_order {
-                Some(format!(
-                    "not in time order: a contest of {} after one of {}; a streamed input \
-                     must be sorted by time (--stream off reads it whole and sorts it in memory)",
+            let error = |field: Option<&str>, message| InputError {
+                file: self.file.clone(),
+                at: at.clone(),
+                field: field.map(str::to_string),
+                message,
+            };
+            if t < e.latest && !self.opts.input_order {
+                let m = format!(
+                    "not in time order: a contest of {} after one of {}; a streamed input must be \
+                     sorted by time (--stream off reads it whole and sorts it in memory)",
                     crate::time::format_time(t),
                     crate::time::format_time(e.latest)
-                ))
-            } else {
-                None
-            };
+                );
+                return Err(error(None, m).into());
+            }
             let sides =
                 || super::series::sides(b.pending_entries(n - 1).into_iter(), |p| b.name(p));
-            let series = b.pending_series(n - 1);
-            let players = b.pending_players(n - 1);
-            let (field, problem) = match problem {
-                Some(m) => (None, Some(m)),
-                None => match e.series.contest(series, t, players, |p| b.name(p), &sides) {
-                    Ok(()) => (None, None),
-                    Err(m) => (Some("series".to_string()), Some(m)),
-                },
-            };
-            if let Some(message) = problem {
-                return Err(InputError {
-                    file: self.file.clone(),
-                    at: at.clone(),
-                    field,
-                    message,
-                }
-                .into());
-            }
+            let (series, players) = (b.pending_series(n - 1), b.pending_players(n - 1));
+            e.series
+                .contest(series, t, players, |p| b.name(p), &sides)
+                .map_err(|m| error(Some("series"), m))?;
             e.latest = t;
             e.looked = n;
         }
@@ -380,13 +371,11 @@ pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
         return Ok(1.0);
     }
     let (lo, hi) = WEIGHT_RANGE;
-    match raw.parse::<f64>() {
-        Ok(w) if check_weight(w).is_ok() => Ok(w),
-        _ => Err(FieldError::new(
-            field,
-            format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]"),
-        )),
-    }
+    let w = raw.parse().ok().and_then(|w| check_weight(w).ok());
+    w.ok_or_else(|| {
+        let m = format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]");
+        FieldError::new(field, m)
+    })
 }
 
 /// Where a block of `--period series` may end: the most pending contests that split no series
