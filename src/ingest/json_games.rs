@@ -29,11 +29,15 @@ pub(crate) fn is_games(bytes: &[u8]) -> bool {
     match text.first() {
         Some(b'{') => true,
         Some(b'[') => {
-            let mut first: Option<bool> = None;
+            let mut games = false;
             // Only the first element is looked at: the rest is left unread (the error of
-            // stopping early is expected and ignored).
-            let _ = First(&mut first).deserialize(&mut serde_json::Deserializer::from_slice(text));
-            first.unwrap_or(false)
+            // stopping early, or of a first element that is no object, is ignored).
+            let mut first = |_, object: Object| {
+                games = !object.contains_key("standings");
+                false
+            };
+            let _ = Each(&mut first).deserialize(&mut serde_json::Deserializer::from_slice(text));
+            games
         }
         _ => false,
     }
@@ -172,33 +176,6 @@ impl<'de> Visitor<'de> for Each<'_> {
             k += 1;
         }
         Ok(())
-    }
-}
-
-/// Looks at an array's first element: whether it is an object without `standings`.
-struct First<'a>(&'a mut Option<bool>);
-
-impl<'de> DeserializeSeed<'de> for First<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for First<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if let Some(first) = seq.next_element::<Value>()? {
-            *self.0 = Some(
-                first
-                    .as_object()
-                    .is_some_and(|o| !o.contains_key("standings")),
-            );
-        }
-        Err(serde::de::Error::custom("looked at the first element"))
     }
 }
 
