@@ -162,15 +162,13 @@ pub(crate) fn not_a_file(path: &std::path::Path, m: &std::fs::Metadata) -> Resul
     } else {
         "not a regular file"
     };
-    Err(InputError {
-        file: path.display().to_string(),
-        at: Location::File,
-        field: None,
-        message: format!(
+    Err(InputError::whole_file(
+        path.display().to_string(),
+        format!(
             "{what}, named as a data file of the folder: only regular files (or links to them) \
              are read; move it out of the folder"
         ),
-    })
+    ))
 }
 
 /// A JSON error as an input error naming its line: truncated JSON, or `what` the file is not.
