@@ -143,13 +143,10 @@ impl super::Reader for Parquet {
         if let Some(crashed) = probe_parquet_in_child(path) {
             return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
         }
-        let unreadable = |ctx: &Context, e: String| {
-            ctx.error(
-                Location::File,
-                FieldError::whole(format!("not a readable Parquet file: {e}")),
-            )
-        };
-        let file = ParquetFile::open(path).map_err(|e| unreadable(ctx, e))?;
+        let file = ParquetFile::open(path).map_err(|e| {
+            let e = FieldError::whole(format!("not a readable Parquet file: {e}"));
+            ctx.error(Location::File, e)
+        })?;
         let header = file.header.clone();
         let format = match ctx.opts.format {
             Some(Format::Games) => Format::Games,
@@ -176,8 +173,7 @@ impl super::Reader for Parquet {
                 .map_err(|e| ctx.error(Location::File, e))?;
             read_rows(ctx, &mut rows, &header, &df, offset)?;
         }
-        rows.finish(ctx)?;
-        Ok(())
+        rows.finish(ctx)
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -196,11 +192,8 @@ fn read_rows(
     // Every column as text (a column not read is not decoded: its cells are empty).
     let mut texts: Vec<Option<Column>> = Vec::with_capacity(header.len());
     for name in header {
-        let Ok(col) = df.column(name) else {
-            texts.push(None);
-            continue;
-        };
-        texts.push(Some(column_text(ctx, name, col, offset)?));
+        let col = df.column(name).ok();
+        texts.push(col.map(|c| column_text(ctx, name, c, offset)).transpose()?);
     }
     // Walk the columns in step, a row at a time, without copying the cells.
     let mut cells = Vec::with_capacity(texts.len());
@@ -241,6 +234,17 @@ fn column_text(
     offset: usize,
 ) -> anyhow::Result<Column> {
     let dtype = col.dtype().clone();
+    if dtype == DataType::Binary
+        && let Ok(bytes) = col.binary()
+        && let Some(row) = bytes
+            .iter()
+            .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
+    {
+        let e = FieldError::new(name, "bytes that are not UTF-8 text");
+        return Err(ctx
+            .error(Location::Row((offset + row) as u64 + 1), e)
+            .into());
+    }
     let text = match &dtype {
         DataType::List(_) => Err(format!(
             "column of type {dtype}: a list per row, not one value; rate-batch reads \
@@ -252,23 +256,6 @@ fn column_text(
         // --skip-invalid).
         DataType::Date => dates_text(name, col),
         DataType::Datetime(unit, _) => instants_text(name, col, *unit),
-        DataType::Binary => {
-            let bin = col.binary().map_err(|e| e.to_string());
-            match bin.map(|b| {
-                b.iter()
-                    .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
-            }) {
-                Ok(Some(row)) => {
-                    return Err(ctx
-                        .error(
-                            Location::Row((offset + row) as u64 + 1),
-                            FieldError::new(name, "bytes that are not UTF-8 text"),
-                        )
-                        .into());
-                }
-                _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-            }
-        }
         _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
     };
     text.map_err(|m| {
@@ -282,52 +269,43 @@ fn column_text(
 
 /// A column of dates as text (`2024-01-31`).
 fn dates_text(name: &str, col: &Column) -> Result<Column, String> {
-    match col.date() {
-        Ok(d) => {
-            let days = d.physical().iter().map(|v| v.map(i64::from));
-            Ok(temporal_text(
-                name,
-                days,
-                |v| {
-                    let day = i32::try_from(v)
-                        .ok()?
-                        .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
-                    let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
-                    Some(date.format("%Y-%m-%d").to_string())
-                },
-                |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
-            ))
-        }
-        Err(e) => Err(e.to_string()),
-    }
+    let days = col.date().map_err(|e| e.to_string())?.physical().iter();
+    Ok(temporal_text(
+        name,
+        days.map(|v| v.map(i64::from)),
+        |v| {
+            let day = i32::try_from(v)
+                .ok()?
+                .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
+            let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
+            Some(date.format("%Y-%m-%d").to_string())
+        },
+        |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
+    ))
 }
 
 /// A column of timestamps in `unit` as text (RFC 3339).
 fn instants_text(name: &str, col: &Column, unit: TimeUnit) -> Result<Column, String> {
-    match col.datetime() {
-        Ok(t) => {
-            let per_second: i64 = match unit {
-                TimeUnit::Milliseconds => 1_000,
-                TimeUnit::Microseconds => 1_000_000,
-                TimeUnit::Nanoseconds => 1_000_000_000,
-            };
-            // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
-            Ok(temporal_text(
-                name,
-                t.physical().iter(),
-                |v| {
-                    let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
-                    let t = chrono::DateTime::from_timestamp(
-                        v.div_euclid(per_second),
-                        u32::try_from(nanos).ok()?,
-                    )?;
-                    Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
-                },
-                |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
-            ))
-        }
-        Err(e) => Err(e.to_string()),
-    }
+    let instants = col.datetime().map_err(|e| e.to_string())?.physical().iter();
+    let per_second: i64 = match unit {
+        TimeUnit::Milliseconds => 1_000,
+        TimeUnit::Microseconds => 1_000_000,
+        TimeUnit::Nanoseconds => 1_000_000_000,
+    };
+    // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
+    Ok(temporal_text(
+        name,
+        instants,
+        |v| {
+            let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+            let t = chrono::DateTime::from_timestamp(
+                v.div_euclid(per_second),
+                u32::try_from(nanos).ok()?,
+            )?;
+            Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+        },
+        |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
+    ))
 }
 
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01, less one.
