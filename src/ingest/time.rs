@@ -127,19 +127,16 @@ impl TimeParser {
         match &self.format {
             TimeFormat::Auto => {
                 let ints = match &self.integers {
-                    Integers::Unseen => None,
-                    Integers::Dates(first) => {
-                        Some(format!("integers as YYYYMMDD dates (the first: {first})"))
-                    }
-                    Integers::Seconds(first) => {
-                        Some(format!("integers as Unix seconds (the first: {first})"))
-                    }
+                    Integers::Unseen => return "auto: text dates and times".to_string(),
+                    Integers::Dates(first) => format!("YYYYMMDD dates (the first: {first})"),
+                    Integers::Seconds(first) => format!("Unix seconds (the first: {first})"),
                 };
-                match (self.text_seen, ints) {
-                    (_, None) => "auto: text dates and times".to_string(),
-                    (false, Some(i)) => format!("auto: {i}"),
-                    (true, Some(i)) => format!("auto: text dates and times, {i}"),
-                }
+                let text = if self.text_seen {
+                    "text dates and times, "
+                } else {
+                    ""
+                };
+                format!("auto: {text}integers as {ints}")
             }
             other => other.to_string(),
         }
@@ -168,9 +165,8 @@ impl TimeParser {
         }
         match &self.format {
             TimeFormat::Auto => match (integer(s), decimal_seconds(s)) {
-                (Some(v), _) => self.auto_integer(s, v),
-                // A fraction makes it seconds (lmarena's `tstamp`), never a YYYYMMDD date.
-                (None, Some(v)) => self.auto_seconds(s, v),
+                (Some(v), _) => self.auto_integer(s, v, false),
+                (None, Some(v)) => self.auto_integer(s, v, true),
                 (None, None) => {
                     self.text_seen = true;
                     parse_text(s)
@@ -230,26 +226,10 @@ impl TimeParser {
         }
     }
 
-    /// Under `auto`, seconds with a fraction: a column of Unix seconds (refused in a column
-    /// whose integers are dates).
-    fn auto_seconds(&mut self, s: &str, v: i64) -> Result<i64, String> {
-        match &self.integers {
-            Integers::Dates(first) => Err(format!(
-                "`{s}` is Unix seconds, but the column's first integer `{first}` was read as a \
-                 YYYYMMDD date ({}); correct the value, or pass --time-format",
-                date_text(first)
-            )),
-            Integers::Unseen => {
-                let t = seconds(s, v)?;
-                self.integers = Integers::Seconds(s.to_string());
-                Ok(t)
-            }
-            Integers::Seconds(_) => seconds(s, v),
-        }
-    }
-
-    fn auto_integer(&mut self, s: &str, v: i64) -> Result<i64, String> {
-        let as_date = yyyymmdd(s);
+    /// Under `auto`, an integer `v` read as the column's first integer was; `fraction`: seconds
+    /// with a fraction (lmarena's `tstamp`), never a YYYYMMDD date.
+    fn auto_integer(&mut self, s: &str, v: i64, fraction: bool) -> Result<i64, String> {
+        let as_date = if fraction { None } else { yyyymmdd(s) };
         match (&self.integers, as_date) {
             (Integers::Unseen, Some(t)) => {
                 self.integers = Integers::Dates(s.to_string());
@@ -262,6 +242,11 @@ impl TimeParser {
             }
             (Integers::Dates(_), Some(t)) => Ok(t),
             (Integers::Seconds(_), None) => seconds(s, v),
+            (Integers::Dates(first), None) if fraction => Err(format!(
+                "`{s}` is Unix seconds, but the column's first integer `{first}` was read as a \
+                 YYYYMMDD date ({}); correct the value, or pass --time-format",
+                date_text(first)
+            )),
             (Integers::Dates(first), None) => Err(format!(
                 "`{s}` is not a YYYYMMDD date, but the column's first integer `{first}` was read \
                  as one ({}); if the column holds Unix seconds (`{first}` = {}), pass \
