@@ -207,16 +207,12 @@ pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     }
     let meta = std::fs::metadata(path).ok();
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
-        // A folder of N.json contests, else a folder of CSV or PGN files read together.
+        // A folder of N.json contests, else a folder of CSV or PGN files read together (one
+        // at least: input_files refuses a folder without).
         if !contest_json::numbered_files(path)?.is_empty() {
             return Ok(Format::Json);
         }
-        return match source::folder_files(path)?.first() {
-            Some(first) => detect(first, map),
-            None => Err(whole(
-                "the folder holds no contest files (N.json) and no CSV, TSV or PGN file",
-            )),
-        };
+        return detect(&input_files(path, &[])?[0], map);
     }
     let ext = source::format_extension(path).unwrap_or_default();
     let by_ext = Format::value_variants()
