@@ -100,14 +100,10 @@ fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
 fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     let files = numbered_files(dir)?;
     if files.is_empty() {
-        return Err(ctx
-            .error(
-                Location::File,
-                FieldError::whole(
-                    "the folder holds no contest files named N.json (0.json, 1.json, ...)",
-                ),
-            )
-            .into());
+        return Err(ctx.stop(
+            Location::File,
+            "the folder holds no contest files named N.json (0.json, 1.json, ...)",
+        ));
     }
     if ctx.emit.is_some() || ctx.builder.count().is_some() {
         return stream_folder(&files, ctx);

@@ -232,6 +232,11 @@ impl<'o> Context<'o> {
         }
     }
 
+    /// The error that stops the read: `message`, about a place in the file being read.
+    pub fn stop(&self, at: Location, message: impl Into<String>) -> anyhow::Error {
+        self.error(at, FieldError::whole(message)).into()
+    }
+
     /// A bad record: an error, or under `--skip-invalid` a count and `Ok`.
     pub fn reject(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
         let err = self.error(at, e);

@@ -20,7 +20,7 @@ impl super::Reader for Csv {
         let mut file = super::source::open(path)?;
         let head = first_line(&mut file, path)?;
         if let Some(what) = super::lines::not_text(&head) {
-            return Err(ctx.error(Location::File, FieldError::whole(what)).into());
+            return Err(ctx.stop(Location::File, what));
         }
         let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
         let (counting, mut lines) = super::lines::counting(Cursor::new(head).chain(file));
@@ -47,20 +47,14 @@ fn read_header<R: Read>(
         Err(e) => return Err(csv_error(ctx, e, lines, &[]).into()),
     };
     if header.iter().all(String::is_empty) {
-        return Err(ctx
-            .error(Location::File, FieldError::whole("empty file: no header"))
-            .into());
+        return Err(ctx.stop(Location::File, "empty file: no header"));
     }
     // Columns are found by name (any case): a name given twice would be ambiguous.
     let mut names = rustc_hash::FxHashSet::default();
     for h in &header {
         if !h.is_empty() && !names.insert(h.to_ascii_lowercase()) {
-            return Err(ctx
-                .error(
-                    Location::Line(1),
-                    FieldError::whole(format!("column `{h}` appears twice in the header")),
-                )
-                .into());
+            let m = format!("column `{h}` appears twice in the header");
+            return Err(ctx.stop(Location::Line(1), m));
         }
     }
     let rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::Line(1), e))?;
@@ -87,9 +81,7 @@ fn read_records<R: Read>(
                 if let csv::ErrorKind::Io(io) = e.kind()
                     && let Some(line) = super::lines::too_long(io)
                 {
-                    return Err(ctx
-                        .error(Location::Line(line), FieldError::whole(io.to_string()))
-                        .into());
+                    return Err(ctx.stop(Location::Line(line), io.to_string()));
                 }
                 if e.is_io_error() {
                     let context = format!("cannot read {}", path.display());

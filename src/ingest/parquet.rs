@@ -141,23 +141,21 @@ impl super::Reader for Parquet {
     /// documentation). Rows are numbered from 1 across the row groups.
     fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         if let Some(crashed) = probe_parquet_in_child(path) {
-            return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
+            return Err(ctx.stop(Location::File, crashed));
         }
-        let file = ParquetFile::open(path).map_err(|e| {
-            let e = FieldError::whole(format!("not a readable Parquet file: {e}"));
-            ctx.error(Location::File, e)
-        })?;
+        let file = ParquetFile::open(path)
+            .map_err(|e| ctx.stop(Location::File, format!("not a readable Parquet file: {e}")))?;
         let header = file.header.clone();
         let format = match ctx.opts.format {
             Some(Format::Games) => Format::Games,
             Some(Format::Standings) => Format::Standings,
             _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
-                ctx.error(
+                ctx.stop(
                     Location::File,
-                    FieldError::whole(format!(
+                    format!(
                         "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
                         header_list(&header)
-                    )),
+                    ),
                 )
             })?,
         };

@@ -145,13 +145,11 @@ impl super::Reader for Pgn {
             if line_no == 1
                 && let Some(what) = super::lines::not_text(&buf)
             {
-                return Err(ctx.error(Location::File, FieldError::whole(what)).into());
+                return Err(ctx.stop(Location::File, what));
             }
             if n as u64 > super::lines::MAX_LINE {
                 let e = super::lines::LineTooLong { line: line_no };
-                return Err(ctx
-                    .error(Location::Line(line_no), FieldError::whole(e.to_string()))
-                    .into());
+                return Err(ctx.stop(Location::Line(line_no), e.to_string()));
             }
             // Move text, most of a PGN with moves, is scanned as bytes: no decoding. (A line
             // that begins with a tag, `%`, or a byte beyond ASCII is decoded first.)
@@ -163,9 +161,8 @@ impl super::Reader for Pgn {
                     text = decode(&buf);
                     let line = text.trim_start_matches('\u{feff}').trim();
                     if comment_depth == 0 && line.starts_with('[') {
-                        let (name, value) = parse_tag(line).map_err(|m| {
-                            ctx.error(Location::Line(line_no), FieldError::whole(m))
-                        })?;
+                        let (name, value) =
+                            parse_tag(line).map_err(|m| ctx.stop(Location::Line(line_no), m))?;
                         if in_moves || game.tags.contains_key(&name) {
                             finish_game(ctx, std::mem::take(&mut game))?;
                             in_moves = false;
@@ -174,15 +171,11 @@ impl super::Reader for Pgn {
                             game.line = line_no;
                         }
                         if game.tags.len() >= MAX_TAGS {
-                            return Err(ctx
-                                .error(
-                                    Location::Line(game.line),
-                                    FieldError::whole(format!(
-                                        "the game has more than {MAX_TAGS} tag pairs (line \
-                                         {line_no}): not a chess game's header"
-                                    )),
-                                )
-                                .into());
+                            let m = format!(
+                                "the game has more than {MAX_TAGS} tag pairs (line {line_no}): \
+                                 not a chess game's header"
+                            );
+                            return Err(ctx.stop(Location::Line(game.line), m));
                         }
                         game.tags.insert(name, (value, line_no));
                         continue;
