@@ -154,10 +154,7 @@ impl Rows {
     ) -> anyhow::Result<()> {
         match self {
             Rows::Games(_) => Ok(()),
-            Rows::Standings(s) => {
-                let label = get(s.contest_column());
-                s.before_row(ctx, at, label)
-            }
+            Rows::Standings(s) => s.before_row(ctx, at, get),
         }
     }
 
