@@ -71,7 +71,7 @@ fn read_records<R: Read>(
     path: &Path,
     ctx: &mut Context,
 ) -> anyhow::Result<()> {
-    let width = rows.width();
+    let width = header.len();
     let mut rec = csv::StringRecord::new();
     loop {
         match rdr.read_record(&mut rec) {

@@ -156,16 +156,6 @@ impl GamesSchema {
         })
     }
 
-    /// Whether the games have times (else they are rated in the input's order).
-    pub fn timed(&self) -> bool {
-        self.time.is_some()
-    }
-
-    /// How many fields a row needs.
-    pub fn width(&self) -> usize {
-        self.names.len()
-    }
-
     /// The columns read, by position.
     pub fn used(&self) -> Vec<usize> {
         let outcome = match self.outcome {
@@ -269,7 +259,7 @@ fn one_hot_cell(v: &str) -> Option<bool> {
 
 /// Reads rows of a games table into the history.
 pub(crate) struct GamesReader {
-    schema: GamesSchema,
+    pub(crate) schema: GamesSchema,
     side_a: Side,
     side_b: Side,
     times: super::time::TimeParser,
@@ -292,17 +282,16 @@ impl GamesReader {
         }
     }
 
-    /// How the time column was read ([`UNTIMED`] without one).
-    pub fn time_reading(&self) -> String {
-        if self.schema.timed() {
+    /// Ends the table: how its time column was read ([`UNTIMED`] without one).
+    pub fn finish(self, ctx: &mut Context) {
+        let timed = self.schema.time.is_some();
+        let reading = if timed {
             self.times.reading()
         } else {
             UNTIMED.to_string()
-        }
-    }
-
-    pub fn schema(&self) -> &GamesSchema {
-        &self.schema
+        };
+        ctx.source.time_format = Some(reading);
+        ctx.source.untimed |= !timed;
     }
 
     /// Validates one row and adds its game. `get(i)` is the i-th field ("" when null).

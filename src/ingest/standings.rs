@@ -59,10 +59,6 @@ impl StandingsSchema {
         })
     }
 
-    pub fn width(&self) -> usize {
-        self.names.len()
-    }
-
     /// The columns read, by position.
     pub fn used(&self) -> Vec<usize> {
         [self.contest, self.time, self.player, self.rank]
@@ -149,7 +145,7 @@ impl Pending {
 
 /// Collects standings rows by contest; [`finish`](Self::finish) turns them into contests.
 pub(crate) struct StandingsReader {
-    schema: StandingsSchema,
+    pub(crate) schema: StandingsSchema,
     pending: Vec<Pending>,
     index: FxHashMap<String, usize>,
     times: super::time::TimeParser,
@@ -211,10 +207,6 @@ impl StandingsReader {
                 .get_or_insert_with(|| (ctx.file.clone(), at.clone()));
         }
         Ok(())
-    }
-
-    pub fn schema(&self) -> &StandingsSchema {
-        &self.schema
     }
 
     /// Validates one row and files it under its contest.

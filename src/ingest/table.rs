@@ -132,15 +132,8 @@ impl Rows {
     /// The columns read, by position in the header.
     pub(crate) fn used(&self) -> Vec<usize> {
         match self {
-            Rows::Games(g) => g.schema().used(),
-            Rows::Standings(s) => s.schema().used(),
-        }
-    }
-
-    pub(crate) fn width(&self) -> usize {
-        match self {
-            Rows::Games(g) => g.schema().width(),
-            Rows::Standings(s) => s.schema().width(),
+            Rows::Games(g) => g.schema.used(),
+            Rows::Standings(s) => s.schema.used(),
         }
     }
 
@@ -175,8 +168,7 @@ impl Rows {
     pub(crate) fn finish(self, ctx: &mut Context) -> anyhow::Result<()> {
         match self {
             Rows::Games(g) => {
-                ctx.source.time_format = Some(g.time_reading());
-                ctx.source.untimed |= !g.schema().timed();
+                g.finish(ctx);
                 Ok(())
             }
             Rows::Standings(s) => s.finish(ctx),
