@@ -67,9 +67,20 @@ impl std::error::Error for ReplayStopped {}
 pub(crate) const SKIPPED_EXAMPLES: usize = 5;
 
 impl<'o> Context<'o> {
-    pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
-        let mut builder = HistoryBuilder::with_players(&opts.known_players);
-        prepare(&mut builder, opts, false);
+    /// A context that reads into `builder`, given the options' aliases and with `--dedupe`
+    /// its duplicate check (`in_order`: the input is read in time order, as a stream or its
+    /// counting pass, so a repeat has its original's time).
+    pub(crate) fn new(
+        path: &Path,
+        format: Format,
+        opts: &'o IngestOptions,
+        mut builder: HistoryBuilder,
+        in_order: bool,
+    ) -> Self {
+        builder.set_aliases(opts.aliases.clone());
+        if opts.dedupe {
+            builder.dedupe(in_order);
+        }
         Self {
             file: path.display().to_string(),
             opts,
@@ -287,20 +298,10 @@ impl<'o> Context<'o> {
     }
 
     pub(crate) fn finish(mut self) -> History {
-        self.source.duplicates_dropped = self.builder.duplicates_dropped();
         if self.opts.input_order {
             self.builder.keep_input_order();
         }
         self.builder.finish(self.source)
-    }
-}
-
-/// Gives a reader's builder the options' aliases, and with `--dedupe` its duplicate check
-/// (`prune`: the input is read in time order, as a stream or its counting pass).
-pub(crate) fn prepare(builder: &mut HistoryBuilder, opts: &IngestOptions, prune: bool) {
-    builder.set_aliases(opts.aliases.clone());
-    if opts.dedupe {
-        builder.dedupe(prune);
     }
 }
 

@@ -52,7 +52,8 @@ pub fn format_of(path: &Path, opts: &IngestOptions) -> anyhow::Result<Format> {
 /// With further inputs (`opts.more`, or a folder of CSV and PGN files), every file is read in
 /// turn into one history, its contests sorted by time (equal times in the order of the files).
 pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::Result<History> {
-    let mut ctx = Context::new(path, format, opts);
+    let builder = crate::history::HistoryBuilder::with_players(&opts.known_players);
+    let mut ctx = Context::new(path, format, opts, builder, false);
     read_input(path, format, &mut ctx)?;
     let mut history = ctx.finish();
     check_series(&history)?;
@@ -92,7 +93,7 @@ impl Format {
 
 /// Reads every file of the input (`path` and `opts.more`, see [`input_files`]) into `ctx`,
 /// the first in `format`, the others in `--format` or as detected; the context's errors name
-/// each file, and the source summary names them all.
+/// each file, and the source summary names them all and counts the repeats dropped.
 pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let files = input_files(path, &ctx.opts.more)?;
     for (k, file) in files.iter().enumerate() {
@@ -109,6 +110,7 @@ pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyh
         ctx.source.path = files_summary(&files);
         ctx.source.files = files.len();
     }
+    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     Ok(())
 }
 
