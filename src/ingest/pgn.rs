@@ -32,6 +32,12 @@ impl Game {
     fn tag(&self, name: &str) -> Option<(&str, u64)> {
         self.tags.get(name).map(|(v, l)| (v.as_str(), *l))
     }
+
+    /// A tag the game must have, else the error at the game's first line.
+    fn required(&self, tag: &str) -> Result<(&str, u64), (u64, FieldError)> {
+        let missing = || FieldError::new(tag, format!("game has no {tag} tag"));
+        self.tag(tag).ok_or_else(|| (self.line, missing()))
+    }
 }
 
 /// FNV-1a of `bytes`, continued from `h`.
@@ -53,44 +59,36 @@ struct Moves {
 }
 
 impl Moves {
+    /// Takes a line of move text (the comments and variations open at its end stay open).
     fn feed(&mut self, line: &[u8]) {
-        let mut token: Vec<u8> = Vec::new();
-        let end = |t: &mut Vec<u8>, m: &mut Self| {
-            if !t.is_empty() {
-                m.token(t);
-                t.clear();
-            }
-        };
-        for &b in line {
+        // A token ends at a space or at what opens or closes a comment or a variation.
+        let mut start = 0;
+        for (i, &b) in line.iter().enumerate() {
             if self.brace > 0 {
                 if b == b'}' {
                     self.brace -= 1;
                 }
+                start = i + 1;
                 continue;
             }
+            if !matches!(b, b'{' | b';' | b'(' | b')' | b' ' | b'\t' | b'\r' | b'\n') {
+                continue;
+            }
+            if self.paren == 0 {
+                self.token(&line[start..i]);
+            }
+            start = i + 1;
             match b {
-                b'{' => {
-                    end(&mut token, self);
-                    self.brace += 1;
-                }
-                b';' => {
-                    end(&mut token, self);
-                    return;
-                }
-                b'(' => {
-                    end(&mut token, self);
-                    self.paren += 1;
-                }
-                b')' => {
-                    end(&mut token, self);
-                    self.paren = self.paren.saturating_sub(1);
-                }
-                b' ' | b'\t' | b'\r' | b'\n' => end(&mut token, self),
-                _ if self.paren > 0 => {}
-                _ => token.push(b),
+                b'{' => self.brace += 1,
+                b';' => return,
+                b'(' => self.paren += 1,
+                b')' => self.paren = self.paren.saturating_sub(1),
+                _ => {}
             }
         }
-        end(&mut token, self);
+        if self.paren == 0 {
+            self.token(&line[start..]);
+        }
     }
 
     /// One token of the main line: a move is kept (without its move number and its `!`/`?`
@@ -238,14 +236,11 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
     let mut value = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some(e) => value.push(e),
-                None => return Err(bad()),
-            }
+        value.push(if c == '\\' {
+            chars.next().ok_or_else(bad)?
         } else {
-            value.push(c);
-        }
+            c
+        });
     }
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(bad());
@@ -273,7 +268,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     for (name, tag) in [(&white, "White"), (&black, "Black")] {
         ctx.check_pooled_name(name, tag).map_err(|e| (start, e))?;
     }
-    let time = game_time(game).map_err(|(l, tag, m)| (l, FieldError::new(tag, m)))?;
+    let time = game_time(game)?;
     if white == black {
         return Err((
             start,
@@ -306,12 +301,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
 
 /// White's score by the game's `Result` tag; `None` for a game not finished (`*`).
 fn white_score(game: &Game) -> Result<Option<f64>, (u64, FieldError)> {
-    let (result, result_line) = game.tag("Result").ok_or_else(|| {
-        (
-            game.line,
-            FieldError::new("Result", "game has no Result tag"),
-        )
-    })?;
+    let (result, result_line) = game.required("Result")?;
     match result.trim() {
         "1-0" => Ok(Some(1.0)),
         "0-1" => Ok(Some(0.0)),
@@ -329,12 +319,7 @@ fn white_score(game: &Game) -> Result<Option<f64>, (u64, FieldError)> {
 
 /// The player a tag (`White`, `Black`) names.
 fn player(game: &Game, tag: &str, trim: bool) -> Result<String, (u64, FieldError)> {
-    let (v, l) = game.tag(tag).ok_or_else(|| {
-        (
-            game.line,
-            FieldError::new(tag, format!("game has no {tag} tag")),
-        )
-    })?;
+    let (v, l) = game.required(tag)?;
     // `?` and an empty value mean unknown (the PGN standard); any other value is a name,
     // kept as given (see the readers' rule on names).
     if v.is_empty() || v == "?" {
@@ -372,15 +357,14 @@ fn keep_rating_tag(ctx: &mut Context, game: &Game, (id, tag): (PlayerId, &str), 
         .tag(tag)
         .and_then(|(v, _)| v.trim().parse::<f64>().ok())
         .filter(|r| r.is_finite() && *r > 0.0 && *r < 1e5);
-    if let Some(r) = rating {
-        let tags = &mut ctx.source.rating_tags;
-        if tags.len() <= id as usize {
-            tags.resize(id as usize + 1, None);
-        }
-        let slot = &mut tags[id as usize];
-        if slot.is_none_or(|(t, _)| time < t) {
-            *slot = Some((time, r));
-        }
+    let Some(r) = rating else { return };
+    let tags = &mut ctx.source.rating_tags;
+    if tags.len() <= id as usize {
+        tags.resize(id as usize + 1, None);
+    }
+    let slot = &mut tags[id as usize];
+    if slot.is_none_or(|(t, _)| time < t) {
+        *slot = Some((time, r));
     }
 }
 
@@ -420,31 +404,26 @@ fn fingerprint(game: &Game) -> u64 {
 }
 
 /// `UTCDate` + `UTCTime` when present, else `Date`.
-fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
-    let (tag, (date, line)) = match game.tag("UTCDate") {
-        Some(d) => ("UTCDate", d),
-        None => match game.tag("Date") {
-            Some(d) => ("Date", d),
-            None => return Err((game.line, "Date", "game has no Date or UTCDate tag".into())),
-        },
-    };
-    let day = super::time::parse_text(date).map_err(|m| (line, tag, m))?;
-    if tag == "UTCDate"
-        && let Some((clock, cl)) = game.tag("UTCTime")
-    {
-        let secs = parse_clock(clock).ok_or_else(|| {
-            (
-                cl,
-                "UTCTime",
-                format!(
-                    "malformed time `{clock}` (expected HH:MM:SS; a second 60 only as the leap \
-                     second 23:59:60)"
-                ),
-            )
+fn game_time(game: &Game) -> Result<i64, (u64, FieldError)> {
+    let (tag, (date, line)) = ["UTCDate", "Date"]
+        .into_iter()
+        .find_map(|tag| Some((tag, game.tag(tag)?)))
+        .ok_or_else(|| {
+            let e = FieldError::new("Date", "game has no Date or UTCDate tag");
+            (game.line, e)
         })?;
-        return Ok(day + secs);
-    }
-    Ok(day)
+    let day = super::time::parse_text(date).map_err(|m| (line, FieldError::new(tag, m)))?;
+    let Some((clock, cl)) = game.tag("UTCTime").filter(|_| tag == "UTCDate") else {
+        return Ok(day);
+    };
+    let secs = parse_clock(clock).ok_or_else(|| {
+        let m = format!(
+            "malformed time `{clock}` (expected HH:MM:SS; a second 60 only as the leap second \
+             23:59:60)"
+        );
+        (cl, FieldError::new("UTCTime", m))
+    })?;
+    Ok(day + secs)
 }
 
 fn parse_clock(s: &str) -> Option<i64> {
