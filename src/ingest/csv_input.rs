@@ -4,7 +4,7 @@ use super::context::Context;
 use super::errors::{FieldError, InputError, Location};
 use super::lines::{Counting, Lines};
 use super::options::Format;
-use super::table::{Rows, first_line, header_names, sniff_delimiter};
+use super::table::{Rows, first_line, header_names};
 use std::io::{Cursor, Read};
 use std::path::Path;
 
@@ -18,11 +18,7 @@ impl super::Reader for Csv {
         // One open: the delimiter is sniffed from the first line, which is then read again
         // from memory ahead of the rest of the same reader (a pipe cannot be opened twice).
         let mut file = super::source::open(path)?;
-        let head = first_line(&mut file, path)?;
-        if let Some(what) = super::lines::not_text(&head) {
-            return Err(ctx.stop(Location::File, what));
-        }
-        let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
+        let (head, delimiter) = first_line(&mut file, path)?;
         let (counting, mut lines) = super::lines::counting(Cursor::new(head).chain(file));
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
@@ -108,12 +104,7 @@ fn read_records<R: Read>(
             )?;
             continue;
         }
-        let r = &rec;
-        rows.before_row(ctx, &at, |i| r.get(i).unwrap_or(""))?;
-        if let Err(e) = rows.row(ctx, &at, |i| r.get(i).unwrap_or("")) {
-            ctx.reject(at.clone(), e)?;
-        }
-        ctx.after_record(&at)?;
+        rows.record(ctx, &at, |i| rec.get(i).unwrap_or(""))?;
     }
     Ok(())
 }

@@ -144,11 +144,7 @@ impl Table {
             }
         }
         let cells = &self.cells;
-        rows.before_row(ctx, &at, |i| cells[i].as_str())?;
-        if let Err(e) = rows.row(ctx, &at, |i| cells[i].as_str()) {
-            ctx.reject(at.clone(), e)?;
-        }
-        ctx.after_record(&at)
+        rows.record(ctx, &at, |i| cells[i].as_str())
     }
 }
 

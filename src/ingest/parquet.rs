@@ -212,12 +212,7 @@ fn read_rows(
         }
         ctx.source.records += 1;
         let at = Location::Row((offset + r) as u64 + 1);
-        let fields = &row;
-        rows.before_row(ctx, &at, |i| fields[i])?;
-        if let Err(e) = rows.row(ctx, &at, |i| fields[i]) {
-            ctx.reject(at.clone(), e)?;
-        }
-        ctx.after_record(&at)?;
+        rows.record(ctx, &at, |i| row[i])?;
     }
     Ok(())
 }

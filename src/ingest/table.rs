@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The field delimiter: tab for `.tsv`, else whichever of `,` `;` tab is most frequent in the
 /// header line (comma when none is).
-pub(crate) fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
+fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
     if super::source::format_extension(path).as_deref() == Some("tsv") {
         return b'\t';
     }
@@ -29,14 +29,24 @@ pub(crate) fn sniff_delimiter(path: &Path, first_line: &str) -> u8 {
     }
 }
 
-/// The first line of a text input (at most [`super::lines::MAX_LINE`] bytes), read from the
-/// reader that goes on with the rest: a pipe can be read only once.
-pub(crate) fn first_line<R: BufRead>(r: &mut R, path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut buf = Vec::new();
+/// The first line of a text table (at most [`super::lines::MAX_LINE`] bytes), read from the
+/// reader that goes on with the rest (a pipe can be read only once), and the field delimiter
+/// it shows; an empty file, or one that is no text at all, is refused.
+pub(crate) fn first_line<R: BufRead>(r: &mut R, path: &Path) -> anyhow::Result<(Vec<u8>, u8)> {
+    let mut head = Vec::new();
     r.take(super::lines::MAX_LINE)
-        .read_until(b'\n', &mut buf)
+        .read_until(b'\n', &mut head)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(buf)
+    let not_table = if head.is_empty() {
+        Some("empty file: no header")
+    } else {
+        super::lines::not_text(&head)
+    };
+    if let Some(what) = not_table {
+        return Err(InputError::whole_file(path.display().to_string(), what.to_string()).into());
+    }
+    let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
+    Ok((head, delimiter))
 }
 
 /// A header's column names, without the spaces around them and a byte-order mark.
@@ -73,17 +83,8 @@ pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<F
 
 /// Tells games from standings by the CSV header, its columns named as `map` names them.
 pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
-    let head = first_line(&mut super::source::open(path)?, path)?;
-    let not_table = if head.is_empty() {
-        Some("empty file: no header")
-    } else {
-        super::lines::not_text(&head)
-    };
-    if let Some(what) = not_table {
-        return Err(InputError::whole_file(path.display().to_string(), what.to_string()).into());
-    }
-    let line = String::from_utf8_lossy(&head);
-    let header = header_fields(&line, sniff_delimiter(path, &line));
+    let (head, delimiter) = first_line(&mut super::source::open(path)?, path)?;
+    let header = header_fields(&String::from_utf8_lossy(&head), delimiter);
     // The columns as `--map` names them: a file of `home_team,away_team` mapped to a and b
     // is a games table.
     format_from_header(&header, map).ok_or_else(|| {
@@ -137,31 +138,26 @@ impl Rows {
         }
     }
 
-    /// Before a row (its cells given by column): a streamed standings table's open contest
-    /// is built when the row begins another.
-    pub(crate) fn before_row<'r>(
+    /// Reads one record's row, its cells given by column: a bad one is refused or, under
+    /// `--skip-invalid`, counted; then [`Context::after_record`]. (Before it, a streamed
+    /// standings table's open contest is built when the row begins another.)
+    pub(crate) fn record<'r>(
         &mut self,
         ctx: &mut Context,
         at: &Location,
         get: impl Fn(usize) -> &'r str,
     ) -> anyhow::Result<()> {
-        match self {
-            Rows::Games(_) => Ok(()),
-            Rows::Standings(s) => s.before_row(ctx, at, get),
-        }
-    }
-
-    /// Reads one row, its cells given by column.
-    pub(crate) fn row<'r>(
-        &mut self,
-        ctx: &mut Context,
-        at: &Location,
-        get: impl Fn(usize) -> &'r str,
-    ) -> Result<(), FieldError> {
-        match self {
+        let read = match self {
             Rows::Games(g) => g.row(ctx, get),
-            Rows::Standings(s) => s.row(ctx, at, get),
+            Rows::Standings(s) => {
+                s.before_row(ctx, at, &get)?;
+                s.row(ctx, at, get)
+            }
+        };
+        if let Err(e) = read {
+            ctx.reject(at.clone(), e)?;
         }
+        ctx.after_record(at)
     }
 
     /// Ends the table (a standings table's contests are complete only now).
