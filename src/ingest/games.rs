@@ -19,7 +19,7 @@
 //! side b's own column (sides listed as winner and loser have no first side).
 
 use super::columns::{find_column, header_list};
-use super::context::Context;
+use super::context::{Context, weight};
 use super::errors::FieldError;
 use super::options::{ColumnMap, TeamSeparator};
 use crate::history::PlayerId;
@@ -302,13 +302,10 @@ impl GamesReader {
     ) -> Result<(), FieldError> {
         let s = &self.schema;
         let name = |i: usize| s.name(i);
-        let time = match s.time {
-            Some(t) => self
-                .times
-                .parse(get(t))
-                .map_err(|m| FieldError::new(name(t), m))?,
-            None => 0,
-        };
+        let times = &mut self.times;
+        let time = s.time.map_or(Ok(0), |t| {
+            times.parse(get(t)).map_err(|m| FieldError::new(name(t), m))
+        })?;
         if s.unplayed(&get) {
             ctx.source.skipped_unfinished += 1;
             return Ok(());
@@ -325,10 +322,7 @@ impl GamesReader {
         }
         let (score_a, points) = s.outcome(&get)?;
         let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
-        let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), name(i))?,
-            None => 1.0,
-        };
+        let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), name(i)))?;
         let neutral = s.neutral(&get)?;
         if let (Some(i), true) = (s.event, ctx.opts.events) {
             let event = get(i).trim();
@@ -382,24 +376,19 @@ impl GamesSchema {
 
     /// The game's rating pool: its pool column's value, or its time control's speed class.
     fn pool<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<Option<String>, FieldError> {
-        Ok(match self.pool {
-            None => None,
-            Some(PoolColumn::Value(i)) => Some(pool_value(get(i), self.name(i))?.to_string()),
-            Some(PoolColumn::Speed(i)) => Some(
-                speed_class(get(i))
-                    .ok_or_else(|| {
-                        FieldError::new(
-                            self.name(i),
-                            format!(
-                                "`{}` is not a time control (`base+increment` in seconds, or \
-                                 `-` for correspondence)",
-                                get(i).trim()
-                            ),
-                        )
-                    })?
-                    .to_string(),
-            ),
-        })
+        let pool = match self.pool {
+            None => return Ok(None),
+            Some(PoolColumn::Value(i)) => pool_value(get(i), self.name(i))?,
+            Some(PoolColumn::Speed(i)) => speed_class(get(i)).ok_or_else(|| {
+                let m = format!(
+                    "`{}` is not a time control (`base+increment` in seconds, or `-` for \
+                     correspondence)",
+                    get(i).trim()
+                );
+                FieldError::new(self.name(i), m)
+            })?,
+        };
+        Ok(Some(pool.to_string()))
     }
 
     /// Side a's score and both sides' points.

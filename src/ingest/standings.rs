@@ -14,7 +14,7 @@
 //! reported where a whole read reports it, after every row.
 
 use super::columns::{find_column, header_list};
-use super::context::Context;
+use super::context::{Context, weight};
 use super::errors::{FieldError, Location};
 use super::options::ColumnMap;
 use crate::history::{PlayerId, ranks_to_ranges};
@@ -225,10 +225,7 @@ impl StandingsReader {
             .times
             .parse(get(s.time))
             .map_err(|m| FieldError::new(s.name(s.time), m))?;
-        let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), s.name(i))?,
-            None => 1.0,
-        };
+        let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), s.name(i)))?;
         let player_raw =
             super::context::player_name(get(s.player), s.name(s.player), ctx.opts.trim_names)?;
         let rank = s.rank(&get)?;
