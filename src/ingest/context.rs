@@ -211,15 +211,12 @@ impl<'o> Context<'o> {
         }
         // Contests are numbered with 32 bits (history rows, the state): about 4.3 billion.
         if e.contests + cut as u64 > u64::from(u32::MAX) {
-            return Err(InputError::whole_file(
-                self.file.clone(),
-                format!(
-                    "more than {} contests, the most one replay numbers (32-bit contest \
-                     numbers in the history rows and the state)",
-                    u32::MAX
-                ),
-            )
-            .into());
+            let m = format!(
+                "more than {} contests, the most one replay numbers (32-bit contest numbers in \
+                 the history rows and the state)",
+                u32::MAX
+            );
+            return Err(self.stop(Location::File, m));
         }
         let block = b.take_block(cut);
         self.marked = self.marked.saturating_sub(block.len());

@@ -181,14 +181,9 @@ pub(crate) fn json_error_as(
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
         _ => format!("{what} ({e})"),
     };
-    InputError {
-        file: file.display().to_string(),
-        at: if e.line() > 0 {
-            Location::Line(e.line() as u64)
-        } else {
-            Location::File
-        },
-        field: None,
-        message,
+    let mut err = InputError::whole_file(file.display().to_string(), message);
+    if e.line() > 0 {
+        err.at = Location::Line(e.line() as u64);
     }
+    err
 }

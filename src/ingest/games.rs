@@ -180,19 +180,13 @@ impl GamesSchema {
 
 /// The sides of a file with neither `a` nor `b` (and `--map` naming neither): a pair of
 /// [`SIDE_ALIASES`], the first the header has whole.
-fn side_aliases(header: &[String], map: &ColumnMap) -> Option<(usize, usize)> {
+pub(crate) fn side_aliases(header: &[String], map: &ColumnMap) -> Option<(usize, usize)> {
     if map.maps("a") || map.maps("b") {
         return None;
     }
     SIDE_ALIASES
         .iter()
         .find_map(|(a, b)| Some((find_column(header, a)?, find_column(header, b)?)))
-}
-
-/// Whether a header has a pair of [`SIDE_ALIASES`] (and `--map` names neither side): a games
-/// table.
-pub(crate) fn has_side_aliases(header: &[String], map: &ColumnMap) -> bool {
-    side_aliases(header, map).is_some()
 }
 
 /// The one-hot outcome columns: `a_wins` and `b_wins` (and `draw` where there is one), as

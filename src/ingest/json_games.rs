@@ -77,11 +77,8 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
         })?;
     } else {
         // JSON lines: one object per line, blank lines ignored.
-        let lines_before = (bytes.len() - text.len()) as u64;
-        let skipped_lines = bytes[..lines_before as usize]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count() as u64;
+        let before = &bytes[..bytes.len() - text.len()];
+        let skipped_lines = memchr::memchr_iter(b'\n', before).count() as u64;
         for (k, line) in text.split(|&c| c == b'\n').enumerate() {
             let at = Location::Line(skipped_lines + k as u64 + 1);
             if line.iter().all(u8::is_ascii_whitespace) {

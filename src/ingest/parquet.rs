@@ -56,10 +56,9 @@ impl<'p> ParquetFile<'p> {
     }
 
     /// The row groups in batches of consecutive groups, each as (first row, rows, decoded
-    /// bytes): one
-    /// group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`] decoded bytes.
-    /// (Each read of a slice walks the file's metadata: a read per group of a file of
-    /// one-row groups would take a time quadratic in its rows.)
+    /// bytes): one group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`]
+    /// decoded bytes. (Each read of a slice walks the file's metadata: a read per group of a
+    /// file of one-row groups would take a time quadratic in its rows.)
     pub(crate) fn batches(&self) -> Vec<(usize, usize, usize)> {
         let mut batches: Vec<(usize, usize, usize)> = Vec::new();
         let mut offset = 0usize;
@@ -108,10 +107,14 @@ impl<'p> ParquetFile<'p> {
             columns
                 .iter()
                 .find_map(|c| {
-                    let alone = self.rows(offset, rows, Some(std::slice::from_ref(c)));
-                    alone
-                        .err()
-                        .map(|e| FieldError::new(c, unreadable_column(&e)))
+                    let e = self
+                        .rows(offset, rows, Some(std::slice::from_ref(c)))
+                        .err()?;
+                    let m = format!(
+                        "cannot be read ({e}); rate-batch reads Parquet columns of text, \
+                         numbers, booleans, dates and timestamps"
+                    );
+                    Some(FieldError::new(c, m))
                 })
                 .unwrap_or_else(|| {
                     FieldError::whole(format!("not a readable Parquet file: {whole}"))
@@ -124,14 +127,6 @@ impl<'p> ParquetFile<'p> {
 const BATCH_ROWS: usize = 1 << 16;
 /// The decoded bytes a batch of row groups holds at most (unless one group holds more).
 const BATCH_BYTES: usize = 64 << 20;
-
-/// What to say of a column the decoder cannot read.
-fn unreadable_column(e: &str) -> String {
-    format!(
-        "cannot be read ({e}); rate-batch reads Parquet columns of text, numbers, booleans, \
-         dates and timestamps"
-    )
-}
 
 /// The reader of Parquet tables.
 pub(crate) struct Parquet;

@@ -55,15 +55,6 @@ pub(crate) fn header_names(record: &csv::StringRecord) -> Vec<String> {
     record.iter().map(name).collect()
 }
 
-fn header_fields(line: &str, delimiter: u8) -> Vec<String> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .delimiter(delimiter)
-        .from_reader(line.as_bytes());
-    let first = rdr.records().next().and_then(Result::ok);
-    first.map(|r| header_names(&r)).unwrap_or_default()
-}
-
 pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<Format> {
     let has = |c: &str| find_column(header, map.source(c)).is_some();
     // The formats' distinctive columns; with some of them missing, the reader of the format
@@ -71,7 +62,7 @@ pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<F
     let games = has("a")
         || has("b")
         || (has("winner") && has("loser"))
-        || super::games::has_side_aliases(header, map);
+        || super::games::side_aliases(header, map).is_some();
     let standings = has("rank") || has("player");
     match (games, standings) {
         (true, false) => Some(Format::Games),
@@ -84,7 +75,13 @@ pub(crate) fn format_from_header(header: &[String], map: &ColumnMap) -> Option<F
 /// Tells games from standings by the CSV header, its columns named as `map` names them.
 pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     let (head, delimiter) = first_line(&mut super::source::open(path)?, path)?;
-    let header = header_fields(&String::from_utf8_lossy(&head), delimiter);
+    let line = String::from_utf8_lossy(&head);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(delimiter)
+        .from_reader(line.as_bytes());
+    let first = rdr.records().next().and_then(Result::ok);
+    let header = first.map(|r| header_names(&r)).unwrap_or_default();
     // The columns as `--map` names them: a file of `home_team,away_team` mapped to a and b
     // is a games table.
     format_from_header(&header, map).ok_or_else(|| {

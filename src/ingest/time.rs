@@ -350,11 +350,10 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     match integer(s) {
         Some(v) => match yyyymmdd(s) {
             Some(t) => Err(format!(
-                "ambiguous time `{s}`: as a YYYYMMDD date it is {}, as Unix seconds {}; write \
-                 the date as {} or pass --time-format yyyymmdd or unix",
-                &format_time(t)[..10],
+                "ambiguous time `{s}`: as a YYYYMMDD date it is {day}, as Unix seconds {}; write \
+                 the date as {day} or pass --time-format yyyymmdd or unix",
                 seconds_text(s),
-                &format_time(t)[..10],
+                day = &format_time(t)[..10],
             )),
             None => seconds(s, v),
         },
