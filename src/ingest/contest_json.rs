@@ -82,10 +82,15 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
     Ok(files)
 }
 
-/// The bytes after a UTF-8 byte-order mark, which some editors write (JSON forbids it, but CSV
-/// and PGN files with one are read too).
-fn without_bom(b: &[u8]) -> &[u8] {
-    b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b)
+/// A file's bytes.
+fn read_file(p: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))
+}
+
+/// JSON parsed after a UTF-8 byte-order mark, which some editors write (JSON forbids it, but
+/// CSV and PGN files with one are read too).
+fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    serde_json::from_slice(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
 }
 
 fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
@@ -95,14 +100,10 @@ fn json_error(file: &Path, e: &serde_json::Error) -> InputError {
 fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     let files = numbered_files(dir)?;
     if files.is_empty() {
-        return Err(ctx
-            .error(
-                Location::File,
-                FieldError::whole(
-                    "the folder holds no contest files named N.json (0.json, 1.json, ...)",
-                ),
-            )
-            .into());
+        return Err(ctx.stop(
+            Location::File,
+            "the folder holds no contest files named N.json (0.json, 1.json, ...)",
+        ));
     }
     if ctx.emit.is_some() || ctx.builder.count().is_some() {
         return stream_folder(&files, ctx);
@@ -110,14 +111,15 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     // Each file read, parsed and checked on the pool's threads (its bytes dropped there), so
     // that only the interning is left to this one.
     let trim = ctx.opts.trim_names;
-    let parsed: Vec<anyhow::Result<Result<(i64, Checked), serde_json::Error>>> = files
-        .par_iter()
-        .map(|(_, p)| {
-            let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-            Ok(serde_json::from_slice::<RawContest>(without_bom(&bytes))
-                .map(|c| (c.time_seconds, check(&file_name(p), c, trim))))
-        })
-        .collect();
+    let parsed: Vec<anyhow::Result<Result<(i64, Checked), serde_json::Error>>> =
+        files
+            .par_iter()
+            .map(|(_, p)| {
+                let bytes = read_file(p)?;
+                Ok(parse::<RawContest>(&bytes)
+                    .map(|c| (c.time_seconds, check(&file_name(p), c, trim))))
+            })
+            .collect();
     // A file that cannot be read stops the run before any that does not parse.
     let parsed: Vec<_> = parsed.into_iter().collect::<anyhow::Result<_>>()?;
     let mut good: Vec<(i64, u64, Checked)> = Vec::with_capacity(parsed.len());
@@ -125,10 +127,7 @@ fn read_folder(dir: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         ctx.source.records += 1;
         match res {
             Ok((t, c)) => good.push((t, *n, c)),
-            Err(e) => {
-                let err = json_error(p, &e);
-                ctx.skip_or_fail(err)?;
-            }
+            Err(e) => ctx.skip_or_fail(json_error(p, &e))?,
         }
     }
     good.sort_by_key(|(t, n, _)| (*t, *n));
@@ -153,17 +152,11 @@ const STREAM_FILES: usize = 64;
 /// by time and number, are read and parsed again a few at a time and handed on as they are
 /// added (their content's errors in the whole read's order too).
 fn stream_folder(files: &[(u64, PathBuf)], ctx: &mut Context) -> anyhow::Result<()> {
-    let read =
-        |p: &PathBuf| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
     let mut order: Vec<(i64, u64, usize)> = Vec::with_capacity(files.len());
     for (b, batch) in files.chunks(STREAM_FILES).enumerate() {
         let times: Vec<anyhow::Result<Result<i64, serde_json::Error>>> = batch
             .par_iter()
-            .map(|(_, p)| {
-                let bytes = read(p)?;
-                Ok(serde_json::from_slice::<RawContest>(without_bom(&bytes))
-                    .map(|c| c.time_seconds))
-            })
+            .map(|(_, p)| Ok(parse::<RawContest>(&read_file(p)?).map(|c| c.time_seconds)))
             .collect();
         for (k, (time, (n, p))) in times.into_iter().zip(batch).enumerate() {
             ctx.source.records += 1;
@@ -177,15 +170,14 @@ fn stream_folder(files: &[(u64, PathBuf)], ctx: &mut Context) -> anyhow::Result<
     for batch in order.chunks(STREAM_FILES) {
         let bytes: Vec<Vec<u8>> = batch
             .par_iter()
-            .map(|&(_, _, i)| read(&files[i].1))
+            .map(|&(_, _, i)| read_file(&files[i].1))
             .collect::<anyhow::Result<_>>()?;
         let trim = ctx.opts.trim_names;
         let parsed: Vec<Result<Checked, serde_json::Error>> = bytes
             .par_iter()
             .zip(batch)
             .map(|(b, &(_, _, i))| {
-                serde_json::from_slice::<RawContest>(without_bom(b))
-                    .map(|c| check(&file_name(&files[i].1), c, trim))
+                parse::<RawContest>(b).map(|c| check(&file_name(&files[i].1), c, trim))
             })
             .collect();
         for (res, &(_, _, i)) in parsed.into_iter().zip(batch) {
@@ -209,15 +201,14 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
     if super::json_games::is_games(&bytes) {
         return super::json_games::read(path, &bytes, ctx);
     }
-    let contests: Vec<RawContest> =
-        serde_json::from_slice(without_bom(&bytes)).map_err(|e| json_error(path, &e))?;
+    let contests: Vec<RawContest> = parse(&bytes).map_err(|e| json_error(path, &e))?;
     let mut order: Vec<usize> = (0..contests.len()).collect();
     order.sort_by_key(|&i| contests[i].time_seconds);
     let mut slots: Vec<Option<RawContest>> = contests.into_iter().map(Some).collect();
     for i in order {
         ctx.source.records += 1;
         let c = slots[i].take().expect("each contest once");
-        add_contest(ctx, &format!("#{i}"), c)?;
+        add_checked(ctx, check(&format!("#{i}"), c, ctx.opts.trim_names))?;
         // Streamed: handed on as added (in time order already).
         ctx.after_record(&Location::Contest(format!("#{i}")))?;
     }
@@ -250,11 +241,6 @@ impl Ready {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
         starts.zip(&self.ends).map(|(a, &b)| &self.names[a..b])
     }
-}
-
-fn add_contest(ctx: &mut Context, id: &str, c: RawContest) -> Result<(), InputError> {
-    let checked = check(id, c, ctx.opts.trim_names);
-    add_checked(ctx, checked)
 }
 
 /// The problems [`check`] found reported (each placing's in turn, then the contest's), or
@@ -331,13 +317,23 @@ fn check(id: &str, c: RawContest, trim: bool) -> Checked {
         }
     }
     let dropped = !placings.is_empty();
-    let contest = ready(kept, dropped).map(|(names, ends, places)| Ready {
-        time: c.time_seconds,
-        weight,
-        label,
-        names,
-        ends,
-        places,
+    let contest = places(&kept, dropped).map(|places| {
+        let mut names = String::with_capacity(kept.iter().map(|e| e.0.len()).sum());
+        let ends = kept
+            .iter()
+            .map(|(name, _, _)| {
+                names.push_str(name);
+                names.len()
+            })
+            .collect();
+        Ready {
+            time: c.time_seconds,
+            weight,
+            label,
+            names,
+            ends,
+            places,
+        }
     });
     Checked {
         at,
@@ -346,13 +342,9 @@ fn check(id: &str, c: RawContest, trim: bool) -> Checked {
     }
 }
 
-/// The kept placings' names in one buffer and their place ranges, renumbered if some were
-/// dropped; or why the contest cannot be rated.
-#[allow(clippy::type_complexity)]
-fn ready(
-    kept: Vec<(Cow<str>, i64, i64)>,
-    dropped: bool,
-) -> Result<(String, Vec<usize>, Vec<(u32, u32)>), FieldError> {
+/// The kept placings' place ranges, renumbered if some were dropped; or why the contest
+/// cannot be rated.
+fn places(kept: &[(Cow<str>, i64, i64)], dropped: bool) -> Result<Vec<(u32, u32)>, FieldError> {
     // Entries share a place range only when tied; two different ranges cannot overlap
     // (`[x, 0, 1]` with `[y, 0, 0]` would have y first and x tied for first at once): the
     // contest itself is ill-defined then.
@@ -372,18 +364,11 @@ fn ready(
             "fewer than two valid placings",
         ));
     }
-    let places: Vec<(u32, u32)> = if dropped {
+    Ok(if dropped {
         // Places renumbered among the entries kept (a skipped entry leaves no gap).
         let ranks: Vec<u64> = kept.iter().map(|e| e.1 as u64 + 1).collect();
         crate::history::ranks_to_ranges(&ranks)
     } else {
         kept.iter().map(|e| (e.1 as u32, e.2 as u32)).collect()
-    };
-    let mut names = String::with_capacity(kept.iter().map(|e| e.0.len()).sum());
-    let mut ends = Vec::with_capacity(kept.len());
-    for (name, _, _) in &kept {
-        names.push_str(name);
-        ends.push(names.len());
-    }
-    Ok((names, ends, places))
+    })
 }

@@ -67,9 +67,20 @@ impl std::error::Error for ReplayStopped {}
 pub(crate) const SKIPPED_EXAMPLES: usize = 5;
 
 impl<'o> Context<'o> {
-    pub(crate) fn new(path: &Path, format: Format, opts: &'o IngestOptions) -> Self {
-        let mut builder = HistoryBuilder::with_players(&opts.known_players);
-        prepare(&mut builder, opts, false);
+    /// A context that reads into `builder`, given the options' aliases and with `--dedupe`
+    /// its duplicate check (`in_order`: the input is read in time order, as a stream or its
+    /// counting pass, so a repeat has its original's time).
+    pub(crate) fn new(
+        path: &Path,
+        format: Format,
+        opts: &'o IngestOptions,
+        mut builder: HistoryBuilder,
+        in_order: bool,
+    ) -> Self {
+        builder.set_aliases(opts.aliases.clone());
+        if opts.dedupe {
+            builder.dedupe(in_order);
+        }
         Self {
             file: path.display().to_string(),
             opts,
@@ -95,6 +106,19 @@ impl<'o> Context<'o> {
             Some(pool) => self.builder.pooled_player(name, pool),
             None => self.builder.player(name),
         }
+    }
+
+    /// Refuses a player's name that holds the character joining a name to its pool, when
+    /// players are rated in pools.
+    pub fn check_pooled_name(&self, name: &str, field: &str) -> Result<(), FieldError> {
+        if self.pool.is_some() && name.contains(crate::history::POOL_SEP) {
+            return Err(FieldError::new(
+                field,
+                "a player's name may not hold the control character U+001F when players are \
+                 rated in pools",
+            ));
+        }
+        Ok(())
     }
 
     /// After each record of a reader that hands contests to the builder as it reads them
@@ -127,36 +151,27 @@ impl<'o> Context<'o> {
         if n > e.looked {
             // Games and PGN give one contest per record at most.
             let t = b.pending_time(n - 1);
-            let problem = if t < e.latest && !self.opts.input_order {
-                Some(format!(
-                    "not in time order: a contest of {} after one of {}; a streamed input \
-                     must be sorted by time (--stream off reads it whole and sorts it in memory)",
+            let error = |field: Option<&str>, message| InputError {
+                file: self.file.clone(),
+                at: at.clone(),
+                field: field.map(str::to_string),
+                message,
+            };
+            if t < e.latest && !self.opts.input_order {
+                let m = format!(
+                    "not in time order: a contest of {} after one of {}; a streamed input must be \
+                     sorted by time (--stream off reads it whole and sorts it in memory)",
                     crate::time::format_time(t),
                     crate::time::format_time(e.latest)
-                ))
-            } else {
-                None
-            };
+                );
+                return Err(error(None, m).into());
+            }
             let sides =
                 || super::series::sides(b.pending_entries(n - 1).into_iter(), |p| b.name(p));
-            let series = b.pending_series(n - 1);
-            let players = b.pending_players(n - 1);
-            let (field, problem) = match problem {
-                Some(m) => (None, Some(m)),
-                None => match e.series.contest(series, t, players, |p| b.name(p), &sides) {
-                    Ok(()) => (None, None),
-                    Err(m) => (Some("series".to_string()), Some(m)),
-                },
-            };
-            if let Some(message) = problem {
-                return Err(InputError {
-                    file: self.file.clone(),
-                    at: at.clone(),
-                    field,
-                    message,
-                }
-                .into());
-            }
+            let (series, players) = (b.pending_series(n - 1), b.pending_players(n - 1));
+            e.series
+                .contest(series, t, players, |p| b.name(p), &sides)
+                .map_err(|m| error(Some("series"), m))?;
             e.latest = t;
             e.looked = n;
         }
@@ -196,15 +211,12 @@ impl<'o> Context<'o> {
         }
         // Contests are numbered with 32 bits (history rows, the state): about 4.3 billion.
         if e.contests + cut as u64 > u64::from(u32::MAX) {
-            return Err(InputError::whole_file(
-                self.file.clone(),
-                format!(
-                    "more than {} contests, the most one replay numbers (32-bit contest \
-                     numbers in the history rows and the state)",
-                    u32::MAX
-                ),
-            )
-            .into());
+            let m = format!(
+                "more than {} contests, the most one replay numbers (32-bit contest numbers in \
+                 the history rows and the state)",
+                u32::MAX
+            );
+            return Err(self.stop(Location::File, m));
         }
         let block = b.take_block(cut);
         self.marked = self.marked.saturating_sub(block.len());
@@ -226,6 +238,11 @@ impl<'o> Context<'o> {
             field: e.field,
             message: e.message,
         }
+    }
+
+    /// The error that stops the read: `message`, about a place in the file being read.
+    pub fn stop(&self, at: Location, message: impl Into<String>) -> anyhow::Error {
+        self.error(at, FieldError::whole(message)).into()
     }
 
     /// A bad record: an error, or under `--skip-invalid` a count and `Ok`.
@@ -278,20 +295,10 @@ impl<'o> Context<'o> {
     }
 
     pub(crate) fn finish(mut self) -> History {
-        self.source.duplicates_dropped = self.builder.duplicates_dropped();
         if self.opts.input_order {
             self.builder.keep_input_order();
         }
         self.builder.finish(self.source)
-    }
-}
-
-/// Gives a reader's builder the options' aliases, and with `--dedupe` its duplicate check
-/// (`prune`: the input is read in time order, as a stream or its counting pass).
-pub(crate) fn prepare(builder: &mut HistoryBuilder, opts: &IngestOptions, prune: bool) {
-    builder.set_aliases(opts.aliases.clone());
-    if opts.dedupe {
-        builder.dedupe(prune);
     }
 }
 
@@ -367,13 +374,11 @@ pub(crate) fn weight(raw: &str, field: &str) -> Result<f64, FieldError> {
         return Ok(1.0);
     }
     let (lo, hi) = WEIGHT_RANGE;
-    match raw.parse::<f64>() {
-        Ok(w) if check_weight(w).is_ok() => Ok(w),
-        _ => Err(FieldError::new(
-            field,
-            format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]"),
-        )),
-    }
+    let w = raw.parse().ok().and_then(|w| check_weight(w).ok());
+    w.ok_or_else(|| {
+        let m = format!("weight `{raw}` is not a number within [{lo:e}, {hi:e}]");
+        FieldError::new(field, m)
+    })
 }
 
 /// Where a block of `--period series` may end: the most pending contests that split no series

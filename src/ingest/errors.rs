@@ -162,15 +162,13 @@ pub(crate) fn not_a_file(path: &std::path::Path, m: &std::fs::Metadata) -> Resul
     } else {
         "not a regular file"
     };
-    Err(InputError {
-        file: path.display().to_string(),
-        at: Location::File,
-        field: None,
-        message: format!(
+    Err(InputError::whole_file(
+        path.display().to_string(),
+        format!(
             "{what}, named as a data file of the folder: only regular files (or links to them) \
              are read; move it out of the folder"
         ),
-    })
+    ))
 }
 
 /// A JSON error as an input error naming its line: truncated JSON, or `what` the file is not.
@@ -183,14 +181,9 @@ pub(crate) fn json_error_as(
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
         _ => format!("{what} ({e})"),
     };
-    InputError {
-        file: file.display().to_string(),
-        at: if e.line() > 0 {
-            Location::Line(e.line() as u64)
-        } else {
-            Location::File
-        },
-        field: None,
-        message,
+    let mut err = InputError::whole_file(file.display().to_string(), message);
+    if e.line() > 0 {
+        err.at = Location::Line(e.line() as u64);
     }
+    err
 }

@@ -19,11 +19,11 @@
 //! side b's own column (sides listed as winner and loser have no first side).
 
 use super::columns::{find_column, header_list};
-use super::context::Context;
+use super::context::{Context, weight};
 use super::errors::FieldError;
-use super::options::ColumnMap;
-use super::options::TeamSeparator;
+use super::options::{ColumnMap, TeamSeparator};
 use crate::history::PlayerId;
+use std::cmp::Ordering;
 
 /// Where a game's rating pool comes from.
 #[derive(Clone, Copy, Debug)]
@@ -156,16 +156,6 @@ impl GamesSchema {
         })
     }
 
-    /// Whether the games have times (else they are rated in the input's order).
-    pub fn timed(&self) -> bool {
-        self.time.is_some()
-    }
-
-    /// How many fields a row needs.
-    pub fn width(&self) -> usize {
-        self.names.len()
-    }
-
     /// The columns read, by position.
     pub fn used(&self) -> Vec<usize> {
         let outcome = match self.outcome {
@@ -190,19 +180,13 @@ impl GamesSchema {
 
 /// The sides of a file with neither `a` nor `b` (and `--map` naming neither): a pair of
 /// [`SIDE_ALIASES`], the first the header has whole.
-fn side_aliases(header: &[String], map: &ColumnMap) -> Option<(usize, usize)> {
+pub(crate) fn side_aliases(header: &[String], map: &ColumnMap) -> Option<(usize, usize)> {
     if map.maps("a") || map.maps("b") {
         return None;
     }
     SIDE_ALIASES
         .iter()
         .find_map(|(a, b)| Some((find_column(header, a)?, find_column(header, b)?)))
-}
-
-/// Whether a header has a pair of [`SIDE_ALIASES`] (and `--map` names neither side): a games
-/// table.
-pub(crate) fn has_side_aliases(header: &[String], map: &ColumnMap) -> bool {
-    side_aliases(header, map).is_some()
 }
 
 /// The one-hot outcome columns: `a_wins` and `b_wins` (and `draw` where there is one), as
@@ -269,38 +253,39 @@ fn one_hot_cell(v: &str) -> Option<bool> {
 
 /// Reads rows of a games table into the history.
 pub(crate) struct GamesReader {
-    schema: GamesSchema,
-    side_a: Vec<PlayerId>,
-    side_b: Vec<PlayerId>,
-    /// The members' shares of the game (`p1*0.5+p2`), parallel to the sides.
-    share_a: Vec<f64>,
-    share_b: Vec<f64>,
+    pub(crate) schema: GamesSchema,
+    side_a: Side,
+    side_b: Side,
     times: super::time::TimeParser,
+}
+
+/// One side of a game: its players, and each one's share of the game (`p1*0.5+p2`).
+#[derive(Default)]
+struct Side {
+    players: Vec<PlayerId>,
+    shares: Vec<f64>,
 }
 
 impl GamesReader {
     pub fn new(schema: GamesSchema, time_format: super::time::TimeFormat) -> Self {
         Self {
             schema,
-            side_a: Vec::new(),
-            side_b: Vec::new(),
-            share_a: Vec::new(),
-            share_b: Vec::new(),
+            side_a: Side::default(),
+            side_b: Side::default(),
             times: super::time::TimeParser::new(time_format),
         }
     }
 
-    /// How the time column was read ([`UNTIMED`] without one).
-    pub fn time_reading(&self) -> String {
-        if self.schema.timed() {
+    /// Ends the table: how its time column was read ([`UNTIMED`] without one).
+    pub fn finish(self, ctx: &mut Context) {
+        let timed = self.schema.time.is_some();
+        let reading = if timed {
             self.times.reading()
         } else {
             UNTIMED.to_string()
-        }
-    }
-
-    pub fn schema(&self) -> &GamesSchema {
-        &self.schema
+        };
+        ctx.source.time_format = Some(reading);
+        ctx.source.untimed |= !timed;
     }
 
     /// Validates one row and adds its game. `get(i)` is the i-th field ("" when null).
@@ -311,36 +296,19 @@ impl GamesReader {
     ) -> Result<(), FieldError> {
         let s = &self.schema;
         let name = |i: usize| s.name(i);
-        let time = match s.time {
-            Some(t) => self
-                .times
-                .parse(get(t))
-                .map_err(|m| FieldError::new(name(t), m))?,
-            None => 0,
-        };
+        let times = &mut self.times;
+        let time = s.time.map_or(Ok(0), |t| {
+            times.parse(get(t)).map_err(|m| FieldError::new(name(t), m))
+        })?;
         if s.unplayed(&get) {
             ctx.source.skipped_unfinished += 1;
             return Ok(());
         }
-        let (raw_a, raw_b) = (get(s.a), get(s.b));
         ctx.pool = s.pool(&get)?;
-        let opts = ctx.opts;
-        let sep = &opts.team_separator;
-        side(
-            ctx,
-            raw_a,
-            name(s.a),
-            sep,
-            (&mut self.side_a, &mut self.share_a),
-        )?;
-        side(
-            ctx,
-            raw_b,
-            name(s.b),
-            sep,
-            (&mut self.side_b, &mut self.share_b),
-        )?;
-        if let Some(p) = self.side_a.iter().find(|p| self.side_b.contains(p)) {
+        self.side_a.read(ctx, get(s.a), name(s.a))?;
+        self.side_b.read(ctx, get(s.b), name(s.b))?;
+        let (a, b) = (&self.side_a, &self.side_b);
+        if let Some(p) = a.players.iter().find(|p| b.players.contains(p)) {
             return Err(FieldError::new(
                 name(s.b),
                 format!("player `{}` plays against himself", ctx.builder.name(*p)),
@@ -348,10 +316,7 @@ impl GamesReader {
         }
         let (score_a, points) = s.outcome(&get)?;
         let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
-        let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), name(i))?,
-            None => 1.0,
-        };
+        let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), name(i)))?;
         let neutral = s.neutral(&get)?;
         if let (Some(i), true) = (s.event, ctx.opts.events) {
             let event = get(i).trim();
@@ -359,16 +324,14 @@ impl GamesReader {
                 ctx.builder.name_next_game(event);
             }
         }
-        let sides = (&self.side_a[..], &self.side_b[..]);
-        let shares = (&self.share_a[..], &self.share_b[..]);
         ctx.builder
             .add_game_with(
                 s.sided && !neutral,
                 time,
                 weight,
                 series,
-                sides,
-                shares,
+                (&a.players, &b.players),
+                (&a.shares, &b.shares),
                 score_a,
                 Some(points),
             )
@@ -407,63 +370,47 @@ impl GamesSchema {
 
     /// The game's rating pool: its pool column's value, or its time control's speed class.
     fn pool<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<Option<String>, FieldError> {
-        Ok(match self.pool {
-            None => None,
-            Some(PoolColumn::Value(i)) => Some(pool_value(get(i), self.name(i))?.to_string()),
-            Some(PoolColumn::Speed(i)) => Some(
-                speed_class(get(i))
-                    .ok_or_else(|| {
-                        FieldError::new(
-                            self.name(i),
-                            format!(
-                                "`{}` is not a time control (`base+increment` in seconds, or \
-                                 `-` for correspondence)",
-                                get(i).trim()
-                            ),
-                        )
-                    })?
-                    .to_string(),
-            ),
-        })
+        let pool = match self.pool {
+            None => return Ok(None),
+            Some(PoolColumn::Value(i)) => pool_value(get(i), self.name(i))?,
+            Some(PoolColumn::Speed(i)) => speed_class(get(i)).ok_or_else(|| {
+                let m = format!(
+                    "`{}` is not a time control (`base+increment` in seconds, or `-` for \
+                     correspondence)",
+                    get(i).trim()
+                );
+                FieldError::new(self.name(i), m)
+            })?,
+        };
+        Ok(Some(pool.to_string()))
     }
 
     /// Side a's score and both sides' points.
     fn outcome<'r>(&self, get: impl Fn(usize) -> &'r str) -> Result<(f64, (f64, f64)), FieldError> {
         let name = |i: usize| self.name(i);
-        Ok(match self.outcome {
+        let score_a = match self.outcome {
             OutcomeColumns::Scores(x, y) => {
-                let pa = points(get(x), name(x))?;
-                let pb = points(get(y), name(y))?;
-                let sa = if pa > pb {
-                    1.0
-                } else if pa < pb {
-                    0.0
-                } else {
-                    0.5
+                let (pa, pb) = (points(get(x), name(x))?, points(get(y), name(y))?);
+                let score_a = match pa.partial_cmp(&pb) {
+                    Some(Ordering::Greater) => 1.0,
+                    Some(Ordering::Less) => 0.0,
+                    _ => 0.5,
                 };
-                (sa, (pa, pb))
+                return Ok((score_a, (pa, pb)));
             }
-            OutcomeColumns::Result(r) => {
-                let v = parse_result(get(r)).ok_or_else(|| {
-                    FieldError::new(
-                        name(r),
-                        format!(
-                            "unknown result `{}` (expected 1, 0.5, 0, 1-0, 0-1, 1/2-1/2, W, D, L or a fraction in [0, 1])",
-                            get(r).trim()
-                        ),
-                    )
-                })?;
-                (v, (v, 1.0 - v))
-            }
-            OutcomeColumns::Winner(w) => {
-                let sa = self.winner(w, &get)?;
-                (sa, (sa, 1.0 - sa))
-            }
-            OutcomeColumns::OneHot(x, y, d) => {
-                let sa = self.one_hot_outcome((x, y, d), &get)?;
-                (sa, (sa, 1.0 - sa))
-            }
-        })
+            OutcomeColumns::Result(r) => parse_result(get(r)).ok_or_else(|| {
+                FieldError::new(
+                    name(r),
+                    format!(
+                        "unknown result `{}` (expected 1, 0.5, 0, 1-0, 0-1, 1/2-1/2, W, D, L or a fraction in [0, 1])",
+                        get(r).trim()
+                    ),
+                )
+            })?,
+            OutcomeColumns::Winner(w) => self.winner(w, &get)?,
+            OutcomeColumns::OneHot(x, y, d) => self.one_hot_outcome((x, y, d), &get)?,
+        };
+        Ok((score_a, (score_a, 1.0 - score_a)))
     }
 
     /// Side a's score by the winner column `w`: it names a side exactly, else once the
@@ -609,68 +556,63 @@ fn parse_flag(v: &str) -> Option<bool> {
     }
 }
 
-/// Splits a side into players (a team when the separator occurs) and interns them. Names are
-/// kept as given (see [`super::context::player_name`]); in a team the spaces around each separator
-/// belong to the separator (`a + b` is `a` and `b`).
-fn side(
-    ctx: &mut Context,
-    raw: &str,
-    field: &str,
-    sep: &TeamSeparator,
-    (out, shares): (&mut Vec<PlayerId>, &mut Vec<f64>),
-) -> Result<(), FieldError> {
-    out.clear();
-    shares.clear();
-    let trim = ctx.opts.trim_names;
-    let in_team = matches!(sep, TeamSeparator::Sep(s) if raw.contains(s.as_str()));
-    let mut add = |ctx: &mut Context, n: &str| -> Result<(), FieldError> {
+impl Side {
+    /// Splits a side into players (a team when the separator occurs) and interns them. Names
+    /// are kept as given (see [`super::context::player_name`]); in a team the spaces around
+    /// each separator belong to the separator (`a + b` is `a` and `b`).
+    fn read(&mut self, ctx: &mut Context, raw: &str, field: &str) -> Result<(), FieldError> {
+        self.players.clear();
+        self.shares.clear();
+        let opts = ctx.opts;
+        let sep = match &opts.team_separator {
+            TeamSeparator::Sep(sep) if raw.contains(sep.as_str()) => sep.as_str(),
+            _ => return self.add(ctx, raw, field, false),
+        };
+        let parts = raw.split(sep).count();
+        for (k, part) in raw.split(sep).enumerate() {
+            let mut member = part;
+            if k > 0 {
+                member = member.trim_start_matches(' ');
+            }
+            if k + 1 < parts {
+                member = member.trim_end_matches(' ');
+            }
+            self.add(ctx, member, field, true).map_err(|e| {
+                if member.trim().is_empty() {
+                    FieldError::new(field, format!("empty player name in team `{raw}`"))
+                } else {
+                    e
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Adds a player (`in_team`: a member, who may play a share of the game).
+    fn add(
+        &mut self,
+        ctx: &mut Context,
+        n: &str,
+        field: &str,
+        in_team: bool,
+    ) -> Result<(), FieldError> {
         let (n, share) = if in_team {
             member_share(n, field)?
         } else {
             (n, 1.0)
         };
-        let n = super::context::player_name(n, field, trim)?;
-        if ctx.pool.is_some() && n.contains(crate::history::POOL_SEP) {
-            return Err(FieldError::new(
-                field,
-                "a player's name may not hold the control character U+001F when players are \
-                 rated in pools"
-                    .to_string(),
-            ));
-        }
+        let n = super::context::player_name(n, field, ctx.opts.trim_names)?;
+        ctx.check_pooled_name(n, field)?;
         let id = ctx.player(n);
-        if out.contains(&id) {
+        if self.players.contains(&id) {
             return Err(FieldError::new(
                 field,
                 format!("player `{n}` is twice in one team"),
             ));
         }
-        out.push(id);
-        shares.push(share);
+        self.players.push(id);
+        self.shares.push(share);
         Ok(())
-    };
-    match sep {
-        TeamSeparator::Sep(sep) if raw.contains(sep.as_str()) => {
-            let parts = raw.split(sep.as_str()).count();
-            for (k, part) in raw.split(sep.as_str()).enumerate() {
-                let mut member = part;
-                if k > 0 {
-                    member = member.trim_start_matches(' ');
-                }
-                if k + 1 < parts {
-                    member = member.trim_end_matches(' ');
-                }
-                add(ctx, member).map_err(|e| {
-                    if member.trim().is_empty() {
-                        FieldError::new(field, format!("empty player name in team `{raw}`"))
-                    } else {
-                        e
-                    }
-                })?;
-            }
-            Ok(())
-        }
-        _ => add(ctx, raw),
     }
 }
 
@@ -718,24 +660,15 @@ fn points(raw: &str, field: &str) -> Result<f64, FieldError> {
 /// Side a's score from a result token.
 pub(crate) fn parse_result(raw: &str) -> Option<f64> {
     let t = raw.trim();
-    match t {
-        "1-0" | "W" | "w" => return Some(1.0),
-        "0-1" | "L" | "l" => return Some(0.0),
-        "1/2-1/2" | "½-½" | "½" | "D" | "d" => return Some(0.5),
-        _ => {}
-    }
-    if t.eq_ignore_ascii_case("win") {
-        return Some(1.0);
-    }
-    if t.eq_ignore_ascii_case("loss") {
-        return Some(0.0);
-    }
-    if t.eq_ignore_ascii_case("draw") {
-        return Some(0.5);
-    }
-    match t.parse::<f64>() {
-        Ok(v) if (0.0..=1.0).contains(&v) => Some(v),
-        _ => None,
+    let is = |words: &[&str]| words.iter().any(|w| t.eq_ignore_ascii_case(w));
+    if is(&["1-0", "w", "win"]) {
+        Some(1.0)
+    } else if is(&["0-1", "l", "loss"]) {
+        Some(0.0)
+    } else if is(&["1/2-1/2", "½-½", "½", "d", "draw"]) {
+        Some(0.5)
+    } else {
+        t.parse().ok().filter(|v| (0.0..=1.0).contains(v))
     }
 }
 

@@ -29,11 +29,15 @@ pub(crate) fn is_games(bytes: &[u8]) -> bool {
     match text.first() {
         Some(b'{') => true,
         Some(b'[') => {
-            let mut first: Option<bool> = None;
+            let mut games = false;
             // Only the first element is looked at: the rest is left unread (the error of
-            // stopping early is expected and ignored).
-            let _ = First(&mut first).deserialize(&mut serde_json::Deserializer::from_slice(text));
-            first.unwrap_or(false)
+            // stopping early, or of a first element that is no object, is ignored).
+            let mut first = |_, object: Object| {
+                games = !object.contains_key("standings");
+                false
+            };
+            let _ = Each(&mut first).deserialize(&mut serde_json::Deserializer::from_slice(text));
+            games
         }
         _ => false,
     }
@@ -73,11 +77,8 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
         })?;
     } else {
         // JSON lines: one object per line, blank lines ignored.
-        let lines_before = (bytes.len() - text.len()) as u64;
-        let skipped_lines = bytes[..lines_before as usize]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count() as u64;
+        let before = &bytes[..bytes.len() - text.len()];
+        let skipped_lines = memchr::memchr_iter(b'\n', before).count() as u64;
         for (k, line) in text.split(|&c| c == b'\n').enumerate() {
             let at = Location::Line(skipped_lines + k as u64 + 1);
             if line.iter().all(u8::is_ascii_whitespace) {
@@ -140,11 +141,7 @@ impl Table {
             }
         }
         let cells = &self.cells;
-        rows.before_row(ctx, &at, |i| cells[i].as_str())?;
-        if let Err(e) = rows.row(ctx, &at, |i| cells[i].as_str()) {
-            ctx.reject(at.clone(), e)?;
-        }
-        ctx.after_record(&at)
+        rows.record(ctx, &at, |i| cells[i].as_str())
     }
 }
 
@@ -172,33 +169,6 @@ impl<'de> Visitor<'de> for Each<'_> {
             k += 1;
         }
         Ok(())
-    }
-}
-
-/// Looks at an array's first element: whether it is an object without `standings`.
-struct First<'a>(&'a mut Option<bool>);
-
-impl<'de> DeserializeSeed<'de> for First<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for First<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if let Some(first) = seq.next_element::<Value>()? {
-            *self.0 = Some(
-                first
-                    .as_object()
-                    .is_some_and(|o| !o.contains_key("standings")),
-            );
-        }
-        Err(serde::de::Error::custom("looked at the first element"))
     }
 }
 

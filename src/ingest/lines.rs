@@ -109,26 +109,19 @@ pub struct Lines {
 
 /// A reader that counts lines, and the counter to ask.
 pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
-    counting_after(inner, 0)
-}
-
-/// [`counting`] of a piece of a text that begins a line, after `lines_before` line feeds:
-/// lines are numbered as in the whole text.
-pub fn counting_after<R: Read>(inner: R, lines_before: u64) -> (Counting<R>, Lines) {
     let ahead = Rc::new(RefCell::new(VecDeque::new()));
-    (
-        Counting {
-            inner,
-            offset: 0,
-            ahead: Rc::clone(&ahead),
-            lfs: lines_before,
-            line_start: 0,
-        },
-        Lines {
-            ahead,
-            before: lines_before,
-        },
-    )
+    let lines = Lines {
+        ahead: Rc::clone(&ahead),
+        before: 0,
+    };
+    let reader = Counting {
+        inner,
+        offset: 0,
+        ahead,
+        lfs: 0,
+        line_start: 0,
+    };
+    (reader, lines)
 }
 
 impl<R: Read> Read for Counting<R> {
@@ -152,10 +145,7 @@ impl<R: Read> Read for Counting<R> {
         }
         self.offset += n as u64;
         if self.offset - self.line_start > MAX_LINE {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                LineTooLong { line: self.lfs + 1 },
-            ));
+            return Err(too_long(self.lfs + 1));
         }
         Ok(n)
     }

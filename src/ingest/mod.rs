@@ -39,11 +39,12 @@ pub use parquet::probe_parquet_here;
 /// Reads an input into a [`History`]. Errors are [`InputError`] for bad content and
 /// `std::io::Error` (inside anyhow) for files that cannot be read.
 pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
-    let format = match opts.format {
-        Some(f) => f,
-        None => detect(path, &opts.map)?,
-    };
-    ingest_as(path, format, opts)
+    ingest_as(path, format_of(path, opts)?, opts)
+}
+
+/// The format an input is read in: `--format`, else the one [`detect`] finds.
+pub fn format_of(path: &Path, opts: &IngestOptions) -> anyhow::Result<Format> {
+    opts.format.map_or_else(|| detect(path, &opts.map), Ok)
 }
 
 /// [`ingest`] of an input whose format is known (`opts.format` is not consulted for it): for
@@ -51,7 +52,8 @@ pub fn ingest(path: &Path, opts: &IngestOptions) -> anyhow::Result<History> {
 /// With further inputs (`opts.more`, or a folder of CSV and PGN files), every file is read in
 /// turn into one history, its contests sorted by time (equal times in the order of the files).
 pub fn ingest_as(path: &Path, format: Format, opts: &IngestOptions) -> anyhow::Result<History> {
-    let mut ctx = Context::new(path, format, opts);
+    let builder = crate::history::HistoryBuilder::with_players(&opts.known_players);
+    let mut ctx = Context::new(path, format, opts, builder, false);
     read_input(path, format, &mut ctx)?;
     let mut history = ctx.finish();
     check_series(&history)?;
@@ -91,14 +93,14 @@ impl Format {
 
 /// Reads every file of the input (`path` and `opts.more`, see [`input_files`]) into `ctx`,
 /// the first in `format`, the others in `--format` or as detected; the context's errors name
-/// each file, and the source summary names them all.
+/// each file, and the source summary names them all and counts the repeats dropped.
 pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyhow::Result<()> {
     let files = input_files(path, &ctx.opts.more)?;
     for (k, file) in files.iter().enumerate() {
-        let f = match (k, ctx.opts.format) {
-            (0, _) => format,
-            (_, Some(f)) => f,
-            (_, None) => detect(file, &ctx.opts.map)?,
+        let f = if k == 0 {
+            format
+        } else {
+            format_of(file, ctx.opts)?
         };
         ctx.file = file.display().to_string();
         ctx.source.origin_files.push(ctx.file.clone());
@@ -108,6 +110,7 @@ pub(crate) fn read_input(path: &Path, format: Format, ctx: &mut Context) -> anyh
         ctx.source.path = files_summary(&files);
         ctx.source.files = files.len();
     }
+    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     Ok(())
 }
 
@@ -206,16 +209,12 @@ pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
     }
     let meta = std::fs::metadata(path).ok();
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
-        // A folder of N.json contests, else a folder of CSV or PGN files read together.
+        // A folder of N.json contests, else a folder of CSV or PGN files read together (one
+        // at least: input_files refuses a folder without).
         if !contest_json::numbered_files(path)?.is_empty() {
             return Ok(Format::Json);
         }
-        return match source::folder_files(path)?.first() {
-            Some(first) => detect(first, map),
-            None => Err(whole(
-                "the folder holds no contest files (N.json) and no CSV, TSV or PGN file",
-            )),
-        };
+        return detect(&input_files(path, &[])?[0], map);
     }
     let ext = source::format_extension(path).unwrap_or_default();
     let by_ext = Format::value_variants()

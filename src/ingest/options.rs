@@ -23,14 +23,8 @@ pub enum Format {
 
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = match self {
-            Format::Games => "games",
-            Format::Standings => "standings",
-            Format::Json => "json",
-            Format::Pgn => "pgn",
-            Format::Parquet => "parquet",
-        };
-        f.write_str(s)
+        let value = clap::ValueEnum::to_possible_value(self).expect("no format is hidden");
+        f.write_str(value.get_name())
     }
 }
 

@@ -56,10 +56,9 @@ impl<'p> ParquetFile<'p> {
     }
 
     /// The row groups in batches of consecutive groups, each as (first row, rows, decoded
-    /// bytes): one
-    /// group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`] decoded bytes.
-    /// (Each read of a slice walks the file's metadata: a read per group of a file of
-    /// one-row groups would take a time quadratic in its rows.)
+    /// bytes): one group, or as many as make up [`BATCH_ROWS`] rows and [`BATCH_BYTES`]
+    /// decoded bytes. (Each read of a slice walks the file's metadata: a read per group of a
+    /// file of one-row groups would take a time quadratic in its rows.)
     pub(crate) fn batches(&self) -> Vec<(usize, usize, usize)> {
         let mut batches: Vec<(usize, usize, usize)> = Vec::new();
         let mut offset = 0usize;
@@ -108,10 +107,14 @@ impl<'p> ParquetFile<'p> {
             columns
                 .iter()
                 .find_map(|c| {
-                    let alone = self.rows(offset, rows, Some(std::slice::from_ref(c)));
-                    alone
-                        .err()
-                        .map(|e| FieldError::new(c, unreadable_column(&e)))
+                    let e = self
+                        .rows(offset, rows, Some(std::slice::from_ref(c)))
+                        .err()?;
+                    let m = format!(
+                        "cannot be read ({e}); rate-batch reads Parquet columns of text, \
+                         numbers, booleans, dates and timestamps"
+                    );
+                    Some(FieldError::new(c, m))
                 })
                 .unwrap_or_else(|| {
                     FieldError::whole(format!("not a readable Parquet file: {whole}"))
@@ -125,14 +128,6 @@ const BATCH_ROWS: usize = 1 << 16;
 /// The decoded bytes a batch of row groups holds at most (unless one group holds more).
 const BATCH_BYTES: usize = 64 << 20;
 
-/// What to say of a column the decoder cannot read.
-fn unreadable_column(e: &str) -> String {
-    format!(
-        "cannot be read ({e}); rate-batch reads Parquet columns of text, numbers, booleans, \
-         dates and timestamps"
-    )
-}
-
 /// The reader of Parquet tables.
 pub(crate) struct Parquet;
 
@@ -141,26 +136,21 @@ impl super::Reader for Parquet {
     /// documentation). Rows are numbered from 1 across the row groups.
     fn read(&self, path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         if let Some(crashed) = probe_parquet_in_child(path) {
-            return Err(ctx.error(Location::File, FieldError::whole(crashed)).into());
+            return Err(ctx.stop(Location::File, crashed));
         }
-        let unreadable = |ctx: &Context, e: String| {
-            ctx.error(
-                Location::File,
-                FieldError::whole(format!("not a readable Parquet file: {e}")),
-            )
-        };
-        let file = ParquetFile::open(path).map_err(|e| unreadable(ctx, e))?;
+        let file = ParquetFile::open(path)
+            .map_err(|e| ctx.stop(Location::File, format!("not a readable Parquet file: {e}")))?;
         let header = file.header.clone();
         let format = match ctx.opts.format {
             Some(Format::Games) => Format::Games,
             Some(Format::Standings) => Format::Standings,
             _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
-                ctx.error(
+                ctx.stop(
                     Location::File,
-                    FieldError::whole(format!(
+                    format!(
                         "cannot tell games from standings by the columns ({}); the games format has a and b, the standings format player and rank",
                         header_list(&header)
-                    )),
+                    ),
                 )
             })?,
         };
@@ -176,8 +166,7 @@ impl super::Reader for Parquet {
                 .map_err(|e| ctx.error(Location::File, e))?;
             read_rows(ctx, &mut rows, &header, &df, offset)?;
         }
-        rows.finish(ctx)?;
-        Ok(())
+        rows.finish(ctx)
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -196,11 +185,8 @@ fn read_rows(
     // Every column as text (a column not read is not decoded: its cells are empty).
     let mut texts: Vec<Option<Column>> = Vec::with_capacity(header.len());
     for name in header {
-        let Ok(col) = df.column(name) else {
-            texts.push(None);
-            continue;
-        };
-        texts.push(Some(column_text(ctx, name, col, offset)?));
+        let col = df.column(name).ok();
+        texts.push(col.map(|c| column_text(ctx, name, c, offset)).transpose()?);
     }
     // Walk the columns in step, a row at a time, without copying the cells.
     let mut cells = Vec::with_capacity(texts.len());
@@ -221,12 +207,7 @@ fn read_rows(
         }
         ctx.source.records += 1;
         let at = Location::Row((offset + r) as u64 + 1);
-        let fields = &row;
-        rows.before_row(ctx, &at, |i| fields[i])?;
-        if let Err(e) = rows.row(ctx, &at, |i| fields[i]) {
-            ctx.reject(at.clone(), e)?;
-        }
-        ctx.after_record(&at)?;
+        rows.record(ctx, &at, |i| row[i])?;
     }
     Ok(())
 }
@@ -241,6 +222,17 @@ fn column_text(
     offset: usize,
 ) -> anyhow::Result<Column> {
     let dtype = col.dtype().clone();
+    if dtype == DataType::Binary
+        && let Ok(bytes) = col.binary()
+        && let Some(row) = bytes
+            .iter()
+            .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
+    {
+        let e = FieldError::new(name, "bytes that are not UTF-8 text");
+        return Err(ctx
+            .error(Location::Row((offset + row) as u64 + 1), e)
+            .into());
+    }
     let text = match &dtype {
         DataType::List(_) => Err(format!(
             "column of type {dtype}: a list per row, not one value; rate-batch reads \
@@ -252,23 +244,6 @@ fn column_text(
         // --skip-invalid).
         DataType::Date => dates_text(name, col),
         DataType::Datetime(unit, _) => instants_text(name, col, *unit),
-        DataType::Binary => {
-            let bin = col.binary().map_err(|e| e.to_string());
-            match bin.map(|b| {
-                b.iter()
-                    .position(|v| v.is_some_and(|v| std::str::from_utf8(v).is_err()))
-            }) {
-                Ok(Some(row)) => {
-                    return Err(ctx
-                        .error(
-                            Location::Row((offset + row) as u64 + 1),
-                            FieldError::new(name, "bytes that are not UTF-8 text"),
-                        )
-                        .into());
-                }
-                _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
-            }
-        }
         _ => col.cast(&DataType::String).map_err(|e| e.to_string()),
     };
     text.map_err(|m| {
@@ -282,52 +257,43 @@ fn column_text(
 
 /// A column of dates as text (`2024-01-31`).
 fn dates_text(name: &str, col: &Column) -> Result<Column, String> {
-    match col.date() {
-        Ok(d) => {
-            let days = d.physical().iter().map(|v| v.map(i64::from));
-            Ok(temporal_text(
-                name,
-                days,
-                |v| {
-                    let day = i32::try_from(v)
-                        .ok()?
-                        .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
-                    let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
-                    Some(date.format("%Y-%m-%d").to_string())
-                },
-                |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
-            ))
-        }
-        Err(e) => Err(e.to_string()),
-    }
+    let days = col.date().map_err(|e| e.to_string())?.physical().iter();
+    Ok(temporal_text(
+        name,
+        days.map(|v| v.map(i64::from)),
+        |v| {
+            let day = i32::try_from(v)
+                .ok()?
+                .checked_add(UNIX_EPOCH_DAYS_FROM_CE)?;
+            let date = chrono::NaiveDate::from_num_days_from_ce_opt(day)?;
+            Some(date.format("%Y-%m-%d").to_string())
+        },
+        |v| format!("the date {v} days from 1970-01-01, beyond the calendar"),
+    ))
 }
 
 /// A column of timestamps in `unit` as text (RFC 3339).
 fn instants_text(name: &str, col: &Column, unit: TimeUnit) -> Result<Column, String> {
-    match col.datetime() {
-        Ok(t) => {
-            let per_second: i64 = match unit {
-                TimeUnit::Milliseconds => 1_000,
-                TimeUnit::Microseconds => 1_000_000,
-                TimeUnit::Nanoseconds => 1_000_000_000,
-            };
-            // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
-            Ok(temporal_text(
-                name,
-                t.physical().iter(),
-                |v| {
-                    let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
-                    let t = chrono::DateTime::from_timestamp(
-                        v.div_euclid(per_second),
-                        u32::try_from(nanos).ok()?,
-                    )?;
-                    Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
-                },
-                |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
-            ))
-        }
-        Err(e) => Err(e.to_string()),
-    }
+    let instants = col.datetime().map_err(|e| e.to_string())?.physical().iter();
+    let per_second: i64 = match unit {
+        TimeUnit::Milliseconds => 1_000,
+        TimeUnit::Microseconds => 1_000_000,
+        TimeUnit::Nanoseconds => 1_000_000_000,
+    };
+    // (The instant in UTC, with or without a zone named: Parquet stores UTC.)
+    Ok(temporal_text(
+        name,
+        instants,
+        |v| {
+            let nanos = v.rem_euclid(per_second) * (1_000_000_000 / per_second);
+            let t = chrono::DateTime::from_timestamp(
+                v.div_euclid(per_second),
+                u32::try_from(nanos).ok()?,
+            )?;
+            Some(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+        },
+        |v| format!("the timestamp {v} {unit} from 1970, beyond the calendar"),
+    ))
 }
 
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01, less one.

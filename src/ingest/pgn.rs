@@ -14,22 +14,6 @@ use anyhow::Context as _;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-/// The tags the reader uses; the others are only counted and checked for repeats.
-const USED_TAGS: [&str; 12] = [
-    "White",
-    "Black",
-    "Result",
-    "Date",
-    "UTCDate",
-    "UTCTime",
-    "WhiteElo",
-    "BlackElo",
-    "Round",
-    "TimeControl",
-    "Event",
-    "EventDate",
-];
-
 /// Tag pairs a game may have: far more than any real game (a few dozen), few enough that a
 /// hostile file cannot make one game cost without bound.
 pub(crate) const MAX_TAGS: usize = 10_000;
@@ -37,14 +21,30 @@ pub(crate) const MAX_TAGS: usize = 10_000;
 #[derive(Default)]
 struct Game {
     line: u64,
-    /// The used tags: value and line.
-    tags: [Option<(String, u64)>; USED_TAGS.len()],
-    /// Every tag name seen (a repeated one starts the next game in files without move text).
-    seen: rustc_hash::FxHashSet<String>,
-    /// The value and line of the tag `--pool-by` names.
-    pool: Option<(String, u64)>,
+    /// Every tag's value and line, by name (a repeated one starts the next game in files
+    /// without move text).
+    tags: rustc_hash::FxHashMap<String, (String, u64)>,
     /// With `--dedupe`: the digest of the moves so far.
     moves: Moves,
+}
+
+impl Game {
+    fn tag(&self, name: &str) -> Option<(&str, u64)> {
+        self.tags.get(name).map(|(v, l)| (v.as_str(), *l))
+    }
+
+    /// A tag the game must have, else the error at the game's first line.
+    fn required(&self, tag: &str) -> Result<(&str, u64), (u64, FieldError)> {
+        let missing = || FieldError::new(tag, format!("game has no {tag} tag"));
+        self.tag(tag).ok_or_else(|| (self.line, missing()))
+    }
+}
+
+/// FNV-1a of `bytes`, continued from `h`.
+fn fnv(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The digest of a game's moves as played: the move text without its comments (`{...}`,
@@ -59,44 +59,36 @@ struct Moves {
 }
 
 impl Moves {
+    /// Takes a line of move text (the comments and variations open at its end stay open).
     fn feed(&mut self, line: &[u8]) {
-        let mut token: Vec<u8> = Vec::new();
-        let end = |t: &mut Vec<u8>, m: &mut Self| {
-            if !t.is_empty() {
-                m.token(t);
-                t.clear();
-            }
-        };
-        for &b in line {
+        // A token ends at a space or at what opens or closes a comment or a variation.
+        let mut start = 0;
+        for (i, &b) in line.iter().enumerate() {
             if self.brace > 0 {
                 if b == b'}' {
                     self.brace -= 1;
                 }
+                start = i + 1;
                 continue;
             }
+            if !matches!(b, b'{' | b';' | b'(' | b')' | b' ' | b'\t' | b'\r' | b'\n') {
+                continue;
+            }
+            if self.paren == 0 {
+                self.token(&line[start..i]);
+            }
+            start = i + 1;
             match b {
-                b'{' => {
-                    end(&mut token, self);
-                    self.brace += 1;
-                }
-                b';' => {
-                    end(&mut token, self);
-                    return;
-                }
-                b'(' => {
-                    end(&mut token, self);
-                    self.paren += 1;
-                }
-                b')' => {
-                    end(&mut token, self);
-                    self.paren = self.paren.saturating_sub(1);
-                }
-                b' ' | b'\t' | b'\r' | b'\n' => end(&mut token, self),
-                _ if self.paren > 0 => {}
-                _ => token.push(b),
+                b'{' => self.brace += 1,
+                b';' => return,
+                b'(' => self.paren += 1,
+                b')' => self.paren = self.paren.saturating_sub(1),
+                _ => {}
             }
         }
-        end(&mut token, self);
+        if self.paren == 0 {
+            self.token(&line[start..]);
+        }
     }
 
     /// One token of the main line: a move is kept (without its move number and its `!`/`?`
@@ -120,29 +112,8 @@ impl Moves {
         {
             return;
         }
-        for &b in t.iter().chain(b" ") {
-            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        self.hash = fnv(fnv(self.hash, t), b" ");
         self.count += 1;
-    }
-}
-
-impl Game {
-    fn tag(&self, name: &str) -> Option<(&str, u64)> {
-        let k = USED_TAGS.iter().position(|t| *t == name)?;
-        self.tags[k].as_ref().map(|(v, l)| (v.as_str(), *l))
-    }
-    fn has(&self, name: &str) -> bool {
-        self.seen.contains(name)
-    }
-    fn add(&mut self, name: String, value: String, line: u64) {
-        if let Some(k) = USED_TAGS.iter().position(|t| *t == name) {
-            self.tags[k] = Some((value, line));
-        }
-        self.seen.insert(name);
-    }
-    fn is_empty(&self) -> bool {
-        self.seen.is_empty()
     }
 }
 
@@ -172,85 +143,61 @@ impl super::Reader for Pgn {
             if line_no == 1
                 && let Some(what) = super::lines::not_text(&buf)
             {
-                return Err(ctx.error(Location::File, FieldError::whole(what)).into());
+                return Err(ctx.stop(Location::File, what));
             }
             if n as u64 > super::lines::MAX_LINE {
                 let e = super::lines::LineTooLong { line: line_no };
-                return Err(ctx
-                    .error(Location::Line(line_no), FieldError::whole(e.to_string()))
-                    .into());
+                return Err(ctx.stop(Location::Line(line_no), e.to_string()));
             }
-            // Move text, most of a PGN with moves, is scanned as bytes for its comments' braces:
-            // no decoding. (A line that begins with a tag, `%`, or a byte beyond ASCII goes the
-            // general way below.)
-            match buf.iter().find(|b| !b.is_ascii_whitespace()) {
+            // Move text, most of a PGN with moves, is scanned as bytes: no decoding. (A line
+            // that begins with a tag, `%`, or a byte beyond ASCII is decoded first.)
+            let text;
+            let moves = match buf.iter().find(|b| !b.is_ascii_whitespace()) {
                 None | Some(b'%') => continue,
-                Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => {
-                    for brace in memchr::memchr2_iter(b'{', b'}', &buf) {
-                        if buf[brace] == b'{' {
-                            comment_depth += 1;
-                        } else {
-                            comment_depth = comment_depth.saturating_sub(1);
+                Some(&b) if b < 0x80 && (b != b'[' || comment_depth > 0) => &buf[..],
+                Some(_) => {
+                    text = decode(&buf);
+                    let line = text.trim_start_matches('\u{feff}').trim();
+                    if comment_depth == 0 && line.starts_with('[') {
+                        let (name, value) =
+                            parse_tag(line).map_err(|m| ctx.stop(Location::Line(line_no), m))?;
+                        if in_moves || game.tags.contains_key(&name) {
+                            finish_game(ctx, std::mem::take(&mut game))?;
+                            in_moves = false;
                         }
+                        if game.tags.is_empty() {
+                            game.line = line_no;
+                        }
+                        if game.tags.len() >= MAX_TAGS {
+                            let m = format!(
+                                "the game has more than {MAX_TAGS} tag pairs (line {line_no}): \
+                                 not a chess game's header"
+                            );
+                            return Err(ctx.stop(Location::Line(game.line), m));
+                        }
+                        game.tags.insert(name, (value, line_no));
+                        continue;
                     }
-                    if !game.is_empty() {
-                        in_moves = true;
+                    if line.is_empty() || line.starts_with('%') {
+                        continue;
                     }
-                    if ctx.opts.dedupe {
-                        game.moves.feed(&buf);
-                    }
-                    continue;
+                    line.as_bytes()
                 }
-                Some(_) => {}
-            }
-            let text = decode(&buf);
-            let line = text.trim_start_matches('\u{feff}').trim();
-            if comment_depth == 0 && line.starts_with('[') {
-                let (name, value) = parse_tag(line)
-                    .map_err(|m| ctx.error(Location::Line(line_no), FieldError::whole(m)))?;
-                if in_moves || game.has(&name) {
-                    finish_game(ctx, std::mem::take(&mut game))?;
-                    in_moves = false;
-                }
-                if game.is_empty() {
-                    game.line = line_no;
-                }
-                if game.seen.len() >= MAX_TAGS {
-                    return Err(ctx
-                        .error(
-                            Location::Line(game.line),
-                            FieldError::whole(format!(
-                                "the game has more than {MAX_TAGS} tag pairs (line {line_no}): not \
-                                 a chess game's header"
-                            )),
-                        )
-                        .into());
-                }
-                if ctx.opts.pool_tag.as_deref() == Some(name.as_str()) {
-                    game.pool = Some((value.clone(), line_no));
-                }
-                game.add(name, value, line_no);
-                continue;
-            }
-            if line.is_empty() || line.starts_with('%') {
-                continue;
-            }
-            // Move text: only its comments matter, so that a `[` inside `{...}` is not a tag.
-            for c in line.chars() {
-                match c {
-                    '{' => comment_depth += 1,
-                    '}' => comment_depth = comment_depth.saturating_sub(1),
-                    _ => {}
+            };
+            // Of move text only the comments matter, so that a `[` inside `{...}` is not a tag.
+            for brace in memchr::memchr2_iter(b'{', b'}', moves) {
+                if moves[brace] == b'{' {
+                    comment_depth += 1;
+                } else {
+                    comment_depth = comment_depth.saturating_sub(1);
                 }
             }
-            if !game.is_empty() {
-                in_moves = true;
-            }
+            in_moves |= !game.tags.is_empty();
             if ctx.opts.dedupe {
-                game.moves.feed(line.as_bytes());
+                game.moves.feed(moves);
             }
         }
-        if !game.is_empty() {
+        if !game.tags.is_empty() {
             finish_game(ctx, game)?;
         }
         Ok(())
@@ -289,14 +236,11 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
     let mut value = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some(e) => value.push(e),
-                None => return Err(bad()),
-            }
+        value.push(if c == '\\' {
+            chars.next().ok_or_else(bad)?
         } else {
-            value.push(c);
-        }
+            c
+        });
     }
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(bad());
@@ -322,18 +266,9 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
     let trim = ctx.opts.trim_names;
     let (white, black) = (player(game, "White", trim)?, player(game, "Black", trim)?);
     for (name, tag) in [(&white, "White"), (&black, "Black")] {
-        if ctx.pool.is_some() && name.contains(crate::history::POOL_SEP) {
-            return Err((
-                start,
-                FieldError::new(
-                    tag,
-                    "a player's name may not hold the control character U+001F when players \
-                     are rated in pools",
-                ),
-            ));
-        }
+        ctx.check_pooled_name(name, tag).map_err(|e| (start, e))?;
     }
-    let time = game_time(game).map_err(|(l, tag, m)| (l, FieldError::new(tag, m)))?;
+    let time = game_time(game)?;
     if white == black {
         return Err((
             start,
@@ -366,12 +301,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
 
 /// White's score by the game's `Result` tag; `None` for a game not finished (`*`).
 fn white_score(game: &Game) -> Result<Option<f64>, (u64, FieldError)> {
-    let (result, result_line) = game.tag("Result").ok_or_else(|| {
-        (
-            game.line,
-            FieldError::new("Result", "game has no Result tag"),
-        )
-    })?;
+    let (result, result_line) = game.required("Result")?;
     match result.trim() {
         "1-0" => Ok(Some(1.0)),
         "0-1" => Ok(Some(0.0)),
@@ -389,12 +319,7 @@ fn white_score(game: &Game) -> Result<Option<f64>, (u64, FieldError)> {
 
 /// The player a tag (`White`, `Black`) names.
 fn player(game: &Game, tag: &str, trim: bool) -> Result<String, (u64, FieldError)> {
-    let (v, l) = game.tag(tag).ok_or_else(|| {
-        (
-            game.line,
-            FieldError::new(tag, format!("game has no {tag} tag")),
-        )
-    })?;
+    let (v, l) = game.required(tag)?;
     // `?` and an empty value mean unknown (the PGN standard); any other value is a name,
     // kept as given (see the readers' rule on names).
     if v.is_empty() || v == "?" {
@@ -407,36 +332,22 @@ fn player(game: &Game, tag: &str, trim: bool) -> Result<String, (u64, FieldError
 /// The game's rating pool: the tag `--pool-by` names, else (Lichess's speed classes) its
 /// time control's class.
 fn game_pool(ctx: &Context, game: &Game) -> Result<Option<String>, (u64, FieldError)> {
-    if ctx.opts.pool_tag.is_some() {
-        let (v, l) = game
-            .pool
-            .as_ref()
-            .map_or(("", game.line), |(v, l)| (v.as_str(), *l));
-        let tag = ctx.opts.pool_tag.as_deref().unwrap_or_default();
-        Ok(Some(
-            super::games::pool_value(v, tag)
-                .map_err(|e| (l, e))?
-                .to_string(),
-        ))
-    } else if ctx.opts.speed_pools
-        && let Some((tc, l)) = game.tag("TimeControl")
-    {
-        let class = super::games::speed_class(tc).ok_or_else(|| {
-            (
-                l,
-                FieldError::new(
-                    "TimeControl",
-                    format!(
-                        "`{}` is not a time control (`base+increment` in seconds, or `-`)",
-                        tc.trim()
-                    ),
-                ),
-            )
-        })?;
-        Ok(Some(class.to_string()))
-    } else {
-        Ok(None)
+    if let Some(tag) = &ctx.opts.pool_tag {
+        let (v, l) = game.tag(tag).unwrap_or(("", game.line));
+        let pool = super::games::pool_value(v, tag).map_err(|e| (l, e))?;
+        return Ok(Some(pool.to_string()));
     }
+    let Some((tc, l)) = game.tag("TimeControl").filter(|_| ctx.opts.speed_pools) else {
+        return Ok(None);
+    };
+    let class = super::games::speed_class(tc).ok_or_else(|| {
+        let m = format!(
+            "`{}` is not a time control (`base+increment` in seconds, or `-`)",
+            tc.trim()
+        );
+        (l, FieldError::new("TimeControl", m))
+    })?;
+    Ok(Some(class.to_string()))
 }
 
 /// Keeps player `id`'s rating of the tag `tag` (`WhiteElo`, `BlackElo`) if it is his
@@ -446,15 +357,14 @@ fn keep_rating_tag(ctx: &mut Context, game: &Game, (id, tag): (PlayerId, &str), 
         .tag(tag)
         .and_then(|(v, _)| v.trim().parse::<f64>().ok())
         .filter(|r| r.is_finite() && *r > 0.0 && *r < 1e5);
-    if let Some(r) = rating {
-        let tags = &mut ctx.source.rating_tags;
-        if tags.len() <= id as usize {
-            tags.resize(id as usize + 1, None);
-        }
-        let slot = &mut tags[id as usize];
-        if slot.is_none_or(|(t, _)| time < t) {
-            *slot = Some((time, r));
-        }
+    let Some(r) = rating else { return };
+    let tags = &mut ctx.source.rating_tags;
+    if tags.len() <= id as usize {
+        tags.resize(id as usize + 1, None);
+    }
+    let slot = &mut tags[id as usize];
+    if slot.is_none_or(|(t, _)| time < t) {
+        *slot = Some((time, r));
     }
 }
 
@@ -483,44 +393,37 @@ fn event_name(game: &Game, time: i64) -> String {
 /// What `--dedupe` compares of a game besides its time, players and result: its moves
 /// ([`Moves`]); for a game without moves, its `Round` tag.
 fn fingerprint(game: &Game) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let h = 0xcbf2_9ce4_8422_2325u64;
     if game.moves.count > 0 {
-        h ^= game.moves.hash;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3) ^ u64::from(game.moves.count);
+        (h ^ game.moves.hash).wrapping_mul(0x0000_0100_0000_01b3) ^ u64::from(game.moves.count)
     } else if let Some((round, _)) = game.tag("Round") {
-        for &b in b"round:".iter().chain(round.trim().as_bytes()) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        fnv(fnv(h, b"round:"), round.trim().as_bytes())
+    } else {
+        h
     }
-    h
 }
 
 /// `UTCDate` + `UTCTime` when present, else `Date`.
-fn game_time(game: &Game) -> Result<i64, (u64, &'static str, String)> {
-    let (tag, (date, line)) = match game.tag("UTCDate") {
-        Some(d) => ("UTCDate", d),
-        None => match game.tag("Date") {
-            Some(d) => ("Date", d),
-            None => return Err((game.line, "Date", "game has no Date or UTCDate tag".into())),
-        },
-    };
-    let day = super::time::parse_text(date).map_err(|m| (line, tag, m))?;
-    if tag == "UTCDate"
-        && let Some((clock, cl)) = game.tag("UTCTime")
-    {
-        let secs = parse_clock(clock).ok_or_else(|| {
-            (
-                cl,
-                "UTCTime",
-                format!(
-                    "malformed time `{clock}` (expected HH:MM:SS; a second 60 only as the leap \
-                     second 23:59:60)"
-                ),
-            )
+fn game_time(game: &Game) -> Result<i64, (u64, FieldError)> {
+    let (tag, (date, line)) = ["UTCDate", "Date"]
+        .into_iter()
+        .find_map(|tag| Some((tag, game.tag(tag)?)))
+        .ok_or_else(|| {
+            let e = FieldError::new("Date", "game has no Date or UTCDate tag");
+            (game.line, e)
         })?;
-        return Ok(day + secs);
-    }
-    Ok(day)
+    let day = super::time::parse_text(date).map_err(|m| (line, FieldError::new(tag, m)))?;
+    let Some((clock, cl)) = game.tag("UTCTime").filter(|_| tag == "UTCDate") else {
+        return Ok(day);
+    };
+    let secs = parse_clock(clock).ok_or_else(|| {
+        let m = format!(
+            "malformed time `{clock}` (expected HH:MM:SS; a second 60 only as the leap second \
+             23:59:60)"
+        );
+        (cl, FieldError::new("UTCTime", m))
+    })?;
+    Ok(day + secs)
 }
 
 fn parse_clock(s: &str) -> Option<i64> {

@@ -34,40 +34,39 @@ fn read_rows(
     let (unc_col, vol_col) = (csv.column("uncertainty"), csv.column("volatility"));
     csv.for_each(player_col, |csv, line, name, rec| {
         let values = || -> Result<Values, InputError> {
-            let number =
-                |c: usize, field: &str, positive: bool| -> Result<Option<f64>, InputError> {
-                    let text = rec.get(c).unwrap_or("").trim();
-                    if text.is_empty() {
-                        return Ok(None);
-                    }
-                    // Ratings, uncertainties and volatilities beyond 1e6 in size are no real
-                    // scale's and overflow some systems' arithmetic.
-                    match text.parse::<f64>() {
-                        Ok(v) if v.abs() <= 1e6 && (!positive || v > 0.0) => Ok(Some(v)),
-                        _ => Err(csv.error(
-                            line,
-                            Some(field),
-                            format!(
-                                "`{text}` is not a {}number of at most 1e6 in size",
-                                if positive { "positive " } else { "" }
-                            ),
-                        )),
-                    }
-                };
-            let rating = number(rating_col, "rating", false)?
+            // A column's number; none in an empty field, or without the column.
+            let number = |c: Option<usize>, field: &str, positive: bool| {
+                let text = c.and_then(|c| rec.get(c)).unwrap_or("").trim();
+                if text.is_empty() {
+                    return Ok(None);
+                }
+                // Ratings, uncertainties and volatilities beyond 1e6 in size are no real
+                // scale's and overflow some systems' arithmetic.
+                match text.parse::<f64>() {
+                    Ok(v) if v.abs() <= 1e6 && (!positive || v > 0.0) => Ok(Some(v)),
+                    _ => Err(csv.error(
+                        line,
+                        Some(field),
+                        format!(
+                            "`{text}` is not a {}number of at most 1e6 in size",
+                            if positive { "positive " } else { "" }
+                        ),
+                    )),
+                }
+            };
+            let rating = number(Some(rating_col), "rating", false)?
                 .ok_or_else(|| csv.error(line, Some("rating"), "empty rating".into()))?;
-            let uncertainty = unc_col
-                .map(|c| number(c, "uncertainty", true))
-                .transpose()?
-                .flatten();
-            let volatility = vol_col
-                .map(|c| number(c, "volatility", true))
-                .transpose()?
-                .flatten();
-            Ok((rating, uncertainty, volatility))
+            let uncertainty = number(unc_col, "uncertainty", true)?;
+            Ok((rating, uncertainty, number(vol_col, "volatility", true)?))
         };
         each(csv, line, name, &values)
     })
+}
+
+/// The error of a player listed on `line` and on line `first` before.
+fn listed_twice(csv: &SmallCsv, line: u64, name: &str, first: u64) -> InputError {
+    let m = format!("player `{name}` is listed twice (first on line {first})");
+    csv.error(line, Some("player"), m)
 }
 
 /// The seeds of a file, for the players of `history`, and how many listed players it does not
@@ -79,22 +78,14 @@ pub fn read_seeds(
 ) -> Result<(Vec<Seed>, usize), InputError> {
     let ids = NameIndex::new(history.names()).with_aliases(aliases.cloned());
     let mut seeds = Vec::new();
-    // The line each player (found in the history, or not) was listed on.
-    let mut listed: HashMap<u32, u64> = HashMap::new();
-    let mut listed_absent: HashMap<String, u64> = HashMap::new();
+    // The line each player (found in the history, or else by name) was listed on.
+    let mut listed: HashMap<Result<u32, String>, u64> = HashMap::new();
     let mut absent = 0;
     read_rows(path, |csv, line, name, values| {
         let player = ids.find(name);
-        let first = match player {
-            Some(p) => listed.insert(p, line),
-            None => listed_absent.insert(canonical_name(name).into_owned(), line),
-        };
-        if let Some(first) = first {
-            return Err(csv.error(
-                line,
-                Some("player"),
-                format!("player `{name}` is listed twice (first on line {first})"),
-            ));
+        let key = player.ok_or_else(|| canonical_name(name).into_owned());
+        if let Some(first) = listed.insert(key, line) {
+            return Err(listed_twice(csv, line, name, first));
         }
         let (rating, uncertainty, volatility) = values()?;
         match player {
@@ -135,11 +126,7 @@ impl SeedList {
             let key = canonical_name(name);
             let key = aliases.map_or(&*key, |a| a.resolve(&key)).to_string();
             if let Some(first) = lines.insert(key.clone(), line) {
-                return Err(csv.error(
-                    line,
-                    Some("player"),
-                    format!("player `{name}` is listed twice (first on line {first})"),
-                ));
+                return Err(listed_twice(csv, line, name, first));
             }
             list.by_name.insert(key, values()?);
             Ok(())

@@ -19,21 +19,14 @@ impl SmallCsv {
     pub fn open(path: &std::path::Path) -> Result<Self, InputError> {
         let file = path.display().to_string();
         let f = std::fs::File::open(path)
-            .map_err(|e| error(&file, Location::File, None, format!("cannot read: {e}")))?;
+            .map_err(|e| error(&file, 0, None, format!("cannot read: {e}")))?;
         let (counting, lines) = super::lines::counting(f);
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::Headers)
             .from_reader(counting);
         let headers = reader
             .headers()
-            .map_err(|e| {
-                error(
-                    &file,
-                    Location::Line(1),
-                    None,
-                    format!("unreadable header: {e}"),
-                )
-            })?
+            .map_err(|e| error(&file, 1, None, format!("unreadable header: {e}")))?
             .clone();
         Ok(Self {
             file,
@@ -52,12 +45,7 @@ impl SmallCsv {
 
     /// An error about the file (`line` 0: the file as a whole, 1: the header).
     pub fn error(&self, line: u64, field: Option<&str>, message: String) -> InputError {
-        let at = if line == 0 {
-            Location::File
-        } else {
-            Location::Line(line)
-        };
-        error(&self.file, at, field, message)
+        error(&self.file, line, field, message)
     }
 
     /// The column `name`, or an error saying what the file should hold.
@@ -98,7 +86,13 @@ impl SmallCsv {
     }
 }
 
-fn error(file: &str, at: Location, field: Option<&str>, message: String) -> InputError {
+/// An error about `file` (`line` 0: the file as a whole).
+fn error(file: &str, line: u64, field: Option<&str>, message: String) -> InputError {
+    let at = if line == 0 {
+        Location::File
+    } else {
+        Location::Line(line)
+    };
     InputError {
         file: file.to_string(),
         at,

@@ -47,27 +47,20 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
     };
     let (head, raw) = peek(raw, 4).with_context(|| format!("cannot read {}", path.display()))?;
     let kind = Compression::of(&head);
-    let plain = Cursor::new(head).chain(raw);
-    Ok(match kind {
-        Compression::None => Box::new(BufReader::with_capacity(BUFFER, plain)),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            BUFFER,
-            Ahead::spawn(Damaged {
-                inner: flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, plain)),
-                what: "gzip",
-            }),
-        )),
-        Compression::Zstd => Box::new(BufReader::with_capacity(
-            BUFFER,
-            Ahead::spawn(Damaged {
-                inner: zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(
-                    BUFFER, plain,
-                ))
-                .with_context(|| format!("cannot read {}", path.display()))?,
-                what: "zstd",
-            }),
-        )),
-    })
+    let plain = BufReader::with_capacity(BUFFER, Cursor::new(head).chain(raw));
+    let (inner, what): (Box<dyn Read + Send>, _) = match kind {
+        Compression::None => return Ok(Box::new(plain)),
+        Compression::Gzip => (Box::new(flate2::read::MultiGzDecoder::new(plain)), "gzip"),
+        Compression::Zstd => (
+            Box::new(
+                zstd::stream::read::Decoder::with_buffer(plain)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+            ),
+            "zstd",
+        ),
+    };
+    let ahead = Ahead::spawn(Damaged { inner, what });
+    Ok(Box::new(BufReader::with_capacity(BUFFER, ahead)))
 }
 
 /// A reader whose bytes are produced ahead by a thread of their own: decompression on one
@@ -85,33 +78,21 @@ impl Ahead {
         let (tx, rx) = std::sync::mpsc::sync_channel(4);
         std::thread::spawn(move || {
             loop {
+                // A whole buffer (a decoder gives little at a time), or the rest of the input.
                 let mut buf = vec![0u8; BUFFER];
-                let mut filled = 0;
-                // Fill the buffer (a decoder gives little at a time), or reach the end.
-                let result = loop {
-                    match inner.read(&mut buf[filled..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(n) => {
-                            filled += n;
-                            if filled == buf.len() {
-                                break Ok(());
-                            }
-                        }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => break Err(e),
-                    }
-                };
+                let (filled, result) = fill(&mut inner, &mut buf);
                 buf.truncate(filled);
-                let end = filled == 0 || result.is_err();
-                let sent = match result {
-                    Ok(()) if filled == 0 => tx.send(Ok(Vec::new())),
-                    Ok(()) => tx.send(Ok(buf)),
-                    Err(e) if filled > 0 => tx.send(Ok(buf)).and_then(|()| tx.send(Err(e))),
-                    Err(e) => tx.send(Err(e)),
-                };
-                if end || sent.is_err() {
+                if filled > 0 && tx.send(Ok(buf)).is_err() {
                     return;
                 }
+                // The end of the input (an empty buffer), or its error, ends the thread.
+                let last = match result {
+                    Ok(()) if filled > 0 => continue,
+                    Ok(()) => Ok(Vec::new()),
+                    Err(e) => Err(e),
+                };
+                let _ = tx.send(last);
+                break;
             }
         });
         Self {
@@ -192,36 +173,32 @@ pub fn compression(path: &Path) -> Compression {
     if is_stdin(path) {
         return Compression::None;
     }
-    let mut head = [0u8; 4];
-    let n = File::open(path)
-        .and_then(|mut f| {
-            let mut n = 0;
-            while n < head.len() {
-                match f.read(&mut head[n..])? {
-                    0 => break,
-                    k => n += k,
-                }
-            }
-            Ok(n)
-        })
-        .unwrap_or(0);
-    Compression::of(&head[..n])
+    let head = File::open(path).and_then(|f| peek(f, 4));
+    head.map_or(Compression::None, |(head, _)| Compression::of(&head))
 }
 
 /// Reads up to `n` bytes (fewer only at the end), handing back the rest of the reader.
 fn peek<R: Read>(mut r: R, n: usize) -> std::io::Result<(Vec<u8>, R)> {
     let mut head = vec![0u8; n];
-    let mut got = 0;
-    while got < n {
-        match r.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let (got, result) = fill(&mut r, &mut head);
+    result?;
     head.truncate(got);
     Ok((head, r))
+}
+
+/// Reads into `buf` until it is full or the input ends: the bytes read, and the error that
+/// stopped the reading, if one did.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> (usize, std::io::Result<()>) {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (filled, Err(e)),
+        }
+    }
+    (filled, Ok(()))
 }
 
 /// The extension that tells the format, in lower case: the last one, or the one before a

@@ -14,7 +14,7 @@
 //! reported where a whole read reports it, after every row.
 
 use super::columns::{find_column, header_list};
-use super::context::Context;
+use super::context::{Context, weight};
 use super::errors::{FieldError, Location};
 use super::options::ColumnMap;
 use crate::history::{PlayerId, ranks_to_ranges};
@@ -57,10 +57,6 @@ impl StandingsSchema {
             share: col("share"),
             names: header.to_vec(),
         })
-    }
-
-    pub fn width(&self) -> usize {
-        self.names.len()
     }
 
     /// The columns read, by position.
@@ -133,27 +129,23 @@ impl Pending {
     /// Team `t`'s index in the contest, the team added at `rank` if new; refused (the
     /// message) when its other members have another rank.
     fn team(&mut self, t: &str, rank: u64) -> Result<u32, String> {
-        match self.teams.get(t) {
-            Some(&(ti, team_rank)) => {
-                if team_rank != rank {
-                    return Err(format!(
-                        "rank {rank} differs from rank {team_rank} of team `{t}`'s other members"
-                    ));
-                }
-                Ok(ti)
+        if let Some(&(ti, team_rank)) = self.teams.get(t) {
+            if team_rank != rank {
+                return Err(format!(
+                    "rank {rank} differs from rank {team_rank} of team `{t}`'s other members"
+                ));
             }
-            None => {
-                let ti = self.teams.len() as u32;
-                self.teams.insert(t.to_string(), (ti, rank));
-                Ok(ti)
-            }
+            return Ok(ti);
         }
+        let ti = self.teams.len() as u32;
+        self.teams.insert(t.to_string(), (ti, rank));
+        Ok(ti)
     }
 }
 
 /// Collects standings rows by contest; [`finish`](Self::finish) turns them into contests.
 pub(crate) struct StandingsReader {
-    schema: StandingsSchema,
+    pub(crate) schema: StandingsSchema,
     pending: Vec<Pending>,
     index: FxHashMap<String, usize>,
     times: super::time::TimeParser,
@@ -181,13 +173,13 @@ impl StandingsReader {
     /// begins another, before the row's player is named (a counting read numbers players
     /// within the open contest). A row of a contest built before cannot stream: the counting
     /// pass notes where (the input is then read whole); a streamed read stops there.
-    pub fn before_row(
+    pub fn before_row<'r>(
         &mut self,
         ctx: &mut Context,
         at: &Location,
-        label: &str,
+        get: impl Fn(usize) -> &'r str,
     ) -> anyhow::Result<()> {
-        let label = label.trim();
+        let label = get(self.schema.contest).trim();
         let Some(closed) = &mut self.contiguous else {
             return Ok(());
         };
@@ -196,43 +188,25 @@ impl StandingsReader {
             self.index.clear();
             closed.insert(p.label.clone());
             let first = p.first.clone();
-            self.build(ctx, p)?;
+            build(ctx, p, true)?;
             ctx.after_record(&first)?;
         }
-        let Some(closed) = &self.contiguous else {
-            return Ok(());
-        };
         if self.pending.is_empty() && closed.contains(label) {
-            if ctx.builder.count().is_some() {
-                if ctx.scattered_at.is_none() {
-                    ctx.scattered_at = Some((ctx.file.clone(), at.clone()));
-                }
-            } else {
-                return Err(ctx
-                    .error(
-                        at.clone(),
-                        FieldError::new(
-                            &self.schema.names[self.schema.contest],
-                            format!(
-                                "contest `{label}` has rows after another contest began; a \
-                                 streamed standings input keeps each contest's rows together \
-                                 (--stream off reads it whole)"
-                            ),
-                        ),
-                    )
-                    .into());
+            if ctx.builder.count().is_none() {
+                let e = FieldError::new(
+                    self.schema.name(self.schema.contest),
+                    format!(
+                        "contest `{label}` has rows after another contest began; a streamed \
+                         standings input keeps each contest's rows together (--stream off reads \
+                         it whole)"
+                    ),
+                );
+                return Err(ctx.error(at.clone(), e).into());
             }
+            ctx.scattered_at
+                .get_or_insert_with(|| (ctx.file.clone(), at.clone()));
         }
         Ok(())
-    }
-
-    /// The column of the contest id.
-    pub fn contest_column(&self) -> usize {
-        self.schema.contest
-    }
-
-    pub fn schema(&self) -> &StandingsSchema {
-        &self.schema
     }
 
     /// Validates one row and files it under its contest.
@@ -251,10 +225,7 @@ impl StandingsReader {
             .times
             .parse(get(s.time))
             .map_err(|m| FieldError::new(s.name(s.time), m))?;
-        let weight = match s.weight {
-            Some(i) => super::context::weight(get(i), s.name(i))?,
-            None => 1.0,
-        };
+        let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), s.name(i)))?;
         let player_raw =
             super::context::player_name(get(s.player), s.name(s.player), ctx.opts.trim_names)?;
         let rank = s.rank(&get)?;
@@ -334,69 +305,62 @@ impl StandingsReader {
 
     /// Builds the contests, in order of first appearance (the history sorts them by time);
     /// streamed, the last one, then the invalid ones are reported.
-    pub fn finish(mut self, ctx: &mut Context) -> anyhow::Result<()> {
+    pub fn finish(self, ctx: &mut Context) -> anyhow::Result<()> {
         ctx.source.time_format = Some(self.times.reading());
-        for p in std::mem::take(&mut self.pending) {
+        let streamed = self.contiguous.is_some();
+        for p in self.pending {
             let first = p.first.clone();
-            self.build(ctx, p)?;
-            if self.contiguous.is_some() {
+            build(ctx, p, streamed)?;
+            if streamed {
                 ctx.after_record(&first)?;
             }
         }
         ctx.report_deferred()?;
         Ok(())
     }
+}
 
-    /// Builds one contest; one that is invalid is rejected (streamed: set aside until the end).
-    fn build(&mut self, ctx: &mut Context, p: Pending) -> Result<(), super::errors::InputError> {
-        let mut members: Vec<PlayerId> = Vec::new();
-        let mut shares: Vec<f64> = Vec::new();
-        // Entries: each team once (at its first member), each teamless player alone.
-        let mut entries: Vec<(u32, u64)> = Vec::new(); // (team or NO_TEAM, rank)
-        let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
-        let mut team_entry: Vec<usize> = vec![usize::MAX; p.teams.len()];
-        for pl in &p.placings {
-            if pl.team == NO_TEAM {
-                entry_of.push(entries.len());
-                entries.push((NO_TEAM, pl.rank));
-            } else {
-                let slot = &mut team_entry[pl.team as usize];
-                if *slot == usize::MAX {
-                    *slot = entries.len();
-                    entries.push((pl.team, pl.rank));
-                }
-                entry_of.push(*slot);
-            }
+/// Builds one contest; one that is invalid is rejected (`streamed`: set aside until the end).
+fn build(ctx: &mut Context, p: Pending, streamed: bool) -> Result<(), super::errors::InputError> {
+    // Entries: each team once (at its first member), each teamless player alone; their ranks.
+    let mut ranks: Vec<u64> = Vec::new();
+    let mut entry_of: Vec<usize> = Vec::with_capacity(p.placings.len());
+    let mut team_entry: Vec<Option<usize>> = vec![None; p.teams.len()];
+    for pl in &p.placings {
+        let new = ranks.len();
+        let e = match pl.team {
+            NO_TEAM => new,
+            t => *team_entry[t as usize].get_or_insert(new),
+        };
+        if e == new {
+            ranks.push(pl.rank);
         }
-        let ranks: Vec<u64> = entries.iter().map(|e| e.1).collect();
-        let ranges = ranks_to_ranges(&ranks);
-        let mut by_entry: Vec<usize> = (0..p.placings.len()).collect();
-        by_entry.sort_by_key(|&i| entry_of[i]);
-        let b = &mut ctx.builder;
-        b.begin_contest(p.time, p.weight, Some(&p.label), None);
-        let mut k = 0;
-        for (e, &(lo, hi)) in ranges.iter().enumerate() {
-            members.clear();
-            shares.clear();
-            while k < by_entry.len() && entry_of[by_entry[k]] == e {
-                members.push(p.placings[by_entry[k]].player);
-                shares.push(p.placings[by_entry[k]].share);
-                k += 1;
-            }
-            b.add_weighted_entry(&members, &shares, lo, hi, None);
-        }
-        if let Err(e) = b.end_contest() {
-            let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));
-            let e = FieldError::whole(e.to_string());
-            // Streamed, reported after every row, where a whole read reports it.
-            if self.contiguous.is_some() {
-                ctx.defer(at, e);
-            } else {
-                ctx.reject(at, e)?;
-            }
-        }
-        Ok(())
+        entry_of.push(e);
     }
+    let mut by_entry: Vec<usize> = (0..p.placings.len()).collect();
+    by_entry.sort_by_key(|&i| entry_of[i]);
+    let (mut members, mut shares) = (Vec::new(), Vec::new());
+    let b = &mut ctx.builder;
+    b.begin_contest(p.time, p.weight, Some(&p.label), None);
+    let entries = by_entry.chunk_by(|&i, &j| entry_of[i] == entry_of[j]);
+    for (entry, &(lo, hi)) in entries.zip(&ranks_to_ranges(&ranks)) {
+        members.clear();
+        shares.clear();
+        members.extend(entry.iter().map(|&i| p.placings[i].player));
+        shares.extend(entry.iter().map(|&i| p.placings[i].share));
+        b.add_weighted_entry(&members, &shares, lo, hi, None);
+    }
+    if let Err(e) = b.end_contest() {
+        let at = Location::Contest(format!("`{}` ({})", p.label, location_text(&p.first)));
+        let e = FieldError::whole(e.to_string());
+        // Streamed, reported after every row, where a whole read reports it.
+        if streamed {
+            ctx.defer(at, e);
+        } else {
+            ctx.reject(at, e)?;
+        }
+    }
+    Ok(())
 }
 
 fn location_text(l: &Location) -> String {

@@ -5,9 +5,9 @@
 //! no contest and no player: it finds the number of contests (the warm-up is a share of it),
 //! whether they come in time order, and the first bad record, before anything is rated. The
 //! second pass reads the input again and hands over blocks of about [`BLOCK`] contests, each
-//! ending where a round ends. The games and standings (CSV and Parquet) and PGN readers
-//! stream: they give each contest as they read it (a standings contest when the next begins:
-//! a streamed standings input keeps each contest's rows together; a contest JSON file each).
+//! ending where a round ends. Every reader streams: it gives each contest as it reads it (a
+//! standings contest when the next begins: a streamed standings input keeps each contest's
+//! rows together).
 
 use super::context::{Context, Emit, note_padded_names};
 use super::errors::Location;
@@ -34,19 +34,17 @@ pub struct Counted {
     pub source: SourceInfo,
 }
 
-/// The counting pass over a games CSV or a PGN: contests before `cutoff` (all without one),
-/// time order, series; bad records are reported as the full read reports them.
+/// The counting pass over an input: contests before `cutoff` (all without one), time order,
+/// series; bad records are reported as the full read reports them.
 pub fn count(
     path: &Path,
     format: Format,
     opts: &IngestOptions,
     cutoff: Option<i64>,
 ) -> anyhow::Result<Counted> {
-    let mut ctx = Context::new(path, format, opts);
-    ctx.builder = HistoryBuilder::counting(cutoff);
-    super::context::prepare(&mut ctx.builder, opts, true);
+    let builder = HistoryBuilder::counting(cutoff);
+    let mut ctx = Context::new(path, format, opts, builder, true);
     super::read_input(path, format, &mut ctx)?;
-    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     Ok(Counted {
         count: ctx.builder.count().copied().unwrap_or_default(),
         disorder_at: ctx.disorder_at,
@@ -66,8 +64,8 @@ pub struct Streamed {
     pub placings: u64,
 }
 
-/// The streaming pass: the contests of a time-ordered games CSV or PGN (see [`count`]) handed
-/// to `send` in blocks of at least `block` contests that end where rounds of `period` end (never `Period::Series`). `send`
+/// The streaming pass: the contests of a time-ordered input (see [`count`]) handed to `send`
+/// in blocks of at least `block` contests that end where rounds of `period` end. `send`
 /// returns false when the replay has stopped; reading then stops with [`ReplayStopped`].
 pub fn stream(
     path: &Path,
@@ -77,9 +75,8 @@ pub fn stream(
     block: usize,
     send: &mut dyn FnMut(History) -> bool,
 ) -> anyhow::Result<Streamed> {
-    let mut ctx = Context::new(path, format, opts);
-    // A stream comes in time order: a repeat has its original's time.
-    super::context::prepare(&mut ctx.builder, opts, true);
+    let builder = HistoryBuilder::with_players(&opts.known_players);
+    let mut ctx = Context::new(path, format, opts, builder, true);
     ctx.emit = Some(Emit {
         period,
         size: block,
@@ -97,7 +94,6 @@ pub fn stream(
         .emit
         .as_ref()
         .map_or((0, 0), |e| (e.contests, e.placings));
-    ctx.source.duplicates_dropped = ctx.builder.duplicates_dropped();
     let names = ctx.builder.into_names();
     let mut players = History::players_only(names, ctx.source);
     note_padded_names(&mut players);

@@ -15,6 +15,7 @@
 //! reads the other way only is refused, with both readings and the flag that settles it. How
 //! the column was read is reported ([`TimeParser::reading`]), so it is never a silent choice.
 
+use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike};
 use std::fmt;
 use std::str::FromStr;
@@ -45,46 +46,45 @@ pub enum TimeFormat {
     Strftime(String),
 }
 
+/// The formats `--time-format` names by a word.
+const NAMED: [(&str, TimeFormat); 6] = [
+    ("auto", TimeFormat::Auto),
+    ("rfc3339", TimeFormat::Rfc3339),
+    ("date", TimeFormat::Date),
+    ("yyyymmdd", TimeFormat::Yyyymmdd),
+    ("unix", TimeFormat::Unix),
+    ("unix-ms", TimeFormat::UnixMs),
+];
+
 impl FromStr for TimeFormat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "auto" => TimeFormat::Auto,
-            "rfc3339" => TimeFormat::Rfc3339,
-            "date" => TimeFormat::Date,
-            "yyyymmdd" => TimeFormat::Yyyymmdd,
-            "unix" => TimeFormat::Unix,
-            "unix-ms" => TimeFormat::UnixMs,
-            p if p.contains('%') => {
-                use chrono::format::{Item, StrftimeItems};
-                let items: Vec<Item> = StrftimeItems::new(p).collect();
-                if items.iter().any(|i| matches!(i, Item::Error)) {
-                    return Err(format!(
-                        "--time-format `{p}` is not a valid strftime pattern"
-                    ));
-                }
-                TimeFormat::Strftime(p.to_string())
-            }
-            other => {
-                return Err(format!(
-                    "--time-format `{other}`: expected auto, rfc3339, date, yyyymmdd, unix, \
-                     unix-ms or a strftime pattern such as '%d/%m/%Y'"
-                ));
-            }
-        })
+        if let Some((_, f)) = NAMED.iter().find(|(name, _)| *name == s) {
+            return Ok(f.clone());
+        }
+        if !s.contains('%') {
+            return Err(format!(
+                "--time-format `{s}`: expected auto, rfc3339, date, yyyymmdd, unix, unix-ms or a \
+                 strftime pattern such as '%d/%m/%Y'"
+            ));
+        }
+        if StrftimeItems::new(s).any(|i| matches!(i, Item::Error)) {
+            return Err(format!(
+                "--time-format `{s}` is not a valid strftime pattern"
+            ));
+        }
+        Ok(TimeFormat::Strftime(s.to_string()))
     }
 }
 
 impl fmt::Display for TimeFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TimeFormat::Auto => f.write_str("auto"),
-            TimeFormat::Rfc3339 => f.write_str("rfc3339"),
-            TimeFormat::Date => f.write_str("date"),
-            TimeFormat::Yyyymmdd => f.write_str("yyyymmdd"),
-            TimeFormat::Unix => f.write_str("unix"),
-            TimeFormat::UnixMs => f.write_str("unix-ms"),
             TimeFormat::Strftime(p) => f.write_str(p),
+            named => {
+                let (name, _) = NAMED.iter().find(|(_, g)| g == named).expect("named");
+                f.write_str(name)
+            }
         }
     }
 }
@@ -127,19 +127,16 @@ impl TimeParser {
         match &self.format {
             TimeFormat::Auto => {
                 let ints = match &self.integers {
-                    Integers::Unseen => None,
-                    Integers::Dates(first) => {
-                        Some(format!("integers as YYYYMMDD dates (the first: {first})"))
-                    }
-                    Integers::Seconds(first) => {
-                        Some(format!("integers as Unix seconds (the first: {first})"))
-                    }
+                    Integers::Unseen => return "auto: text dates and times".to_string(),
+                    Integers::Dates(first) => format!("YYYYMMDD dates (the first: {first})"),
+                    Integers::Seconds(first) => format!("Unix seconds (the first: {first})"),
                 };
-                match (self.text_seen, ints) {
-                    (_, None) => "auto: text dates and times".to_string(),
-                    (false, Some(i)) => format!("auto: {i}"),
-                    (true, Some(i)) => format!("auto: text dates and times, {i}"),
-                }
+                let text = if self.text_seen {
+                    "text dates and times, "
+                } else {
+                    ""
+                };
+                format!("auto: {text}integers as {ints}")
             }
             other => other.to_string(),
         }
@@ -154,14 +151,10 @@ impl TimeParser {
             return Ok(*t);
         }
         let t = self.parse_new(s)?;
-        match &mut self.last {
-            Some((text, time)) => {
-                text.clear();
-                text.push_str(s);
-                *time = t;
-            }
-            None => self.last = Some((s.to_string(), t)),
-        }
+        let (text, time) = self.last.get_or_insert_default();
+        text.clear();
+        text.push_str(s);
+        *time = t;
         Ok(t)
     }
 
@@ -172,9 +165,8 @@ impl TimeParser {
         }
         match &self.format {
             TimeFormat::Auto => match (integer(s), decimal_seconds(s)) {
-                (Some(v), _) => self.auto_integer(s, v),
-                // A fraction makes it seconds (lmarena's `tstamp`), never a YYYYMMDD date.
-                (None, Some(v)) => self.auto_seconds(s, v),
+                (Some(v), _) => self.auto_integer(s, v, false),
+                (None, Some(v)) => self.auto_integer(s, v, true),
                 (None, None) => {
                     self.text_seen = true;
                     parse_text(s)
@@ -234,26 +226,10 @@ impl TimeParser {
         }
     }
 
-    /// Under `auto`, seconds with a fraction: a column of Unix seconds (refused in a column
-    /// whose integers are dates).
-    fn auto_seconds(&mut self, s: &str, v: i64) -> Result<i64, String> {
-        match &self.integers {
-            Integers::Dates(first) => Err(format!(
-                "`{s}` is Unix seconds, but the column's first integer `{first}` was read as a \
-                 YYYYMMDD date ({}); correct the value, or pass --time-format",
-                date_text(first)
-            )),
-            Integers::Unseen => {
-                let t = seconds(s, v)?;
-                self.integers = Integers::Seconds(s.to_string());
-                Ok(t)
-            }
-            Integers::Seconds(_) => seconds(s, v),
-        }
-    }
-
-    fn auto_integer(&mut self, s: &str, v: i64) -> Result<i64, String> {
-        let as_date = yyyymmdd(s);
+    /// Under `auto`, an integer `v` read as the column's first integer was; `fraction`: seconds
+    /// with a fraction (lmarena's `tstamp`), never a YYYYMMDD date.
+    fn auto_integer(&mut self, s: &str, v: i64, fraction: bool) -> Result<i64, String> {
+        let as_date = if fraction { None } else { yyyymmdd(s) };
         match (&self.integers, as_date) {
             (Integers::Unseen, Some(t)) => {
                 self.integers = Integers::Dates(s.to_string());
@@ -266,6 +242,11 @@ impl TimeParser {
             }
             (Integers::Dates(_), Some(t)) => Ok(t),
             (Integers::Seconds(_), None) => seconds(s, v),
+            (Integers::Dates(first), None) if fraction => Err(format!(
+                "`{s}` is Unix seconds, but the column's first integer `{first}` was read as a \
+                 YYYYMMDD date ({}); correct the value, or pass --time-format",
+                date_text(first)
+            )),
             (Integers::Dates(first), None) => Err(format!(
                 "`{s}` is not a YYYYMMDD date, but the column's first integer `{first}` was read \
                  as one ({}); if the column holds Unix seconds (`{first}` = {}), pass \
@@ -312,7 +293,7 @@ fn integer(s: &str) -> Option<i64> {
 
 /// Unix seconds within [`TIME_RANGE`].
 fn seconds(s: &str, t: i64) -> Result<i64, String> {
-    if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
+    if in_years(t) {
         return Ok(t);
     }
     // 12 to 14 digits are milliseconds of the years 1973 to 5138.
@@ -344,7 +325,7 @@ fn date_text(s: &str) -> String {
 
 fn seconds_text(s: &str) -> String {
     integer(s)
-        .filter(|t| (TIME_RANGE.0..=TIME_RANGE.1).contains(t))
+        .filter(|&t| in_years(t))
         .map_or_else(|| "out of range".to_string(), format_time)
 }
 
@@ -359,11 +340,7 @@ fn strftime(s: &str, pattern: &str) -> Result<i64, String> {
         .or_else(|_| NaiveDateTime::parse_from_str(s, pattern).map(|t| t.and_utc().timestamp()))
         .or_else(|_| NaiveDate::parse_from_str(s, pattern).map(|d| days_since_epoch(d) * 86_400))
         .map_err(|e| format!("`{s}` does not match --time-format '{pattern}' ({e})"))?;
-    if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
-        Ok(t)
-    } else {
-        Err(format!("time `{s}` is outside the years 0 to 9999 in UTC"))
-    }
+    utc_years(s, t)
 }
 
 /// Parses one time stamp the way `auto` does, without a column: integers are Unix seconds,
@@ -373,11 +350,10 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     match integer(s) {
         Some(v) => match yyyymmdd(s) {
             Some(t) => Err(format!(
-                "ambiguous time `{s}`: as a YYYYMMDD date it is {}, as Unix seconds {}; write \
-                 the date as {} or pass --time-format yyyymmdd or unix",
-                &format_time(t)[..10],
+                "ambiguous time `{s}`: as a YYYYMMDD date it is {day}, as Unix seconds {}; write \
+                 the date as {day} or pass --time-format yyyymmdd or unix",
                 seconds_text(s),
-                &format_time(t)[..10],
+                day = &format_time(t)[..10],
             )),
             None => seconds(s, v),
         },
@@ -394,8 +370,17 @@ pub fn parse_text(s: &str) -> Result<i64, String> {
 /// [`parse_text`], with `expected` saying in a malformed value's message what was expected
 /// (the forms of `auto`, or those of an explicit `--time-format`).
 fn parse_text_expecting(s: &str, expected: &str) -> Result<i64, String> {
-    let t = parse_text_any(s, expected)?;
-    if (TIME_RANGE.0..=TIME_RANGE.1).contains(&t) {
+    utc_years(s, parse_text_any(s, expected)?)
+}
+
+/// Whether Unix seconds `t` fall within [`TIME_RANGE`].
+fn in_years(t: i64) -> bool {
+    (TIME_RANGE.0..=TIME_RANGE.1).contains(&t)
+}
+
+/// The time `t` read from `s`, refused outside [`TIME_RANGE`].
+fn utc_years(s: &str, t: i64) -> Result<i64, String> {
+    if in_years(t) {
         Ok(t)
     } else {
         Err(format!(
@@ -412,56 +397,47 @@ fn parse_text_any(s: &str, expected: &str) -> Result<i64, String> {
         return Err(format!("empty time ({expected})"));
     }
     let b = s.as_bytes();
-    if b.len() >= 10 && (b[4] == b'-' || b[4] == b'.') && b[7] == b[4] {
-        let pgn = b[4] == b'.';
-        let year = digits(&b[0..4]).ok_or_else(bad)?;
-        let (month, day) = if pgn {
-            let m = if &b[5..7] == b"??" {
-                Some(1)
-            } else {
-                digits(&b[5..7])
-            };
-            let d = if &b[8..10] == b"??" {
-                Some(1)
-            } else {
-                digits(&b[8..10])
-            };
-            (m.ok_or_else(bad)?, d.ok_or_else(bad)?)
-        } else {
-            (
-                digits(&b[5..7]).ok_or_else(bad)?,
-                digits(&b[8..10]).ok_or_else(bad)?,
-            )
-        };
-        let date = NaiveDate::from_ymd_opt(year as i32, month, day).ok_or_else(bad)?;
-        let days = days_since_epoch(date);
-        let rest = s.get(10..).ok_or_else(bad)?;
-        if rest.is_empty() {
-            return Ok(days * 86_400);
-        }
-        if pgn {
-            return Err(bad());
-        }
-        match clock(rest) {
-            Some(Ok(secs)) => return Ok(days * 86_400 + secs),
-            Some(Err(m)) => return Err(format!("malformed time `{s}`: {m}")),
-            None => {}
-        }
-        // Offsets other than Z: chrono reads the full RFC 3339 form.
-        let t = DateTime::parse_from_rfc3339(s).map_err(|_| bad())?;
-        if t.nanosecond() >= 1_000_000_000 {
-            // chrono's leap second: 23:59:59 and a second more of nanoseconds.
-            let utc = t.naive_utc();
-            if (utc.hour(), utc.minute()) != (23, 59) {
-                return Err(format!(
-                    "malformed time `{s}`: a second 60 is a leap second, which only \
-                     23:59:60 UTC can be"
-                ));
-            }
-        }
-        return Ok(t.timestamp());
+    if b.len() < 10 || !matches!(b[4], b'-' | b'.') || b[7] != b[4] {
+        return Err(bad());
     }
-    Err(bad())
+    let pgn = b[4] == b'.';
+    let days = days_since_epoch(date(b, pgn).ok_or_else(bad)?);
+    // (The ten bytes of the date are ASCII.)
+    let rest = &s[10..];
+    if rest.is_empty() {
+        return Ok(days * 86_400);
+    }
+    if pgn {
+        return Err(bad());
+    }
+    match clock(rest) {
+        Some(Ok(secs)) => return Ok(days * 86_400 + secs),
+        Some(Err(m)) => return Err(format!("malformed time `{s}`: {m}")),
+        None => {}
+    }
+    // Offsets other than Z: chrono reads the full RFC 3339 form.
+    let t = DateTime::parse_from_rfc3339(s).map_err(|_| bad())?;
+    if t.nanosecond() >= 1_000_000_000 {
+        // chrono's leap second: 23:59:59 and a second more of nanoseconds.
+        let utc = t.naive_utc();
+        if (utc.hour(), utc.minute()) != (23, 59) {
+            return Err(format!(
+                "malformed time `{s}`: a second 60 is a leap second, which only 23:59:60 UTC \
+                 can be"
+            ));
+        }
+    }
+    Ok(t.timestamp())
+}
+
+/// The date of the first ten bytes, `YYYY-MM-DD`, or `YYYY.MM.DD` (`pgn`) where `??` is the
+/// first month or day.
+fn date(b: &[u8], pgn: bool) -> Option<NaiveDate> {
+    let part = |r: std::ops::Range<usize>| match &b[r.clone()] {
+        b"??" if pgn => Some(1),
+        d => digits(d),
+    };
+    NaiveDate::from_ymd_opt(digits(&b[0..4])? as i32, part(5..7)?, part(8..10)?)
 }
 
 fn digits(b: &[u8]) -> Option<u32> {
@@ -480,29 +456,23 @@ fn digits(b: &[u8]) -> Option<u32> {
 /// is impossible.
 fn clock(rest: &str) -> Option<Result<i64, String>> {
     let b = rest.as_bytes();
-    if b.len() < 6 || !(b[0] == b' ' || b[0] == b'T' || b[0] == b't') || b[3] != b':' {
+    if b.len() < 6 || !matches!(b[0], b' ' | b'T' | b't') || b[3] != b':' {
         return None;
     }
-    let h = digits(&b[1..3])?;
-    let m = digits(&b[4..6])?;
-    let mut i = 6;
-    let mut sec = 0;
+    let (h, m) = (digits(&b[1..3])?, digits(&b[4..6])?);
+    let (mut sec, mut end) = (0, 6);
     if b.len() >= 9 && b[6] == b':' {
         sec = digits(&b[7..9])?;
-        i = 9;
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == start {
+        end = 9;
+        if b.get(9) == Some(&b'.') {
+            let fraction = b[10..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if fraction == 0 {
                 return None;
             }
+            end = 10 + fraction;
         }
     }
-    let zone = rest.get(i..)?;
-    if !(zone.is_empty() || zone == "Z" || zone == "z" || zone == " UTC" || zone == "+00:00") {
+    if !matches!(rest.get(end..)?, "" | "Z" | "z" | " UTC" | "+00:00") {
         return None;
     }
     if h > 23 || m > 59 || sec > 60 {

@@ -109,10 +109,7 @@ pub fn load(
     truth: Option<&Path>,
 ) -> anyhow::Result<Loaded> {
     let t0 = Instant::now();
-    let format = match ingest_opts.format {
-        Some(f) => f,
-        None => crate::ingest::detect(input, &ingest_opts.map)?,
-    };
+    let format = crate::ingest::format_of(input, ingest_opts)?;
     crate::ingest::time_format_applies(format, ingest_opts).map_err(UsageError)?;
     // The format detected above: detection reads the input, and runs once.
     let history = ingest_as(input, format, ingest_opts)?;

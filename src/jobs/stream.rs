@@ -134,10 +134,7 @@ pub(crate) fn plan(
         return Ok(None);
     }
     let forced = req.mode == StreamMode::On;
-    let format = match opts.format {
-        Some(f) => f,
-        None => crate::ingest::detect(req.input, &opts.map)?,
-    };
+    let format = crate::ingest::format_of(req.input, opts)?;
     crate::ingest::time_format_applies(format, opts).map_err(UsageError)?;
     if let Some(why) = obstacle(req, &opts.more) {
         return if forced {
