@@ -6,6 +6,7 @@
 //! `OUT/SYSTEM/`. The table goes to `compare.csv`, `compare.json` and `compare.md` in `OUT`,
 //! and with `--report` to `report.html`.
 
+use super::compare_shard::entry;
 use super::errors::{PartialFailure, UsageError};
 use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
 use super::options::RunOptions;
@@ -98,7 +99,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     check_job(job)?;
     let shard_file = job
         .shard
-        .map(|(k, n)| super::compare_shard::file_name(k, n));
+        .map(|(k, n)| super::shard::file_name("compare", k, n));
     // Every system's folder is the comparison's: one generation, swapped in at once.
     let mut owned: Vec<&str> = match &shard_file {
         Some(name) => vec![name.as_str()],
@@ -162,10 +163,16 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         history: read.as_ref().map_or(&loaded.history, |r| &r.players),
         totals: totals(&loaded, read.as_ref()),
     };
-    if let (Some(shard), Some(name)) = (whole.shard, &shard_file) {
+    if let Some(shard) = whole.shard {
         let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-        let part = (job, name.as_str(), shard);
-        return write_shard(whole, part, (rows, reports), described, staged, stdout);
+        return write_shard(
+            whole,
+            (job, shard),
+            (rows, reports),
+            described,
+            staged,
+            stdout,
+        );
     }
     if let (Some(ci), Some(reports)) = (&job.run.ci, &reports) {
         super::rows::add_intervals(&mut rows, reports, ci.level);
@@ -273,47 +280,33 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
 /// whole `--systems` list; the shard's part of the job is `job`.
 fn write_shard(
     whole: &CompareJob,
-    (job, name, (k, n)): (&CompareJob, &str, (usize, usize)),
+    (job, (k, n)): (&CompareJob, (usize, usize)),
     (rows, reports): (Vec<CompareRow>, Option<Replicates>),
     described: serde_json::Value,
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let indices = super::shard::indices(whole.systems.len(), k, n);
-    let entries: Vec<_> = indices
-        .into_iter()
-        .zip(rows)
-        .enumerate()
-        .map(|(j, (i, row))| (i, row, reports.as_ref().and_then(|r| r[j].clone())))
+    let systems = indices.into_iter().zip(&rows).enumerate();
+    let systems = systems
+        .map(|(j, (i, row))| entry(i, row, reports.as_ref().and_then(|r| r[j].as_ref())))
         .collect();
-    staged
-        .root()
-        .write(name, |w| {
-            super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
-        })
-        .with_context(|| format!("cannot write {}", job.run.out.join(name).display()))?;
-    let written = staged.commit()?;
-    if !job.run.quiet {
-        writeln!(
-            stdout,
-            "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
-             with --merge\nWrote {}",
-            entries.len(),
-            whole.systems.len(),
-            job.systems
-                .iter()
-                .map(|s| s.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            written
-                .iter()
-                .filter(|p| p.parent() == Some(job.run.out.as_path()))
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )?;
-    }
-    Ok(())
+    let names: Vec<&str> = job.systems.iter().map(|s| s.name()).collect();
+    let done = format!(
+        "{} of {} systems replayed ({})",
+        rows.len(),
+        whole.systems.len(),
+        names.join(", ")
+    );
+    super::shard::publish(
+        staged,
+        &job.run.out,
+        ("compare", k, n),
+        &job_key(whole),
+        vec![("input", described), ("systems", systems)],
+        (!job.run.quiet).then_some(done),
+        stdout,
+    )
 }
 
 /// `compare.json`'s description of the input.
@@ -333,30 +326,28 @@ fn merge_shards(
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let merged = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
-    let mut rows = merged.rows;
-    if let Some(ci) = &job.run.ci {
-        super::rows::add_intervals(&mut rows, &merged.replicates, ci.level);
-    }
-    for (kind, from) in job.systems.iter().zip(&merged.folders) {
-        if from.as_os_str().is_empty() {
-            continue;
+    let (merged, input) = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
+    let (mut rows, mut replicates) = (Vec::new(), Vec::new());
+    for (kind, (row, folder, reps)) in job.systems.iter().zip(merged) {
+        if let Some(from) = folder {
+            let to = staged.folder(kind.name()).with_context(|| {
+                format!("cannot create {}", job.run.out.join(kind.name()).display())
+            })?;
+            super::compare_shard::copy_folder(&from, &to)
+                .with_context(|| format!("cannot copy {}", from.display()))?;
         }
-        let to = staged.folder(kind.name()).with_context(|| {
-            format!("cannot create {}", job.run.out.join(kind.name()).display())
-        })?;
-        super::compare_shard::copy_folder(from, &to)
-            .with_context(|| format!("cannot copy {}", from.display()))?;
+        rows.push(row);
+        replicates.push(reps);
+    }
+    if let Some(ci) = &job.run.ci {
+        super::rows::add_intervals(&mut rows, &replicates, ci.level);
     }
     let table = markdown(&rows);
-    write_tables(job, &merged.input, &staged.root(), &rows, &table)?;
-    let source = merged.input["input"]["path"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    write_tables(job, &input, &staged.root(), &rows, &table)?;
+    let source = input["input"]["path"].as_str().unwrap_or("").to_string();
     let line = format!(
         "{source}: {} contests, {} players, {} placings (merged from shards)",
-        merged.input["contests"], merged.input["players"], merged.input["placings"]
+        input["contests"], input["players"], input["placings"]
     );
     finish(job, staged, &rows, (&source, &line), &table, stdout)
 }

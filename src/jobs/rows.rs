@@ -3,12 +3,14 @@
 
 use super::system::SystemOutcome;
 use crate::history::History;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
-/// One row of the comparison.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One row of the comparison (read back from a shard's file without its system and
+/// intervals, which the merge sets).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
     /// The system.
+    #[serde(skip_deserializing)]
     pub system: &'static str,
     /// Pair inversion, all scored participants (%).
     pub pair_inversion_all: Option<f64>,
@@ -27,10 +29,13 @@ pub struct CompareRow {
     /// Two-entry contests: log-loss of the outcome among win, draw and loss.
     pub log_loss_3: Option<f64>,
     /// Wall time of the replay (seconds).
+    #[serde(deserialize_with = "nan_if_null")]
     pub wall_seconds: f64,
     /// Rounds per second over the replay.
+    #[serde(deserialize_with = "nan_if_null")]
     pub rounds_per_second: f64,
     /// The best rate over stretches of the replay (the mean when it was too short).
+    #[serde(deserialize_with = "nan_if_null")]
     pub peak_rounds_per_second: f64,
     /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,11 +46,16 @@ pub struct CompareRow {
     pub refused: Option<String>,
     /// Where its predictions were worse than knowing nothing of the players
     /// ([`super::metrics_doc::warnings`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// With `--ci`: each metric's interval, and how it stands against the best system's.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<MetricCi>,
+}
+
+/// A time or rate that was not finite (a replay too short to time), written as null.
+fn nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A metric's bootstrap interval in the comparison, and whether the system is the best on

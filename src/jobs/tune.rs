@@ -423,14 +423,14 @@ fn trials_held_whole(
 /// (no held-out replays: the merge runs them).
 fn run_shard(
     job: &TuneJob,
-    ((k, n), name): ((usize, usize), &str),
+    (k, n): (usize, usize),
     sets: &[ParamMap],
     loaded: &super::load::Loaded,
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    // A shard: its sets scored, written with their indices; no held-out replays.
-    let (indices, mine) = super::shard::select(sets, k, n);
+    let indices = super::shard::indices(sets.len(), k, n);
+    let mine: Vec<ParamMap> = indices.iter().map(|&i| sets[i].clone()).collect();
     let outcomes = match &loaded.stream {
         Some(plan) => score_streamed_sets(job, plan, &mine)?,
         None => score_sets(
@@ -442,35 +442,16 @@ fn run_shard(
         )
         .map_err(UsageError)?,
     };
-    staged
-        .root()
-        .write(name, |w| {
-            super::shard::write(
-                w,
-                &job_key(job, sets.len()),
-                (k, n),
-                &indices,
-                &mine,
-                &outcomes,
-            )
-        })
-        .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
-    let written = staged.commit()?;
-    if !job.quiet {
-        writeln!(
-            stdout,
-            "tune shard {k}/{n}: {} of {} parameter sets scored; merge the {n} shards with \
-             --merge\nWrote {}",
-            mine.len(),
-            sets.len(),
-            written
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )?;
-    }
-    Ok(())
+    let done = format!("{} of {} parameter sets scored", mine.len(), sets.len());
+    super::shard::publish(
+        staged,
+        &job.out,
+        ("tune", k, n),
+        &job_key(job, sets.len()),
+        vec![("trials", super::shard::trials(&indices, &mine, &outcomes))],
+        (!job.quiet).then_some(done),
+        stdout,
+    )
 }
 
 /// Runs `tune`.
@@ -487,7 +468,9 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
             &sets,
         )?)
     };
-    let shard_file = job.shard.map(|(k, n)| super::shard::file_name(k, n));
+    let shard_file = job
+        .shard
+        .map(|(k, n)| super::shard::file_name("tune", k, n));
     // The output folder's lock from the start: a second tune on it stops before its trials.
     let owned = [shard_file.as_deref().unwrap_or("tune.csv")];
     let staged = Publication::begin(&job.out, &owned)
@@ -505,8 +488,8 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     };
     let stream = (job.stream, job.stream_block);
     let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet, false)?;
-    if let (Some(shard), Some(name)) = (job.shard, &shard_file) {
-        return run_shard(job, (shard, name.as_str()), &sets, &loaded, staged, stdout);
+    if let Some(shard) = job.shard {
+        return run_shard(job, shard, &sets, &loaded, staged, stdout);
     }
     let (trials, best_held, default_held, read) = match &loaded.stream {
         Some(plan) => tune_streamed(job, plan, sets, merged)?,
