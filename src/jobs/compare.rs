@@ -120,20 +120,10 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         }
         None => whole,
     };
-    let inputs = Inputs {
-        input: &job.run.input,
-        ingest: &job.run.ingest,
-        initial_ratings: job.run.initial_ratings.as_deref(),
-        truth: job.run.truth.as_deref(),
-    };
-    let stream = job.run.stream;
-    let loaded = load_or_stream(
-        &inputs,
+    let loaded = load_run(
+        &job.run,
         &job.run.replay,
-        stream,
         job.run.report || job.run.predictions,
-        job.run.quiet,
-        false,
     )?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
@@ -199,6 +189,22 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         &table,
         stdout,
     )
+}
+
+/// Reads `run`'s input whole or plans its streaming (`replay`: as the replays count its
+/// contests; `report`: the replays are drawn, from the input read whole).
+pub(super) fn load_run(
+    run: &RunOptions,
+    replay: &ReplayOptions,
+    report: bool,
+) -> anyhow::Result<Loaded> {
+    let inputs = Inputs {
+        input: &run.input,
+        ingest: &run.ingest,
+        initial_ratings: run.initial_ratings.as_deref(),
+        truth: run.truth.as_deref(),
+    };
+    load_or_stream(&inputs, replay, run.stream, report, run.quiet, false)
 }
 
 /// Per system: its parameters resolved on the input, what was fitted, and why it cannot rate
