@@ -8,10 +8,10 @@
 
 use super::compare_shard::entry;
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
+use super::load::{Inputs, Loaded, check_replay_options, load_or_stream, same_file};
 use super::options::RunOptions;
 use super::report_input::report_input;
-use super::rows::{CompareRow, HEADER, describe};
+use super::rows::{CompareRow, HEADER, METRICS};
 use super::stream::{Piece, fan_out};
 use super::system::totals;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
@@ -111,23 +111,13 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     if !job.merge.is_empty() {
         return merge_shards(job, staged, stdout);
     }
-    let whole = job;
-    let part;
-    let job = match job.shard {
-        Some((k, n)) => {
-            part = shard_part(whole, k, n);
-            &part
-        }
-        None => whole,
-    };
-    let loaded = load_run(
-        &job.run,
-        &job.run.replay,
-        job.run.report || job.run.predictions,
-    )?;
+    let part = job.shard.map(|(k, n)| shard_part(job, k, n));
+    let (whole, job) = (job, part.as_ref().unwrap_or(job));
+    let report = job.run.report || job.run.predictions;
+    let loaded = load_run(&job.run, &job.run.replay, report)?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
-    let (mut rows, done) = table_rows(job, outcomes)?;
+    let (rows, done) = table_rows(job, &refused, outcomes)?;
     for r in &rows {
         for w in &r.warnings {
             eprintln!(
@@ -149,12 +139,16 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
     let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
-    let input = Input {
-        history: read.as_ref().map_or(&loaded.history, |r| &r.players),
-        totals: totals(&loaded, read.as_ref()),
-    };
+    let totals = totals(&loaded, read.as_ref());
+    // `compare.json`'s description of the input.
+    let described = serde_json::json!({
+        "input": read.as_ref().map_or(&loaded.history, |r| &r.players).source,
+        "contests": totals.contests,
+        "players": totals.players,
+        "placings": totals.placings,
+        "ingest_seconds": loaded.ingest_time.as_secs_f64(),
+    });
     if let Some(shard) = whole.shard {
-        let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
         return write_shard(
             whole,
             (job, shard),
@@ -164,12 +158,6 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             stdout,
         );
     }
-    if let (Some(ci), Some(reports)) = (&job.run.ci, &reports) {
-        super::rows::add_intervals(&mut rows, reports, ci.level);
-    }
-    let table = markdown(&rows);
-    let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-    write_tables(job, &described, &staged.root(), &rows, &table)?;
     if job.run.report {
         let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
         let report = report_input(&loaded, &pairs, job.run.ci.as_ref());
@@ -180,15 +168,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
                 format!("cannot write {}", job.run.out.join("report.html").display())
             })?;
     }
-    let history = input.history;
-    finish(
-        job,
-        staged,
-        &rows,
-        (&history.source.path, &describe(history, input.totals)),
-        &table,
-        stdout,
-    )
+    finish(job, staged, (rows, reports.as_ref()), &described, stdout)
 }
 
 /// Reads `run`'s input whole or plans its streaming (`replay`: as the replays count its
@@ -315,17 +295,6 @@ fn write_shard(
     )
 }
 
-/// `compare.json`'s description of the input.
-fn input_doc(input: &Input, ingest_seconds: f64) -> serde_json::Value {
-    serde_json::json!({
-        "input": input.history.source,
-        "contests": input.totals.contests,
-        "players": input.totals.players,
-        "placings": input.totals.placings,
-        "ingest_seconds": ingest_seconds,
-    })
-}
-
 /// `--merge`: the shards' rows into the tables, their systems' folders copied, published.
 fn merge_shards(
     job: &CompareJob,
@@ -345,57 +314,69 @@ fn merge_shards(
         rows.push(row);
         replicates.push(reps);
     }
-    if let Some(ci) = &job.run.ci {
-        super::rows::add_intervals(&mut rows, &replicates, ci.level);
-    }
-    let table = markdown(&rows);
-    write_tables(job, &input, &staged.root(), &rows, &table)?;
-    let source = input["input"]["path"].as_str().unwrap_or("").to_string();
-    let line = format!(
-        "{source}: {} contests, {} players, {} placings (merged from shards)",
-        input["contests"], input["players"], input["placings"]
-    );
-    finish(job, staged, &rows, (&source, &line), &table, stdout)
+    finish(job, staged, (rows, Some(&replicates)), &input, stdout)
 }
 
-/// Publishes the comparison and says what it wrote (or why some systems failed).
+/// Writes `compare.csv`, `compare.json` (the input as `input` describes it, then the rows)
+/// and `compare.md`, with `--ci` each metric's intervals from the systems' `replicates`;
+/// publishes the comparison and says what it wrote (or why some systems failed).
 fn finish(
     job: &CompareJob,
     staged: Publication,
-    rows: &[CompareRow],
-    (path, description): (&str, &str),
-    table: &str,
+    (mut rows, replicates): (Vec<CompareRow>, Option<&Replicates>),
+    input: &serde_json::Value,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let written: Vec<std::path::PathBuf> = staged
+    if let (Some(ci), Some(replicates)) = (&job.run.ci, replicates) {
+        super::rows::add_intervals(&mut rows, replicates, ci.level);
+    }
+    let table = markdown(&rows);
+    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
+    let root = staged.root();
+    root.write("compare.csv", |w| write_csv(w, &rows))
+        .with_context(|| ctx("compare.csv"))?;
+    let mut doc = input.clone();
+    doc["systems"] = serde_json::to_value(&rows).map_err(std::io::Error::other)?;
+    root.write("compare.json", |w| output::write_metrics(w, &doc))
+        .with_context(|| ctx("compare.json"))?;
+    root.write("compare.md", |w| w.write_all(table.as_bytes()))
+        .with_context(|| ctx("compare.md"))?;
+    let written: Vec<String> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?
         .into_iter()
         .filter(|p| p.parent() == Some(job.run.out.as_path()))
+        .map(|p| p.display().to_string())
         .collect();
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
         .map(|r| r.system)
         .collect();
+    let path = input["input"]["path"].as_str().unwrap_or("");
     if job.run.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
             "input": path,
             "systems": rows,
-            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "written": written,
         });
         writeln!(stdout, "{doc}")?;
     } else if !job.run.quiet {
-        writeln!(stdout, "{description}")?;
-        writeln!(stdout)?;
-        write!(stdout, "{table}")?;
-        writeln!(stdout)?;
-        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        let merged = if job.merge.is_empty() {
+            ""
+        } else {
+            " (merged from shards)"
+        };
+        writeln!(
+            stdout,
+            "{path}: {} contests, {} players, {} placings{merged}\n\n{table}",
+            input["contests"], input["players"], input["placings"]
+        )?;
         writeln!(
             stdout,
             "Wrote {}, and each system's leaderboard.csv and metrics.json in {}/SYSTEM/",
-            names.join(", "),
+            written.join(", "),
             job.run.out.display()
         )?;
     }
@@ -433,12 +414,6 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
         .collect()
 }
 
-/// The input as the tables describe it: its players, and its size.
-struct Input<'a> {
-    history: &'a crate::history::History,
-    totals: Totals,
-}
-
 /// Every system replayed into its own folder of the publication, in parallel; a streamed
 /// input read once for all of them ([`fan_out`]: its reader's error stops the whole
 /// comparison, a system that ran away gets its failed row).
@@ -455,8 +430,9 @@ fn replay_each(
     let bars = progress_bars(job, contests);
     let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
         let kind = job.systems[k];
+        // Not replayed: its row says why.
         if let Some(why) = &refused[k] {
-            return Err(RefusedBefore(why.clone()).into());
+            return Err(anyhow::anyhow!("{why}"));
         }
         let dir = job.run.out.join(kind.name());
         let folder = staged
@@ -507,138 +483,83 @@ fn replay_each(
     }
 }
 
-/// A system refused before the replay: it cannot rate a contest of the input (why).
-#[derive(Debug)]
-struct RefusedBefore(String);
-
-impl std::fmt::Display for RefusedBefore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RefusedBefore {}
-
 /// A system that replayed to the end, with what it produced.
 type Replayed = (SystemKind, SystemOutcome);
 
-/// The table's rows: a system whose ratings ran away gets a `failed` row; any other error
-/// stops the run.
+/// The table's rows: a system refused before the replay gets a `refused` row, one whose
+/// ratings ran away a `failed` row; any other error stops the run.
 fn table_rows(
     job: &CompareJob,
+    refused: &[Option<String>],
     outcomes: Vec<anyhow::Result<SystemOutcome>>,
 ) -> anyhow::Result<(Vec<CompareRow>, Vec<Replayed>)> {
     let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
-    let mut done: Vec<(SystemKind, SystemOutcome)> = Vec::with_capacity(outcomes.len());
-    for (&kind, outcome) in job.systems.iter().zip(outcomes) {
+    let mut done: Vec<Replayed> = Vec::with_capacity(outcomes.len());
+    for ((&kind, outcome), refused) in job.systems.iter().zip(outcomes).zip(refused) {
+        if let Some(why) = refused {
+            rows.push(CompareRow::refused(kind.name(), why.clone()));
+            continue;
+        }
         match outcome {
             Ok(o) => {
                 rows.push(CompareRow::new(&o));
                 done.push((kind, o));
             }
-            Err(e) => {
-                if let Some(RefusedBefore(why)) = e.downcast_ref::<RefusedBefore>() {
-                    rows.push(CompareRow::refused(kind.name(), why.clone()));
-                    continue;
-                }
-                match e
-                    .chain()
-                    .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
-                {
-                    Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
-                    None => return Err(e),
-                }
-            }
+            Err(e) => match e
+                .chain()
+                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
+            {
+                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
+                None => return Err(e),
+            },
         }
     }
     Ok((rows, done))
 }
 
-/// `compare.csv`, `compare.json`, `compare.md` and, with `--report`, `report.html`.
-/// `compare.csv`, `compare.json` (the input as `input` describes it, then the rows) and
-/// `compare.md`.
-fn write_tables(
-    job: &CompareJob,
-    input: &serde_json::Value,
-    root: &output::Folder,
-    rows: &[CompareRow],
-    table: &str,
-) -> anyhow::Result<()> {
-    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
-    root.write("compare.csv", |w| write_csv(w, rows))
-        .with_context(|| ctx("compare.csv"))?;
-    let mut doc = input.clone();
-    doc["systems"] = serde_json::to_value(rows).map_err(std::io::Error::other)?;
-    root.write("compare.json", |w| output::write_metrics(w, &doc))
-        .with_context(|| ctx("compare.json"))?;
-    root.write("compare.md", |w| w.write_all(table.as_bytes()))
-        .with_context(|| ctx("compare.md"))?;
-    Ok(())
-}
-
+/// `compare.csv`: a row per system; with `--ci`, each metric's interval and standing.
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
     let ci = rows.iter().any(|r| !r.intervals.is_empty());
-    let mut header: Vec<String> = [
-        "system",
-        "pair_inversion_all",
-        "pair_inversion_experienced",
-        "rank_deviation_all",
-        "rank_deviation_experienced",
-        "log_loss",
-        "brier",
-        "accuracy",
-        "log_loss_3",
+    let mut header = vec!["system".to_string()];
+    header.extend(METRICS.map(|m| m.0.to_string()));
+    let more = [
         "wall_seconds",
         "rounds_per_second",
         "peak_rounds_per_second",
-        "failed",
-        "warnings",
-    ]
-    .map(String::from)
-    .to_vec();
+    ];
+    header.extend(
+        more.into_iter()
+            .chain(["failed", "warnings"])
+            .map(String::from),
+    );
     if ci {
-        for (name, _, _) in super::rows::METRICS {
+        for (name, ..) in METRICS {
             header.extend(["lo", "hi", "versus_best"].map(|s| format!("{name}_{s}")));
         }
     }
     let mut out = csv::Writer::from_writer(w);
     out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    let g = |v: f64| f(Some(v).filter(|v| v.is_finite()));
     for r in rows {
-        let failed = match (&r.failed, &r.refused) {
-            (Some(why), _) => format!("failed: {why}"),
-            (None, Some(why)) => format!("refused: {why}"),
-            (None, None) => String::new(),
-        };
-        let mut record = vec![
-            r.system.to_string(),
-            f(r.pair_inversion_all),
-            f(r.pair_inversion_experienced),
-            f(r.rank_deviation_all),
-            f(r.rank_deviation_experienced),
-            f(r.log_loss),
-            f(r.brier),
-            f(r.accuracy),
-            f(r.log_loss_3),
-            g(r.wall_seconds),
-            g(r.rounds_per_second),
-            g(r.peak_rounds_per_second),
-            failed,
-            r.warnings.join("; "),
+        let mut record = vec![r.system.to_string()];
+        record.extend(r.points().map(f));
+        let times = [
+            r.wall_seconds,
+            r.rounds_per_second,
+            r.peak_rounds_per_second,
         ];
+        record.extend(times.map(|v| f(Some(v).filter(|v| v.is_finite()))));
+        record.extend([r.failure().unwrap_or_default(), r.warnings.join("; ")]);
         if ci {
-            for (name, _, _) in super::rows::METRICS {
-                match r.interval(name) {
-                    Some(m) => {
-                        record.extend([
-                            m.lo.to_string(),
-                            m.hi.to_string(),
-                            m.versus_best.to_string(),
-                        ]);
-                    }
-                    None => record.extend([String::new(), String::new(), String::new()]),
-                }
+            for (name, ..) in METRICS {
+                let cells = r.interval(name).map(|m| {
+                    [
+                        m.lo.to_string(),
+                        m.hi.to_string(),
+                        m.versus_best.to_string(),
+                    ]
+                });
+                record.extend(cells.unwrap_or_default());
             }
         }
         out.write_record(&record)?;
