@@ -128,56 +128,38 @@ pub fn parameter_sets(
     random: Option<usize>,
     seed: u64,
 ) -> Vec<ParamMap> {
-    let to_map = |values: &[f64]| {
-        let mut m = ParamMap::new();
-        for ((name, _), &v) in grid.iter().zip(values) {
-            m.insert(name.clone(), number(v).unwrap_or(Value::Null));
+    let value = |v: f64| number(v).unwrap_or(Value::Null);
+    let Some(n) = random else {
+        // Every combination, the last parameter varying fastest.
+        let mut sets = vec![ParamMap::new()];
+        for (name, vs) in grid {
+            let with = |s: &ParamMap, v: f64| {
+                let mut s = s.clone();
+                s.insert(name.clone(), value(v));
+                s
+            };
+            sets = sets
+                .iter()
+                .flat_map(|s| vs.iter().map(move |&v| with(s, v)))
+                .collect();
         }
-        m
+        return sets;
     };
-    match random {
-        Some(n) => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..n)
-                .map(|_| {
-                    let values: Vec<f64> = grid
-                        .iter()
-                        .map(|(_, vs)| {
-                            let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
-                            let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                            let v = if hi > lo {
-                                rng.random_range(lo..=hi)
-                            } else {
-                                lo
-                            };
-                            if vs.iter().all(|x| x.fract() == 0.0) {
-                                v.round()
-                            } else {
-                                v
-                            }
-                        })
-                        .collect();
-                    to_map(&values)
-                })
-                .collect()
-        }
-        None => {
-            let mut sets: Vec<Vec<f64>> = vec![Vec::new()];
-            for (_, vs) in grid {
-                sets = sets
-                    .into_iter()
-                    .flat_map(|s| {
-                        vs.iter().map(move |&v| {
-                            let mut t = s.clone();
-                            t.push(v);
-                            t
-                        })
-                    })
-                    .collect();
-            }
-            sets.iter().map(|v| to_map(v)).collect()
-        }
-    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut draw = |(name, vs): &(String, Vec<f64>)| {
+        let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let v = if hi > lo {
+            rng.random_range(lo..=hi)
+        } else {
+            lo
+        };
+        let integers = vs.iter().all(|x| x.fract() == 0.0);
+        (name.clone(), value(if integers { v.round() } else { v }))
+    };
+    (0..n)
+        .map(|_| grid.iter().map(&mut draw).collect())
+        .collect()
 }
 
 /// One parameter set's outcome.
@@ -294,17 +276,10 @@ fn rank(
     let mut trials: Vec<Trial> = sets
         .into_iter()
         .zip(outcomes)
-        .map(|(params, outcome)| match outcome {
-            Ok(tuning) => Trial {
-                params,
-                tuning,
-                failed: None,
-            },
-            Err(why) => Trial {
-                params,
-                tuning: crate::metrics::Metrics::new().report(),
-                failed: Some(why),
-            },
+        .map(|(params, outcome)| Trial {
+            params,
+            failed: outcome.as_ref().err().cloned(),
+            tuning: outcome.unwrap_or_else(|_| crate::metrics::Metrics::new().report()),
         })
         .collect();
     // Best first; unmeasured last; among equals the sets with more parameters at their
@@ -566,20 +541,11 @@ fn print_report(
     writeln!(stdout)?;
     writeln!(stdout, "  {name:>12}  parameters")?;
     for t in trials.iter().take(job.top) {
-        match &t.failed {
-            None => writeln!(
-                stdout,
-                "  {:>12}  {}",
-                fmt(metric.value(&t.tuning)),
-                describe(&t.params)
-            )?,
-            Some(why) => writeln!(
-                stdout,
-                "  {:>12}  {}   failed: {why}",
-                "-",
-                describe(&t.params)
-            )?,
-        }
+        let (value, failed) = match &t.failed {
+            None => (fmt(metric.value(&t.tuning)), String::new()),
+            Some(why) => ("-".into(), format!("   failed: {why}")),
+        };
+        writeln!(stdout, "  {value:>12}  {}{failed}", describe(&t.params))?;
     }
     let failed = trials.iter().filter(|t| t.failed.is_some()).count();
     if failed > 0 {
