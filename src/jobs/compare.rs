@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Everything `compare` needs.
 #[derive(Clone, Debug)]
@@ -228,15 +228,13 @@ fn check_job(job: &CompareJob) -> anyhow::Result<()> {
 fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     // `--advantage auto`, fitted for each system that has one; TrueSkill's draw probability.
     let mut params = job.params.clone();
-    let mut advantages = Vec::with_capacity(params.len());
     let counts = super::load::draw_counts(loaded, &job.run.replay);
-    for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
-        let history = loaded.stream.is_none().then_some(&loaded.history);
-        advantages.push(
-            crate::auto::resolve(*kind, map, history, counts, &job.run.replay)
-                .map_err(UsageError)?,
-        );
-    }
+    let history = loaded.stream.is_none().then_some(&loaded.history);
+    let advantages = job.systems.iter().zip(params.iter_mut());
+    let advantages = advantages
+        .map(|(kind, map)| crate::auto::resolve(*kind, map, history, counts, &job.run.replay))
+        .collect::<Result<_, _>>()
+        .map_err(UsageError)?;
     // A system that cannot rate a contest of the input is refused before any replay (its
     // row says why, and what to use); a stream's contests are checked as they come.
     let refused: Vec<Option<String>> = match loaded.stream {
@@ -392,14 +390,14 @@ fn finish(
     Ok(())
 }
 
-/// A progress bar per system, on a terminal.
-fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> {
+/// A progress bar per system, on a terminal (each taken by the system's replay).
+fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Mutex<Option<ProgressBar>>> {
     let multi = (!job.run.quiet && std::io::stderr().is_terminal())
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
     job.systems
         .iter()
         .map(|k| {
-            multi.as_ref().map(|m| {
+            Mutex::new(multi.as_ref().map(|m| {
                 let bar = m.add(ProgressBar::new(contests as u64));
                 bar.set_style(
                     ProgressStyle::with_template(&format!(
@@ -409,7 +407,7 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
                 bar
-            })
+            }))
         })
         .collect()
 }
@@ -428,7 +426,11 @@ fn replay_each(
         .as_ref()
         .map_or(loaded.history.len(), |p| p.contests);
     let bars = progress_bars(job, contests);
-    let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
+    let one = |k: usize, pieces: Option<Receiver<Piece>>| {
+        let bar = bars[k]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         let kind = job.systems[k];
         // Not replayed: its row says why.
         if let Some(why) = &refused[k] {
@@ -460,25 +462,12 @@ fn replay_each(
         outcome
     };
     match &loaded.stream {
-        Some(plan) => {
-            let bars: Vec<Mutex<Option<ProgressBar>>> = bars.into_iter().map(Mutex::new).collect();
-            let take = |k: usize| {
-                bars[k]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take()
-            };
-            fan_out(
-                plan,
-                job.run.replay.period,
-                job.systems.len(),
-                |k, pieces| one(k, take(k), Some(pieces)),
-            )
-        }
-        None => Ok(bars
+        Some(plan) => fan_out(plan, job.run.replay.period, bars.len(), |k, pieces| {
+            one(k, Some(pieces))
+        }),
+        None => Ok((0..bars.len())
             .into_par_iter()
-            .enumerate()
-            .map(|(k, bar)| one(k, bar, None))
+            .map(|k| one(k, None))
             .collect()),
     }
 }
