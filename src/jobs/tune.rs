@@ -252,15 +252,8 @@ pub fn held_out(
     fraction: f64,
     base: &ReplayOptions,
 ) -> Result<Scored, String> {
-    let opts = held_options(fraction, base);
-    dispatch(
-        kind,
-        params,
-        Score {
-            history,
-            opts: &opts,
-        },
-    )
+    let opts = &held_options(fraction, base);
+    dispatch(kind, params, Score { history, opts })
 }
 
 pub use super::shard::Outcome;
@@ -484,13 +477,11 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     // Each set is a replay of the tuning slice; beyond this many the run would only exhaust
     // time or memory.
     const MAX_SETS: usize = 10_000;
-    let count = match job.random {
-        Some(n) => Some(n),
-        None => job
-            .grid
-            .iter()
-            .try_fold(1usize, |acc, (_, values)| acc.checked_mul(values.len())),
+    let combinations = || {
+        let mut sizes = job.grid.iter().map(|(_, values)| values.len());
+        sizes.try_fold(1usize, usize::checked_mul)
     };
+    let count = job.random.or_else(combinations);
     if count.is_none_or(|n| n > MAX_SETS) {
         return Err(UsageError(format!(
             "{} parameter sets to try: at most {MAX_SETS} (fewer --random draws or grid values)",
@@ -538,8 +529,7 @@ fn print_report(
         100.0 * job.fraction,
         contests
     )?;
-    writeln!(stdout)?;
-    writeln!(stdout, "  {name:>12}  parameters")?;
+    writeln!(stdout, "\n  {name:>12}  parameters")?;
     for t in trials.iter().take(job.top) {
         let (value, failed) = match &t.failed {
             None => (fmt(metric.value(&t.tuning)), String::new()),
@@ -555,12 +545,8 @@ fn print_report(
             trials.len()
         )?;
     }
-    writeln!(stdout)?;
-    writeln!(
-        stdout,
-        "Held out (the remaining {:.0} %):",
-        100.0 * (1.0 - job.fraction)
-    )?;
+    let rest = 100.0 * (1.0 - job.fraction);
+    writeln!(stdout, "\nHeld out (the remaining {rest:.0} %):")?;
     for (label, m) in held {
         match m {
             Some(Ok(m)) => writeln!(
@@ -604,41 +590,32 @@ fn write_trials(
     grid: &[(String, Vec<f64>)],
     trials: &[Trial],
 ) -> std::io::Result<()> {
-    let names: Vec<&str> = grid.iter().map(|(n, _)| n.as_str()).collect();
     let mut out = csv::Writer::from_writer(w);
-    let metrics = [
+    let mut header = vec!["rank"];
+    header.extend(grid.iter().map(|(n, _)| n.as_str()));
+    header.extend([
         "pair_inversion",
         "rank_deviation",
         "log_loss",
         "brier",
         "accuracy",
-    ];
-    out.write_record(
-        std::iter::once("rank")
-            .chain(names.iter().copied())
-            .chain(metrics)
-            .chain(["failed"]),
-    )?;
+    ]);
+    header.push("failed");
+    out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
-        let m = &t.tuning;
-        let record = std::iter::once((i + 1).to_string())
-            .chain(names.iter().map(|n| {
-                t.params
-                    .get(*n)
-                    .map_or(String::new(), std::string::ToString::to_string)
-            }))
-            .chain([
-                f(m.all.pair_inversion),
-                f(m.all.rank_deviation),
-                f(m.two_player.log_loss),
-                f(m.two_player.brier),
-                f(m.two_player.accuracy),
-                t.failed
-                    .as_ref()
-                    .map_or(String::new(), |why| format!("failed: {why}")),
-            ]);
-        out.write_record(record)?;
+        let mut record = vec![(i + 1).to_string()];
+        let value = |n: &String| t.params.get(n).map_or(String::new(), Value::to_string);
+        record.extend(grid.iter().map(|(n, _)| value(n)));
+        let (all, two) = (&t.tuning.all, &t.tuning.two_player);
+        let metrics = [all.pair_inversion, all.rank_deviation, two.log_loss];
+        record.extend(metrics.into_iter().chain([two.brier, two.accuracy]).map(f));
+        record.push(
+            t.failed
+                .as_ref()
+                .map_or(String::new(), |why| format!("failed: {why}")),
+        );
+        out.write_record(&record)?;
     }
     out.flush()
 }
