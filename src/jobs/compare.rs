@@ -15,6 +15,7 @@ use super::rows::{CompareRow, HEADER, METRICS};
 use super::stream::{Piece, fan_out};
 use super::system::totals;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
+use crate::auto::FromInput;
 use crate::ingest::stream::Streamed;
 use crate::output::{self, Publication};
 use crate::replay::{FirstRefusal, ReplayOptions};
@@ -189,11 +190,7 @@ pub(super) fn load_run(
 
 /// Per system: its parameters resolved on the input, what was fitted, and why it cannot rate
 /// the input.
-type Resolved = (
-    Vec<ParamMap>,
-    Vec<crate::auto::FromInput>,
-    Vec<Option<String>>,
-);
+type Resolved = (Vec<ParamMap>, Vec<FromInput>, Vec<Option<String>>);
 
 /// Per system, with `--ci`, its metrics in every bootstrap replicate (none for a failed one).
 type Replicates = Vec<Option<Vec<crate::metrics::MetricsReport>>>;
@@ -417,7 +414,7 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Mutex<Option<Progress
 /// comparison, a system that ran away gets its failed row).
 fn replay_each(
     job: &CompareJob,
-    (params, advantages, refused): (&[ParamMap], &[crate::auto::FromInput], &[Option<String>]),
+    (params, advantages, refused): (&[ParamMap], &[FromInput], &[Option<String>]),
     loaded: &Loaded,
     staged: &Publication,
 ) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
