@@ -432,23 +432,20 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
         .with_context(|| format!("cannot write {}", job.run.out.join("tune.csv").display()))?;
     let written = staged.commit()?;
+    let held = [
+        ("tuned", best_held.as_ref()),
+        ("defaults", Some(&default_held)),
+    ];
     if !job.run.quiet {
         let history = read.as_ref().map_or(&loaded.history, |r| &r.players);
         let contests = read.as_ref().map_or(loaded.history.len(), |r| {
             usize::try_from(r.contests).unwrap_or(usize::MAX)
         });
-        let held = [
-            ("tuned", best_held.as_ref()),
-            ("defaults", Some(&default_held)),
-        ];
         print_report(job, (history, contests), &trials, held, &written, stdout)?;
     }
     let failed = trials.iter().filter(|t| t.failed.is_some()).count();
-    let held_failed = [best_held.as_ref(), Some(&default_held)]
-        .iter()
-        .flatten()
-        .filter(|m| m.is_err())
-        .count();
+    let held_failed = held.iter().filter(|(_, m)| m.is_some_and(Result::is_err));
+    let held_failed = held_failed.count();
     if failed > 0 || held_failed > 0 || best.is_none() {
         return Err(PartialFailure(format!(
             "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
