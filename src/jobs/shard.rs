@@ -144,21 +144,20 @@ fn shard_files(what: &str, paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let prefix = format!("{what}-shard-");
     let mut files = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(p)?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|f| {
-                    f.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
-                })
-                .collect();
-            inside.sort();
-            files.extend(inside);
-        } else {
+        if !p.is_dir() {
             files.push(p.clone());
+            continue;
         }
+        let shard = |f: &PathBuf| {
+            let name = f.file_name().and_then(|n| n.to_str());
+            name.is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+        };
+        let inside = std::fs::read_dir(p)?
+            .filter_map(Result::ok)
+            .map(|e| e.path());
+        let mut inside: Vec<PathBuf> = inside.filter(shard).collect();
+        inside.sort();
+        files.extend(inside);
     }
     Ok(files)
 }
@@ -219,11 +218,10 @@ pub(crate) fn read_shards(
             (Some(k), Some(n)) if k >= 1 && k <= n => (k as usize, n as usize),
             _ => return Err(bad(&file, "its shard number is not K of N".into())),
         };
-        if of.is_some_and(|m| m != n) {
-            return Err(bad(
-                &file,
-                format!("a shard of {n}, beside shards of {}", of.unwrap_or(0)),
-            ));
+        if let Some(m) = of
+            && m != n
+        {
+            return Err(bad(&file, format!("a shard of {n}, beside shards of {m}")));
         }
         of = Some(n);
         if !seen.insert(k) {
