@@ -16,6 +16,7 @@ use super::stream::{Piece, fan_out};
 use super::system::totals;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
 use crate::auto::FromInput;
+use crate::bootstrap::metric_replicates;
 use crate::ingest::stream::Streamed;
 use crate::output::{self, Publication};
 use crate::replay::{FirstRefusal, ReplayOptions};
@@ -129,17 +130,12 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     // Every completed system's metrics re-summed with the same counts: paired.
     let reports: Option<Replicates> = job.run.ci.map(|ci| {
-        rows.iter()
-            .map(|r| {
-                done.iter()
-                    .find(|(k, _)| k.name() == r.system)
-                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, &ci))
-            })
-            .collect()
+        let replicates = |o: &SystemOutcome| metric_replicates(&o.result.series.scores, &ci);
+        done.iter().map(|o| o.as_ref().map(replicates)).collect()
     });
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
-    let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
+    let read: Option<Arc<Streamed>> = done.iter().flatten().find_map(|o| o.streamed.clone());
     let totals = totals(&loaded, read.as_ref());
     // `compare.json`'s description of the input.
     let described = serde_json::json!({
@@ -159,17 +155,14 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
             stdout,
         );
     }
-    if job.run.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let report = report_input(&loaded, &pairs, job.run.ci.as_ref());
-        staged
-            .root()
-            .write("report.html", |w| output::report::write_report(w, &report))
-            .with_context(|| {
-                format!("cannot write {}", job.run.out.join("report.html").display())
-            })?;
-    }
-    finish(job, staged, (rows, reports.as_ref()), &described, stdout)
+    let report = job.run.report.then(|| {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = (job.systems.iter().zip(&done))
+            .filter_map(|(&k, o)| Some((k, o.as_ref()?)))
+            .collect();
+        report_input(&loaded, &pairs, job.run.ci.as_ref())
+    });
+    let tables = (rows, reports.as_ref());
+    finish(job, staged, tables, (&described, report), stdout)
 }
 
 /// Reads `run`'s input whole or plans its streaming (`replay`: as the replays count its
@@ -309,17 +302,24 @@ fn merge_shards(
         rows.push(row);
         replicates.push(reps);
     }
-    finish(job, staged, (rows, Some(&replicates)), &input, stdout)
+    finish(
+        job,
+        staged,
+        (rows, Some(&replicates)),
+        (&input, None),
+        stdout,
+    )
 }
 
-/// Writes `compare.csv`, `compare.json` (the input as `input` describes it, then the rows)
-/// and `compare.md`, with `--ci` each metric's intervals from the systems' `replicates`;
-/// publishes the comparison and says what it wrote (or why some systems failed).
+/// Writes `compare.csv`, `compare.json` (the input as `input` describes it, then the rows),
+/// `compare.md` and, with `--report`, `report.html`, with `--ci` each metric's intervals from
+/// the systems' `replicates`; publishes the comparison and says what it wrote (or why some
+/// systems failed).
 fn finish(
     job: &CompareJob,
     staged: Publication,
     (mut rows, replicates): (Vec<CompareRow>, Option<&Replicates>),
-    input: &serde_json::Value,
+    (input, report): (&serde_json::Value, Option<output::report::ReportInput>),
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if let (Some(ci), Some(replicates)) = (&job.run.ci, replicates) {
@@ -336,6 +336,10 @@ fn finish(
         .with_context(|| ctx("compare.json"))?;
     root.write("compare.md", |w| w.write_all(table.as_bytes()))
         .with_context(|| ctx("compare.md"))?;
+    if let Some(report) = report {
+        root.write("report.html", |w| output::report::write_report(w, &report))
+            .with_context(|| ctx("report.html"))?;
+    }
     let written: Vec<String> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?
@@ -469,36 +473,30 @@ fn replay_each(
     }
 }
 
-/// A system that replayed to the end, with what it produced.
-type Replayed = (SystemKind, SystemOutcome);
-
-/// The table's rows: a system refused before the replay gets a `refused` row, one whose
-/// ratings ran away a `failed` row; any other error stops the run.
+/// The table's rows and, for a system that replayed to the end, what it produced: a system
+/// refused before the replay gets a `refused` row, one whose ratings ran away a `failed` row;
+/// any other error stops the run.
 fn table_rows(
     job: &CompareJob,
     refused: &[Option<String>],
     outcomes: Vec<anyhow::Result<SystemOutcome>>,
-) -> anyhow::Result<(Vec<CompareRow>, Vec<Replayed>)> {
-    let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
-    let mut done: Vec<Replayed> = Vec::with_capacity(outcomes.len());
+) -> anyhow::Result<(Vec<CompareRow>, Vec<Option<SystemOutcome>>)> {
+    let mut rows = Vec::with_capacity(outcomes.len());
+    let mut done = Vec::with_capacity(outcomes.len());
     for ((&kind, outcome), refused) in job.systems.iter().zip(outcomes).zip(refused) {
-        if let Some(why) = refused {
-            rows.push(CompareRow::refused(kind.name(), why.clone()));
-            continue;
-        }
-        match outcome {
-            Ok(o) => {
-                rows.push(CompareRow::new(&o));
-                done.push((kind, o));
-            }
-            Err(e) => match e
+        let (row, outcome) = match (refused, outcome) {
+            (Some(why), _) => (CompareRow::refused(kind.name(), why.clone()), None),
+            (None, Ok(o)) => (CompareRow::new(&o), Some(o)),
+            (None, Err(e)) => match e
                 .chain()
                 .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
             {
-                Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
+                Some(d) => (CompareRow::failed(kind.name(), d.to_string()), None),
                 None => return Err(e),
             },
-        }
+        };
+        rows.push(row);
+        done.push(outcome);
     }
     Ok((rows, done))
 }
@@ -589,11 +587,8 @@ fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
 
 /// What makes two runs the same comparison.
 fn job_key(job: &CompareJob) -> serde_json::Value {
-    let name = |p: &Option<std::path::PathBuf>| {
-        p.as_ref()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-    };
+    let name =
+        |p: &Option<PathBuf>| Some(p.as_deref()?.file_name()?.to_string_lossy().into_owned());
     let key = serde_json::json!({
         "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "params": job.params,
