@@ -115,8 +115,11 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     let part = job.shard.map(|(k, n)| shard_part(job, k, n));
     let (whole, job) = (job, part.as_ref().unwrap_or(job));
-    let report = job.run.report || job.run.predictions;
-    let loaded = load_run(&job.run, &job.run.replay, report)?;
+    let loaded = load_run(
+        &job.run,
+        &job.run.replay,
+        job.run.report || job.run.predictions,
+    )?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
     let (rows, done) = table_rows(job, &refused, outcomes)?;
@@ -196,19 +199,15 @@ fn check_job(job: &CompareJob) -> anyhow::Result<()> {
         dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
     }
     if job.run.input.is_dir() && same_file(&job.run.input, &job.run.out) {
-        return Err(UsageError(format!(
-            "--out {} is the input folder: the outputs replace the folder's content",
-            job.run.out.display()
-        ))
-        .into());
+        let out = job.run.out.display();
+        let why =
+            format!("--out {out} is the input folder: the outputs replace the folder's content");
+        return Err(UsageError(why).into());
     }
     if job.run.report && (job.shard.is_some() || !job.merge.is_empty()) {
-        return Err(UsageError(
-            "--report draws every system's replay, which a shard or a merge does not hold: \
-             compare in one run for the report"
-                .into(),
-        )
-        .into());
+        let why = "--report draws every system's replay, which a shard or a merge does not hold: \
+                   compare in one run for the report";
+        return Err(UsageError(why.into()).into());
     }
     Ok(())
 }
@@ -241,11 +240,8 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     };
     if refused.iter().all(Option::is_some) {
         let reasons: Vec<&str> = refused.iter().flatten().map(String::as_str).collect();
-        return Err(UsageError(format!(
-            "no system can rate this input: {}",
-            reasons.join("; ")
-        ))
-        .into());
+        let why = format!("no system can rate this input: {}", reasons.join("; "));
+        return Err(UsageError(why).into());
     }
     Ok((params, advantages, refused))
 }

@@ -133,10 +133,8 @@ impl crate::systems::SystemVisitor for Plan<'_> {
 pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
     use anyhow::Context as _;
     if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(0.0..).contains(&job.delta_p) {
-        return Err(UsageError(
-            "--window must be at least 1, --target within [0, 1], --delta-p at least 0".into(),
-        )
-        .into());
+        let why = "--window must be at least 1, --target within [0, 1], --delta-p at least 0";
+        return Err(UsageError(why.into()).into());
     }
     let bad = |file: &std::path::Path, message| {
         InputError::whole_file(file.display().to_string(), message)
@@ -236,6 +234,8 @@ pub fn read_pool(path: &std::path::Path) -> Result<Vec<String>, InputError> {
     Ok(names)
 }
 
+/// The pairs as CSV: each side's rating, desired win probability and opponent, whether each
+/// is in the other's window, and the system's probability that each wins.
 fn write_pairs(w: &mut dyn std::io::Write, plan: &[Planned]) -> std::io::Result<()> {
     writeln!(
         w,
@@ -248,35 +248,27 @@ fn write_pairs(w: &mut dyn std::io::Write, plan: &[Planned]) -> std::io::Result<
         out
     };
     for Planned { a, b, p_wins } in plan {
-        let Some(b) = b else {
-            // The odd one out waits.
-            writeln!(
-                w,
-                "{},,{},,{},,{},,,,,",
-                q(&a.name),
-                a.rating,
-                a.p,
-                a.desired
-            )?;
-            continue;
-        };
         let inside = |x: &Wish, r: f64| x.low <= r && r <= x.high;
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            q(&a.name),
-            q(&b.name),
-            a.rating,
-            b.rating,
-            a.p,
-            b.p,
-            a.desired,
-            b.desired,
-            inside(b, a.rating),
-            inside(a, b.rating),
-            p_wins[0],
-            p_wins[1]
-        )?;
+        let line = match b {
+            // The odd one out waits.
+            None => format!("{},,{},,{},,{},,,,,", q(&a.name), a.rating, a.p, a.desired),
+            Some(b) => format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                q(&a.name),
+                q(&b.name),
+                a.rating,
+                b.rating,
+                a.p,
+                b.p,
+                a.desired,
+                b.desired,
+                inside(b, a.rating),
+                inside(a, b.rating),
+                p_wins[0],
+                p_wins[1]
+            ),
+        };
+        writeln!(w, "{line}")?;
     }
     Ok(())
 }

@@ -235,12 +235,12 @@ pub(crate) fn read_shards(
         .map(|k| k.to_string())
         .collect();
     if n == 0 || !missing.is_empty() {
-        return Err(UsageError(format!(
+        let why = format!(
             "--merge: {} of the {n} shards are missing ({}); give every {what}-shard-K-of-{n}.json",
             missing.len(),
             missing.join(", ")
-        ))
-        .into());
+        );
+        return Err(UsageError(why).into());
     }
     Ok(shards)
 }

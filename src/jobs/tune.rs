@@ -100,16 +100,11 @@ pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
             .split_once('=')
             .ok_or_else(|| format!("--grid: `{part}` is not NAME=V1,V2,..."))?;
         let name = name.trim().replace('-', "_");
+        let finite = |v: &str| v.trim().parse::<f64>().ok().filter(|v| v.is_finite());
         let values = values
             .split(',')
-            .map(|v| {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| format!("--grid: `{v}` of {name} is not a number"))
-            })
-            .collect::<Result<Vec<f64>, String>>()?;
+            .map(|v| finite(v).ok_or_else(|| format!("--grid: `{v}` of {name} is not a number")));
+        let values = values.collect::<Result<Vec<f64>, String>>()?;
         if grid.iter().any(|(n, _)| *n == name) {
             return Err(format!("--grid: {name} is given twice"));
         }
@@ -286,12 +281,7 @@ fn rank(
     };
     trials.sort_by(|a, b| {
         use std::cmp::Ordering::{Greater, Less};
-        let value = |t: &Trial| {
-            t.failed
-                .is_none()
-                .then(|| metric.value(&t.tuning))
-                .flatten()
-        };
+        let value = |t: &Trial| metric.value(&t.tuning).filter(|_| t.failed.is_none());
         match (value(a), value(b)) {
             _ if a.failed.is_some() != b.failed.is_some() => {
                 a.failed.is_some().cmp(&b.failed.is_some())
@@ -464,12 +454,10 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
 
 /// The parameter sets to try, each checked against the system before anything is read.
 fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
-    if !(job.fraction > 0.0 && job.fraction < 1.0) {
-        return Err(UsageError(format!(
-            "--fraction {} is not strictly between 0 and 1",
-            job.fraction
-        ))
-        .into());
+    let fraction = job.fraction;
+    if !(fraction > 0.0 && fraction < 1.0) {
+        let why = format!("--fraction {fraction} is not strictly between 0 and 1");
+        return Err(UsageError(why).into());
     }
     // Each set is a replay of the tuning slice; beyond this many the run would only exhaust
     // time or memory.
