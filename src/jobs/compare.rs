@@ -149,14 +149,8 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         "ingest_seconds": loaded.ingest_time.as_secs_f64(),
     });
     if let Some(shard) = whole.shard {
-        return write_shard(
-            whole,
-            (job, shard),
-            (rows, reports),
-            described,
-            staged,
-            stdout,
-        );
+        let tables = (rows, reports);
+        return write_shard(whole, (job, shard), tables, described, staged, stdout);
     }
     let report = job.run.report.then(|| {
         let pairs: Vec<(SystemKind, &SystemOutcome)> = (job.systems.iter().zip(&done))
@@ -298,13 +292,8 @@ fn merge_shards(
         rows.push(row);
         replicates.push(reps);
     }
-    finish(
-        job,
-        staged,
-        (rows, Some(&replicates)),
-        (&input, None),
-        stdout,
-    )
+    let tables = (rows, Some(&replicates));
+    finish(job, staged, tables, (&input, None), stdout)
 }
 
 /// Writes `compare.csv`, `compare.json` (the input as `input` describes it, then the rows),
