@@ -640,8 +640,25 @@ impl TuneArgs {
         replay.input_order = checked_order(&ingest, replay.period)?;
         ingest.events = replay.period == Period::Event;
         Ok(tune::TuneJob {
-            input: self.input.first(),
-            ingest,
+            // What tune does not write is left at its defaults.
+            run: RunOptions {
+                input: self.input.first(),
+                ingest,
+                replay,
+                initial_ratings: None,
+                truth: None,
+                stream: (self.stream.stream, self.stream.stream_block.max(1)),
+                quiet: self.quiet,
+                json: false,
+                out: self.out.clone(),
+                history_format: HistoryFormat::None,
+                leaderboard_format: crate::output::LeaderboardFormat::Csv,
+                leaderboard: LeaderboardOptions::default(),
+                report: false,
+                predictions: false,
+                ci: None,
+                ci_level: 0.95,
+            },
             system,
             grid,
             base,
@@ -649,12 +666,7 @@ impl TuneArgs {
             seed: self.seed,
             metric: self.metric,
             fraction: self.fraction,
-            replay,
-            out: self.out.clone(),
             top: self.top,
-            quiet: self.quiet,
-            stream: self.stream.stream,
-            stream_block: self.stream.stream_block.max(1),
             shard: self.shard.as_deref().map(parse_shard).transpose()?,
             merge: self.merge.clone(),
         })

@@ -6,14 +6,17 @@
 //! `OUT/SYSTEM/`. The table goes to `compare.csv`, `compare.json` and `compare.md` in `OUT`,
 //! and with `--report` to `report.html`.
 
+use super::compare_shard::entry;
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Inputs, Loaded, Totals, check_replay_options, load_or_stream, same_file};
+use super::load::{Inputs, Loaded, check_replay_options, load_or_stream, same_file};
 use super::options::RunOptions;
 use super::report_input::report_input;
-use super::rows::{CompareRow, HEADER, describe};
+use super::rows::{CompareRow, HEADER, METRICS};
 use super::stream::{Piece, fan_out};
 use super::system::totals;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
+use crate::auto::FromInput;
+use crate::bootstrap::metric_replicates;
 use crate::ingest::stream::Streamed;
 use crate::output::{self, Publication};
 use crate::replay::{FirstRefusal, ReplayOptions};
@@ -24,7 +27,7 @@ use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Everything `compare` needs.
 #[derive(Clone, Debug)]
@@ -98,7 +101,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     check_job(job)?;
     let shard_file = job
         .shard
-        .map(|(k, n)| super::compare_shard::file_name(k, n));
+        .map(|(k, n)| super::shard::file_name("compare", k, n));
     // Every system's folder is the comparison's: one generation, swapped in at once.
     let mut owned: Vec<&str> = match &shard_file {
         Some(name) => vec![name.as_str()],
@@ -110,33 +113,16 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     if !job.merge.is_empty() {
         return merge_shards(job, staged, stdout);
     }
-    let whole = job;
-    let part;
-    let job = match job.shard {
-        Some((k, n)) => {
-            part = shard_part(whole, k, n);
-            &part
-        }
-        None => whole,
-    };
-    let inputs = Inputs {
-        input: &job.run.input,
-        ingest: &job.run.ingest,
-        initial_ratings: job.run.initial_ratings.as_deref(),
-        truth: job.run.truth.as_deref(),
-    };
-    let stream = job.run.stream;
-    let loaded = load_or_stream(
-        &inputs,
+    let part = job.shard.map(|(k, n)| shard_part(job, k, n));
+    let (whole, job) = (job, part.as_ref().unwrap_or(job));
+    let loaded = load_run(
+        &job.run,
         &job.run.replay,
-        stream,
         job.run.report || job.run.predictions,
-        job.run.quiet,
-        false,
     )?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
-    let (mut rows, done) = table_rows(job, outcomes)?;
+    let (rows, done) = table_rows(job, &refused, outcomes)?;
     for r in &rows {
         for w in &r.warnings {
             eprintln!(
@@ -147,60 +133,54 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     // Every completed system's metrics re-summed with the same counts: paired.
     let reports: Option<Replicates> = job.run.ci.map(|ci| {
-        rows.iter()
-            .map(|r| {
-                done.iter()
-                    .find(|(k, _)| k.name() == r.system)
-                    .map(|(_, o)| crate::bootstrap::metric_replicates(&o.result.series.scores, &ci))
-            })
-            .collect()
+        let replicates = |o: &SystemOutcome| metric_replicates(&o.result.series.scores, &ci);
+        done.iter().map(|o| o.as_ref().map(replicates)).collect()
     });
     // A streamed input's players and size are known once it was read (by a system that
     // replayed to the end: if none did, the table says only that they failed).
-    let read: Option<Arc<Streamed>> = done.iter().find_map(|(_, o)| o.streamed.clone());
-    let input = Input {
-        history: read.as_ref().map_or(&loaded.history, |r| &r.players),
-        totals: totals(&loaded, read.as_ref()),
+    let read: Option<Arc<Streamed>> = done.iter().flatten().find_map(|o| o.streamed.clone());
+    let totals = totals(&loaded, read.as_ref());
+    // `compare.json`'s description of the input.
+    let described = serde_json::json!({
+        "input": read.as_ref().map_or(&loaded.history, |r| &r.players).source,
+        "contests": totals.contests,
+        "players": totals.players,
+        "placings": totals.placings,
+        "ingest_seconds": loaded.ingest_time.as_secs_f64(),
+    });
+    if let Some(shard) = whole.shard {
+        let tables = (rows, reports);
+        return write_shard(whole, (job, shard), tables, described, staged, stdout);
+    }
+    let report = job.run.report.then(|| {
+        let pairs: Vec<(SystemKind, &SystemOutcome)> = (job.systems.iter().zip(&done))
+            .filter_map(|(&k, o)| Some((k, o.as_ref()?)))
+            .collect();
+        report_input(&loaded, &pairs, job.run.ci.as_ref())
+    });
+    let tables = (rows, reports.as_ref());
+    finish(job, staged, tables, (&described, report), stdout)
+}
+
+/// Reads `run`'s input whole or plans its streaming (`replay`: as the replays count its
+/// contests; `report`: the replays are drawn, from the input read whole).
+pub(super) fn load_run(
+    run: &RunOptions,
+    replay: &ReplayOptions,
+    report: bool,
+) -> anyhow::Result<Loaded> {
+    let inputs = Inputs {
+        input: &run.input,
+        ingest: &run.ingest,
+        initial_ratings: run.initial_ratings.as_deref(),
+        truth: run.truth.as_deref(),
     };
-    if let (Some(shard), Some(name)) = (whole.shard, &shard_file) {
-        let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-        let part = (job, name.as_str(), shard);
-        return write_shard(whole, part, (rows, reports), described, staged, stdout);
-    }
-    if let (Some(ci), Some(reports)) = (&job.run.ci, &reports) {
-        super::rows::add_intervals(&mut rows, reports, ci.level);
-    }
-    let table = markdown(&rows);
-    let described = input_doc(&input, loaded.ingest_time.as_secs_f64());
-    write_tables(job, &described, &staged.root(), &rows, &table)?;
-    if job.run.report {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = done.iter().map(|(k, o)| (*k, o)).collect();
-        let report = report_input(&loaded, &pairs, job.run.ci.as_ref());
-        staged
-            .root()
-            .write("report.html", |w| output::report::write_report(w, &report))
-            .with_context(|| {
-                format!("cannot write {}", job.run.out.join("report.html").display())
-            })?;
-    }
-    let history = input.history;
-    finish(
-        job,
-        staged,
-        &rows,
-        (&history.source.path, &describe(history, input.totals)),
-        &table,
-        stdout,
-    )
+    load_or_stream(&inputs, replay, run.stream, report, run.quiet, false)
 }
 
 /// Per system: its parameters resolved on the input, what was fitted, and why it cannot rate
 /// the input.
-type Resolved = (
-    Vec<ParamMap>,
-    Vec<crate::auto::FromInput>,
-    Vec<Option<String>>,
-);
+type Resolved = (Vec<ParamMap>, Vec<FromInput>, Vec<Option<String>>);
 
 /// Per system, with `--ci`, its metrics in every bootstrap replicate (none for a failed one).
 type Replicates = Vec<Option<Vec<crate::metrics::MetricsReport>>>;
@@ -213,19 +193,15 @@ fn check_job(job: &CompareJob) -> anyhow::Result<()> {
         dispatch(*kind, &checkable, Noop).map_err(UsageError)?;
     }
     if job.run.input.is_dir() && same_file(&job.run.input, &job.run.out) {
-        return Err(UsageError(format!(
-            "--out {} is the input folder: the outputs replace the folder's content",
-            job.run.out.display()
-        ))
-        .into());
+        let out = job.run.out.display();
+        let why =
+            format!("--out {out} is the input folder: the outputs replace the folder's content");
+        return Err(UsageError(why).into());
     }
     if job.run.report && (job.shard.is_some() || !job.merge.is_empty()) {
-        return Err(UsageError(
-            "--report draws every system's replay, which a shard or a merge does not hold: \
-             compare in one run for the report"
-                .into(),
-        )
-        .into());
+        let why = "--report draws every system's replay, which a shard or a merge does not hold: \
+                   compare in one run for the report";
+        return Err(UsageError(why.into()).into());
     }
     Ok(())
 }
@@ -235,15 +211,13 @@ fn check_job(job: &CompareJob) -> anyhow::Result<()> {
 fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     // `--advantage auto`, fitted for each system that has one; TrueSkill's draw probability.
     let mut params = job.params.clone();
-    let mut advantages = Vec::with_capacity(params.len());
     let counts = super::load::draw_counts(loaded, &job.run.replay);
-    for (kind, map) in job.systems.iter().zip(params.iter_mut()) {
-        let history = loaded.stream.is_none().then_some(&loaded.history);
-        advantages.push(
-            crate::auto::resolve(*kind, map, history, counts, &job.run.replay)
-                .map_err(UsageError)?,
-        );
-    }
+    let history = loaded.stream.is_none().then_some(&loaded.history);
+    let advantages = job.systems.iter().zip(params.iter_mut());
+    let advantages = advantages
+        .map(|(kind, map)| crate::auto::resolve(*kind, map, history, counts, &job.run.replay))
+        .collect::<Result<_, _>>()
+        .map_err(UsageError)?;
     // A system that cannot rate a contest of the input is refused before any replay (its
     // row says why, and what to use); a stream's contests are checked as they come.
     let refused: Vec<Option<String>> = match loaded.stream {
@@ -260,11 +234,8 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
     };
     if refused.iter().all(Option::is_some) {
         let reasons: Vec<&str> = refused.iter().flatten().map(String::as_str).collect();
-        return Err(UsageError(format!(
-            "no system can rate this input: {}",
-            reasons.join("; ")
-        ))
-        .into());
+        let why = format!("no system can rate this input: {}", reasons.join("; "));
+        return Err(UsageError(why).into());
     }
     Ok((params, advantages, refused))
 }
@@ -273,58 +244,33 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
 /// whole `--systems` list; the shard's part of the job is `job`.
 fn write_shard(
     whole: &CompareJob,
-    (job, name, (k, n)): (&CompareJob, &str, (usize, usize)),
+    (job, (k, n)): (&CompareJob, (usize, usize)),
     (rows, reports): (Vec<CompareRow>, Option<Replicates>),
     described: serde_json::Value,
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let indices = super::shard::indices(whole.systems.len(), k, n);
-    let entries: Vec<_> = indices
-        .into_iter()
-        .zip(rows)
-        .enumerate()
-        .map(|(j, (i, row))| (i, row, reports.as_ref().and_then(|r| r[j].clone())))
+    let systems = indices.into_iter().zip(&rows).enumerate();
+    let systems = systems
+        .map(|(j, (i, row))| entry(i, row, reports.as_ref().and_then(|r| r[j].as_ref())))
         .collect();
-    staged
-        .root()
-        .write(name, |w| {
-            super::compare_shard::write(w, &job_key(whole), (k, n), &entries, described)
-        })
-        .with_context(|| format!("cannot write {}", job.run.out.join(name).display()))?;
-    let written = staged.commit()?;
-    if !job.run.quiet {
-        writeln!(
-            stdout,
-            "compare shard {k}/{n}: {} of {} systems replayed ({}); merge the {n} shards \
-             with --merge\nWrote {}",
-            entries.len(),
-            whole.systems.len(),
-            job.systems
-                .iter()
-                .map(|s| s.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            written
-                .iter()
-                .filter(|p| p.parent() == Some(job.run.out.as_path()))
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )?;
-    }
-    Ok(())
-}
-
-/// `compare.json`'s description of the input.
-fn input_doc(input: &Input, ingest_seconds: f64) -> serde_json::Value {
-    serde_json::json!({
-        "input": input.history.source,
-        "contests": input.totals.contests,
-        "players": input.totals.players,
-        "placings": input.totals.placings,
-        "ingest_seconds": ingest_seconds,
-    })
+    let names: Vec<&str> = job.systems.iter().map(|s| s.name()).collect();
+    let done = format!(
+        "{} of {} systems replayed ({})",
+        rows.len(),
+        whole.systems.len(),
+        names.join(", ")
+    );
+    super::shard::publish(
+        staged,
+        &job.run.out,
+        ("compare", k, n),
+        &job_key(whole),
+        vec![("input", described), ("systems", systems)],
+        (!job.run.quiet).then_some(done),
+        stdout,
+    )
 }
 
 /// `--merge`: the shards' rows into the tables, their systems' folders copied, published.
@@ -333,72 +279,88 @@ fn merge_shards(
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let merged = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
-    let mut rows = merged.rows;
-    if let Some(ci) = &job.run.ci {
-        super::rows::add_intervals(&mut rows, &merged.replicates, ci.level);
-    }
-    for (kind, from) in job.systems.iter().zip(&merged.folders) {
-        if from.as_os_str().is_empty() {
-            continue;
+    let (merged, input) = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
+    let (mut rows, mut replicates) = (Vec::new(), Vec::new());
+    for (kind, (row, folder, reps)) in job.systems.iter().zip(merged) {
+        if let Some(from) = folder {
+            let to = staged.folder(kind.name()).with_context(|| {
+                format!("cannot create {}", job.run.out.join(kind.name()).display())
+            })?;
+            super::compare_shard::copy_folder(&from, &to)
+                .with_context(|| format!("cannot copy {}", from.display()))?;
         }
-        let to = staged.folder(kind.name()).with_context(|| {
-            format!("cannot create {}", job.run.out.join(kind.name()).display())
-        })?;
-        super::compare_shard::copy_folder(from, &to)
-            .with_context(|| format!("cannot copy {}", from.display()))?;
+        rows.push(row);
+        replicates.push(reps);
     }
-    let table = markdown(&rows);
-    write_tables(job, &merged.input, &staged.root(), &rows, &table)?;
-    let source = merged.input["input"]["path"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    let line = format!(
-        "{source}: {} contests, {} players, {} placings (merged from shards)",
-        merged.input["contests"], merged.input["players"], merged.input["placings"]
-    );
-    finish(job, staged, &rows, (&source, &line), &table, stdout)
+    let tables = (rows, Some(&replicates));
+    finish(job, staged, tables, (&input, None), stdout)
 }
 
-/// Publishes the comparison and says what it wrote (or why some systems failed).
+/// Writes `compare.csv`, `compare.json` (the input as `input` describes it, then the rows),
+/// `compare.md` and, with `--report`, `report.html`, with `--ci` each metric's intervals from
+/// the systems' `replicates`; publishes the comparison and says what it wrote (or why some
+/// systems failed).
 fn finish(
     job: &CompareJob,
     staged: Publication,
-    rows: &[CompareRow],
-    (path, description): (&str, &str),
-    table: &str,
+    (mut rows, replicates): (Vec<CompareRow>, Option<&Replicates>),
+    (input, report): (&serde_json::Value, Option<output::report::ReportInput>),
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let written: Vec<std::path::PathBuf> = staged
+    if let (Some(ci), Some(replicates)) = (&job.run.ci, replicates) {
+        super::rows::add_intervals(&mut rows, replicates, ci.level);
+    }
+    let table = markdown(&rows);
+    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
+    let root = staged.root();
+    root.write("compare.csv", |w| write_csv(w, &rows))
+        .with_context(|| ctx("compare.csv"))?;
+    let mut doc = input.clone();
+    doc["systems"] = serde_json::to_value(&rows).map_err(std::io::Error::other)?;
+    root.write("compare.json", |w| output::write_metrics(w, &doc))
+        .with_context(|| ctx("compare.json"))?;
+    root.write("compare.md", |w| w.write_all(table.as_bytes()))
+        .with_context(|| ctx("compare.md"))?;
+    if let Some(report) = report {
+        root.write("report.html", |w| output::report::write_report(w, &report))
+            .with_context(|| ctx("report.html"))?;
+    }
+    let written: Vec<String> = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?
         .into_iter()
         .filter(|p| p.parent() == Some(job.run.out.as_path()))
+        .map(|p| p.display().to_string())
         .collect();
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
         .map(|r| r.system)
         .collect();
+    let path = input["input"]["path"].as_str().unwrap_or("");
     if job.run.json {
         let doc = serde_json::json!({
             "status": if failed.is_empty() { "ok" } else { "partial" },
             "input": path,
             "systems": rows,
-            "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "written": written,
         });
         writeln!(stdout, "{doc}")?;
     } else if !job.run.quiet {
-        writeln!(stdout, "{description}")?;
-        writeln!(stdout)?;
-        write!(stdout, "{table}")?;
-        writeln!(stdout)?;
-        let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        let merged = if job.merge.is_empty() {
+            ""
+        } else {
+            " (merged from shards)"
+        };
+        writeln!(
+            stdout,
+            "{path}: {} contests, {} players, {} placings{merged}\n\n{table}",
+            input["contests"], input["players"], input["placings"]
+        )?;
         writeln!(
             stdout,
             "Wrote {}, and each system's leaderboard.csv and metrics.json in {}/SYSTEM/",
-            names.join(", "),
+            written.join(", "),
             job.run.out.display()
         )?;
     }
@@ -414,14 +376,14 @@ fn finish(
     Ok(())
 }
 
-/// A progress bar per system, on a terminal.
-fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> {
+/// A progress bar per system, on a terminal (each taken by the system's replay).
+fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Mutex<Option<ProgressBar>>> {
     let multi = (!job.run.quiet && std::io::stderr().is_terminal())
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
     job.systems
         .iter()
         .map(|k| {
-            multi.as_ref().map(|m| {
+            Mutex::new(multi.as_ref().map(|m| {
                 let bar = m.add(ProgressBar::new(contests as u64));
                 bar.set_style(
                     ProgressStyle::with_template(&format!(
@@ -431,15 +393,9 @@ fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Option<ProgressBar>> 
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
                 bar
-            })
+            }))
         })
         .collect()
-}
-
-/// The input as the tables describe it: its players, and its size.
-struct Input<'a> {
-    history: &'a crate::history::History,
-    totals: Totals,
 }
 
 /// Every system replayed into its own folder of the publication, in parallel; a streamed
@@ -447,7 +403,7 @@ struct Input<'a> {
 /// comparison, a system that ran away gets its failed row).
 fn replay_each(
     job: &CompareJob,
-    (params, advantages, refused): (&[ParamMap], &[crate::auto::FromInput], &[Option<String>]),
+    (params, advantages, refused): (&[ParamMap], &[FromInput], &[Option<String>]),
     loaded: &Loaded,
     staged: &Publication,
 ) -> anyhow::Result<Vec<anyhow::Result<SystemOutcome>>> {
@@ -456,10 +412,15 @@ fn replay_each(
         .as_ref()
         .map_or(loaded.history.len(), |p| p.contests);
     let bars = progress_bars(job, contests);
-    let one = |k: usize, bar: Option<ProgressBar>, pieces: Option<Receiver<Piece>>| {
+    let one = |k: usize, pieces: Option<Receiver<Piece>>| {
+        let bar = bars[k]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         let kind = job.systems[k];
+        // Not replayed: its row says why.
         if let Some(why) = &refused[k] {
-            return Err(RefusedBefore(why.clone()).into());
+            return Err(anyhow::anyhow!("{why}"));
         }
         let dir = job.run.out.join(kind.name());
         let folder = staged
@@ -487,161 +448,87 @@ fn replay_each(
         outcome
     };
     match &loaded.stream {
-        Some(plan) => {
-            let bars: Vec<Mutex<Option<ProgressBar>>> = bars.into_iter().map(Mutex::new).collect();
-            let take = |k: usize| {
-                bars[k]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .take()
-            };
-            fan_out(
-                plan,
-                job.run.replay.period,
-                job.systems.len(),
-                |k, pieces| one(k, take(k), Some(pieces)),
-            )
-        }
-        None => Ok(bars
+        Some(plan) => fan_out(plan, job.run.replay.period, bars.len(), |k, pieces| {
+            one(k, Some(pieces))
+        }),
+        None => Ok((0..bars.len())
             .into_par_iter()
-            .enumerate()
-            .map(|(k, bar)| one(k, bar, None))
+            .map(|k| one(k, None))
             .collect()),
     }
 }
 
-/// A system refused before the replay: it cannot rate a contest of the input (why).
-#[derive(Debug)]
-struct RefusedBefore(String);
-
-impl std::fmt::Display for RefusedBefore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RefusedBefore {}
-
-/// A system that replayed to the end, with what it produced.
-type Replayed = (SystemKind, SystemOutcome);
-
-/// The table's rows: a system whose ratings ran away gets a `failed` row; any other error
-/// stops the run.
+/// The table's rows and, for a system that replayed to the end, what it produced: a system
+/// refused before the replay gets a `refused` row, one whose ratings ran away a `failed` row;
+/// any other error stops the run.
 fn table_rows(
     job: &CompareJob,
+    refused: &[Option<String>],
     outcomes: Vec<anyhow::Result<SystemOutcome>>,
-) -> anyhow::Result<(Vec<CompareRow>, Vec<Replayed>)> {
-    let mut rows: Vec<CompareRow> = Vec::with_capacity(outcomes.len());
-    let mut done: Vec<(SystemKind, SystemOutcome)> = Vec::with_capacity(outcomes.len());
-    for (&kind, outcome) in job.systems.iter().zip(outcomes) {
-        match outcome {
-            Ok(o) => {
-                rows.push(CompareRow::new(&o));
-                done.push((kind, o));
-            }
-            Err(e) => {
-                if let Some(RefusedBefore(why)) = e.downcast_ref::<RefusedBefore>() {
-                    rows.push(CompareRow::refused(kind.name(), why.clone()));
-                    continue;
-                }
-                match e
-                    .chain()
-                    .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
-                {
-                    Some(d) => rows.push(CompareRow::failed(kind.name(), d.to_string())),
-                    None => return Err(e),
-                }
-            }
-        }
+) -> anyhow::Result<(Vec<CompareRow>, Vec<Option<SystemOutcome>>)> {
+    let mut rows = Vec::with_capacity(outcomes.len());
+    let mut done = Vec::with_capacity(outcomes.len());
+    for ((&kind, outcome), refused) in job.systems.iter().zip(outcomes).zip(refused) {
+        let (row, outcome) = match (refused, outcome) {
+            (Some(why), _) => (CompareRow::refused(kind.name(), why.clone()), None),
+            (None, Ok(o)) => (CompareRow::new(&o), Some(o)),
+            (None, Err(e)) => match e
+                .chain()
+                .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
+            {
+                Some(d) => (CompareRow::failed(kind.name(), d.to_string()), None),
+                None => return Err(e),
+            },
+        };
+        rows.push(row);
+        done.push(outcome);
     }
     Ok((rows, done))
 }
 
-/// `compare.csv`, `compare.json`, `compare.md` and, with `--report`, `report.html`.
-/// `compare.csv`, `compare.json` (the input as `input` describes it, then the rows) and
-/// `compare.md`.
-fn write_tables(
-    job: &CompareJob,
-    input: &serde_json::Value,
-    root: &output::Folder,
-    rows: &[CompareRow],
-    table: &str,
-) -> anyhow::Result<()> {
-    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
-    root.write("compare.csv", |w| write_csv(w, rows))
-        .with_context(|| ctx("compare.csv"))?;
-    let mut doc = input.clone();
-    doc["systems"] = serde_json::to_value(rows).map_err(std::io::Error::other)?;
-    root.write("compare.json", |w| output::write_metrics(w, &doc))
-        .with_context(|| ctx("compare.json"))?;
-    root.write("compare.md", |w| w.write_all(table.as_bytes()))
-        .with_context(|| ctx("compare.md"))?;
-    Ok(())
-}
-
+/// `compare.csv`: a row per system; with `--ci`, each metric's interval and standing.
 fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
     let ci = rows.iter().any(|r| !r.intervals.is_empty());
-    let mut header: Vec<String> = [
-        "system",
-        "pair_inversion_all",
-        "pair_inversion_experienced",
-        "rank_deviation_all",
-        "rank_deviation_experienced",
-        "log_loss",
-        "brier",
-        "accuracy",
-        "log_loss_3",
+    let mut header = vec!["system".to_string()];
+    header.extend(METRICS.map(|m| m.0.to_string()));
+    let more = [
         "wall_seconds",
         "rounds_per_second",
         "peak_rounds_per_second",
-        "failed",
-        "warnings",
-    ]
-    .map(String::from)
-    .to_vec();
+    ];
+    header.extend(
+        more.into_iter()
+            .chain(["failed", "warnings"])
+            .map(String::from),
+    );
     if ci {
-        for (name, _, _) in super::rows::METRICS {
+        for (name, ..) in METRICS {
             header.extend(["lo", "hi", "versus_best"].map(|s| format!("{name}_{s}")));
         }
     }
     let mut out = csv::Writer::from_writer(w);
     out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    let g = |v: f64| f(Some(v).filter(|v| v.is_finite()));
     for r in rows {
-        let failed = match (&r.failed, &r.refused) {
-            (Some(why), _) => format!("failed: {why}"),
-            (None, Some(why)) => format!("refused: {why}"),
-            (None, None) => String::new(),
-        };
-        let mut record = vec![
-            r.system.to_string(),
-            f(r.pair_inversion_all),
-            f(r.pair_inversion_experienced),
-            f(r.rank_deviation_all),
-            f(r.rank_deviation_experienced),
-            f(r.log_loss),
-            f(r.brier),
-            f(r.accuracy),
-            f(r.log_loss_3),
-            g(r.wall_seconds),
-            g(r.rounds_per_second),
-            g(r.peak_rounds_per_second),
-            failed,
-            r.warnings.join("; "),
+        let mut record = vec![r.system.to_string()];
+        record.extend(r.points().map(f));
+        let times = [
+            r.wall_seconds,
+            r.rounds_per_second,
+            r.peak_rounds_per_second,
         ];
+        record.extend(times.map(|v| f(Some(v).filter(|v| v.is_finite()))));
+        record.extend([r.failure().unwrap_or_default(), r.warnings.join("; ")]);
         if ci {
-            for (name, _, _) in super::rows::METRICS {
-                match r.interval(name) {
-                    Some(m) => {
-                        record.extend([
-                            m.lo.to_string(),
-                            m.hi.to_string(),
-                            m.versus_best.to_string(),
-                        ]);
-                    }
-                    None => record.extend([String::new(), String::new(), String::new()]),
-                }
+            for (name, ..) in METRICS {
+                let cells = r.interval(name).map(|m| {
+                    [
+                        m.lo.to_string(),
+                        m.hi.to_string(),
+                        m.versus_best.to_string(),
+                    ]
+                });
+                record.extend(cells.unwrap_or_default());
             }
         }
         out.write_record(&record)?;
@@ -685,11 +572,8 @@ fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
 
 /// What makes two runs the same comparison.
 fn job_key(job: &CompareJob) -> serde_json::Value {
-    let name = |p: &Option<std::path::PathBuf>| {
-        p.as_ref()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-    };
+    let name =
+        |p: &Option<PathBuf>| Some(p.as_deref()?.file_name()?.to_string_lossy().into_owned());
     let key = serde_json::json!({
         "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "params": job.params,

@@ -3,6 +3,7 @@
 
 use super::errors::UsageError;
 use crate::history::PlayerId;
+use crate::ingest::InputError;
 use crate::matchmake::{desired_opponent, desired_probability, group_pairs};
 
 /// Everything `matchmake` needs.
@@ -62,25 +63,25 @@ struct Planned {
     p_wins: [f64; 2],
 }
 
+/// The pairs of the waiting players `names` (`ids`: each one's player in the state, if it
+/// knows him), by the ratings of the state.
 struct Plan<'a> {
-    carry_of: &'a crate::state::StateFile,
+    state: &'a crate::state::StateFile,
     names: &'a [String],
+    ids: &'a [Option<PlayerId>],
     job: &'a MatchJob,
 }
 
 impl crate::systems::SystemVisitor for Plan<'_> {
     type Output = Result<Vec<Planned>, String>;
     fn visit<S: crate::systems::RatingSystem>(self, system: &S) -> Self::Output {
-        let carry = self.carry_of.carry::<S::Player>()?;
-        crate::state::check_values(system, &self.carry_of.meta, &carry)?;
-        let index = crate::history::NameIndex::new(&self.carry_of.meta.players)
-            .with_aliases(self.job.aliases.clone());
+        let carry = self.state.carry::<S::Player>()?;
+        crate::state::check_values(system, &self.state.meta, &carry)?;
         let job = self.job;
         let mut states = Vec::new();
         let mut wishes = Vec::new();
-        for name in self.names {
-            let canon = crate::history::canonical_name(name);
-            let (state, recent, played) = match index.find(name).map(|i| i as usize) {
+        for (name, id) in self.names.iter().zip(self.ids) {
+            let (state, recent, played) = match id.map(|i| i as usize) {
                 Some(i) => (
                     carry.states[i].clone(),
                     carry.records[i].recent_results(job.window),
@@ -91,7 +92,7 @@ impl crate::systems::SystemVisitor for Plan<'_> {
             let p = desired_probability(job.target, job.window, &recent, played);
             let at = |q: f64| desired_opponent(system, &state, q, 1e-9);
             wishes.push(Wish {
-                name: canon.into_owned(),
+                name: crate::history::canonical_name(name).into_owned(),
                 rating: system.rating(&state).mean,
                 p,
                 desired: at(p),
@@ -119,13 +120,11 @@ impl crate::systems::SystemVisitor for Plan<'_> {
                 p_wins: [wins(a, b), wins(b, a)],
             })
             .collect();
-        if let Some(l) = left {
-            out.push(Planned {
-                a: wishes[l as usize].clone(),
-                b: None,
-                p_wins: [f64::NAN; 2],
-            });
-        }
+        out.extend(left.map(|l| Planned {
+            a: wishes[l as usize].clone(),
+            b: None,
+            p_wins: [f64::NAN; 2],
+        }));
         Ok(out)
     }
 }
@@ -134,15 +133,15 @@ impl crate::systems::SystemVisitor for Plan<'_> {
 pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
     use anyhow::Context as _;
     if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(0.0..).contains(&job.delta_p) {
-        return Err(UsageError(
-            "--window must be at least 1, --target within [0, 1], --delta-p at least 0".into(),
-        )
-        .into());
+        let why = "--window must be at least 1, --target within [0, 1], --delta-p at least 0";
+        return Err(UsageError(why.into()).into());
     }
+    let bad = |file: &std::path::Path, message| {
+        InputError::whole_file(file.display().to_string(), message)
+    };
     let mut f = crate::output::open_no_follow(&job.state)
         .with_context(|| format!("cannot read the state {}", job.state.display()))?;
-    let state = crate::state::StateFile::read(&mut f)
-        .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
+    let state = crate::state::StateFile::read(&mut f).map_err(|e| bad(&job.state, e))?;
     let kind = crate::systems::SystemKind::from_name(&state.meta.system).ok_or_else(|| {
         UsageError(format!(
             "unknown system `{}` in the state",
@@ -152,62 +151,52 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
     let params: crate::systems::ParamMap = serde_json::from_str(&state.meta.params)
         .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
     let names = read_pool(&job.pool)?;
-    // Two waiting names that find one player (` Foo ` and `Foo`) would pair him with himself.
     let index =
         crate::history::NameIndex::new(&state.meta.players).with_aliases(job.aliases.clone());
-    let unknown: Vec<&str> = names
+    let ids: Vec<Option<PlayerId>> = names.iter().map(|n| index.find(n)).collect();
+    let unknown: Vec<String> = names
         .iter()
-        .filter(|n| index.find(n).is_none())
-        .map(String::as_str)
+        .zip(&ids)
+        .filter(|(_, id)| id.is_none())
+        .map(|(n, _)| format!("`{n}`"))
         .collect();
     if job.unknown == Unknown::Error && !unknown.is_empty() {
         const SHOWN: usize = 10;
-        let mut list: Vec<String> = unknown
-            .iter()
-            .take(SHOWN)
-            .map(|n| format!("`{n}`"))
-            .collect();
+        let mut list = unknown[..unknown.len().min(SHOWN)].to_vec();
         if unknown.len() > SHOWN {
             list.push(format!("and {} more", unknown.len() - SHOWN));
         }
-        return Err(crate::ingest::InputError::whole_file(
-            job.pool.display().to_string(),
-            format!(
-                "{} waiting player{} the state does not know: {} (misspelt? \
-                 --unknown newcomer rates them as newcomers)",
-                unknown.len(),
-                if unknown.len() == 1 { "" } else { "s" },
-                list.join(", ")
-            ),
-        )
-        .into());
+        let message = format!(
+            "{} waiting player{} the state does not know: {} (misspelt? --unknown newcomer \
+             rates them as newcomers)",
+            unknown.len(),
+            if unknown.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        );
+        return Err(bad(&job.pool, message).into());
     }
-    let mut found: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
-    for n in &names {
-        if let Some(id) = index.find(n)
+    // Two waiting names that find one player (` Foo ` and `Foo`) would pair him with himself.
+    let mut found = std::collections::HashMap::new();
+    for (n, id) in names.iter().zip(&ids) {
+        if let Some(id) = *id
             && let Some(first) = found.insert(id, n)
         {
-            return Err(crate::ingest::InputError::whole_file(
-                job.pool.display().to_string(),
-                format!(
-                    "`{first}` and `{n}` are the same player of the state (`{}`): waiting twice",
-                    state.meta.players[id as usize]
-                ),
-            )
-            .into());
+            let player = &state.meta.players[id as usize];
+            let message = format!(
+                "`{first}` and `{n}` are the same player of the state (`{player}`): waiting twice"
+            );
+            return Err(bad(&job.pool, message).into());
         }
     }
-    let plan = crate::systems::dispatch(
-        kind,
-        &params,
-        Plan {
-            carry_of: &state,
-            names: &names,
-            job,
-        },
-    )
-    .map_err(UsageError)?
-    .map_err(|e| crate::ingest::InputError::whole_file(job.state.display().to_string(), e))?;
+    let plan = Plan {
+        state: &state,
+        names: &names,
+        ids: &ids,
+        job,
+    };
+    let plan = crate::systems::dispatch(kind, &params, plan)
+        .map_err(UsageError)?
+        .map_err(|e| bad(&job.state, e))?;
     crate::output::write_one(&job.out, |w| write_pairs(w, &plan))
         .with_context(|| format!("cannot write {}", job.out.display()))?;
     if !job.quiet {
@@ -226,7 +215,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
 }
 
 /// Reads a matchmaking pool: a CSV with a `player` column, no name twice.
-pub fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::InputError> {
+pub fn read_pool(path: &std::path::Path) -> Result<Vec<String>, InputError> {
     let csv = crate::ingest::small_csv::SmallCsv::open(path)?;
     let col = csv.require("player", "a column player")?;
     let mut names: Vec<String> = Vec::new();
@@ -245,6 +234,8 @@ pub fn read_pool(path: &std::path::Path) -> Result<Vec<String>, crate::ingest::I
     Ok(names)
 }
 
+/// The pairs as CSV: each side's rating, desired win probability and opponent, whether each
+/// is in the other's window, and the system's probability that each wins.
 fn write_pairs(w: &mut dyn std::io::Write, plan: &[Planned]) -> std::io::Result<()> {
     writeln!(
         w,
@@ -257,35 +248,27 @@ fn write_pairs(w: &mut dyn std::io::Write, plan: &[Planned]) -> std::io::Result<
         out
     };
     for Planned { a, b, p_wins } in plan {
-        let Some(b) = b else {
-            // The odd one out waits.
-            writeln!(
-                w,
-                "{},,{},,{},,{},,,,,",
-                q(&a.name),
-                a.rating,
-                a.p,
-                a.desired
-            )?;
-            continue;
-        };
         let inside = |x: &Wish, r: f64| x.low <= r && r <= x.high;
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            q(&a.name),
-            q(&b.name),
-            a.rating,
-            b.rating,
-            a.p,
-            b.p,
-            a.desired,
-            b.desired,
-            inside(b, a.rating),
-            inside(a, b.rating),
-            p_wins[0],
-            p_wins[1]
-        )?;
+        let line = match b {
+            // The odd one out waits.
+            None => format!("{},,{},,{},,{},,,,,", q(&a.name), a.rating, a.p, a.desired),
+            Some(b) => format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                q(&a.name),
+                q(&b.name),
+                a.rating,
+                b.rating,
+                a.p,
+                b.p,
+                a.desired,
+                b.desired,
+                inside(b, a.rating),
+                inside(a, b.rating),
+                p_wins[0],
+                p_wins[1]
+            ),
+        };
+        writeln!(w, "{line}")?;
     }
     Ok(())
 }

@@ -70,6 +70,8 @@ fn contests_per_player(history: &History) -> Vec<u32> {
     n
 }
 
+/// The CSV: each suggested alias, its player, why, how much each spelling played, and the
+/// other players the alias could be.
 fn write_csv(
     w: &mut dyn Write,
     history: &History,
@@ -81,22 +83,14 @@ fn write_csv(
         crate::output::csv_field(s, &mut out);
         out
     };
-    let name = |p: u32| field(history.name(p));
-    writeln!(
-        w,
-        "alias,player,reason,alias_contests,player_contests,also_matches"
-    )?;
+    w.write_all(b"alias,player,reason,alias_contests,player_contests,also_matches\n")?;
     for s in found {
-        let also: Vec<String> = s
-            .ambiguous_with
-            .iter()
-            .map(|&p| history.name(p).to_string())
-            .collect();
+        let also: Vec<&str> = s.ambiguous_with.iter().map(|&p| history.name(p)).collect();
         writeln!(
             w,
             "{},{},{},{},{},{}",
-            name(s.alias),
-            name(s.player),
+            field(history.name(s.alias)),
+            field(history.name(s.player)),
             field(s.why.as_str()),
             contests[s.alias as usize],
             contests[s.player as usize],

@@ -3,12 +3,15 @@
 
 use super::system::SystemOutcome;
 use crate::history::History;
-use serde::Serialize;
+use crate::metrics::MetricsReport;
+use serde::{Deserialize, Deserializer, Serialize};
 
-/// One row of the comparison.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One row of the comparison (read back from a shard's file without its system and
+/// intervals, which the merge sets).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
     /// The system.
+    #[serde(skip_deserializing)]
     pub system: &'static str,
     /// Pair inversion, all scored participants (%).
     pub pair_inversion_all: Option<f64>,
@@ -27,10 +30,13 @@ pub struct CompareRow {
     /// Two-entry contests: log-loss of the outcome among win, draw and loss.
     pub log_loss_3: Option<f64>,
     /// Wall time of the replay (seconds).
+    #[serde(deserialize_with = "nan_if_null")]
     pub wall_seconds: f64,
     /// Rounds per second over the replay.
+    #[serde(deserialize_with = "nan_if_null")]
     pub rounds_per_second: f64,
     /// The best rate over stretches of the replay (the mean when it was too short).
+    #[serde(deserialize_with = "nan_if_null")]
     pub peak_rounds_per_second: f64,
     /// Why the system failed (its ratings ran away), if it did; the figures are then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,11 +47,16 @@ pub struct CompareRow {
     pub refused: Option<String>,
     /// Where its predictions were worse than knowing nothing of the players
     /// ([`super::metrics_doc::warnings`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// With `--ci`: each metric's interval, and how it stands against the best system's.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<MetricCi>,
+}
+
+/// A time or rate that was not finite (a replay too short to time), written as null.
+fn nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A metric's bootstrap interval in the comparison, and whether the system is the best on
@@ -63,21 +74,22 @@ pub struct MetricCi {
     pub versus_best: &'static str,
 }
 
-/// The table's metrics: name, whether higher is better, and the value of a report.
-type MetricOf = fn(&crate::metrics::MetricsReport) -> Option<f64>;
-pub(crate) const METRICS: [(&str, bool, MetricOf); 8] = [
-    ("pair_inversion_all", true, |m| m.all.pair_inversion),
-    ("pair_inversion_experienced", true, |m| {
+/// The table's metrics: name, whether higher is better, the decimals shown, and the value of
+/// a report.
+type MetricOf = fn(&MetricsReport) -> Option<f64>;
+pub(crate) const METRICS: [(&str, bool, usize, MetricOf); 8] = [
+    ("pair_inversion_all", true, 2, |m| m.all.pair_inversion),
+    ("pair_inversion_experienced", true, 2, |m| {
         m.experienced.pair_inversion
     }),
-    ("rank_deviation_all", false, |m| m.all.rank_deviation),
-    ("rank_deviation_experienced", false, |m| {
+    ("rank_deviation_all", false, 2, |m| m.all.rank_deviation),
+    ("rank_deviation_experienced", false, 2, |m| {
         m.experienced.rank_deviation
     }),
-    ("log_loss", false, |m| m.two_player.log_loss),
-    ("brier", false, |m| m.two_player.brier),
-    ("accuracy", true, |m| m.two_player.accuracy),
-    ("log_loss_3", false, |m| m.two_player.log_loss_3),
+    ("log_loss", false, 4, |m| m.two_player.log_loss),
+    ("brier", false, 4, |m| m.two_player.brier),
+    ("accuracy", true, 2, |m| m.two_player.accuracy),
+    ("log_loss_3", false, 4, |m| m.two_player.log_loss_3),
 ];
 
 /// `--ci` in the comparison: for each metric, each system's interval over the replicates
@@ -85,12 +97,12 @@ pub(crate) const METRICS: [(&str, bool, MetricOf); 8] = [
 /// row) and its paired difference to the best system's (best by the point estimate).
 pub(crate) fn add_intervals(
     rows: &mut [CompareRow],
-    reports: &[Option<Vec<crate::metrics::MetricsReport>>],
+    reports: &[Option<Vec<MetricsReport>>],
     level: f64,
 ) {
     use crate::bootstrap::central;
-    for (name, higher, of) in METRICS {
-        let point = |k: usize| reports[k].as_ref().and(rows[k].point(name));
+    for (j, (name, higher, _, of)) in METRICS.into_iter().enumerate() {
+        let point = |k: usize| reports[k].as_ref().and(rows[k].points()[j]);
         let best = (0..rows.len())
             .filter_map(|k| point(k).map(|v| (k, v)))
             .reduce(|a, b| {
@@ -134,6 +146,7 @@ pub(crate) fn add_intervals(
 }
 
 impl CompareRow {
+    /// The row of a system that replayed to the end.
     pub(crate) fn new(outcome: &SystemOutcome) -> Self {
         let m = &outcome.result.metrics;
         let mean = outcome.rounds_per_second();
@@ -150,26 +163,23 @@ impl CompareRow {
             wall_seconds: outcome.replay_seconds,
             rounds_per_second: mean,
             peak_rounds_per_second: outcome.peak_rounds_per_second.unwrap_or(mean).max(mean),
-            failed: None,
-            refused: None,
             warnings: outcome.warnings.clone(),
-            intervals: Vec::new(),
+            ..Self::default()
         }
     }
 
-    /// The point value of a metric of [`METRICS`].
-    fn point(&self, metric: &str) -> Option<f64> {
-        match metric {
-            "pair_inversion_all" => self.pair_inversion_all,
-            "pair_inversion_experienced" => self.pair_inversion_experienced,
-            "rank_deviation_all" => self.rank_deviation_all,
-            "rank_deviation_experienced" => self.rank_deviation_experienced,
-            "log_loss" => self.log_loss,
-            "brier" => self.brier,
-            "accuracy" => self.accuracy,
-            "log_loss_3" => self.log_loss_3,
-            _ => None,
-        }
+    /// The values of [`METRICS`], in their order.
+    pub(crate) fn points(&self) -> [Option<f64>; 8] {
+        [
+            self.pair_inversion_all,
+            self.pair_inversion_experienced,
+            self.rank_deviation_all,
+            self.rank_deviation_experienced,
+            self.log_loss,
+            self.brier,
+            self.accuracy,
+            self.log_loss_3,
+        ]
     }
 
     /// The interval of a metric, if computed.
@@ -179,95 +189,68 @@ impl CompareRow {
 
     /// The row of a system refused before the replay.
     pub(crate) fn refused(system: &'static str, why: String) -> Self {
-        let mut row = Self::failed(system, String::new());
-        row.failed = None;
-        row.refused = Some(why);
-        row
+        Self {
+            failed: None,
+            refused: Some(why),
+            ..Self::failed(system, String::new())
+        }
     }
 
     /// The row of a system that failed.
     pub(crate) fn failed(system: &'static str, why: String) -> Self {
         Self {
             system,
-            pair_inversion_all: None,
-            pair_inversion_experienced: None,
-            rank_deviation_all: None,
-            rank_deviation_experienced: None,
-            log_loss: None,
-            brier: None,
-            accuracy: None,
-            log_loss_3: None,
             wall_seconds: f64::NAN,
             rounds_per_second: f64::NAN,
             peak_rounds_per_second: f64::NAN,
             failed: Some(why),
-            refused: None,
-            warnings: Vec::new(),
-            intervals: Vec::new(),
+            ..Self::default()
+        }
+    }
+
+    /// Why the system has no figures (`failed: ...`, `refused: ...`), if it has none.
+    pub(crate) fn failure(&self) -> Option<String> {
+        match (&self.failed, &self.refused) {
+            (Some(why), _) => Some(format!("failed: {why}")),
+            (None, Some(why)) => Some(format!("refused: {why}")),
+            (None, None) => None,
         }
     }
 
     /// The cells of the table, as text (empty where the metric does not apply).
     pub fn cells(&self) -> Vec<String> {
-        let f = |v: Option<f64>, d: usize| v.map_or(String::new(), |v| format!("{v:.d$}"));
-        if let Some(why) = self.failed.as_ref().or(self.refused.as_ref()) {
-            let what = if self.failed.is_some() {
-                "failed"
-            } else {
-                "refused"
-            };
-            let mut cells = vec![self.system.to_string(), format!("{what}: {why}")];
+        let mut cells = vec![self.system.to_string()];
+        if let Some(failure) = self.failure() {
+            cells.push(failure);
             cells.resize(HEADER.len(), String::new());
             return cells;
         }
+        // A system worse than knowing nothing is marked `!` (the table's note says why).
+        if !self.warnings.is_empty() {
+            cells[0].push_str(" !");
+        }
         // With intervals: `value [lo, hi]`, marked `*` for the best and `~` where the paired
         // difference to the best is not significant.
-        let g = |metric: &str, v: Option<f64>, d: usize, scale: f64| {
-            let text = f(v.map(|v| scale * v), d);
-            match self.interval(metric) {
-                Some(ci) if !text.is_empty() => format!(
-                    "{text} [{:.d$}, {:.d$}]{}",
-                    scale * ci.lo,
-                    scale * ci.hi,
-                    match ci.versus_best {
+        for ((name, _, d, _), v) in METRICS.into_iter().zip(self.points()) {
+            let text = v.map_or(String::new(), |v| format!("{v:.d$}"));
+            cells.push(match self.interval(name) {
+                Some(ci) if !text.is_empty() => {
+                    let mark = match ci.versus_best {
                         "best" => " *",
                         "indistinguishable" => " ~",
                         _ => "",
-                    }
-                ),
+                    };
+                    format!("{text} [{:.d$}, {:.d$}]{mark}", ci.lo, ci.hi)
+                }
                 _ => text,
-            }
-        };
-        // A system worse than knowing nothing is marked `!` (the table's note says why).
-        let name = if self.warnings.is_empty() {
-            self.system.to_string()
-        } else {
-            format!("{} !", self.system)
-        };
-        vec![
-            name,
-            g("pair_inversion_all", self.pair_inversion_all, 2, 1.0),
-            g(
-                "pair_inversion_experienced",
-                self.pair_inversion_experienced,
-                2,
-                1.0,
-            ),
-            g("rank_deviation_all", self.rank_deviation_all, 2, 1.0),
-            g(
-                "rank_deviation_experienced",
-                self.rank_deviation_experienced,
-                2,
-                1.0,
-            ),
-            g("log_loss", self.log_loss, 4, 1.0),
-            g("brier", self.brier, 4, 1.0),
-            g("accuracy", self.accuracy, 2, 1.0),
-            g("log_loss_3", self.log_loss_3, 4, 1.0),
+            });
+        }
+        cells.extend([
             format!("{:.3}", self.wall_seconds),
             format!("{:.0}", self.rounds_per_second),
             format!("{:.0}", self.peak_rounds_per_second),
-        ]
+        ]);
+        cells
     }
 }
 
@@ -287,6 +270,7 @@ pub const HEADER: [&str; 12] = [
     "peak rounds/s",
 ];
 
+/// The input as the table's caption describes it: its path and size.
 pub(crate) fn describe(history: &History, totals: super::load::Totals) -> String {
     format!(
         "{}: {} contests, {} players, {} placings",

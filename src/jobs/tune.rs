@@ -7,12 +7,12 @@
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Inputs, check_replay_options, load_or_stream};
+use super::load::{Loaded, check_replay_options};
+use super::options::RunOptions;
 use super::sink::Sink;
-use super::stream::{ReaderFailed, RunStream, StreamFailure, StreamMode, StreamPlan, fan_out};
+use super::stream::{ReaderFailed, RunStream, StreamFailure, fan_out};
 use super::system::Noop;
 use crate::history::History;
-use crate::ingest::IngestOptions;
 use crate::ingest::stream::Streamed;
 use crate::metrics::MetricsReport;
 use crate::output::Publication;
@@ -64,10 +64,10 @@ impl TuneMetric {
 /// Everything `tune` needs.
 #[derive(Clone, Debug)]
 pub struct TuneJob {
-    /// The input.
-    pub input: PathBuf,
-    /// How to read it.
-    pub ingest: IngestOptions,
+    /// How to read, replay (rounds, decay; the warm-up is the tuning fraction) and whether to
+    /// stream (the sets fed by one read, then the held-out replays by another); `tune.csv`
+    /// goes to `run.out`, and none of the replays' outputs is written.
+    pub run: RunOptions,
     /// The system.
     pub system: SystemKind,
     /// Parameter names and their candidate values (the grid).
@@ -83,19 +83,8 @@ pub struct TuneJob {
     pub metric: TuneMetric,
     /// Share of the contests, from the start, that the sets are scored on.
     pub fraction: f64,
-    /// Rounds, decay (the warm-up is the tuning fraction).
-    pub replay: ReplayOptions,
-    /// Output folder (for `tune.csv`).
-    pub out: PathBuf,
     /// Result lines printed.
     pub top: usize,
-    /// Print nothing on success.
-    pub quiet: bool,
-    /// Whether to stream the input (the sets fed by one read, then the held-out replays by
-    /// another).
-    pub stream: StreamMode,
-    /// Contests per streamed block.
-    pub stream_block: usize,
     /// `--shard K/N`: score only the sets `i` with `i % N == K - 1` and write them to
     /// `tune-shard-K-of-N.json` for a later `--merge`.
     pub shard: Option<(usize, usize)>,
@@ -111,16 +100,11 @@ pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
             .split_once('=')
             .ok_or_else(|| format!("--grid: `{part}` is not NAME=V1,V2,..."))?;
         let name = name.trim().replace('-', "_");
+        let finite = |v: &str| v.trim().parse::<f64>().ok().filter(|v| v.is_finite());
         let values = values
             .split(',')
-            .map(|v| {
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| format!("--grid: `{v}` of {name} is not a number"))
-            })
-            .collect::<Result<Vec<f64>, String>>()?;
+            .map(|v| finite(v).ok_or_else(|| format!("--grid: `{v}` of {name} is not a number")));
+        let values = values.collect::<Result<Vec<f64>, String>>()?;
         if grid.iter().any(|(n, _)| *n == name) {
             return Err(format!("--grid: {name} is given twice"));
         }
@@ -139,56 +123,38 @@ pub fn parameter_sets(
     random: Option<usize>,
     seed: u64,
 ) -> Vec<ParamMap> {
-    let to_map = |values: &[f64]| {
-        let mut m = ParamMap::new();
-        for ((name, _), &v) in grid.iter().zip(values) {
-            m.insert(name.clone(), number(v).unwrap_or(Value::Null));
+    let value = |v: f64| number(v).unwrap_or(Value::Null);
+    let Some(n) = random else {
+        // Every combination, the last parameter varying fastest.
+        let mut sets = vec![ParamMap::new()];
+        for (name, vs) in grid {
+            let with = |s: &ParamMap, v: f64| {
+                let mut s = s.clone();
+                s.insert(name.clone(), value(v));
+                s
+            };
+            sets = sets
+                .iter()
+                .flat_map(|s| vs.iter().map(move |&v| with(s, v)))
+                .collect();
         }
-        m
+        return sets;
     };
-    match random {
-        Some(n) => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..n)
-                .map(|_| {
-                    let values: Vec<f64> = grid
-                        .iter()
-                        .map(|(_, vs)| {
-                            let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
-                            let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                            let v = if hi > lo {
-                                rng.random_range(lo..=hi)
-                            } else {
-                                lo
-                            };
-                            if vs.iter().all(|x| x.fract() == 0.0) {
-                                v.round()
-                            } else {
-                                v
-                            }
-                        })
-                        .collect();
-                    to_map(&values)
-                })
-                .collect()
-        }
-        None => {
-            let mut sets: Vec<Vec<f64>> = vec![Vec::new()];
-            for (_, vs) in grid {
-                sets = sets
-                    .into_iter()
-                    .flat_map(|s| {
-                        vs.iter().map(move |&v| {
-                            let mut t = s.clone();
-                            t.push(v);
-                            t
-                        })
-                    })
-                    .collect();
-            }
-            sets.iter().map(|v| to_map(v)).collect()
-        }
-    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut draw = |(name, vs): &(String, Vec<f64>)| {
+        let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let v = if hi > lo {
+            rng.random_range(lo..=hi)
+        } else {
+            lo
+        };
+        let integers = vs.iter().all(|x| x.fract() == 0.0);
+        (name.clone(), value(if integers { v.round() } else { v }))
+    };
+    (0..n)
+        .map(|_| grid.iter().map(&mut draw).collect())
+        .collect()
 }
 
 /// One parameter set's outcome.
@@ -202,13 +168,17 @@ pub struct Trial {
     pub failed: Option<String>,
 }
 
+/// A replay's metrics, or the runaway that stopped it.
+type Scored = Result<MetricsReport, crate::replay::Divergence>;
+
+/// The replay of a history with one set of parameters, scored.
 struct Score<'a> {
     history: &'a History,
     opts: &'a ReplayOptions,
 }
 
 impl SystemVisitor for Score<'_> {
-    type Output = Result<MetricsReport, crate::replay::Divergence>;
+    type Output = Scored;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         Ok(replay(self.history, system, self.opts)?.metrics)
     }
@@ -225,6 +195,35 @@ fn slice_options(contests: usize, fraction: f64, base: &ReplayOptions) -> Replay
     }
 }
 
+/// The options of the held-out replays: the whole history, scored after the first `fraction`
+/// of the contests.
+fn held_options(fraction: f64, base: &ReplayOptions) -> ReplayOptions {
+    ReplayOptions {
+        warmup: fraction,
+        keep_history: false,
+        ..base.clone()
+    }
+}
+
+/// Replays of `history`, one with each of `sets` and `opts` (in parallel), in the sets' order.
+fn replay_sets(
+    history: &History,
+    kind: SystemKind,
+    sets: &[&ParamMap],
+    opts: &ReplayOptions,
+) -> Result<Vec<Scored>, String> {
+    let score = |params| dispatch(kind, params, Score { history, opts });
+    sets.par_iter().map(|&params| score(params)).collect()
+}
+
+/// Each replay's [`Outcome`]: its metrics, or why its ratings ran away.
+fn outcomes(scored: Vec<Scored>) -> Vec<Outcome> {
+    scored
+        .into_iter()
+        .map(|s| s.map_err(|d| d.to_string()))
+        .collect()
+}
+
 /// Scores every set on the first `fraction` of the contests (in parallel), best first.
 pub fn run_trials(
     history: &History,
@@ -234,39 +233,25 @@ pub fn run_trials(
     fraction: f64,
     base: &ReplayOptions,
 ) -> Result<Vec<Trial>, String> {
-    let outcomes = score_sets(history, kind, &sets, fraction, base)?;
-    rank(kind, sets, outcomes, metric)
+    let slice = slice_options(history.len(), fraction, base);
+    let scored = replay_sets(history, kind, &sets.iter().collect::<Vec<_>>(), &slice)?;
+    rank(kind, sets, outcomes(scored), metric)
+}
+
+/// Metrics of a whole replay scored on everything after the first `fraction` of contests
+/// (the inner error: the replay diverged).
+pub fn held_out(
+    history: &History,
+    kind: SystemKind,
+    params: &ParamMap,
+    fraction: f64,
+    base: &ReplayOptions,
+) -> Result<Scored, String> {
+    let opts = &held_options(fraction, base);
+    dispatch(kind, params, Score { history, opts })
 }
 
 pub use super::shard::Outcome;
-
-/// Every set's [`Outcome`] on the tuning slice of a history held whole, in the sets' order.
-fn score_sets(
-    history: &History,
-    kind: SystemKind,
-    sets: &[ParamMap],
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Vec<Outcome>, String> {
-    let slice = slice_options(history.len(), fraction, base);
-    let scored = sets
-        .par_iter()
-        .map(|params| {
-            dispatch(
-                kind,
-                params,
-                Score {
-                    history,
-                    opts: &slice,
-                },
-            )
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(scored
-        .into_iter()
-        .map(|s| s.map_err(|d| d.to_string()))
-        .collect())
-}
 
 /// The trials of the sets scored `outcomes` (a set whose replay ran away has failed), best
 /// first.
@@ -279,17 +264,10 @@ fn rank(
     let mut trials: Vec<Trial> = sets
         .into_iter()
         .zip(outcomes)
-        .map(|(params, outcome)| match outcome {
-            Ok(tuning) => Trial {
-                params,
-                tuning,
-                failed: None,
-            },
-            Err(why) => Trial {
-                params,
-                tuning: crate::metrics::Metrics::new().report(),
-                failed: Some(why),
-            },
+        .map(|(params, outcome)| Trial {
+            params,
+            failed: outcome.as_ref().err().cloned(),
+            tuning: outcome.unwrap_or_else(|_| crate::metrics::Metrics::new().report()),
         })
         .collect();
     // Best first; unmeasured last; among equals the sets with more parameters at their
@@ -303,12 +281,7 @@ fn rank(
     };
     trials.sort_by(|a, b| {
         use std::cmp::Ordering::{Greater, Less};
-        let value = |t: &Trial| {
-            t.failed
-                .is_none()
-                .then(|| metric.value(&t.tuning))
-                .flatten()
-        };
+        let value = |t: &Trial| metric.value(&t.tuning).filter(|_| t.failed.is_none());
         match (value(a), value(b)) {
             _ if a.failed.is_some() != b.failed.is_some() => {
                 a.failed.is_some().cmp(&b.failed.is_some())
@@ -323,17 +296,19 @@ fn rank(
     Ok(trials)
 }
 
-/// A replay's metrics, or the runaway that stopped it.
-type Scored = Result<MetricsReport, crate::replay::Divergence>;
-
-/// Replays of a streamed input fed by one read, each set with `opts` (see [`fan_out`]):
-/// their metrics, and what was read (from a replay that read to the end).
-fn score_streamed(
-    plan: &StreamPlan,
-    kind: SystemKind,
+/// Replays of the loaded input, one with each of `sets` and `opts` (in parallel; a streamed
+/// input read once for all, see [`fan_out`]): their metrics, and a streamed input's players
+/// and size (from a replay that read to the end).
+fn replay_loaded(
+    job: &TuneJob,
+    loaded: &Loaded,
     sets: &[&ParamMap],
     opts: &ReplayOptions,
 ) -> anyhow::Result<(Vec<Scored>, Option<Arc<Streamed>>)> {
+    let Some(plan) = &loaded.stream else {
+        let scored = replay_sets(&loaded.history, job.system, sets, opts).map_err(UsageError)?;
+        return Ok((scored, None));
+    };
     let runs = fan_out(plan, opts.period, sets.len(), |k, pieces| {
         let mut sink = Sink::quiet();
         let visitor = RunStream {
@@ -345,7 +320,7 @@ fn score_streamed(
             input: &plan.path,
             seeds: None,
         };
-        dispatch(kind, sets[k], visitor)
+        dispatch(job.system, sets[k], visitor)
     })?;
     let mut read = None;
     let mut scored = Vec::with_capacity(runs.len());
@@ -364,185 +339,103 @@ fn score_streamed(
     Ok((scored, read))
 }
 
-/// Metrics of a whole replay scored on everything after the first `fraction` of contests
-/// (the inner error: the replay diverged).
-pub fn held_out(
-    history: &History,
-    kind: SystemKind,
-    params: &ParamMap,
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Result<MetricsReport, crate::replay::Divergence>, String> {
-    let opts = ReplayOptions {
-        warmup: fraction,
-        keep_history: false,
-        ..base.clone()
+/// Every set's [`Outcome`] on the tuning slice of the loaded input, in the sets' order (a
+/// streamed input's slice is a share of the contests its plan counted).
+fn score_slice(job: &TuneJob, loaded: &Loaded, sets: &[ParamMap]) -> anyhow::Result<Vec<Outcome>> {
+    let contests = match &loaded.stream {
+        Some(plan) => plan.counted.as_ref().map_or(plan.contests, |c| {
+            usize::try_from(c.count.contests).unwrap_or(usize::MAX)
+        }),
+        None => loaded.history.len(),
     };
-    dispatch(
-        kind,
-        params,
-        Score {
-            history,
-            opts: &opts,
-        },
-    )
-}
-
-/// The trials ranked (scored here, or merged from the shards) and the held-out replays of
-/// the best set and the defaults, on a history held whole.
-fn trials_held_whole(
-    job: &TuneJob,
-    history: &History,
-    sets: Vec<ParamMap>,
-    merged: Option<Vec<Outcome>>,
-) -> anyhow::Result<Tuned> {
-    let trials = match merged {
-        Some(outcomes) => rank(job.system, sets, outcomes, job.metric),
-        None => run_trials(
-            history,
-            job.system,
-            sets,
-            job.metric,
-            job.fraction,
-            &job.replay,
-        ),
-    }
-    .map_err(UsageError)?;
-    let best = trials.iter().find(|t| t.failed.is_none());
-    let held_of =
-        |params: &ParamMap| held_out(history, job.system, params, job.fraction, &job.replay);
-    let best_held = best
-        .map(|b| held_of(&b.params))
-        .transpose()
-        .map_err(UsageError)?;
-    let default_held = held_of(&job.base).map_err(UsageError)?;
-    Ok((trials, best_held, default_held, None))
+    let slice = slice_options(contests, job.fraction, &job.run.replay);
+    let sets: Vec<&ParamMap> = sets.iter().collect();
+    Ok(outcomes(replay_loaded(job, loaded, &sets, &slice)?.0))
 }
 
 /// A shard of the sweep: its sets scored on the tuning slice and written with their indices
 /// (no held-out replays: the merge runs them).
 fn run_shard(
     job: &TuneJob,
-    ((k, n), name): ((usize, usize), &str),
+    (k, n): (usize, usize),
     sets: &[ParamMap],
-    loaded: &super::load::Loaded,
+    loaded: &Loaded,
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    // A shard: its sets scored, written with their indices; no held-out replays.
-    let (indices, mine) = super::shard::select(sets, k, n);
-    let outcomes = match &loaded.stream {
-        Some(plan) => score_streamed_sets(job, plan, &mine)?,
-        None => score_sets(
-            &loaded.history,
-            job.system,
-            &mine,
-            job.fraction,
-            &job.replay,
-        )
-        .map_err(UsageError)?,
-    };
-    staged
-        .root()
-        .write(name, |w| {
-            super::shard::write(
-                w,
-                &job_key(job, sets.len()),
-                (k, n),
-                &indices,
-                &mine,
-                &outcomes,
-            )
-        })
-        .with_context(|| format!("cannot write {}", job.out.join(name).display()))?;
-    let written = staged.commit()?;
-    if !job.quiet {
-        writeln!(
-            stdout,
-            "tune shard {k}/{n}: {} of {} parameter sets scored; merge the {n} shards with \
-             --merge\nWrote {}",
-            mine.len(),
-            sets.len(),
-            written
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )?;
-    }
-    Ok(())
+    let indices = super::shard::indices(sets.len(), k, n);
+    let mine: Vec<ParamMap> = indices.iter().map(|&i| sets[i].clone()).collect();
+    let outcomes = score_slice(job, loaded, &mine)?;
+    let done = format!("{} of {} parameter sets scored", mine.len(), sets.len());
+    super::shard::publish(
+        staged,
+        &job.run.out,
+        ("tune", k, n),
+        &job_key(job, sets.len()),
+        vec![("trials", super::shard::trials(&indices, &mine, &outcomes))],
+        (!job.run.quiet).then_some(done),
+        stdout,
+    )
 }
 
 /// Runs `tune`.
 pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
-    check_replay_options(&job.replay)?;
+    check_replay_options(&job.run.replay)?;
     let sets = checked_sets(job)?;
     // Merging: every set's scores from the shards, checked to be this job's, before reading.
-    let merged = if job.merge.is_empty() {
-        None
-    } else {
-        Some(super::shard::merge(
-            &job_key(job, sets.len()),
-            &job.merge,
-            &sets,
-        )?)
-    };
-    let shard_file = job.shard.map(|(k, n)| super::shard::file_name(k, n));
+    let merged = (!job.merge.is_empty())
+        .then(|| super::shard::merge(&job_key(job, sets.len()), &job.merge, &sets))
+        .transpose()?;
+    let shard_file = job
+        .shard
+        .map(|(k, n)| super::shard::file_name("tune", k, n));
     // The output folder's lock from the start: a second tune on it stops before its trials.
     let owned = [shard_file.as_deref().unwrap_or("tune.csv")];
-    let staged = Publication::begin(&job.out, &owned)
-        .with_context(|| format!("cannot prepare {}", job.out.display()))?;
-    // The plan counts the contests whatever the replay's warm-up: the slice is a share of them.
-    let counting = ReplayOptions {
-        warmup: job.fraction,
-        ..job.replay.clone()
-    };
-    let inputs = Inputs {
-        input: &job.input,
-        ingest: &job.ingest,
-        initial_ratings: None,
-        truth: None,
-    };
-    let stream = (job.stream, job.stream_block);
-    let loaded = load_or_stream(&inputs, &counting, stream, false, job.quiet, false)?;
-    if let (Some(shard), Some(name)) = (job.shard, &shard_file) {
-        return run_shard(job, (shard, name.as_str()), &sets, &loaded, staged, stdout);
+    let staged = Publication::begin(&job.run.out, &owned)
+        .with_context(|| format!("cannot prepare {}", job.run.out.display()))?;
+    // The plan counts the contests as the held-out replays read them: the slice is a share of
+    // them.
+    let held_opts = held_options(job.fraction, &job.run.replay);
+    let loaded = super::compare::load_run(&job.run, &held_opts, false)?;
+    if let Some(shard) = job.shard {
+        return run_shard(job, shard, &sets, &loaded, staged, stdout);
     }
-    let (trials, best_held, default_held, read) = match &loaded.stream {
-        Some(plan) => tune_streamed(job, plan, sets, merged)?,
-        None => trials_held_whole(job, &loaded.history, sets, merged)?,
+    let outcomes = match merged {
+        Some(outcomes) => outcomes,
+        None => score_slice(job, &loaded, &sets)?,
     };
-    let history = read.as_ref().map_or(&loaded.history, |r| &r.players);
-    let contests = read.as_ref().map_or(loaded.history.len(), |r| {
-        usize::try_from(r.contests).unwrap_or(usize::MAX)
-    });
-    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
-    // The best set that did not fail (failed sets sort last).
+    let trials = rank(job.system, sets, outcomes, job.metric).map_err(UsageError)?;
+    // The best set that did not fail (failed sets sort last) and the defaults, held out.
     let best = trials.iter().find(|t| t.failed.is_none());
-
+    let held_sets: Vec<&ParamMap> = best
+        .map(|t| &t.params)
+        .into_iter()
+        .chain([&job.base])
+        .collect();
+    let (mut held, read) = replay_loaded(job, &loaded, &held_sets, &held_opts)?;
+    let default_held = held
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
+    let best_held = held.pop();
     staged
         .root()
         .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
-        .with_context(|| format!("cannot write {}", job.out.join("tune.csv").display()))?;
+        .with_context(|| format!("cannot write {}", job.run.out.join("tune.csv").display()))?;
     let written = staged.commit()?;
-    if !job.quiet {
-        let report = TuneReport {
-            history,
-            contests,
-            trials: &trials,
-            held: [
-                ("tuned", best_held.as_ref()),
-                ("defaults", Some(&default_held)),
-            ],
-            written: &written,
-        };
-        report.print(job, stdout)?;
+    let held = [
+        ("tuned", best_held.as_ref()),
+        ("defaults", Some(&default_held)),
+    ];
+    if !job.run.quiet {
+        let history = read.as_ref().map_or(&loaded.history, |r| &r.players);
+        let contests = read.as_ref().map_or(loaded.history.len(), |r| {
+            usize::try_from(r.contests).unwrap_or(usize::MAX)
+        });
+        print_report(job, (history, contests), &trials, held, &written, stdout)?;
     }
-    let held_failed = [best_held.as_ref(), Some(&default_held)]
-        .iter()
-        .flatten()
-        .filter(|m| m.is_err())
-        .count();
+    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
+    let held_failed = held.iter().filter(|(_, m)| m.is_some_and(Result::is_err));
+    let held_failed = held_failed.count();
     if failed > 0 || held_failed > 0 || best.is_none() {
         return Err(PartialFailure(format!(
             "tune: {failed} of {} parameter sets failed on the tuning part{}; the others are \
@@ -559,81 +452,21 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What a tune found: the trials, best first, the held-out scores of the best set (if one did
-/// not fail) and of the defaults, and a streamed input's players and size.
-type Tuned = (Vec<Trial>, Option<Scored>, Scored, Option<Arc<Streamed>>);
-
-/// A streamed tune: every set scored on one read of the input (the slice's contests, a share
-/// of those the plan counted), then the best set and the defaults held out on a second read.
-fn tune_streamed(
-    job: &TuneJob,
-    plan: &StreamPlan,
-    sets: Vec<ParamMap>,
-    scored: Option<Vec<Outcome>>,
-) -> anyhow::Result<Tuned> {
-    let scored = match scored {
-        Some(s) => s,
-        None => score_streamed_sets(job, plan, &sets)?,
-    };
-    let trials = rank(job.system, sets, scored, job.metric).map_err(UsageError)?;
-    let defaults = job.base.clone();
-    let mut held_sets: Vec<&ParamMap> = trials
-        .iter()
-        .find(|t| t.failed.is_none())
-        .map(|t| &t.params)
-        .into_iter()
-        .collect();
-    held_sets.push(&defaults);
-    let opts = ReplayOptions {
-        warmup: job.fraction,
-        keep_history: false,
-        ..job.replay.clone()
-    };
-    let (mut held, read) = score_streamed(plan, job.system, &held_sets, &opts)?;
-    let default_held = held
-        .pop()
-        .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
-    let best_held = held.pop();
-    Ok((trials, best_held, default_held, read))
-}
-
-/// Every set's [`Outcome`] on the tuning slice of a streamed input (one read for all).
-fn score_streamed_sets(
-    job: &TuneJob,
-    plan: &StreamPlan,
-    sets: &[ParamMap],
-) -> anyhow::Result<Vec<Outcome>> {
-    let all = plan.counted.as_ref().map_or(plan.contests, |c| {
-        usize::try_from(c.count.contests).unwrap_or(usize::MAX)
-    });
-    let slice = slice_options(all, job.fraction, &job.replay);
-    let refs: Vec<&ParamMap> = sets.iter().collect();
-    let (scored, _) = score_streamed(plan, job.system, &refs, &slice)?;
-    Ok(scored
-        .into_iter()
-        .map(|s| s.map_err(|d| d.to_string()))
-        .collect())
-}
-
 /// The parameter sets to try, each checked against the system before anything is read.
 fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
-    if !(job.fraction > 0.0 && job.fraction < 1.0) {
-        return Err(UsageError(format!(
-            "--fraction {} is not strictly between 0 and 1",
-            job.fraction
-        ))
-        .into());
+    let fraction = job.fraction;
+    if !(fraction > 0.0 && fraction < 1.0) {
+        let why = format!("--fraction {fraction} is not strictly between 0 and 1");
+        return Err(UsageError(why).into());
     }
     // Each set is a replay of the tuning slice; beyond this many the run would only exhaust
     // time or memory.
     const MAX_SETS: usize = 10_000;
-    let count = match job.random {
-        Some(n) => Some(n),
-        None => job
-            .grid
-            .iter()
-            .try_fold(1usize, |acc, (_, values)| acc.checked_mul(values.len())),
+    let combinations = || {
+        let mut sizes = job.grid.iter().map(|(_, values)| values.len());
+        sizes.try_fold(1usize, usize::checked_mul)
     };
+    let count = job.random.or_else(combinations);
     if count.is_none_or(|n| n > MAX_SETS) {
         return Err(UsageError(format!(
             "{} parameter sets to try: at most {MAX_SETS} (fewer --random draws or grid values)",
@@ -658,99 +491,76 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     Ok(sets)
 }
 
-/// The held-out score of one parameter set: `None` when every set failed on the tuning part.
-type HeldOut<'a> = Option<&'a Result<MetricsReport, crate::replay::Divergence>>;
-
-/// A finished tune, as printed.
-struct TuneReport<'a> {
-    history: &'a crate::history::History,
-    /// Contests read.
-    contests: usize,
-    trials: &'a [Trial],
-    held: [(&'static str, HeldOut<'a>); 2],
-    written: &'a [std::path::PathBuf],
-}
-
-impl TuneReport<'_> {
-    /// The best sets, the held-out scores of the best and of the defaults, the files.
-    fn print(&self, job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
-        let (history, trials, metric) = (self.history, self.trials, job.metric);
-        let name = serde_json::to_value(metric)?;
-        let name = name.as_str().unwrap_or("");
-        writeln!(
-            stdout,
-            "{} on {}: {} parameter sets scored by {} on the first {:.0} % of {} contests",
-            job.system.name(),
-            history.source.path,
-            trials.len(),
-            name,
-            100.0 * job.fraction,
-            self.contests
-        )?;
-        writeln!(stdout)?;
-        writeln!(stdout, "  {name:>12}  parameters")?;
-        for t in trials.iter().take(job.top) {
-            match &t.failed {
-                None => writeln!(
-                    stdout,
-                    "  {:>12}  {}",
-                    fmt(metric.value(&t.tuning)),
-                    describe(&t.params)
-                )?,
-                Some(why) => writeln!(
-                    stdout,
-                    "  {:>12}  {}   failed: {why}",
-                    "-",
-                    describe(&t.params)
-                )?,
-            }
-        }
-        let failed = trials.iter().filter(|t| t.failed.is_some()).count();
-        if failed > 0 {
-            writeln!(
-                stdout,
-                "{failed} of {} sets failed (listed last, with the reason, in tune.csv)",
-                trials.len()
-            )?;
-        }
-        writeln!(stdout)?;
-        writeln!(
-            stdout,
-            "Held out (the remaining {:.0} %):",
-            100.0 * (1.0 - job.fraction)
-        )?;
-        for (label, m) in self.held {
-            match m {
-                Some(Ok(m)) => writeln!(
-                    stdout,
-                    "  {label:<9} {}: {}   pair inversion {} %, rank deviation {} %, log-loss {}",
-                    name,
-                    fmt(metric.value(m)),
-                    fmt(m.all.pair_inversion),
-                    fmt(m.all.rank_deviation),
-                    fmt(m.two_player.log_loss)
-                )?,
-                Some(Err(d)) => writeln!(stdout, "  {label:<9} failed: {d}")?,
-                None => writeln!(stdout, "  {label:<9} failed: every set failed")?,
-            }
-        }
-        if let Some(best) = trials.iter().find(|t| t.failed.is_none()) {
-            writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
-        }
-        let names: Vec<String> = self
-            .written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        writeln!(stdout, "Wrote {}", names.join(", "))?;
-        Ok(())
+/// The best sets, and the held-out scores (`None`: every set failed on the tuning part) of
+/// the best and of the defaults, on the history read (its players and contests); the files.
+fn print_report(
+    job: &TuneJob,
+    (history, contests): (&History, usize),
+    trials: &[Trial],
+    held: [(&str, Option<&Scored>); 2],
+    written: &[PathBuf],
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let metric = job.metric;
+    let name = serde_json::to_value(metric)?;
+    let name = name.as_str().unwrap_or("");
+    writeln!(
+        stdout,
+        "{} on {}: {} parameter sets scored by {} on the first {:.0} % of {} contests",
+        job.system.name(),
+        history.source.path,
+        trials.len(),
+        name,
+        100.0 * job.fraction,
+        contests
+    )?;
+    writeln!(stdout, "\n  {name:>12}  parameters")?;
+    for t in trials.iter().take(job.top) {
+        let (value, failed) = match &t.failed {
+            None => (fmt(metric.value(&t.tuning)), String::new()),
+            Some(why) => ("-".into(), format!("   failed: {why}")),
+        };
+        writeln!(stdout, "  {value:>12}  {}{failed}", describe(&t.params))?;
     }
+    let failed = trials.iter().filter(|t| t.failed.is_some()).count();
+    if failed > 0 {
+        writeln!(
+            stdout,
+            "{failed} of {} sets failed (listed last, with the reason, in tune.csv)",
+            trials.len()
+        )?;
+    }
+    let rest = 100.0 * (1.0 - job.fraction);
+    writeln!(stdout, "\nHeld out (the remaining {rest:.0} %):")?;
+    for (label, m) in held {
+        match m {
+            Some(Ok(m)) => writeln!(
+                stdout,
+                "  {label:<9} {}: {}   pair inversion {} %, rank deviation {} %, log-loss {}",
+                name,
+                fmt(metric.value(m)),
+                fmt(m.all.pair_inversion),
+                fmt(m.all.rank_deviation),
+                fmt(m.two_player.log_loss)
+            )?,
+            Some(Err(d)) => writeln!(stdout, "  {label:<9} failed: {d}")?,
+            None => writeln!(stdout, "  {label:<9} failed: every set failed")?,
+        }
+    }
+    if let Some(best) = trials.iter().find(|t| t.failed.is_none()) {
+        writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
+    }
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(stdout, "Wrote {}", names.join(", "))?;
+    Ok(())
 }
 
+/// A metric's value as printed (`-`: not measured).
 fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.4}"))
 }
 
+/// Parameters as printed: `name=value`, the names as the command line spells them.
 fn describe(params: &ParamMap) -> String {
     params
         .iter()
@@ -765,48 +575,38 @@ fn write_trials(
     grid: &[(String, Vec<f64>)],
     trials: &[Trial],
 ) -> std::io::Result<()> {
-    let names: Vec<&str> = grid.iter().map(|(n, _)| n.as_str()).collect();
     let mut out = csv::Writer::from_writer(w);
-    let metrics = [
+    let mut header = vec!["rank"];
+    header.extend(grid.iter().map(|(n, _)| n.as_str()));
+    header.extend([
         "pair_inversion",
         "rank_deviation",
         "log_loss",
         "brier",
         "accuracy",
-    ];
-    out.write_record(
-        std::iter::once("rank")
-            .chain(names.iter().copied())
-            .chain(metrics)
-            .chain(["failed"]),
-    )?;
+    ]);
+    header.push("failed");
+    out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
-        let m = &t.tuning;
-        let record = std::iter::once((i + 1).to_string())
-            .chain(names.iter().map(|n| {
-                t.params
-                    .get(*n)
-                    .map_or(String::new(), std::string::ToString::to_string)
-            }))
-            .chain([
-                f(m.all.pair_inversion),
-                f(m.all.rank_deviation),
-                f(m.two_player.log_loss),
-                f(m.two_player.brier),
-                f(m.two_player.accuracy),
-                t.failed
-                    .as_ref()
-                    .map_or(String::new(), |why| format!("failed: {why}")),
-            ]);
-        out.write_record(record)?;
+        let mut record = vec![(i + 1).to_string()];
+        let value = |n: &String| t.params.get(n).map_or(String::new(), Value::to_string);
+        record.extend(grid.iter().map(|(n, _)| value(n)));
+        let (all, two) = (&t.tuning.all, &t.tuning.two_player);
+        let metrics = [all.pair_inversion, all.rank_deviation, two.log_loss];
+        record.extend(metrics.into_iter().chain([two.brier, two.accuracy]).map(f));
+        record.push(
+            t.failed
+                .as_ref()
+                .map_or(String::new(), |why| format!("failed: {why}")),
+        );
+        out.write_record(&record)?;
     }
     out.flush()
 }
 
 /// What makes two runs the same sweep.
 fn job_key(job: &TuneJob, sets: usize) -> Value {
-    let input = &job.input;
     let key = serde_json::json!({
         "system": job.system.name(),
         "grid": job.grid,
@@ -815,13 +615,13 @@ fn job_key(job: &TuneJob, sets: usize) -> Value {
         "seed": job.seed,
         "metric": job.metric,
         "fraction": job.fraction,
-        "period": format!("{:?}", job.replay.period),
-        "decay_per_day": job.replay.decay_per_day,
-        "skip_all_tied": job.replay.skip_all_tied,
-        "as_of": job.replay.as_of,
+        "period": format!("{:?}", job.run.replay.period),
+        "decay_per_day": job.run.replay.decay_per_day,
+        "skip_all_tied": job.run.replay.skip_all_tied,
+        "as_of": job.run.replay.as_of,
         "sets": sets,
     });
-    super::shard::with_input(key, input, job.ingest.more.len())
+    super::shard::with_input(key, &job.run.input, job.run.ingest.more.len())
 }
 
 #[cfg(test)]
