@@ -208,3 +208,42 @@ fn merged_compare_shards_equal_one_run() {
     assert_eq!(o.status.code(), Some(1));
     assert!(texts(&o).1.contains("systems"), "{}", texts(&o).1);
 }
+
+/// A preset in `--systems` keeps its own replay options (Lichess's rating period and
+/// uncertainty growth) in whichever shard replays it: the merged leaderboard is one run's.
+#[test]
+fn a_preset_keeps_its_replay_options_in_a_shard() {
+    let dir = TempDir::new().unwrap();
+    let league = common::league(dir.path(), 12);
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            league.to_str().unwrap(),
+            "--systems",
+            "elo,lichess",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let o = rate_batch(&args);
+        assert!(o.status.success(), "{}", texts(&o).1);
+    };
+    let one = dir.path().join("one");
+    run(&one, &[]);
+    let shards: Vec<_> = (1..=2).map(|k| dir.path().join(format!("s{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        run(out, &["--shard", &format!("{}/2", k + 1)]);
+    }
+    let merged = dir.path().join("merged");
+    let mut args = vec!["--merge"];
+    args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+    run(&merged, &args);
+    for system in ["elo", "glicko2"] {
+        assert_eq!(
+            std::fs::read(one.join(system).join("leaderboard.csv")).unwrap(),
+            std::fs::read(merged.join(system).join("leaderboard.csv")).unwrap(),
+            "{system}"
+        );
+    }
+}

@@ -560,12 +560,13 @@ pub fn markdown(rows: &[CompareRow]) -> String {
     out
 }
 
-/// The shard's part of the job: its systems (with their parameters).
+/// The shard's part of the job: its systems (with their parameters and replay options).
 fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
     let mine = super::shard::indices(job.systems.len(), k, n);
     CompareJob {
         systems: mine.iter().map(|&i| job.systems[i]).collect(),
         params: mine.iter().map(|&i| job.params[i].clone()).collect(),
+        system_replay: mine.iter().map(|&i| job.system_replay[i].clone()).collect(),
         ..job.clone()
     }
 }
