@@ -8,7 +8,7 @@
 
 use super::compare_shard::entry;
 use super::errors::{PartialFailure, UsageError};
-use super::load::{Inputs, Loaded, check_replay_options, load_or_stream, same_file};
+use super::load::{Loaded, check_replay_options, load_or_stream, same_file};
 use super::options::RunOptions;
 use super::report_input::report_input;
 use super::rows::{CompareRow, HEADER, METRICS};
@@ -115,11 +115,8 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     }
     let part = job.shard.map(|(k, n)| shard_part(job, k, n));
     let (whole, job) = (job, part.as_ref().unwrap_or(job));
-    let loaded = load_run(
-        &job.run,
-        &job.run.replay,
-        job.run.report || job.run.predictions,
-    )?;
+    let report = job.run.report || job.run.predictions;
+    let loaded = load_or_stream(&job.run, &job.run.ingest, &job.run.replay, report, false)?;
     let (params, advantages, refused) = resolve_each(job, &loaded)?;
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
     let (rows, done) = table_rows(job, &refused, outcomes)?;
@@ -160,22 +157,6 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     });
     let tables = (rows, reports.as_ref());
     finish(job, staged, tables, (&described, report), stdout)
-}
-
-/// Reads `run`'s input whole or plans its streaming (`replay`: as the replays count its
-/// contests; `report`: the replays are drawn, from the input read whole).
-pub(super) fn load_run(
-    run: &RunOptions,
-    replay: &ReplayOptions,
-    report: bool,
-) -> anyhow::Result<Loaded> {
-    let inputs = Inputs {
-        input: &run.input,
-        ingest: &run.ingest,
-        initial_ratings: run.initial_ratings.as_deref(),
-        truth: run.truth.as_deref(),
-    };
-    load_or_stream(&inputs, replay, run.stream, report, run.quiet, false)
 }
 
 /// Per system: its parameters resolved on the input, what was fitted, and why it cannot rate

@@ -1,6 +1,7 @@
 //! Reading a replay's inputs: the history, the initial ratings and the truth.
 
 use super::errors::UsageError;
+use super::options::RunOptions;
 use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
 use crate::ingest::{IngestOptions, InputError, ingest_as};
@@ -171,60 +172,53 @@ fn seeds_from_tags(seeds: &mut Vec<Seed>, tags: &[Option<(i64, f64)>]) {
     seeds.sort_by_key(|s| s.player);
 }
 
-/// What a replay reads: the history, and the files that go with it.
-pub(crate) struct Inputs<'a> {
-    pub(crate) input: &'a Path,
-    pub(crate) ingest: &'a IngestOptions,
-    pub(crate) initial_ratings: Option<&'a Path>,
-    pub(crate) truth: Option<&'a Path>,
-}
-
-/// Plans the input's streaming (its counting pass, see [`super::stream::plan`]) or, when it
-/// does not stream, reads it whole.
+/// Plans the streaming of `run`'s input, read with `ingest` (its counting pass, see
+/// [`super::stream::plan`]) or, when it does not stream, reads it whole. `report`: the run
+/// draws or lists every contest (whole input); `state`: with `--save-state` or `--resume`.
 pub(crate) fn load_or_stream(
-    inputs: &Inputs,
+    run: &RunOptions,
+    ingest: &IngestOptions,
     replay: &ReplayOptions,
-    (mode, block): (super::stream::StreamMode, usize),
     report: bool,
-    quiet: bool,
     state: bool,
 ) -> anyhow::Result<Loaded> {
+    let (mode, block) = run.stream;
     let t0 = Instant::now();
     // A stream meets its players as it goes: the seeds are read first, by name (a file with
     // padded names is matched as a whole read matches it: read whole).
-    let seeds = match inputs.initial_ratings {
+    let seeds = match &run.initial_ratings {
         Some(path) if mode != super::stream::StreamMode::Off => Some(
-            crate::ingest::seeds::SeedList::read(path, inputs.ingest.aliases.as_ref())?,
+            crate::ingest::seeds::SeedList::read(path, ingest.aliases.as_ref())?,
         ),
         _ => None,
     };
     let request = super::stream::StreamRequest {
-        input: inputs.input,
+        input: &run.input,
         replay,
         mode,
         block,
-        quiet,
+        quiet: run.quiet,
         // (`--seed-from-pgn` seeds players from tags read before the replay: read whole.)
         needs_whole: super::stream::needs_whole(
-            inputs.truth.is_some(),
+            run.truth.is_some(),
             seeds.as_ref().is_some_and(|l| l.padded),
             report,
         )
-        .or(inputs.ingest.seed_from_pgn.then_some("--seed-from-pgn")),
+        .or(ingest.seed_from_pgn.then_some("--seed-from-pgn")),
         state,
     };
-    match super::stream::plan(&request, inputs.ingest)? {
+    match super::stream::plan(&request, ingest)? {
         Some(plan) => {
             let mut loaded = Loaded::streamed(plan, t0.elapsed());
-            loaded.seeds_file = inputs.initial_ratings.map(Path::to_path_buf);
+            loaded.seeds_file = run.initial_ratings.clone();
             loaded.seed_list = seeds.map(std::sync::Arc::new);
             Ok(loaded)
         }
         None => load(
-            inputs.input,
-            inputs.ingest,
-            inputs.initial_ratings,
-            inputs.truth,
+            &run.input,
+            ingest,
+            run.initial_ratings.as_deref(),
+            run.truth.as_deref(),
         ),
     }
 }

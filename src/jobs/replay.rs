@@ -150,22 +150,9 @@ fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<sup
         known_players: resume.map(|f| f.meta.players.clone()).unwrap_or_default(),
         ..job.run.ingest.clone()
     };
-    let inputs = super::load::Inputs {
-        input: &job.run.input,
-        ingest: &ingest_opts,
-        initial_ratings: job.run.initial_ratings.as_deref(),
-        truth: job.run.truth.as_deref(),
-    };
-    let stream = job.run.stream;
     let state = job.resume.is_some() || job.save_state.is_some();
-    super::load::load_or_stream(
-        &inputs,
-        &job.run.replay,
-        stream,
-        job.run.report || job.run.predictions || job.site.is_some(),
-        job.run.quiet,
-        state,
-    )
+    let report = job.run.report || job.run.predictions || job.site.is_some();
+    super::load::load_or_stream(&job.run, &ingest_opts, &job.run.replay, report, state)
 }
 
 /// `--dry-run`: the input read and checked (against the state resumed from too), what it

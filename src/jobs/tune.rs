@@ -396,7 +396,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     // The plan counts the contests as the held-out replays read them: the slice is a share of
     // them.
     let held_opts = held_options(job.fraction, &job.run.replay);
-    let loaded = super::compare::load_run(&job.run, &held_opts, false)?;
+    let loaded = super::load::load_or_stream(&job.run, &job.run.ingest, &held_opts, false, false)?;
     if let Some(shard) = job.shard {
         return run_shard(job, shard, &sets, &loaded, staged, stdout);
     }
