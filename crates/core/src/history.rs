@@ -26,14 +26,6 @@ pub fn split_pool(name: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// A name as text for a person: the name, and its pool in brackets (`thibault [blitz]`).
-pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
-    match split_pool(name) {
-        (n, Some(pool)) => format!("{n} [{pool}]").into(),
-        (n, None) => n.into(),
-    }
-}
-
 const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
@@ -1119,17 +1111,6 @@ impl HistoryBuilder {
         self.ids.clear();
         self.label_ids.clear();
         self.series_ids.clear();
-    }
-
-    /// Drops the open contest (a reader found a bad field after `begin_contest`).
-    pub fn abandon_contest(&mut self) {
-        if let Some(mut rec) = self.open.take() {
-            rec.entry_end = self.h.entries.len() as u32;
-            self.discard(&rec);
-        }
-        if self.count.is_some() {
-            self.forget();
-        }
     }
 
     fn discard(&mut self, rec: &ContestRec) {
