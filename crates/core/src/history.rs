@@ -368,30 +368,35 @@ impl History {
             ..History::default()
         };
         for c in &self.contests[local] {
-            let start = b.entries.len() as u32;
-            for e in &self.entries[c.entry_start as usize..c.entry_end as usize] {
-                let ms = b.members.len() as u32;
-                let range = e.member_start as usize..e.member_end as usize;
-                copy_weights(
-                    &mut b.weights,
-                    b.members.len(),
-                    &self.weights,
-                    range.clone(),
-                );
-                b.members.extend_from_slice(&self.members[range]);
-                b.entries.push(EntryRec {
-                    member_start: ms,
-                    member_end: b.members.len() as u32,
-                    ..*e
-                });
-            }
-            b.contests.push(ContestRec {
-                entry_start: start,
-                entry_end: b.entries.len() as u32,
-                ..*c
-            });
+            b.push_contest(self, c);
         }
         b
+    }
+    /// Appends contest `c` of `src` with its entries, members and shares (renumbered into
+    /// this history's arrays).
+    fn push_contest(&mut self, src: &History, c: &ContestRec) {
+        let start = self.entries.len() as u32;
+        for e in &src.entries[c.entry_start as usize..c.entry_end as usize] {
+            let ms = self.members.len() as u32;
+            let range = e.member_start as usize..e.member_end as usize;
+            copy_weights(
+                &mut self.weights,
+                self.members.len(),
+                &src.weights,
+                range.clone(),
+            );
+            self.members.extend_from_slice(&src.members[range]);
+            self.entries.push(EntryRec {
+                member_start: ms,
+                member_end: self.members.len() as u32,
+                ..*e
+            });
+        }
+        self.contests.push(ContestRec {
+            entry_start: start,
+            entry_end: self.entries.len() as u32,
+            ..*c
+        });
     }
     /// The name of a series id.
     pub fn series_name(&self, s: u32) -> &str {
@@ -802,16 +807,12 @@ impl HistoryBuilder {
     pub fn take_block(&mut self, n: usize) -> History {
         let h = &mut self.h;
         let n = n.min(h.contests.len());
-        let entries_end = if n == 0 {
-            0
-        } else {
-            h.contests[n - 1].entry_end as usize
-        };
-        let members_end = if entries_end == 0 {
-            0
-        } else {
-            h.entries[entries_end - 1].member_end as usize
-        };
+        let entries_end = n
+            .checked_sub(1)
+            .map_or(0, |i| h.contests[i].entry_end as usize);
+        let members_end = entries_end
+            .checked_sub(1)
+            .map_or(0, |i| h.entries[i].member_end as usize);
         let mut block = History {
             names: h.names[self.names_taken as usize..].to_vec(),
             names_offset: self.names_taken,
@@ -1231,17 +1232,9 @@ impl HistoryBuilder {
     /// its file and line or row, not 0), for those not said before: errors found after the
     /// contests are sorted can name it ([`Contest::origin`]).
     pub fn mark_origins(&mut self, from: usize, origin: u64) {
-        self.mark_origins_each(from, std::iter::repeat(origin));
-    }
-
-    /// [`mark_origins`](Self::mark_origins) with an origin for each contest from the
-    /// `from`-th on, in turn.
-    pub fn mark_origins_each(&mut self, from: usize, origins: impl Iterator<Item = u64>) {
-        if let Some(rest) = self.h.contests.get_mut(from..) {
-            for (c, origin) in rest.iter_mut().zip(origins) {
-                if c.origin == 0 {
-                    c.origin = origin;
-                }
+        for c in self.h.contests.iter_mut().skip(from) {
+            if c.origin == 0 {
+                c.origin = origin;
             }
         }
     }
@@ -1274,32 +1267,21 @@ impl HistoryBuilder {
         // that a contest's entries stay contiguous and the arrays stay in time order.
         let mut order: Vec<u32> = (0..h.contests.len() as u32).collect();
         order.sort_by_key(|&i| h.contests[i as usize].time);
-        let mut contests = Vec::with_capacity(h.contests.len());
-        let mut entries = Vec::with_capacity(h.entries.len());
-        let mut members = Vec::with_capacity(h.members.len());
-        let mut weights = Vec::new();
+        let mut sorted = History {
+            contests: Vec::with_capacity(h.contests.len()),
+            entries: Vec::with_capacity(h.entries.len()),
+            members: Vec::with_capacity(h.members.len()),
+            ..History::default()
+        };
         for &i in &order {
-            let mut c = h.contests[i as usize];
-            let start = entries.len() as u32;
-            for e in &h.entries[c.entry_start as usize..c.entry_end as usize] {
-                let ms = members.len() as u32;
-                let range = e.member_start as usize..e.member_end as usize;
-                copy_weights(&mut weights, members.len(), &h.weights, range.clone());
-                members.extend_from_slice(&h.members[range]);
-                entries.push(EntryRec {
-                    member_start: ms,
-                    member_end: members.len() as u32,
-                    ..*e
-                });
-            }
-            c.entry_start = start;
-            c.entry_end = entries.len() as u32;
-            contests.push(c);
+            sorted.push_contest(h, &h.contests[i as usize]);
         }
-        h.contests = contests;
-        h.entries = entries;
-        h.members = members;
-        h.weights = weights;
+        (h.contests, h.entries, h.members, h.weights) = (
+            sorted.contests,
+            sorted.entries,
+            sorted.members,
+            sorted.weights,
+        );
         self.h
     }
 }
