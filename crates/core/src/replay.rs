@@ -541,15 +541,20 @@ pub fn first_refusal<S: RatingSystem>(
         .filter(|c| opts.as_of.is_none_or(|t| c.time() < t) && !skipped(c.index()))
         .find_map(|c| {
             let why = crate::systems::refusal(system, &c)?;
-            let name = c
-                .label()
-                .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"));
             Some(format!(
-                "{} cannot rate contest {name} of {}: {why}",
+                "{} cannot rate contest {}: {why}",
                 system.name(),
-                crate::time::format_time(c.time())
+                contest_named(&c)
             ))
         })
+}
+
+/// A contest as the replay's messages name it: its label (else its number) and its time.
+fn contest_named(c: &Contest) -> String {
+    let name = c
+        .label()
+        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"));
+    format!("{name} of {}", crate::time::format_time(c.time()))
 }
 
 /// [`first_refusal`] for a system chosen at run time ([`crate::systems::dispatch`]).
@@ -663,9 +668,9 @@ impl From<std::sync::Arc<History>> for Block<'_> {
 /// the same as one [`replay_from`] of the whole history, row for row and bit for bit.
 ///
 /// The steps of a round: time passes for its returning players ([`Run::elapse`]), every
-/// contest is scored from the pre-round ratings ([`Run::score`]), the system rates the round
-/// and a runaway stops the replay ([`Run::update`]), the records and the history rows follow
-/// ([`Run::record`]).
+/// contest is scored from the pre-round ratings ([`Run::score`]), the system rates the round,
+/// the records and the history rows follow, and a runaway stops the replay
+/// ([`Run::score_and_update`]).
 pub struct Replayer<'a, S: RatingSystem> {
     run: Run<'a, S>,
     snapshot_at: SnapshotAt,
@@ -698,7 +703,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         snapshot_at: SnapshotAt,
         contests: usize,
     ) -> Self {
-        Self {
+        let mut replayer = Self {
             run: Run::new(system, opts, from, contests),
             snapshot_at,
             snapshot: None,
@@ -710,15 +715,16 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             applied: Vec::new(),
             last_applied: None,
             start: Instant::now(),
-        }
+        };
+        replayer.add_seeds(opts.seeds.iter().copied());
+        replayer
     }
 
     /// Seeds for players not met yet (a streamed replay finds them as the blocks bring their
     /// names); a seed for a player already met, or carried from a state, is ignored, as
     /// [`ReplayOptions::seeds`]' are.
     pub fn add_seeds(&mut self, seeds: impl IntoIterator<Item = Seed>) {
-        let met = self.run.states.len();
-        let run = &mut self.run;
+        let (met, run) = (self.run.states.len(), &mut self.run);
         run.seeds
             .extend(seeds.into_iter().filter(|s| s.player as usize >= met));
         run.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
@@ -756,25 +762,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             self.names
                 .extend(block.names()[from..].iter().map(String::as_str));
         }
-        let mut rounds = group_rounds(&block, self.run.opts.period);
-        if let Some(cutoff) = self.run.opts.as_of {
-            rounds = rounds.before(&block, cutoff);
-        }
-        if let Some(left) = self.budget {
-            let kept = rounds.first_contests(left);
-            self.budget = Some(if kept.len() < rounds.len() {
-                0
-            } else {
-                left - kept.order.len()
-            });
-            rounds = kept;
-        }
-        if let Some(skip) = &self.run.opts.skip {
-            rounds = rounds.without(skip);
-        }
-        if self.run.opts.skip_all_tied {
-            rounds = rounds.filtered(|c| !block.contest(c as usize).all_tied());
-        }
+        let mut rounds = rounds_within(&block, self.run.opts, &mut self.budget);
         if skip.contains(&true) {
             let first = block.first_index();
             rounds = rounds.filtered(|c| !skip.get(c as usize - first).is_some_and(|&s| s));
@@ -861,9 +849,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
         let run = &mut self.run;
         if !run.rows.is_empty() {
-            observer.rows(&run.rows);
-            run.rows_done += run.rows.len() as u64;
-            run.rows.clear();
+            run.flush(observer);
         }
         observer.progress(run.seen_contests as u64, self.rounds as u64);
         let at = self.snapshot_at;
@@ -901,12 +887,24 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
 /// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
 /// `max_contests`, without the contests to skip.
 pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
+    rounds_within(history, opts, &mut opts.max_contests.clone())
+}
+
+/// [`select_rounds`] of a history or of a block of it, whole rounds within `budget` contests
+/// (none: no cut), which is left with the contests that remain (0 once a round was cut).
+fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<usize>) -> Rounds {
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
         rounds = rounds.before(history, cutoff);
     }
-    if let Some(max) = opts.max_contests {
-        rounds = rounds.first_contests(max);
+    if let Some(left) = *budget {
+        let kept = rounds.first_contests(left);
+        *budget = Some(if kept.len() < rounds.len() {
+            0
+        } else {
+            left - kept.order.len()
+        });
+        rounds = kept;
     }
     if let Some(skip) = &opts.skip {
         rounds = rounds.without(skip);
@@ -958,8 +956,8 @@ struct Run<'a, S: RatingSystem> {
 }
 
 impl<'a, S: RatingSystem> Run<'a, S> {
-    /// The rounds to replay and the players as the carry (or a fresh start) leaves them,
-    /// seeded players included.
+    /// The players as the carry (or a fresh start) leaves them (the seeds come with
+    /// [`Replayer::add_seeds`]).
     fn new(
         system: &'a S,
         opts: &'a ReplayOptions,
@@ -993,15 +991,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         if let Some(base) = c.base {
             metrics.set_base_sums(base);
         }
-        let already = c.states.len();
-        let mut seeds: Vec<Seed> = opts
-            .seeds
-            .iter()
-            .filter(|s| s.player as usize >= already)
-            .copied()
-            .collect();
-        seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
-        let last_round = vec![0; already];
+        let last_round = vec![0; c.states.len()];
         Run {
             system,
             opts,
@@ -1011,7 +1001,7 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             known: c.known,
             last_key: c.last_key,
             last_round,
-            seeds,
+            seeds: Vec::new(),
             metrics,
             draws,
             series: Series::default(),
@@ -1175,7 +1165,9 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
-    /// Steps 1 to 3. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
+    /// Steps 1 to 3: the round scored ([`Run::score`]), rated by the system (step 2), its
+    /// players' records and history rows brought up to date (step 3); a rating that ran away
+    /// stops the replay. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
     /// predictions are gathered first, then scored and the players' records kept on one
     /// thread while the system rates the round on the others (sorting a large contest's
     /// predictions is the replay's largest serial step; neither touches the ratings); the
@@ -1193,31 +1185,40 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
             _ => None,
         };
-        let Some(c) = large.filter(|_| replay_index >= self.warmup) else {
+        let first = round.contests().next();
+        if let Some(c) = large.filter(|_| replay_index >= self.warmup) {
+            self.rows_before(&c, replay_index, r);
+            let game = self.gather(&c);
+            let system = self.system;
+            let states = &mut self.states;
+            let buffers = &mut self.buffers;
+            let metrics = &mut self.metrics;
+            let series = &mut self.series;
+            let draws = &mut self.draws;
+            let keep = (self.opts.series, self.opts.keep_scores);
+            let (records, known) = (&mut self.records, &mut self.known);
+            let participants = &self.participants;
+            rayon::join(
+                || {
+                    add_scores(&c, game, buffers, (metrics, series, draws), keep);
+                    record_results(records, known, participants, &round);
+                },
+                || system.update(round, states),
+            );
+        } else {
             self.score(&round, r);
-            self.update(names, round, r)?;
-            self.record(&round, first_row);
-            return Ok(());
-        };
-        self.rows_before(&c, replay_index, r);
-        let game = self.gather(&c);
-        let system = self.system;
-        let states = &mut self.states;
-        let buffers = &mut self.buffers;
-        let metrics = &mut self.metrics;
-        let series = &mut self.series;
-        let draws = &mut self.draws;
-        let keep = (self.opts.series, self.opts.keep_scores);
-        let (records, known) = (&mut self.records, &mut self.known);
-        let participants = &self.participants;
-        rayon::join(
-            || {
-                add_scores(&c, game, buffers, (metrics, series, draws), keep);
-                record_results(records, known, participants, &round);
-            },
-            || system.update(round, states),
-        );
-        self.check_runaway(names, Some(c), r)?;
+            self.system.update(round, &mut self.states);
+            record_results(
+                &mut self.records,
+                &mut self.known,
+                &self.participants,
+                &round,
+            );
+        }
+        // A rating of the round's players that ran away stops the replay.
+        if let Some((p, value)) = first_runaway(&self.system, &self.states, &self.participants) {
+            return Err(self.diverged(names, (p, value), r, first.as_ref()));
+        }
         self.fill_rows(first_row);
         Ok(())
     }
@@ -1226,52 +1227,14 @@ impl<'a, S: RatingSystem> Run<'a, S> {
     fn check_refused(&self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
         for c in round.contests() {
             if let Some(why) = crate::systems::refusal(self.system, &c) {
-                let mut d = self.diverged(
-                    &NameList::default(),
-                    usize::MAX,
-                    self.rounds_done + r as u64,
-                    String::new(),
-                    Some(&c),
-                );
-                d.refused = Some(why);
-                return Err(d);
+                let none = (usize::MAX, String::new());
+                return Err(Divergence {
+                    refused: Some(why),
+                    ..self.diverged(&NameList::default(), none, r, Some(&c))
+                });
             }
         }
         Ok(())
-    }
-
-    /// Step 2: the system rates the round; a rating that ran away stops the replay here.
-    fn update(&mut self, names: &NameList, round: Round<'_>, r: usize) -> Result<(), Divergence> {
-        let first = round.contests().next();
-        self.system.update(round, &mut self.states);
-        self.check_runaway(names, first, r)
-    }
-
-    /// A rating of the round's players that ran away stops the replay.
-    fn check_runaway(
-        &self,
-        names: &NameList,
-        first: Option<Contest<'_>>,
-        r: usize,
-    ) -> Result<(), Divergence> {
-        let found = first_runaway(&self.system, &self.states, &self.participants);
-        match found {
-            Some((p, what)) => {
-                Err(self.diverged(names, p, self.rounds_done + r as u64, what, first.as_ref()))
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Step 3: the records of the round's players, and the ratings after it in its rows.
-    fn record(&mut self, round: &Round<'_>, first_row: usize) {
-        record_results(
-            &mut self.records,
-            &mut self.known,
-            &self.participants,
-            round,
-        );
-        self.fill_rows(first_row);
     }
 
     /// The ratings after the round in its history rows.
@@ -1291,12 +1254,17 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
+    /// Hands the rows kept to the observer.
+    fn flush(&mut self, observer: &mut dyn Observer) {
+        observer.rows(&self.rows);
+        self.rows_done += self.rows.len() as u64;
+        self.rows.clear();
+    }
+
     /// Hands full batches of rows and the progress to the observer.
     fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>, r: usize) {
         if self.rows.len() >= ROW_BATCH {
-            observer.rows(&self.rows);
-            self.rows_done += self.rows.len() as u64;
-            self.rows.clear();
+            self.flush(observer);
         }
         self.seen_contests += round.len();
         self.placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
@@ -1332,36 +1300,26 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             if time.periods > 0.0 || time.variance > 0.0 {
                 self.system.elapse(&mut self.states[p], time);
                 if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
-                    let round = self.rounds_done + rounds as u64;
-                    return Err(self.diverged(names, p, round, what, None));
+                    return Err(self.diverged(names, (p, what), rounds, None));
                 }
             }
         }
         Ok(())
     }
 
+    /// Player `p`'s `value` ran away in round `r` of this replay, at contest `at` (none: at
+    /// the end of the history).
     fn diverged(
         &self,
         names: &NameList,
-        p: usize,
-        round: u64,
-        value: String,
-        at: Option<&crate::history::Contest>,
+        (p, value): (usize, String),
+        r: usize,
+        at: Option<&Contest>,
     ) -> Divergence {
         Divergence {
             system: self.system.name(),
-            round,
-            contest: at.map_or_else(
-                || "at the end of the history".to_string(),
-                |c| {
-                    format!(
-                        "{} of {}",
-                        c.label()
-                            .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
-                        crate::time::format_time(c.time())
-                    )
-                },
-            ),
+            round: self.rounds_done + r as u64,
+            contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
             player: if p < names.len() {
                 names[p].to_string()
             } else {
