@@ -322,6 +322,31 @@ impl ReplayOptions {
         let last_instant = if self.as_of.is_some() { end - 1 } else { end };
         self.period.calendar_key(last_instant)
     }
+
+    /// Time passes up to the replay's end at `end` for every player who played (`last`: the
+    /// calendar period and the time of his last round; `None` if he never played), as before
+    /// the leaderboard. `check` sees each state changed; its error stops the passing.
+    pub(crate) fn pass_to_end<S: RatingSystem, E>(
+        &self,
+        system: &S,
+        states: &mut [S::Player],
+        end: i64,
+        last: impl Fn(usize) -> Option<(i64, i64)>,
+        mut check: impl FnMut(usize, &S::Player) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (end_key, measured) = (self.end_key(end), self.measured_period(system));
+        for (p, state) in states.iter_mut().enumerate() {
+            let Some(last) = last(p) else {
+                continue;
+            };
+            let time = self.time_passed(last, (end_key, end), false, measured);
+            if time.periods > 0.0 || time.variance > 0.0 {
+                system.elapse(state, time);
+                check(p, state)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One row of the rating history: a player in a contest.
@@ -861,8 +886,17 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some(whole) = run.system.whole_history() {
             whole.settle(&mut run.states);
         }
-        let end = run.opts.as_of.or(self.end);
-        run.elapse_to_end(&self.names, end, self.rounds)?;
+        if let Some(end) = run.opts.as_of.or(self.end) {
+            let (system, records, last_key) = (run.system, &run.records, &run.last_key);
+            let last =
+                |p: usize| (records[p].contests > 0).then(|| (last_key[p], records[p].last_time));
+            let check =
+                |p, s: &S::Player| runaway(&system.rating(s)).map_or(Ok(()), |v| Err((p, v)));
+            let passed = run
+                .opts
+                .pass_to_end(system, &mut run.states, end, last, check);
+            passed.map_err(|found| run.diverged(&self.names, found, self.rounds, None))?;
+        }
         let elapsed = self.start.elapsed();
         let reference = self.run.opts.hessian_reference.as_ref().map(|names| {
             if names.is_empty() {
@@ -1272,39 +1306,6 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             observer.progress(self.seen_contests as u64, r as u64 + 1);
             self.placings_since_report = 0;
         }
-    }
-
-    /// The ratings as of the end (the last contest, or `as_of`): time passes for everyone
-    /// since their last round (decay; calendar periods begun since).
-    fn elapse_to_end(
-        &mut self,
-        names: &NameList,
-        end: Option<i64>,
-        rounds: usize,
-    ) -> Result<(), Divergence> {
-        let Some(end) = end else {
-            return Ok(());
-        };
-        let end_key = self.opts.end_key(end);
-        for p in 0..self.records.len() {
-            let rec = &self.records[p];
-            if rec.contests == 0 {
-                continue;
-            }
-            let time = self.opts.time_passed(
-                (self.last_key[p], rec.last_time),
-                (end_key, end),
-                false,
-                self.measured,
-            );
-            if time.periods > 0.0 || time.variance > 0.0 {
-                self.system.elapse(&mut self.states[p], time);
-                if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
-                    return Err(self.diverged(names, (p, what), rounds, None));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Player `p`'s `value` ran away in round `r` of this replay, at contest `at` (none: at
