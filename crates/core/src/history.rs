@@ -875,29 +875,18 @@ impl HistoryBuilder {
 
     /// The series of the `i`-th contest not yet handed over, if it has one.
     pub fn pending_series(&self, i: usize) -> Option<&str> {
-        let s = self.h.contests[i].series;
-        (s != NONE).then(|| self.h.series[s as usize].as_str())
+        self.h.contest(i).series().map(|s| self.h.series_name(s))
     }
 
     /// The entries (each its players) of the `i`-th contest not yet handed over.
     pub fn pending_entries(&self, i: usize) -> Vec<&[PlayerId]> {
-        let c = &self.h.contests[i];
-        self.h.entries[c.entry_start as usize..c.entry_end as usize]
-            .iter()
-            .map(|e| &self.h.members[e.member_start as usize..e.member_end as usize])
-            .collect()
+        self.h.contest(i).entries().map(|e| e.players).collect()
     }
 
-    /// The players of the `i`-th contest not yet handed over, entry by entry.
+    /// The players of the `i`-th contest not yet handed over, entry by entry (the builder
+    /// keeps no contest of fewer than two entries).
     pub fn pending_players(&self, i: usize) -> &[PlayerId] {
-        let c = &self.h.contests[i];
-        let (e0, e1) = (c.entry_start as usize, c.entry_end as usize);
-        if e0 == e1 {
-            return &[];
-        }
-        let m0 = self.h.entries[e0].member_start as usize;
-        let m1 = self.h.entries[e1 - 1].member_end as usize;
-        &self.h.members[m0..m1]
+        self.h.contest(i).players()
     }
 
     /// The id of a player name, interned on first sight. The name is kept in Unicode
