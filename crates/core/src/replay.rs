@@ -137,17 +137,16 @@ impl Period {
 
 /// Groups the contests of a (time-sorted) history into rounds.
 pub fn group_rounds(history: &History, period: Period) -> Rounds {
-    let n = history.len();
-    let calendar_key = |t: i64| period.calendar_key(t).unwrap_or(0);
+    let mut rounds = Rounds::default();
     match period {
-        Period::Game => Rounds {
-            order: (history.first_index() as u32..history.end_index() as u32).collect(),
-            bounds: (0..=n).collect(),
-        },
+        Period::Game => {
+            rounds.order = (history.first_index() as u32..history.end_index() as u32).collect();
+            rounds.bounds = (0..history.len()).collect();
+        }
         Period::Series | Period::Event => {
             // A round per series (event) id, or per contest without one, in order of first
             // game.
-            let mut round_of_series: Vec<u32> = Vec::new();
+            let mut round_of_id: Vec<u32> = Vec::new();
             let mut members: Vec<Vec<u32>> = Vec::new();
             for c in history.contests() {
                 let id = if period == Period::Event {
@@ -155,50 +154,41 @@ pub fn group_rounds(history: &History, period: Period) -> Rounds {
                 } else {
                     c.series()
                 };
-                let r = match id {
-                    Some(s) => {
-                        let s = s as usize;
-                        if round_of_series.len() <= s {
-                            round_of_series.resize(s + 1, u32::MAX);
-                        }
-                        if round_of_series[s] == u32::MAX {
-                            round_of_series[s] = members.len() as u32;
-                            members.push(Vec::new());
-                        }
-                        round_of_series[s] as usize
+                let fresh = members.len() as u32;
+                let r = id.map_or(fresh, |s| {
+                    let s = s as usize;
+                    if round_of_id.len() <= s {
+                        round_of_id.resize(s + 1, u32::MAX);
                     }
-                    None => {
-                        members.push(Vec::new());
-                        members.len() - 1
+                    if round_of_id[s] == u32::MAX {
+                        round_of_id[s] = fresh;
                     }
-                };
-                members[r].push(c.index() as u32);
+                    round_of_id[s]
+                });
+                if r == fresh {
+                    members.push(Vec::new());
+                }
+                members[r as usize].push(c.index() as u32);
             }
-            let mut rounds = Rounds::default();
             for m in members {
                 rounds.bounds.push(rounds.order.len());
                 rounds.order.extend(m);
             }
-            rounds.bounds.push(rounds.order.len());
-            rounds
         }
-        _ => {
-            let mut rounds = Rounds {
-                order: (history.first_index() as u32..history.end_index() as u32).collect(),
-                bounds: Vec::new(),
-            };
+        Period::Day | Period::Week | Period::Month => {
+            rounds.order = (history.first_index() as u32..history.end_index() as u32).collect();
             let mut last = None;
-            for c in history.contests() {
-                let k = calendar_key(c.time());
-                if last != Some(k) {
-                    rounds.bounds.push(c.index() - history.first_index());
-                    last = Some(k);
+            for (i, c) in history.contests().enumerate() {
+                let key = period.calendar_key(c.time());
+                if key != last {
+                    rounds.bounds.push(i);
+                    last = key;
                 }
             }
-            rounds.bounds.push(n);
-            rounds
         }
     }
+    rounds.bounds.push(rounds.order.len());
+    rounds
 }
 
 /// How to replay.
