@@ -682,25 +682,58 @@ impl From<std::sync::Arc<History>> for Block<'_> {
 /// own new ones) that ends where a round ends: a round never spans two blocks. The result is
 /// the same as one [`replay_from`] of the whole history, row for row and bit for bit.
 ///
-/// The steps of a round: time passes for its returning players ([`Run::elapse`]), every
-/// contest is scored from the pre-round ratings ([`Run::score`]), the system rates the round,
-/// the records and the history rows follow, and a runaway stops the replay
-/// ([`Run::score_and_update`]).
+/// The steps of a round: time passes for its returning players ([`Replayer::elapse`]), every
+/// contest is scored from the pre-round ratings ([`Replayer::score`]), the system rates the
+/// round, the records and the history rows follow, and a runaway stops the replay
+/// ([`Replayer::score_and_update`]).
 pub struct Replayer<'a, S: RatingSystem> {
-    run: Run<'a, S>,
+    system: &'a S,
+    opts: &'a ReplayOptions,
+    /// The length of a rating period in days when periods are measured in time
+    /// ([`ReplayOptions::measured_period`]).
+    measured: Option<f64>,
+    states: Vec<S::Player>,
+    records: Vec<PlayerRecord>,
+    /// Players with a rating before their next round (seeded, or rated once).
+    known: Vec<bool>,
+    /// Calendar period of each player's last round.
+    last_key: Vec<i64>,
+    /// Round of each player's last appearance (+1), to count rounds once per player.
+    last_round: Vec<u32>,
+    /// Seeded players not yet met, the lowest id last.
+    seeds: Vec<Seed>,
+    /// Every player's name (for the message of one who runs away).
+    names: NameList,
+    metrics: Metrics,
+    /// The draw parameter, fitted on the games so far.
+    draws: DrawModel,
+    series: Series,
+    rows: Vec<HistoryRow>,
+    buffers: (Vec<Participant>, Vec<Participant>),
+    /// The players of the current round.
+    participants: Vec<PlayerId>,
+    /// Rounds and contests applied by the runs resumed from; the warm-up, counted from the
+    /// very first contest.
+    rounds_done: u64,
+    contests_done: u64,
+    warmup: usize,
+    /// Rounds and contests of this replay rated so far; history rows handed over so far
+    /// (counted from the very first).
+    rounds: usize,
+    seen_contests: usize,
+    rows_done: u64,
+    /// Placings since progress was last reported: a million games and a thousand huge
+    /// contests both report often enough, and cheaply.
+    placings_since_report: usize,
+    /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
+    budget: Option<usize>,
+    /// The time of the latest contest rated.
+    end: Option<i64>,
     snapshot_at: SnapshotAt,
     snapshot: Option<Snapshot<S::Player>>,
     /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
     /// next one shows whether its last round is the replay's last.
     held: Option<(Block<'a>, Rounds)>,
-    /// Every player's name (for the message of one who runs away).
-    names: NameList,
-    /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
-    budget: Option<usize>,
-    /// Rounds rated by this replay so far.
-    rounds: usize,
-    /// The time of the latest contest rated.
-    end: Option<i64>,
     /// Contests applied, in replay order, and the time and label of the last (kept only for
     /// a snapshot).
     applied: Vec<u32>,
@@ -710,7 +743,8 @@ pub struct Replayer<'a, S: RatingSystem> {
 
 impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// A replay of `contests` contests in all (after `as_of` and the cuts: see
-    /// [`replayed_contests`]; the warm-up is their first share), from `from` or from scratch.
+    /// [`replayed_contests`]; the warm-up is their first share), from `from` (the players as
+    /// a state left them) or from scratch.
     pub fn new(
         system: &'a S,
         opts: &'a ReplayOptions,
@@ -718,15 +752,65 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         snapshot_at: SnapshotAt,
         contests: usize,
     ) -> Self {
+        let c = from.unwrap_or_else(|| Carry {
+            states: Vec::new(),
+            records: Vec::new(),
+            known: Vec::new(),
+            last_key: Vec::new(),
+            metrics: Metrics::new(),
+            rounds_done: 0,
+            contests_done: 0,
+            warmup_contests: crate::numeric::first_share(contests, opts.warmup) as u64,
+            history_rows: 0,
+            outcomes: None,
+            places: None,
+            base: None,
+        });
+        let (draws, three) = c.outcomes.unwrap_or_default();
+        let mut records = c.records;
+        if let Some(places) = c.places {
+            for (r, p) in records.iter_mut().zip(places) {
+                r.places = p;
+            }
+        }
+        let mut metrics = c.metrics;
+        metrics.set_three_sums(three);
+        if let Some(base) = c.base {
+            metrics.set_base_sums(base);
+        }
         let mut replayer = Self {
-            run: Run::new(system, opts, from, contests),
+            system,
+            opts,
+            measured: opts.measured_period(system),
+            last_round: vec![0; c.states.len()],
+            states: c.states,
+            records,
+            known: c.known,
+            last_key: c.last_key,
+            seeds: Vec::new(),
+            names: NameList::default(),
+            metrics,
+            draws,
+            series: Series::default(),
+            rows: Vec::with_capacity(if opts.keep_history {
+                ROW_BATCH + 1024
+            } else {
+                0
+            }),
+            buffers: (Vec::new(), Vec::new()),
+            participants: Vec::new(),
+            rounds_done: c.rounds_done,
+            contests_done: c.contests_done,
+            warmup: c.warmup_contests as usize,
+            rounds: 0,
+            seen_contests: 0,
+            rows_done: c.history_rows,
+            placings_since_report: 0,
+            budget: opts.max_contests,
+            end: None,
             snapshot_at,
             snapshot: None,
             held: None,
-            names: NameList::default(),
-            budget: opts.max_contests,
-            rounds: 0,
-            end: None,
             applied: Vec::new(),
             last_applied: None,
             start: Instant::now(),
@@ -739,10 +823,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// names); a seed for a player already met, or carried from a state, is ignored, as
     /// [`ReplayOptions::seeds`]' are.
     pub fn add_seeds(&mut self, seeds: impl IntoIterator<Item = Seed>) {
-        let (met, run) = (self.run.states.len(), &mut self.run);
-        run.seeds
+        let met = self.states.len();
+        self.seeds
             .extend(seeds.into_iter().filter(|s| s.player as usize >= met));
-        run.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
+        self.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
     }
 
     /// Every player's name so far, by id (those of the blocks fed, and of the state resumed
@@ -771,13 +855,13 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     ) -> Result<(), Divergence> {
         let block = block.into();
         // Every player of the input has a state and a record, rated or not.
-        self.run.grow(block.player_count());
+        self.grow(block.player_count());
         if block.player_count() > self.names.len() {
             let from = self.names.len() - block.first_named();
             self.names
                 .extend(block.names()[from..].iter().map(String::as_str));
         }
-        let mut rounds = rounds_within(&block, self.run.opts, &mut self.budget);
+        let mut rounds = rounds_within(&block, self.opts, &mut self.budget);
         if skip.contains(&true) {
             let first = block.first_index();
             rounds = rounds.filtered(|c| !skip.get(c as usize - first).is_some_and(|&s| s));
@@ -795,6 +879,26 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
     }
 
+    /// Makes room for the players up to `n` (those new to this replay, all of them without a
+    /// carry), seeded ones with their seeds.
+    fn grow(&mut self, n: usize) {
+        if n <= self.states.len() {
+            return;
+        }
+        let system = self.system;
+        self.states.resize(n, system.new_player());
+        self.records.resize(n, PlayerRecord::default());
+        self.known.resize(n, false);
+        self.last_key.resize(n, 0);
+        self.last_round.resize(n, 0);
+        while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
+            self.states[seed.player as usize] =
+                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
+            self.known[seed.player as usize] = true;
+            self.seeds.pop();
+        }
+    }
+
     /// Rates the rounds of one block; with `last`, the snapshot is taken before its last.
     fn rate(
         &mut self,
@@ -803,7 +907,6 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         observer: &mut dyn Observer,
         last: bool,
     ) -> Result<(), Divergence> {
-        let run = &mut self.run;
         let keep_applied = self.snapshot_at != SnapshotAt::Never;
         // The time and label of round `k`'s last contest: the watermark of a snapshot after it
         // (taken once a block, not once a round).
@@ -813,9 +916,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         };
         for k in 0..rounds.len() {
             let round = Round::new(&block, rounds.round(k));
-            let r = self.rounds;
             if last && k + 1 == rounds.len() {
-                let mut snap = run.snapshot(r, self.applied.clone());
+                let mut snap = self.snapshot_now(self.applied.clone());
                 snap.open_from = round.contests().map(|c| c.time()).min();
                 snap.last_applied = match k.checked_sub(1) {
                     Some(before) => mark(before),
@@ -823,11 +925,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 };
                 self.snapshot = Some(snap);
             }
-            let first_row = run.rows.len();
-            let names = &self.names;
+            let first_row = self.rows.len();
             let mut step = || {
-                run.elapse(&round, r);
-                run.score_and_update(names, round, r, first_row)
+                self.elapse(&round);
+                self.score_and_update(round, first_row)
             };
             if round.contests().map(|c| c.len()).sum::<usize>() >= PARALLEL_FROM {
                 // A large round handed to the pool as one piece of work: its many parallel
@@ -838,7 +939,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             } else {
                 step()?;
             }
-            run.report(observer, &round, r);
+            self.report(observer, &round);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
             }
@@ -862,49 +963,311 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some((b, r)) = self.held.take() {
             self.rate(b, &r, observer, true)?;
         }
-        let run = &mut self.run;
-        if !run.rows.is_empty() {
-            run.flush(observer);
+        if !self.rows.is_empty() {
+            self.flush(observer);
         }
-        observer.progress(run.seen_contests as u64, self.rounds as u64);
+        observer.progress(self.seen_contests as u64, self.rounds as u64);
         let at = self.snapshot_at;
         if at == SnapshotAt::End || (at != SnapshotAt::Never && self.snapshot.is_none()) {
-            let mut snap = run.snapshot(self.rounds, std::mem::take(&mut self.applied));
+            let applied = std::mem::take(&mut self.applied);
+            let mut snap = self.snapshot_now(applied);
             snap.last_applied = self.last_applied.take();
             self.snapshot = Some(snap);
         }
-        if let Some(whole) = run.system.whole_history() {
-            whole.settle(&mut run.states);
+        let system = self.system;
+        if let Some(whole) = system.whole_history() {
+            whole.settle(&mut self.states);
         }
-        if let Some(end) = run.opts.as_of.or(self.end) {
-            let (system, records, last_key) = (run.system, &run.records, &run.last_key);
+        if let Some(end) = self.opts.as_of.or(self.end) {
+            let (records, last_key) = (&self.records, &self.last_key);
             let last =
                 |p: usize| (records[p].contests > 0).then(|| (last_key[p], records[p].last_time));
             let check =
                 |p, s: &S::Player| runaway(&system.rating(s)).map_or(Ok(()), |v| Err((p, v)));
-            let passed = run
-                .opts
-                .pass_to_end(system, &mut run.states, end, last, check);
-            passed.map_err(|found| run.diverged(&self.names, found, self.rounds, None))?;
+            let passed = (self.opts).pass_to_end(system, &mut self.states, end, last, check);
+            passed.map_err(|found| self.diverged(found, None))?;
         }
         let elapsed = self.start.elapsed();
-        let reference = self.run.opts.hessian_reference.as_ref().map(|names| {
-            if names.is_empty() {
-                return Vec::new();
+        let snapshot = self.snapshot.take();
+        Ok((self.result(elapsed), snapshot))
+    }
+
+    /// What `--save-state` keeps after the rounds rated so far, which applied the contests
+    /// `applied`.
+    fn snapshot_now(&self, applied: Vec<u32>) -> Snapshot<S::Player> {
+        Snapshot {
+            carry: Carry {
+                states: self.states.clone(),
+                records: self.records.clone(),
+                known: self.known.clone(),
+                last_key: self.last_key.clone(),
+                metrics: self.metrics.clone(),
+                rounds_done: self.rounds_done + self.rounds as u64,
+                contests_done: self.contests_done + self.seen_contests as u64,
+                warmup_contests: self.warmup as u64,
+                history_rows: self.rows_done + self.rows.len() as u64,
+                outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
+                places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
+                base: Some(self.metrics.base_sums().clone()),
+            },
+            applied,
+            open_from: None,
+            last_applied: None,
+        }
+    }
+
+    /// Step 0: time passes for the round's returning players (rating periods, decay), once a
+    /// round each; the round's players are noted.
+    fn elapse(&mut self, round: &Round<'_>) {
+        let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
+        let key = self.opts.period.calendar_key(round_time);
+        let mark = self.rounds as u32 + 1;
+        self.participants.clear();
+        for c in round.contests() {
+            let players = c.players();
+            for (i, &p) in players.iter().enumerate() {
+                // The records and marks of players a few places on, asked for before they are
+                // read (in a large contest each is far from the last in memory).
+                if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
+                    crate::numeric::prefetch(&raw const self.records[ahead as usize]);
+                    crate::numeric::prefetch(&raw const self.last_round[ahead as usize]);
+                }
+                let pi = p as usize;
+                if self.last_round[pi] == mark {
+                    continue;
+                }
+                self.last_round[pi] = mark;
+                self.participants.push(p);
+                let rec = &self.records[pi];
+                if rec.contests > 0 {
+                    let time = self.opts.time_passed(
+                        (self.last_key[pi], rec.last_time),
+                        (key, round_time),
+                        true,
+                        self.measured,
+                    );
+                    self.system.elapse(&mut self.states[pi], time);
+                }
+                if let Some(k) = key {
+                    self.last_key[pi] = k;
+                }
             }
-            let wanted: Vec<String> = names
+        }
+    }
+
+    /// Step 1: every contest of the round scored from the pre-round ratings (after the
+    /// warm-up), and its history rows begun.
+    fn score(&mut self, round: &Round<'_>) {
+        for (k, c) in round.contests().enumerate() {
+            let replay_index = self.contests_done as usize + self.seen_contests + k;
+            if replay_index >= self.warmup {
+                let game = self.gather(&c);
+                add_scores(
+                    &c,
+                    game,
+                    &mut self.buffers,
+                    (&mut self.metrics, &mut self.series, &mut self.draws),
+                    (self.opts.series, self.opts.keep_scores),
+                );
+            } else if c.len() == 2
+                && c.players().iter().all(|&p| self.known[p as usize])
+                && let Some(g) = game_prediction(self.system, &self.states, &c)
+                && g.own.is_none()
+            {
+                // The warm-up's games teach the draw model too.
+                self.draws.observe(g.p, g.y, c.weight());
+            }
+            self.rows_before(&c, replay_index);
+        }
+    }
+
+    /// A contest's predictions into the buffers (see [`gather`]).
+    fn gather(&mut self, c: &Contest<'_>) -> Option<Game> {
+        gather(
+            self.system,
+            &self.states,
+            (&self.known, &self.records),
+            c,
+            self.opts.experienced_after,
+            &mut self.buffers,
+        )
+    }
+
+    /// The history rows of a contest, with the ratings before it.
+    fn rows_before(&mut self, c: &Contest<'_>, replay_index: usize) {
+        if !self.opts.keep_history {
+            return;
+        }
+        let players = c.players();
+        for (i, &p) in players.iter().enumerate() {
+            if let Some(&ahead) = players.get(i + 8) {
+                prefetch(&raw const self.states[ahead as usize]);
+            }
+            self.rows.push(HistoryRow {
+                round: (self.rounds_done + self.rounds as u64) as u32,
+                contest: replay_index as u32,
+                contest_id: c.index() as u32,
+                time: c.time(),
+                player: p,
+                before: self.system.rating(&self.states[p as usize]).mean,
+                after: f64::NAN,
+                uncertainty: f64::NAN,
+                performance: f64::NAN,
+            });
+        }
+    }
+
+    /// Steps 1 to 3: the round scored ([`Replayer::score`]), rated by the system (step 2),
+    /// its players' records and history rows brought up to date (step 3); a rating that ran
+    /// away stops the replay. For a round of one contest of [`OVERLAP_FROM`] entries or more,
+    /// the predictions are gathered first, then scored and the players' records kept on one
+    /// thread while the system rates the round on the others (sorting a large contest's
+    /// predictions is the replay's largest serial step; neither touches the ratings); the
+    /// figures are the same either way.
+    fn score_and_update(&mut self, round: Round<'_>, first_row: usize) -> Result<(), Divergence> {
+        // A contest of the round the system cannot rate stops the replay before it.
+        for c in round.contests() {
+            if let Some(why) = crate::systems::refusal(self.system, &c) {
+                let none = (usize::MAX, String::new());
+                return Err(Divergence {
+                    refused: Some(why),
+                    ..self.diverged(none, Some(&c))
+                });
+            }
+        }
+        let replay_index = self.contests_done as usize + self.seen_contests;
+        let large = match round.contests().next() {
+            Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
+            _ => None,
+        };
+        let first = round.contests().next();
+        if let Some(c) = large.filter(|_| replay_index >= self.warmup) {
+            self.rows_before(&c, replay_index);
+            let game = self.gather(&c);
+            let system = self.system;
+            let states = &mut self.states;
+            let buffers = &mut self.buffers;
+            let metrics = &mut self.metrics;
+            let series = &mut self.series;
+            let draws = &mut self.draws;
+            let keep = (self.opts.series, self.opts.keep_scores);
+            let (records, known) = (&mut self.records, &mut self.known);
+            let participants = &self.participants;
+            rayon::join(
+                || {
+                    add_scores(&c, game, buffers, (metrics, series, draws), keep);
+                    record_results(records, known, participants, &round);
+                },
+                || system.update(round, states),
+            );
+        } else {
+            self.score(&round);
+            self.system.update(round, &mut self.states);
+            record_results(
+                &mut self.records,
+                &mut self.known,
+                &self.participants,
+                &round,
+            );
+        }
+        // A rating of the round's players that ran away stops the replay.
+        if let Some(found) = first_runaway(&self.system, &self.states, &self.participants) {
+            return Err(self.diverged(found, first.as_ref()));
+        }
+        self.fill_rows(first_row);
+        Ok(())
+    }
+
+    /// The ratings after the round in its history rows.
+    fn fill_rows(&mut self, first_row: usize) {
+        let rows = &mut self.rows[first_row..];
+        for i in 0..rows.len() {
+            // The states are scattered: asked for eight rows ahead.
+            if let Some(ahead) = rows.get(i + 8) {
+                prefetch_value(&self.states[ahead.player as usize]);
+            }
+            let row = &mut rows[i];
+            let st = &self.states[row.player as usize];
+            let rating = self.system.rating(st);
+            row.after = rating.mean;
+            row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
+            row.performance = self.system.performance(st).unwrap_or(f64::NAN);
+        }
+    }
+
+    /// Hands the rows kept to the observer.
+    fn flush(&mut self, observer: &mut dyn Observer) {
+        observer.rows(&self.rows);
+        self.rows_done += self.rows.len() as u64;
+        self.rows.clear();
+    }
+
+    /// Hands full batches of rows and the progress to the observer.
+    fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>) {
+        if self.rows.len() >= ROW_BATCH {
+            self.flush(observer);
+        }
+        self.seen_contests += round.len();
+        self.placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
+        if self.placings_since_report >= 1 << 15 {
+            observer.progress(self.seen_contests as u64, self.rounds as u64 + 1);
+            self.placings_since_report = 0;
+        }
+    }
+
+    /// Player `p`'s `value` ran away in the current round, at contest `at` (none: at the end
+    /// of the history; `p` none of the players: a refusal).
+    fn diverged(&self, (p, value): (usize, String), at: Option<&Contest>) -> Divergence {
+        Divergence {
+            system: self.system.name(),
+            round: self.rounds_done + self.rounds as u64,
+            contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
+            player: if p < self.names.len() {
+                self.names[p].to_string()
+            } else {
+                String::new()
+            },
+            value,
+            refused: None,
+        }
+    }
+
+    /// The result, `elapsed` the time the replay took.
+    fn result(self, elapsed: Duration) -> ReplayResult {
+        let (system, names) = (self.system, &self.names);
+        let whole = system.whole_history();
+        let reference = self.opts.hessian_reference.as_ref().map(|wanted| {
+            let wanted: Vec<_> = wanted
                 .iter()
-                .map(|n| crate::history::canonical_name(n).into_owned())
+                .map(|n| crate::history::canonical_name(n))
                 .collect();
-            (0..self.names.len())
-                .filter(|&p| wanted.iter().any(|w| *w == self.names[p]))
-                .map(|p| p as PlayerId)
+            (0..names.len() as PlayerId)
+                .filter(|&p| wanted.iter().any(|w| *w == names[p as usize]))
                 .collect::<Vec<_>>()
         });
-        Ok((
-            self.run.result(self.rounds, elapsed, reference),
-            self.snapshot,
-        ))
+        let result = ReplayResult {
+            system: system.name(),
+            params: system.params(),
+            method: system.method(),
+            fitted: whole.and_then(|w| w.fitted(&self.states)),
+            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.states, &r)),
+            ratings: self.states.iter().map(|s| system.rating(s)).collect(),
+            records: self.records,
+            history: Vec::new(),
+            metrics: self.metrics.report(),
+            rounds: self.rounds,
+            rounds_before: self.rounds_done as usize,
+            warmup_contests: self.warmup,
+            elapsed,
+            series: self.series,
+            draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
+            uncertainty: system.uncertainty_meaning(),
+            status_rule: StatusRule::of(system),
+            rating_period_days: self.measured,
+        };
+        let n = self.states.len();
+        crate::drop_aside(self.states, n);
+        result
     }
 }
 
@@ -937,422 +1300,6 @@ fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<us
         rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
     }
     rounds
-}
-
-/// A replay under way: every player's state, record, prior and calendar period, the metrics,
-/// the rows not yet handed over, and the counts that number rounds and contests.
-struct Run<'a, S: RatingSystem> {
-    system: &'a S,
-    opts: &'a ReplayOptions,
-    /// The length of a rating period in days when periods are measured in time
-    /// ([`ReplayOptions::measured_period`]).
-    measured: Option<f64>,
-    states: Vec<S::Player>,
-    records: Vec<PlayerRecord>,
-    /// Players with a rating before their next round (seeded, or rated once).
-    known: Vec<bool>,
-    /// Calendar period of each player's last round.
-    last_key: Vec<i64>,
-    /// Round of each player's last appearance (+1), to count rounds once per player.
-    last_round: Vec<u32>,
-    /// Seeded players not yet met, the lowest id last.
-    seeds: Vec<Seed>,
-    metrics: Metrics,
-    /// The draw parameter, fitted on the games so far.
-    draws: DrawModel,
-    series: Series,
-    rows: Vec<HistoryRow>,
-    buffers: (Vec<Participant>, Vec<Participant>),
-    /// The players of the current round.
-    participants: Vec<PlayerId>,
-    /// Rounds and contests applied by the runs resumed from; the warm-up, counted from the
-    /// very first contest.
-    rounds_done: u64,
-    contests_done: u64,
-    warmup: usize,
-    /// Contests of this replay rated so far; history rows handed over so far (counted from
-    /// the very first).
-    seen_contests: usize,
-    rows_done: u64,
-    /// Placings since progress was last reported: a million games and a thousand huge
-    /// contests both report often enough, and cheaply.
-    placings_since_report: usize,
-}
-
-impl<'a, S: RatingSystem> Run<'a, S> {
-    /// The players as the carry (or a fresh start) leaves them (the seeds come with
-    /// [`Replayer::add_seeds`]).
-    fn new(
-        system: &'a S,
-        opts: &'a ReplayOptions,
-        from: Option<Carry<S::Player>>,
-        n_contests: usize,
-    ) -> Self {
-        let warmup_first = crate::numeric::first_share(n_contests, opts.warmup) as u64;
-        let c = from.unwrap_or_else(|| Carry {
-            states: Vec::new(),
-            records: Vec::new(),
-            known: Vec::new(),
-            last_key: Vec::new(),
-            metrics: Metrics::new(),
-            rounds_done: 0,
-            contests_done: 0,
-            warmup_contests: warmup_first,
-            history_rows: 0,
-            outcomes: None,
-            places: None,
-            base: None,
-        });
-        let (draws, three) = c.outcomes.unwrap_or_default();
-        let mut records = c.records;
-        if let Some(places) = c.places {
-            for (r, p) in records.iter_mut().zip(places) {
-                r.places = p;
-            }
-        }
-        let mut metrics = c.metrics;
-        metrics.set_three_sums(three);
-        if let Some(base) = c.base {
-            metrics.set_base_sums(base);
-        }
-        let last_round = vec![0; c.states.len()];
-        Run {
-            system,
-            opts,
-            measured: opts.measured_period(system),
-            states: c.states,
-            records,
-            known: c.known,
-            last_key: c.last_key,
-            last_round,
-            seeds: Vec::new(),
-            metrics,
-            draws,
-            series: Series::default(),
-            rows: Vec::with_capacity(if opts.keep_history {
-                ROW_BATCH + 1024
-            } else {
-                0
-            }),
-            buffers: (Vec::new(), Vec::new()),
-            participants: Vec::new(),
-            rounds_done: c.rounds_done,
-            contests_done: c.contests_done,
-            warmup: c.warmup_contests as usize,
-            seen_contests: 0,
-            rows_done: c.history_rows,
-            placings_since_report: 0,
-        }
-    }
-
-    /// Makes room for the players up to `n` (those new to this replay, all of them without a
-    /// carry), seeded ones with their seeds.
-    fn grow(&mut self, n: usize) {
-        if n <= self.states.len() {
-            return;
-        }
-        let system = self.system;
-        self.states.resize(n, system.new_player());
-        self.records.resize(n, PlayerRecord::default());
-        self.known.resize(n, false);
-        self.last_key.resize(n, 0);
-        self.last_round.resize(n, 0);
-        while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
-            self.states[seed.player as usize] =
-                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
-            self.known[seed.player as usize] = true;
-            self.seeds.pop();
-        }
-    }
-
-    /// What `--save-state` keeps after the first `r` rounds of this replay, which applied the
-    /// contests `applied`.
-    fn snapshot(&self, r: usize, applied: Vec<u32>) -> Snapshot<S::Player> {
-        Snapshot {
-            carry: Carry {
-                states: self.states.clone(),
-                records: self.records.clone(),
-                known: self.known.clone(),
-                last_key: self.last_key.clone(),
-                metrics: self.metrics.clone(),
-                rounds_done: self.rounds_done + r as u64,
-                contests_done: self.contests_done + self.seen_contests as u64,
-                warmup_contests: self.warmup as u64,
-                history_rows: self.rows_done + self.rows.len() as u64,
-                outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
-                places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
-                base: Some(self.metrics.base_sums().clone()),
-            },
-            applied,
-            open_from: None,
-            last_applied: None,
-        }
-    }
-
-    /// Step 0: time passes for the round's returning players (rating periods, decay), once a
-    /// round each; the round's players are noted.
-    fn elapse(&mut self, round: &Round<'_>, r: usize) {
-        let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
-        let key = self.opts.period.calendar_key(round_time);
-        self.participants.clear();
-        for c in round.contests() {
-            let players = c.players();
-            for (i, &p) in players.iter().enumerate() {
-                // The records and marks of players a few places on, asked for before they are
-                // read (in a large contest each is far from the last in memory).
-                if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
-                    crate::numeric::prefetch(&raw const self.records[ahead as usize]);
-                    crate::numeric::prefetch(&raw const self.last_round[ahead as usize]);
-                }
-                let pi = p as usize;
-                if self.last_round[pi] == r as u32 + 1 {
-                    continue;
-                }
-                self.last_round[pi] = r as u32 + 1;
-                self.participants.push(p);
-                let rec = &self.records[pi];
-                if rec.contests > 0 {
-                    let time = self.opts.time_passed(
-                        (self.last_key[pi], rec.last_time),
-                        (key, round_time),
-                        true,
-                        self.measured,
-                    );
-                    self.system.elapse(&mut self.states[pi], time);
-                }
-                if let Some(k) = key {
-                    self.last_key[pi] = k;
-                }
-            }
-        }
-    }
-
-    /// Step 1: every contest of the round scored from the pre-round ratings (after the
-    /// warm-up), and its history rows begun.
-    fn score(&mut self, round: &Round<'_>, r: usize) {
-        for (k, c) in round.contests().enumerate() {
-            let replay_index = self.contests_done as usize + self.seen_contests + k;
-            if replay_index >= self.warmup {
-                let game = self.gather(&c);
-                add_scores(
-                    &c,
-                    game,
-                    &mut self.buffers,
-                    (&mut self.metrics, &mut self.series, &mut self.draws),
-                    (self.opts.series, self.opts.keep_scores),
-                );
-            } else if c.len() == 2
-                && c.players().iter().all(|&p| self.known[p as usize])
-                && let Some(g) = game_prediction(self.system, &self.states, &c)
-                && g.own.is_none()
-            {
-                // The warm-up's games teach the draw model too.
-                self.draws.observe(g.p, g.y, c.weight());
-            }
-            self.rows_before(&c, replay_index, r);
-        }
-    }
-
-    /// A contest's predictions into the buffers (see [`gather`]).
-    fn gather(&mut self, c: &Contest<'_>) -> Option<Game> {
-        gather(
-            self.system,
-            &self.states,
-            (&self.known, &self.records),
-            c,
-            self.opts.experienced_after,
-            &mut self.buffers,
-        )
-    }
-
-    /// The history rows of a contest, with the ratings before it.
-    fn rows_before(&mut self, c: &Contest<'_>, replay_index: usize, r: usize) {
-        if !self.opts.keep_history {
-            return;
-        }
-        let players = c.players();
-        for (i, &p) in players.iter().enumerate() {
-            if let Some(&ahead) = players.get(i + 8) {
-                prefetch(&raw const self.states[ahead as usize]);
-            }
-            self.rows.push(HistoryRow {
-                round: (self.rounds_done + r as u64) as u32,
-                contest: replay_index as u32,
-                contest_id: c.index() as u32,
-                time: c.time(),
-                player: p,
-                before: self.system.rating(&self.states[p as usize]).mean,
-                after: f64::NAN,
-                uncertainty: f64::NAN,
-                performance: f64::NAN,
-            });
-        }
-    }
-
-    /// Steps 1 to 3: the round scored ([`Run::score`]), rated by the system (step 2), its
-    /// players' records and history rows brought up to date (step 3); a rating that ran away
-    /// stops the replay. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
-    /// predictions are gathered first, then scored and the players' records kept on one
-    /// thread while the system rates the round on the others (sorting a large contest's
-    /// predictions is the replay's largest serial step; neither touches the ratings); the
-    /// figures are the same either way.
-    fn score_and_update(
-        &mut self,
-        names: &NameList,
-        round: Round<'_>,
-        r: usize,
-        first_row: usize,
-    ) -> Result<(), Divergence> {
-        self.check_refused(round, r)?;
-        let replay_index = self.contests_done as usize + self.seen_contests;
-        let large = match round.contests().next() {
-            Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
-            _ => None,
-        };
-        let first = round.contests().next();
-        if let Some(c) = large.filter(|_| replay_index >= self.warmup) {
-            self.rows_before(&c, replay_index, r);
-            let game = self.gather(&c);
-            let system = self.system;
-            let states = &mut self.states;
-            let buffers = &mut self.buffers;
-            let metrics = &mut self.metrics;
-            let series = &mut self.series;
-            let draws = &mut self.draws;
-            let keep = (self.opts.series, self.opts.keep_scores);
-            let (records, known) = (&mut self.records, &mut self.known);
-            let participants = &self.participants;
-            rayon::join(
-                || {
-                    add_scores(&c, game, buffers, (metrics, series, draws), keep);
-                    record_results(records, known, participants, &round);
-                },
-                || system.update(round, states),
-            );
-        } else {
-            self.score(&round, r);
-            self.system.update(round, &mut self.states);
-            record_results(
-                &mut self.records,
-                &mut self.known,
-                &self.participants,
-                &round,
-            );
-        }
-        // A rating of the round's players that ran away stops the replay.
-        if let Some((p, value)) = first_runaway(&self.system, &self.states, &self.participants) {
-            return Err(self.diverged(names, (p, value), r, first.as_ref()));
-        }
-        self.fill_rows(first_row);
-        Ok(())
-    }
-
-    /// A contest of the round the system cannot rate stops the replay before it.
-    fn check_refused(&self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
-        for c in round.contests() {
-            if let Some(why) = crate::systems::refusal(self.system, &c) {
-                let none = (usize::MAX, String::new());
-                return Err(Divergence {
-                    refused: Some(why),
-                    ..self.diverged(&NameList::default(), none, r, Some(&c))
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The ratings after the round in its history rows.
-    fn fill_rows(&mut self, first_row: usize) {
-        let rows = &mut self.rows[first_row..];
-        for i in 0..rows.len() {
-            // The states are scattered: asked for eight rows ahead.
-            if let Some(ahead) = rows.get(i + 8) {
-                prefetch_value(&self.states[ahead.player as usize]);
-            }
-            let row = &mut rows[i];
-            let st = &self.states[row.player as usize];
-            let rating = self.system.rating(st);
-            row.after = rating.mean;
-            row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
-            row.performance = self.system.performance(st).unwrap_or(f64::NAN);
-        }
-    }
-
-    /// Hands the rows kept to the observer.
-    fn flush(&mut self, observer: &mut dyn Observer) {
-        observer.rows(&self.rows);
-        self.rows_done += self.rows.len() as u64;
-        self.rows.clear();
-    }
-
-    /// Hands full batches of rows and the progress to the observer.
-    fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>, r: usize) {
-        if self.rows.len() >= ROW_BATCH {
-            self.flush(observer);
-        }
-        self.seen_contests += round.len();
-        self.placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
-        if self.placings_since_report >= 1 << 15 {
-            observer.progress(self.seen_contests as u64, r as u64 + 1);
-            self.placings_since_report = 0;
-        }
-    }
-
-    /// Player `p`'s `value` ran away in round `r` of this replay, at contest `at` (none: at
-    /// the end of the history).
-    fn diverged(
-        &self,
-        names: &NameList,
-        (p, value): (usize, String),
-        r: usize,
-        at: Option<&Contest>,
-    ) -> Divergence {
-        Divergence {
-            system: self.system.name(),
-            round: self.rounds_done + r as u64,
-            contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
-            player: if p < names.len() {
-                names[p].to_string()
-            } else {
-                String::new()
-            },
-            value,
-            refused: None,
-        }
-    }
-
-    fn result(
-        self,
-        rounds: usize,
-        elapsed: Duration,
-        reference: Option<Vec<PlayerId>>,
-    ) -> ReplayResult {
-        let system = self.system;
-        let whole = system.whole_history();
-        let result = ReplayResult {
-            system: system.name(),
-            params: system.params(),
-            method: system.method(),
-            fitted: whole.and_then(|w| w.fitted(&self.states)),
-            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.states, &r)),
-            ratings: self.states.iter().map(|s| system.rating(s)).collect(),
-            records: self.records,
-            history: Vec::new(),
-            metrics: self.metrics.report(),
-            rounds,
-            rounds_before: self.rounds_done as usize,
-            warmup_contests: self.warmup,
-            elapsed,
-            series: self.series,
-            draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
-            uncertainty: system.uncertainty_meaning(),
-            status_rule: StatusRule::of(system),
-            rating_period_days: self.measured,
-        };
-        let n = self.states.len();
-        crate::drop_aside(self.states, n);
-        result
-    }
 }
 
 /// Calendar periods begun from period `from` to period `to`.
