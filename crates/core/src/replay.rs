@@ -95,12 +95,9 @@ impl Rounds {
         }
     }
 
-    /// Leaves out the contests marked in `skip`, dropping rounds left empty.
-    pub fn without(&self, skip: &[bool]) -> Rounds {
-        self.filtered(|c| !skip[c as usize])
-    }
-
-    pub(crate) fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
+    /// Keeps only the contests (indices in the history) `keep` accepts, dropping rounds left
+    /// empty.
+    pub fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
         let mut kept = Rounds::default();
         for r in 0..self.len() {
             let start = kept.order.len();
@@ -112,12 +109,6 @@ impl Rounds {
         }
         kept.bounds.push(kept.order.len());
         kept
-    }
-
-    /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
-    /// empty.
-    pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
-        self.filtered(|c| history.contest(c as usize).time() < cutoff)
     }
 }
 
@@ -1081,16 +1072,78 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
     }
 
-    /// A contest's predictions into the buffers (see [`gather`]).
-    fn gather(&mut self, c: &Contest<'_>) -> Option<Game> {
-        gather(
-            self.system,
-            &self.states,
-            (&self.known, &self.records),
-            c,
-            self.opts.experienced_after,
-            &mut self.buffers,
-        )
+    /// The predictions to score in one contest: entries whose players all have a prior (a
+    /// rated earlier round), and among them the experienced ones (every member with enough
+    /// earlier contests), into the buffers; a two-entry contest's predictions and outcome.
+    fn gather(&mut self, contest: &Contest) -> Option<Game> {
+        let (system, states, known, records) =
+            (self.system, &self.states, &self.known, &self.records);
+        let experienced_after = self.opts.experienced_after;
+        let (all, experienced) = &mut self.buffers;
+        all.clear();
+        experienced.clear();
+        // An entry's prediction if every member has a prior, and whether every member is
+        // experienced.
+        let part = |e: &crate::history::Entry<'_>| {
+            e.players.iter().all(|&p| known[p as usize]).then(|| {
+                let part = Participant {
+                    rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
+                    lo: e.lo,
+                    hi: e.hi,
+                };
+                let seasoned = e
+                    .players
+                    .iter()
+                    .all(|&p| records[p as usize].contests >= experienced_after);
+                (part, seasoned)
+            })
+        };
+        if contest.len() >= PARALLEL_FROM {
+            // A large contest's entries looked up on the pool's threads (each a few reads from
+            // far apart in memory) into their places in the buffers, then the entries left out
+            // (marked by an impossible place range) taken out in order.
+            use rayon::prelude::*;
+            const LEFT_OUT: Participant = Participant {
+                rating: 0.0,
+                lo: u32::MAX,
+                hi: 0,
+            };
+            all.resize(contest.len(), LEFT_OUT);
+            experienced.resize(contest.len(), LEFT_OUT);
+            all.par_iter_mut()
+                .zip(experienced.par_iter_mut())
+                .enumerate()
+                .with_min_len(1_024)
+                .for_each(|(i, (a, x))| {
+                    // The states and records read are asked for eight entries ahead.
+                    if i + 8 < contest.len() {
+                        for &p in contest.entry(i + 8).players {
+                            prefetch(&raw const states[p as usize]);
+                            prefetch(&raw const records[p as usize]);
+                        }
+                    }
+                    if let Some((p, seasoned)) = part(&contest.entry(i)) {
+                        *a = p;
+                        if seasoned {
+                            *x = p;
+                        }
+                    }
+                });
+            let kept = |p: &Participant| p.lo <= p.hi;
+            all.retain(kept);
+            experienced.retain(kept);
+            return None;
+        }
+        for (p, seasoned) in contest.entries().filter_map(|e| part(&e)) {
+            all.push(p);
+            if seasoned {
+                experienced.push(p);
+            }
+        }
+        if contest.len() == 2 && all.len() == 2 {
+            return game_prediction(system, states, contest);
+        }
+        None
     }
 
     /// The history rows of a contest, with the ratings before it.
@@ -1282,7 +1335,7 @@ pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
 fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<usize>) -> Rounds {
     let mut rounds = group_rounds(history, opts.period);
     if let Some(cutoff) = opts.as_of {
-        rounds = rounds.before(history, cutoff);
+        rounds = rounds.filtered(|c| history.contest(c as usize).time() < cutoff);
     }
     if let Some(left) = *budget {
         let kept = rounds.first_contests(left);
@@ -1294,7 +1347,7 @@ fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<us
         rounds = kept;
     }
     if let Some(skip) = &opts.skip {
-        rounds = rounds.without(skip);
+        rounds = rounds.filtered(|c| !skip[c as usize]);
     }
     if opts.skip_all_tied {
         rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
@@ -1370,84 +1423,6 @@ struct Game {
     p: f64,
     y: f64,
     own: Option<[f64; 3]>,
-}
-
-/// The predictions to score in one contest: entries whose players all have a prior (a rated
-/// earlier round), and among them the experienced ones (every member with enough earlier
-/// contests), into `buffers`; a two-entry contest's predictions and outcome.
-fn gather<S: RatingSystem>(
-    system: &S,
-    states: &[S::Player],
-    (known, records): (&[bool], &[PlayerRecord]),
-    contest: &Contest,
-    experienced_after: u32,
-    buffers: &mut (Vec<Participant>, Vec<Participant>),
-) -> Option<Game> {
-    let (all, experienced) = buffers;
-    all.clear();
-    experienced.clear();
-    // An entry's prediction if every member has a prior, and whether every member is
-    // experienced.
-    let part = |e: &crate::history::Entry<'_>| {
-        e.players.iter().all(|&p| known[p as usize]).then(|| {
-            let part = Participant {
-                rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
-                lo: e.lo,
-                hi: e.hi,
-            };
-            let seasoned = e
-                .players
-                .iter()
-                .all(|&p| records[p as usize].contests >= experienced_after);
-            (part, seasoned)
-        })
-    };
-    if contest.len() >= PARALLEL_FROM {
-        // A large contest's entries looked up on the pool's threads (each a few reads from
-        // far apart in memory) into their places in the buffers, then the entries left out
-        // (marked by an impossible place range) taken out in order.
-        use rayon::prelude::*;
-        const LEFT_OUT: Participant = Participant {
-            rating: 0.0,
-            lo: u32::MAX,
-            hi: 0,
-        };
-        all.resize(contest.len(), LEFT_OUT);
-        experienced.resize(contest.len(), LEFT_OUT);
-        all.par_iter_mut()
-            .zip(experienced.par_iter_mut())
-            .enumerate()
-            .with_min_len(1_024)
-            .for_each(|(i, (a, x))| {
-                // The states and records read are asked for eight entries ahead.
-                if i + 8 < contest.len() {
-                    for &p in contest.entry(i + 8).players {
-                        prefetch(&raw const states[p as usize]);
-                        prefetch(&raw const records[p as usize]);
-                    }
-                }
-                if let Some((p, seasoned)) = part(&contest.entry(i)) {
-                    *a = p;
-                    if seasoned {
-                        *x = p;
-                    }
-                }
-            });
-        let kept = |p: &Participant| p.lo <= p.hi;
-        all.retain(kept);
-        experienced.retain(kept);
-        return None;
-    }
-    for (p, seasoned) in contest.entries().filter_map(|e| part(&e)) {
-        all.push(p);
-        if seasoned {
-            experienced.push(p);
-        }
-    }
-    if contest.len() == 2 && all.len() == 2 {
-        return game_prediction(system, states, contest);
-    }
-    None
 }
 
 /// A two-entry contest's predictions (as the game is played: its first side's advantage
