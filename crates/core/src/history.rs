@@ -99,7 +99,7 @@ pub struct SourceInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub names_equal_example: Option<(String, String)>,
     /// Contests dropped as repeats of one read before (`--dedupe`).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub duplicates_dropped: u64,
     /// How the time column was read (CSV and Parquet), e.g. `auto: integers as YYYYMMDD
     /// dates (the first: 20230102)`.
@@ -116,13 +116,9 @@ pub struct SourceInfo {
     pub untimed: bool,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+/// A count of 0, which the JSON leaves out.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 fn is_one_or_less(n: &usize) -> bool {
@@ -997,14 +993,12 @@ impl HistoryBuilder {
         label: Option<&str>,
         series: Option<&str>,
     ) {
-        let label = match label {
-            Some(l) => Self::intern(&mut self.label_ids, &mut self.h.labels, l),
-            None => NONE,
-        };
-        let series = match series {
-            Some(s) => Self::intern(&mut self.series_ids, &mut self.h.series, s),
-            None => NONE,
-        };
+        let label = label.map_or(NONE, |l| {
+            Self::intern(&mut self.label_ids, &mut self.h.labels, l)
+        });
+        let series = series.map_or(NONE, |s| {
+            Self::intern(&mut self.series_ids, &mut self.h.series, s)
+        });
         let start = self.h.entries.len() as u32;
         self.open = Some(ContestRec {
             time,
@@ -1043,18 +1037,13 @@ impl HistoryBuilder {
         score: Option<f64>,
     ) {
         debug_assert!(weights.is_empty() || weights.len() == players.len());
-        let n = self.h.members.len();
-        if !weights.is_empty() && weights.iter().any(|&w| w != 1.0) {
-            self.h.weights.resize(n, 1.0);
-            self.h.weights.extend_from_slice(weights);
-        } else if !self.h.weights.is_empty() {
-            self.h.weights.resize(n + players.len(), 1.0);
-        }
-        let member_start = self.h.members.len() as u32;
-        self.h.members.extend_from_slice(players);
-        self.h.entries.push(EntryRec {
+        let h = &mut self.h;
+        copy_weights(&mut h.weights, h.members.len(), weights, 0..players.len());
+        let member_start = h.members.len() as u32;
+        h.members.extend_from_slice(players);
+        h.entries.push(EntryRec {
             member_start,
-            member_end: self.h.members.len() as u32,
+            member_end: h.members.len() as u32,
             lo,
             hi,
             score: score.unwrap_or(f64::NAN),
