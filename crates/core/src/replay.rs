@@ -471,11 +471,9 @@ pub trait Observer {
 }
 
 /// Keeps every history row in memory.
-struct Collect(Vec<HistoryRow>);
-
-impl Observer for Collect {
+impl Observer for Vec<HistoryRow> {
     fn rows(&mut self, rows: &[HistoryRow]) {
-        self.0.extend_from_slice(rows);
+        self.extend_from_slice(rows);
     }
 }
 
@@ -580,13 +578,13 @@ pub fn replay<S: RatingSystem>(
     system: &S,
     opts: &ReplayOptions,
 ) -> Result<ReplayResult, Divergence> {
-    let mut rows = Collect(Vec::with_capacity(if opts.keep_history {
+    let mut rows = Vec::with_capacity(if opts.keep_history {
         history.placings()
     } else {
         0
-    }));
+    });
     let mut result = replay_observed(history, system, opts, &mut rows)?;
-    result.history = rows.0;
+    result.history = rows;
     Ok(result)
 }
 
