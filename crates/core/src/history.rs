@@ -632,7 +632,7 @@ pub struct Count {
 
 impl Count {
     /// Counts a valid contest of time `time` (in a series or not) and `entries` entries.
-    fn add(&mut self, time: i64, series: bool, all_tied: bool, entries: u32) {
+    pub(crate) fn add(&mut self, time: i64, series: bool, all_tied: bool, entries: u32) {
         if let Some(latest) = self.latest
             && time < latest
             && self.first_disorder.is_none()
