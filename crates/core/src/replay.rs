@@ -681,19 +681,17 @@ pub struct Replayer<'a, S: RatingSystem> {
     /// The length of a rating period in days when periods are measured in time
     /// ([`ReplayOptions::measured_period`]).
     measured: Option<f64>,
-    states: Vec<S::Player>,
-    records: Vec<PlayerRecord>,
-    /// Players with a rating before their next round (seeded, or rated once).
-    known: Vec<bool>,
-    /// Calendar period of each player's last round.
-    last_key: Vec<i64>,
+    /// The players' states, records, priors and calendar periods, the metrics, and the
+    /// counts of the runs resumed from (rounds, contests, warm-up) and of the history rows
+    /// handed over; the draw model, the places and the base rate's sums (`None` here) are
+    /// kept in `draws`, in the records and in the metrics.
+    carry: Carry<S::Player>,
     /// Round of each player's last appearance (+1), to count rounds once per player.
     last_round: Vec<u32>,
     /// Seeded players not yet met, the lowest id last.
     seeds: Vec<Seed>,
     /// Every player's name (for the message of one who runs away).
     names: NameList,
-    metrics: Metrics,
     /// The draw parameter, fitted on the games so far.
     draws: DrawModel,
     series: Series,
@@ -701,16 +699,9 @@ pub struct Replayer<'a, S: RatingSystem> {
     buffers: (Vec<Participant>, Vec<Participant>),
     /// The players of the current round.
     participants: Vec<PlayerId>,
-    /// Rounds and contests applied by the runs resumed from; the warm-up, counted from the
-    /// very first contest.
-    rounds_done: u64,
-    contests_done: u64,
-    warmup: usize,
-    /// Rounds and contests of this replay rated so far; history rows handed over so far
-    /// (counted from the very first).
+    /// Rounds and contests of this replay rated so far.
     rounds: usize,
     seen_contests: usize,
-    rows_done: u64,
     /// Placings since progress was last reported: a million games and a thousand huge
     /// contests both report often enough, and cheaply.
     placings_since_report: usize,
@@ -741,7 +732,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         snapshot_at: SnapshotAt,
         contests: usize,
     ) -> Self {
-        let c = from.unwrap_or_else(|| Carry {
+        let mut c = from.unwrap_or_else(|| Carry {
             states: Vec::new(),
             records: Vec::new(),
             known: Vec::new(),
@@ -755,30 +746,26 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             places: None,
             base: None,
         });
-        let (draws, three) = c.outcomes.unwrap_or_default();
-        let mut records = c.records;
-        if let Some(places) = c.places {
-            for (r, p) in records.iter_mut().zip(places) {
-                r.places = p;
-            }
+        let (draws, three) = c.outcomes.take().unwrap_or_default();
+        for (r, p) in c
+            .records
+            .iter_mut()
+            .zip(c.places.take().into_iter().flatten())
+        {
+            r.places = p;
         }
-        let mut metrics = c.metrics;
-        metrics.set_three_sums(three);
-        if let Some(base) = c.base {
-            metrics.set_base_sums(base);
+        c.metrics.set_three_sums(three);
+        if let Some(base) = c.base.take() {
+            c.metrics.set_base_sums(base);
         }
         let mut replayer = Self {
             system,
             opts,
             measured: opts.measured_period(system),
             last_round: vec![0; c.states.len()],
-            states: c.states,
-            records,
-            known: c.known,
-            last_key: c.last_key,
+            carry: c,
             seeds: Vec::new(),
             names: NameList::default(),
-            metrics,
             draws,
             series: Series::default(),
             rows: Vec::with_capacity(if opts.keep_history {
@@ -788,12 +775,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             }),
             buffers: (Vec::new(), Vec::new()),
             participants: Vec::new(),
-            rounds_done: c.rounds_done,
-            contests_done: c.contests_done,
-            warmup: c.warmup_contests as usize,
             rounds: 0,
             seen_contests: 0,
-            rows_done: c.history_rows,
             placings_since_report: 0,
             budget: opts.max_contests,
             end: None,
@@ -812,7 +795,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// names); a seed for a player already met, or carried from a state, is ignored, as
     /// [`ReplayOptions::seeds`]' are.
     pub fn add_seeds(&mut self, seeds: impl IntoIterator<Item = Seed>) {
-        let met = self.states.len();
+        let met = self.carry.states.len();
         self.seeds
             .extend(seeds.into_iter().filter(|s| s.player as usize >= met));
         self.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
@@ -871,19 +854,19 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// Makes room for the players up to `n` (those new to this replay, all of them without a
     /// carry), seeded ones with their seeds.
     fn grow(&mut self, n: usize) {
-        if n <= self.states.len() {
+        if n <= self.carry.states.len() {
             return;
         }
         let system = self.system;
-        self.states.resize(n, system.new_player());
-        self.records.resize(n, PlayerRecord::default());
-        self.known.resize(n, false);
-        self.last_key.resize(n, 0);
+        self.carry.states.resize(n, system.new_player());
+        self.carry.records.resize(n, PlayerRecord::default());
+        self.carry.known.resize(n, false);
+        self.carry.last_key.resize(n, 0);
         self.last_round.resize(n, 0);
         while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
-            self.states[seed.player as usize] =
+            self.carry.states[seed.player as usize] =
                 system.seeded(seed.rating, seed.uncertainty, seed.volatility);
-            self.known[seed.player as usize] = true;
+            self.carry.known[seed.player as usize] = true;
             self.seeds.pop();
         }
     }
@@ -965,15 +948,16 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
         let system = self.system;
         if let Some(whole) = system.whole_history() {
-            whole.settle(&mut self.states);
+            whole.settle(&mut self.carry.states);
         }
         if let Some(end) = self.opts.as_of.or(self.end) {
-            let (records, last_key) = (&self.records, &self.last_key);
+            let (records, last_key) = (&self.carry.records, &self.carry.last_key);
             let last =
                 |p: usize| (records[p].contests > 0).then(|| (last_key[p], records[p].last_time));
             let check =
                 |p, s: &S::Player| runaway(&system.rating(s)).map_or(Ok(()), |v| Err((p, v)));
-            let passed = (self.opts).pass_to_end(system, &mut self.states, end, last, check);
+            let states = &mut self.carry.states;
+            let passed = self.opts.pass_to_end(system, states, end, last, check);
             passed.map_err(|found| self.diverged(found, None))?;
         }
         let elapsed = self.start.elapsed();
@@ -984,20 +968,16 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// What `--save-state` keeps after the rounds rated so far, which applied the contests
     /// `applied`.
     fn snapshot_now(&self, applied: Vec<u32>) -> Snapshot<S::Player> {
+        let c = &self.carry;
         Snapshot {
             carry: Carry {
-                states: self.states.clone(),
-                records: self.records.clone(),
-                known: self.known.clone(),
-                last_key: self.last_key.clone(),
-                metrics: self.metrics.clone(),
-                rounds_done: self.rounds_done + self.rounds as u64,
-                contests_done: self.contests_done + self.seen_contests as u64,
-                warmup_contests: self.warmup as u64,
-                history_rows: self.rows_done + self.rows.len() as u64,
-                outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
-                places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
-                base: Some(self.metrics.base_sums().clone()),
+                rounds_done: c.rounds_done + self.rounds as u64,
+                contests_done: c.contests_done + self.seen_contests as u64,
+                history_rows: c.history_rows + self.rows.len() as u64,
+                outcomes: Some((self.draws.clone(), c.metrics.three_sums().clone())),
+                places: Some(c.records.iter().map(|r| r.places.clone()).collect()),
+                base: Some(c.metrics.base_sums().clone()),
+                ..c.clone()
             },
             applied,
             open_from: None,
@@ -1018,7 +998,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 // The records and marks of players a few places on, asked for before they are
                 // read (in a large contest each is far from the last in memory).
                 if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
-                    crate::numeric::prefetch(&raw const self.records[ahead as usize]);
+                    crate::numeric::prefetch(&raw const self.carry.records[ahead as usize]);
                     crate::numeric::prefetch(&raw const self.last_round[ahead as usize]);
                 }
                 let pi = p as usize;
@@ -1027,18 +1007,18 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 }
                 self.last_round[pi] = mark;
                 self.participants.push(p);
-                let rec = &self.records[pi];
+                let rec = &self.carry.records[pi];
                 if rec.contests > 0 {
                     let time = self.opts.time_passed(
-                        (self.last_key[pi], rec.last_time),
+                        (self.carry.last_key[pi], rec.last_time),
                         (key, round_time),
                         true,
                         self.measured,
                     );
-                    self.system.elapse(&mut self.states[pi], time);
+                    self.system.elapse(&mut self.carry.states[pi], time);
                 }
                 if let Some(k) = key {
-                    self.last_key[pi] = k;
+                    self.carry.last_key[pi] = k;
                 }
             }
         }
@@ -1048,19 +1028,19 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// warm-up), and its history rows begun.
     fn score(&mut self, round: &Round<'_>) {
         for (k, c) in round.contests().enumerate() {
-            let replay_index = self.contests_done as usize + self.seen_contests + k;
-            if replay_index >= self.warmup {
+            let replay_index = self.carry.contests_done as usize + self.seen_contests + k;
+            if replay_index as u64 >= self.carry.warmup_contests {
                 let game = self.gather(&c);
                 add_scores(
                     &c,
                     game,
                     &mut self.buffers,
-                    (&mut self.metrics, &mut self.series, &mut self.draws),
+                    (&mut self.carry.metrics, &mut self.series, &mut self.draws),
                     (self.opts.series, self.opts.keep_scores),
                 );
             } else if c.len() == 2
-                && c.players().iter().all(|&p| self.known[p as usize])
-                && let Some(g) = game_prediction(self.system, &self.states, &c)
+                && c.players().iter().all(|&p| self.carry.known[p as usize])
+                && let Some(g) = game_prediction(self.system, &self.carry.states, &c)
                 && g.own.is_none()
             {
                 // The warm-up's games teach the draw model too.
@@ -1074,8 +1054,12 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// rated earlier round), and among them the experienced ones (every member with enough
     /// earlier contests), into the buffers; a two-entry contest's predictions and outcome.
     fn gather(&mut self, contest: &Contest) -> Option<Game> {
-        let (system, states, known, records) =
-            (self.system, &self.states, &self.known, &self.records);
+        let (system, states, known, records) = (
+            self.system,
+            &self.carry.states,
+            &self.carry.known,
+            &self.carry.records,
+        );
         let experienced_after = self.opts.experienced_after;
         let (all, experienced) = &mut self.buffers;
         all.clear();
@@ -1152,15 +1136,15 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         let players = c.players();
         for (i, &p) in players.iter().enumerate() {
             if let Some(&ahead) = players.get(i + 8) {
-                prefetch(&raw const self.states[ahead as usize]);
+                prefetch(&raw const self.carry.states[ahead as usize]);
             }
             self.rows.push(HistoryRow {
-                round: (self.rounds_done + self.rounds as u64) as u32,
+                round: (self.carry.rounds_done + self.rounds as u64) as u32,
                 contest: replay_index as u32,
                 contest_id: c.index() as u32,
                 time: c.time(),
                 player: p,
-                before: self.system.rating(&self.states[p as usize]).mean,
+                before: self.system.rating(&self.carry.states[p as usize]).mean,
                 after: f64::NAN,
                 uncertainty: f64::NAN,
                 performance: f64::NAN,
@@ -1186,23 +1170,23 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 });
             }
         }
-        let replay_index = self.contests_done as usize + self.seen_contests;
+        let replay_index = self.carry.contests_done as usize + self.seen_contests;
         let large = match round.contests().next() {
             Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
             _ => None,
         };
         let first = round.contests().next();
-        if let Some(c) = large.filter(|_| replay_index >= self.warmup) {
+        if let Some(c) = large.filter(|_| replay_index as u64 >= self.carry.warmup_contests) {
             self.rows_before(&c, replay_index);
             let game = self.gather(&c);
             let system = self.system;
-            let states = &mut self.states;
+            let states = &mut self.carry.states;
             let buffers = &mut self.buffers;
-            let metrics = &mut self.metrics;
+            let metrics = &mut self.carry.metrics;
             let series = &mut self.series;
             let draws = &mut self.draws;
             let keep = (self.opts.series, self.opts.keep_scores);
-            let (records, known) = (&mut self.records, &mut self.known);
+            let (records, known) = (&mut self.carry.records, &mut self.carry.known);
             let participants = &self.participants;
             rayon::join(
                 || {
@@ -1213,16 +1197,16 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             );
         } else {
             self.score(&round);
-            self.system.update(round, &mut self.states);
+            self.system.update(round, &mut self.carry.states);
             record_results(
-                &mut self.records,
-                &mut self.known,
+                &mut self.carry.records,
+                &mut self.carry.known,
                 &self.participants,
                 &round,
             );
         }
         // A rating of the round's players that ran away stops the replay.
-        if let Some(found) = first_runaway(&self.system, &self.states, &self.participants) {
+        if let Some(found) = first_runaway(&self.system, &self.carry.states, &self.participants) {
             return Err(self.diverged(found, first.as_ref()));
         }
         self.fill_rows(first_row);
@@ -1235,10 +1219,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         for i in 0..rows.len() {
             // The states are scattered: asked for eight rows ahead.
             if let Some(ahead) = rows.get(i + 8) {
-                prefetch_value(&self.states[ahead.player as usize]);
+                prefetch_value(&self.carry.states[ahead.player as usize]);
             }
             let row = &mut rows[i];
-            let st = &self.states[row.player as usize];
+            let st = &self.carry.states[row.player as usize];
             let rating = self.system.rating(st);
             row.after = rating.mean;
             row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
@@ -1249,7 +1233,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// Hands the rows kept to the observer.
     fn flush(&mut self, observer: &mut dyn Observer) {
         observer.rows(&self.rows);
-        self.rows_done += self.rows.len() as u64;
+        self.carry.history_rows += self.rows.len() as u64;
         self.rows.clear();
     }
 
@@ -1271,7 +1255,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     fn diverged(&self, (p, value): (usize, String), at: Option<&Contest>) -> Divergence {
         Divergence {
             system: self.system.name(),
-            round: self.rounds_done + self.rounds as u64,
+            round: self.carry.rounds_done + self.rounds as u64,
             contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
             player: if p < self.names.len() {
                 self.names[p].to_string()
@@ -1300,15 +1284,15 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             system: system.name(),
             params: system.params(),
             method: system.method(),
-            fitted: whole.and_then(|w| w.fitted(&self.states)),
-            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.states, &r)),
-            ratings: self.states.iter().map(|s| system.rating(s)).collect(),
-            records: self.records,
+            fitted: whole.and_then(|w| w.fitted(&self.carry.states)),
+            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.carry.states, &r)),
+            ratings: self.carry.states.iter().map(|s| system.rating(s)).collect(),
+            records: self.carry.records,
             history: Vec::new(),
-            metrics: self.metrics.report(),
+            metrics: self.carry.metrics.report(),
             rounds: self.rounds,
-            rounds_before: self.rounds_done as usize,
-            warmup_contests: self.warmup,
+            rounds_before: self.carry.rounds_done as usize,
+            warmup_contests: self.carry.warmup_contests as usize,
             elapsed,
             series: self.series,
             draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
@@ -1316,8 +1300,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             status_rule: StatusRule::of(system),
             rating_period_days: self.measured,
         };
-        let n = self.states.len();
-        crate::drop_aside(self.states, n);
+        let n = self.carry.states.len();
+        crate::drop_aside(self.carry.states, n);
         result
     }
 }
