@@ -816,11 +816,11 @@ impl HistoryBuilder {
             contests: h.contests.drain(..n).collect(),
             entries: h.entries.drain(..entries_end).collect(),
             members: h.members.drain(..members_end).collect(),
-            weights: if h.weights.is_empty() {
-                Vec::new()
-            } else {
-                h.weights.drain(..members_end).collect()
-            },
+            // (The shares are as many as the members, or none.)
+            weights: h
+                .weights
+                .drain(..members_end.min(h.weights.len()))
+                .collect(),
             ..History::default()
         };
         debug_assert!(block.contests.windows(2).all(|w| w[0].time <= w[1].time));
@@ -905,10 +905,7 @@ impl HistoryBuilder {
     /// alias applied) in `pool`, a player apart from him in any other pool ([`POOL_SEP`]).
     pub fn pooled_player(&mut self, name: &str, pool: &str) -> PlayerId {
         let name = &*canonical_name(name);
-        let kept = match &self.aliases {
-            Some(a) => a.resolve(name),
-            None => name,
-        };
+        let kept = self.aliases.as_ref().map_or(name, |a| a.resolve(name));
         let mut key = String::with_capacity(kept.len() + pool.len() + 1);
         key.push_str(kept);
         key.push(POOL_SEP);
