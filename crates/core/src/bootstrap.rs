@@ -321,15 +321,6 @@ struct Replicate<'a, S> {
 }
 
 impl<S: RatingSystem> Replicate<'_, S> {
-    /// Rates a round whose ratings are read only at the end: a whole-history system's
-    /// [`crate::systems::WholeHistory::accumulate`], any other's [`RatingSystem::update`].
-    fn accumulate(&self, round: Round<'_>, states: &mut [S::Player]) {
-        match self.system.whole_history() {
-            Some(whole) => whole.accumulate(round, states),
-            None => self.system.update(round, states),
-        }
-    }
-
     /// Applies the round of contests `list` (a contest may be there several times); `None`
     /// when the system refuses one of them or a rating runs away.
     fn apply(&mut self, list: &[u32], states: &mut [S::Player]) -> Option<()> {
@@ -366,7 +357,12 @@ impl<S: RatingSystem> Replicate<'_, S> {
                 }
             }
         }
-        self.accumulate(round, states);
+        // The ratings are read only at the end: a whole-history system accumulates the round
+        // (`WholeHistory::accumulate`), any other rates it.
+        match system.whole_history() {
+            Some(whole) => whole.accumulate(round, states),
+            None => system.update(round, states),
+        }
         for c in round.contests() {
             for &p in c.players() {
                 self.played[p as usize] = true;
