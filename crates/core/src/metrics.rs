@@ -414,11 +414,7 @@ impl Metrics {
         t.log_loss += ll3;
         t.draws += f64::from(y == 0.5);
         t.predicted_draws += three[1];
-        (self.add_decisive(p, y), ll3)
-    }
-
-    /// The two-outcome parts of [`add_game`](Self::add_game).
-    fn add_decisive(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
+        // The two-outcome metrics: log-loss, Brier score, accuracy.
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
         let terms = (
             -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln()),
@@ -435,7 +431,7 @@ impl Metrics {
         self.two.log_loss += terms.0;
         self.two.brier += terms.1;
         self.two.accuracy += terms.2;
-        terms
+        (terms, ll3)
     }
 
     /// Adds scored contests' contributions, each `times(i)` times (`i` its position in
