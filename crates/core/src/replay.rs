@@ -285,7 +285,10 @@ impl ReplayOptions {
         let periods = match measured {
             Some(length) if round && self.growth == Growth::Time => (days / length).max(1.0),
             Some(length) => days / length,
-            None => key.map_or(u32::from(round), |k| periods_between(last_key, k)) as f64,
+            // Calendar periods begun since the last.
+            None => key.map_or(f64::from(u32::from(round)), |k| {
+                k.saturating_sub(last_key).clamp(0, u32::MAX.into()) as f64
+            }),
         };
         Elapsed {
             periods,
@@ -1209,12 +1212,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some(found) = first_runaway(&self.system, &self.carry.states, &self.participants) {
             return Err(self.diverged(found, first.as_ref()));
         }
-        self.fill_rows(first_row);
-        Ok(())
-    }
-
-    /// The ratings after the round in its history rows.
-    fn fill_rows(&mut self, first_row: usize) {
+        // The ratings after the round in its history rows.
         let rows = &mut self.rows[first_row..];
         for i in 0..rows.len() {
             // The states are scattered: asked for eight rows ahead.
@@ -1228,6 +1226,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
             row.performance = self.system.performance(st).unwrap_or(f64::NAN);
         }
+        Ok(())
     }
 
     /// Hands the rows kept to the observer.
@@ -1335,11 +1334,6 @@ fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<us
         rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
     }
     rounds
-}
-
-/// Calendar periods begun from period `from` to period `to`.
-fn periods_between(from: i64, to: i64) -> u32 {
-    to.saturating_sub(from).clamp(0, u32::MAX as i64) as u32
 }
 
 /// The round's results in its players' records (contests, results, wins, draws, losses,
