@@ -605,7 +605,7 @@ fn split_names<'c>(
 /// What a counting builder ([`HistoryBuilder::counting`]) learns of an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
-    /// Contests kept (valid), and of them those before the cutoff.
+    /// Contests kept (valid).
     pub contests: u64,
     /// Contests before the cutoff (all of them without one).
     pub before_cutoff: u64,
@@ -621,12 +621,11 @@ pub struct Count {
     pub first_disorder: Option<(u64, i64, i64)>,
     /// Whether a contest belongs to a series.
     pub series: bool,
-    /// Of the contests before the cutoff, those of two entries (games) and their draws, and
-    /// whether one had more than two entries (TrueSkill's default draw margin).
+    /// Of the contests before the cutoff, those of two entries (games).
     pub games: u64,
     /// Drawn games among them.
     pub draws: u64,
-    /// A contest of more than two entries was counted.
+    /// A contest of more than two entries was counted (TrueSkill's default draw margin).
     pub larger: bool,
 }
 
@@ -1196,11 +1195,6 @@ impl HistoryBuilder {
     /// Names the next game added (its event, under `--period event`).
     pub fn name_next_game(&mut self, label: &str) {
         self.next_label = Some(label.to_owned());
-    }
-
-    /// Number of contests kept so far.
-    pub fn contest_count(&self) -> usize {
-        self.h.contests.len()
     }
 
     /// Says where the contests kept from the `from`-th on were found (a reader's encoding of
