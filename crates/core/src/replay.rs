@@ -1440,7 +1440,6 @@ fn add_scores(
         }
         metrics.add_game(g.p, g.y, &three, contest.first_side())
     });
-    let two = scored.map(|s| s.0);
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
     let seasoned = metrics.add_ranking(experienced, true);
@@ -1449,7 +1448,7 @@ fn add_scores(
             contest: contest.index() as u32,
             all: ranked,
             experienced: seasoned,
-            two,
+            two: scored.map(|s| s.0),
             log_loss_3: scored.map_or(0.0, |s| s.1),
         });
     }
