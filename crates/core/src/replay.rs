@@ -1174,11 +1174,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             }
         }
         let replay_index = self.carry.contests_done as usize + self.seen_contests;
-        let large = match round.contests().next() {
-            Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
-            _ => None,
-        };
         let first = round.contests().next();
+        let large = first.filter(|c| round.len() == 1 && c.len() >= OVERLAP_FROM);
         if let Some(c) = large.filter(|_| replay_index as u64 >= self.carry.warmup_contests) {
             self.rows_before(&c, replay_index);
             let game = self.gather(&c);
