@@ -127,7 +127,7 @@ impl<'o> Context<'o> {
     #[inline]
     pub fn after_record(&mut self, at: &Location) -> anyhow::Result<()> {
         // The contests this record gave: where they were found, for errors found later.
-        let kept = self.builder.contest_count();
+        let kept = self.builder.pending();
         if kept > self.marked {
             let origin = super::errors::origin(self.source.origin_files.len(), at);
             self.builder.mark_origins(self.marked, origin);

@@ -81,22 +81,18 @@ pub struct DrawCounts {
 }
 
 impl DrawCounts {
-    /// Of a history held whole: the contests before `opts.as_of`.
+    /// Of a history held whole: the contests before `opts.as_of`, counted as a stream's
+    /// counting pass counts them.
     pub fn of(history: &History, opts: &ReplayOptions) -> Self {
-        let mut n = DrawCounts::default();
+        let mut count = Count {
+            cutoff: opts.as_of,
+            ..Count::default()
+        };
         for c in history.contests() {
-            if opts.as_of.is_some_and(|t| c.time() >= t) {
-                continue;
-            }
-            match c.len() {
-                2 => {
-                    n.games += 1;
-                    n.draws += u64::from(c.all_tied());
-                }
-                _ => n.larger = true,
-            }
+            let series = c.series().is_some();
+            count.add(c.time(), series, c.all_tied(), c.len() as u32);
         }
-        n
+        Self::of_count(&count)
     }
 
     /// Of a stream, from its counting pass (the contests before the cutoff).

@@ -233,72 +233,6 @@ pub fn rating_intervals<S: RatingSystem>(
     out
 }
 
-/// When each player last played, for the time that passes before his next round.
-struct Clock {
-    played: Vec<bool>,
-    last_time: Vec<i64>,
-    last_key: Vec<i64>,
-}
-
-impl Clock {
-    #[inline]
-    /// Time passes for player `p`, arriving at a round at `time` (calendar period `key`), as
-    /// the replay lets it pass.
-    fn arrive<S: RatingSystem>(
-        &mut self,
-        (system, opts): (&S, &ReplayOptions),
-        state: &mut S::Player,
-        p: usize,
-        (time, key): (i64, Option<i64>),
-    ) {
-        if self.played[p] {
-            let passed = opts.time_passed(
-                (self.last_key[p], self.last_time[p]),
-                (key, time),
-                true,
-                opts.measured_period(system),
-            );
-            system.elapse(state, passed);
-        }
-        if let Some(k) = key {
-            self.last_key[p] = k;
-        }
-    }
-
-    #[inline]
-    /// Player `p` played a contest at `time`.
-    fn leave(&mut self, p: usize, time: i64) {
-        self.played[p] = true;
-        self.last_time[p] = self.last_time[p].max(time);
-    }
-
-    /// Time passes up to `end` for every player who played, as the replay lets it pass
-    /// before the leaderboard.
-    fn pass_to_end<S: RatingSystem>(
-        &self,
-        (system, opts): (&S, &ReplayOptions),
-        states: &mut [S::Player],
-        end: i64,
-    ) {
-        let end_key = opts.end_key(end);
-        let measured = opts.measured_period(system);
-        for (p, state) in states.iter_mut().enumerate() {
-            if !self.played[p] {
-                continue;
-            }
-            let passed = opts.time_passed(
-                (self.last_key[p], self.last_time[p]),
-                (end_key, end),
-                false,
-                measured,
-            );
-            if passed.periods > 0.0 || passed.variance > 0.0 {
-                system.elapse(state, passed);
-            }
-        }
-    }
-}
-
 /// One replicate's final ratings, or `None` when a rating ran away or the system refused a
 /// contest.
 fn replicate<S: RatingSystem>(
@@ -318,12 +252,10 @@ fn replicate<S: RatingSystem>(
         history,
         system,
         opts,
-        calendar: opts.period.calendar_key(0).is_some(),
-        clock: Clock {
-            played: vec![false; n],
-            last_time: vec![0; n],
-            last_key: vec![0; n],
-        },
+        measured: opts.measured_period(system),
+        played: vec![false; n],
+        last_time: vec![0; n],
+        last_key: vec![0; n],
         stamp: vec![0u32; n],
         round_no: 0,
         parts: Vec::new(),
@@ -340,9 +272,7 @@ fn replicate<S: RatingSystem>(
         } else {
             list.clear();
             for &c in contests {
-                for _ in 0..poisson_count(seed, r, c) {
-                    list.push(c);
-                }
+                list.extend(std::iter::repeat_n(c, poisson_count(seed, r, c) as usize));
             }
             if !list.is_empty() {
                 run.apply(&list, &mut states)?;
@@ -362,7 +292,10 @@ fn replicate<S: RatingSystem>(
             .max()
     });
     if let Some(end) = end {
-        run.clock.pass_to_end((system, opts), &mut states, end);
+        let last = |p: usize| run.played[p].then(|| (run.last_key[p], run.last_time[p]));
+        let Ok(()) = opts.pass_to_end(system, &mut states, end, last, |_, _| {
+            Ok::<_, std::convert::Infallible>(())
+        });
     }
     Some(states.iter().map(|s| system.rating(s)).collect())
 }
@@ -373,9 +306,13 @@ struct Replicate<'a, S> {
     history: &'a History,
     system: &'a S,
     opts: &'a ReplayOptions,
-    /// Rounds are calendar periods: time passes by the periods' keys.
-    calendar: bool,
-    clock: Clock,
+    /// [`ReplayOptions::measured_period`].
+    measured: Option<f64>,
+    /// Whether each player played, the time of his last contest, and the calendar period of
+    /// his last round.
+    played: Vec<bool>,
+    last_time: Vec<i64>,
+    last_key: Vec<i64>,
     /// The round each player last arrived at (numbered from 1), and the round's number.
     stamp: Vec<u32>,
     round_no: u32,
@@ -384,86 +321,58 @@ struct Replicate<'a, S> {
 }
 
 impl<S: RatingSystem> Replicate<'_, S> {
-    /// The calendar period of `time`, under calendar periods.
-    fn key_of(&self, time: i64) -> Option<i64> {
-        if self.calendar {
-            self.opts.period.calendar_key(time)
-        } else {
-            None
-        }
-    }
-
-    /// Rates a round whose ratings are read only at the end: a whole-history system's
-    /// [`crate::systems::WholeHistory::accumulate`], any other's [`RatingSystem::update`].
-    fn accumulate(&self, round: Round<'_>, states: &mut [S::Player]) {
-        match self.system.whole_history() {
-            Some(whole) => whole.accumulate(round, states),
-            None => self.system.update(round, states),
-        }
-    }
-
     /// Applies the round of contests `list` (a contest may be there several times); `None`
     /// when the system refuses one of them or a rating runs away.
     fn apply(&mut self, list: &[u32], states: &mut [S::Player]) -> Option<()> {
-        let (history, system, opts) = (self.history, self.system, self.opts);
-        if let [one] = list {
-            return self.apply_one(*one, states);
-        }
-        self.round_no += 1;
-        let round = Round::new(history, list);
+        let (system, opts) = (self.system, self.opts);
+        let round = Round::new(self.history, list);
         let time = round.contests().map(|c| c.time()).min().unwrap_or(0);
-        let key = self.key_of(time);
+        let key = opts.period.calendar_key(time);
+        // A player of two contests of the round arrives once (the players of one contest,
+        // most rounds, are distinct: no stamp needed).
+        let single = list.len() == 1;
+        self.round_no += 1;
         self.parts.clear();
         for c in round.contests() {
             if crate::systems::refusal(system, &c).is_some() {
                 return None;
             }
             for &p in c.players() {
-                // (A player of two contests of the round arrives once.)
-                if self.stamp[p as usize] == self.round_no {
-                    continue;
-                }
-                self.stamp[p as usize] = self.round_no;
-                self.parts.push(p);
                 let pi = p as usize;
-                self.clock
-                    .arrive((system, opts), &mut states[pi], pi, (time, key));
+                if !single {
+                    if self.stamp[pi] == self.round_no {
+                        continue;
+                    }
+                    self.stamp[pi] = self.round_no;
+                }
+                self.parts.push(p);
+                // Time passes for him as the replay lets it pass.
+                if self.played[pi] {
+                    let last = (self.last_key[pi], self.last_time[pi]);
+                    let passed = opts.time_passed(last, (key, time), true, self.measured);
+                    system.elapse(&mut states[pi], passed);
+                }
+                if let Some(k) = key {
+                    self.last_key[pi] = k;
+                }
             }
         }
-        self.accumulate(round, states);
+        // The ratings are read only at the end: a whole-history system accumulates the round
+        // (`WholeHistory::accumulate`), any other rates it.
+        match system.whole_history() {
+            Some(whole) => whole.accumulate(round, states),
+            None => system.update(round, states),
+        }
         for c in round.contests() {
             for &p in c.players() {
-                self.clock.leave(p as usize, c.time());
+                self.played[p as usize] = true;
+                self.last_time[p as usize] = self.last_time[p as usize].max(c.time());
             }
         }
         self.parts
             .iter()
             .all(|&p| runaway(&system.rating(&states[p as usize])).is_none())
             .then_some(())
-    }
-
-    /// A round of one contest (most rounds), the cheap way: its players are distinct.
-    fn apply_one(&mut self, one: u32, states: &mut [S::Player]) -> Option<()> {
-        let (history, system, opts) = (self.history, self.system, self.opts);
-        let c = history.contest(one as usize);
-        if crate::systems::refusal(system, &c).is_some() {
-            return None;
-        }
-        let time = c.time();
-        let key = self.key_of(time);
-        for &p in c.players() {
-            let pi = p as usize;
-            self.clock
-                .arrive((system, opts), &mut states[pi], pi, (time, key));
-        }
-        self.accumulate(Round::new(history, std::slice::from_ref(&one)), states);
-        for &p in c.players() {
-            self.clock.leave(p as usize, time);
-            if runaway(&system.rating(&states[p as usize])).is_some() {
-                return None;
-            }
-        }
-        Some(())
     }
 }
 

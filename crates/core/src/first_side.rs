@@ -11,20 +11,13 @@ use crate::history::History;
 use crate::replay::{ReplayOptions, replay};
 use crate::systems::bt::{Bt, BtParams, Refit, Ties};
 
-/// The advantage fitted on the warm-up.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FirstSideFit {
-    /// In Elo points.
-    pub elo: f64,
-    /// The warm-up's games with a first side, and its contests.
-    pub games: usize,
-    /// Contests of the warm-up.
-    pub contests: usize,
-}
-
 /// Fits the first side's advantage on the warm-up of `history` as `opts` replays it (its
-/// first `opts.warmup` share of contests; at most `opts.max_contests`).
-pub fn fit_on_warmup(history: &History, opts: &ReplayOptions) -> Result<FirstSideFit, String> {
+/// first `opts.warmup` share of contests; at most `opts.max_contests`): the advantage in Elo
+/// points, the warm-up's games with a first side, and its contests.
+pub fn fit_on_warmup(
+    history: &History,
+    opts: &ReplayOptions,
+) -> Result<(f64, usize, usize), String> {
     let mut contests = crate::numeric::first_share(history.len(), opts.warmup);
     if let Some(m) = opts.max_contests {
         contests = contests.min(m);
@@ -72,11 +65,7 @@ pub fn fit_on_warmup(history: &History, opts: &ReplayOptions) -> Result<FirstSid
         .and_then(|f| f["advantage"].as_f64())
         .filter(|x| x.is_finite())
         .ok_or("--advantage auto: the warm-up's fit gave no advantage")?;
-    Ok(FirstSideFit {
-        elo,
-        games,
-        contests,
-    })
+    Ok((elo, games, contests))
 }
 
 /// The system's [`RatingSystem::advantage_per_elo`](crate::systems::RatingSystem::advantage_per_elo).
@@ -129,17 +118,17 @@ pub fn resolve(
         "--advantage auto fits on the warm-up before the replay, and a streamed input is read \
          as it is rated: read it whole (--stream off) or give --advantage POINTS",
     )?;
-    let fit = fit_on_warmup(history, opts)?;
-    let points = fit.elo * per_elo;
+    let (elo, games, contests) = fit_on_warmup(history, opts)?;
+    let points = elo * per_elo;
     params.insert(
         "advantage".into(),
         crate::systems::number(points).ok_or("--advantage auto: the fit is not finite")?,
     );
     Ok(Some(serde_json::json!({
         "fitted": "by Bradley-Terry (maximum a posteriori, with the players' strengths) on the warm-up",
-        "warmup_contests": fit.contests,
-        "games_with_a_first_side": fit.games,
-        "elo": fit.elo,
+        "warmup_contests": contests,
+        "games_with_a_first_side": games,
+        "elo": elo,
         "points": points,
     })))
 }

@@ -26,14 +26,6 @@ pub fn split_pool(name: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// A name as text for a person: the name, and its pool in brackets (`thibault [blitz]`).
-pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
-    match split_pool(name) {
-        (n, Some(pool)) => format!("{n} [{pool}]").into(),
-        (n, None) => n.into(),
-    }
-}
-
 const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
@@ -107,7 +99,7 @@ pub struct SourceInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub names_equal_example: Option<(String, String)>,
     /// Contests dropped as repeats of one read before (`--dedupe`).
-    #[serde(skip_serializing_if = "is_zero_u64")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub duplicates_dropped: u64,
     /// How the time column was read (CSV and Parquet), e.g. `auto: integers as YYYYMMDD
     /// dates (the first: 20230102)`.
@@ -124,13 +116,9 @@ pub struct SourceInfo {
     pub untimed: bool,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+/// A count of 0, which the JSON leaves out.
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 fn is_one_or_less(n: &usize) -> bool {
@@ -376,30 +364,35 @@ impl History {
             ..History::default()
         };
         for c in &self.contests[local] {
-            let start = b.entries.len() as u32;
-            for e in &self.entries[c.entry_start as usize..c.entry_end as usize] {
-                let ms = b.members.len() as u32;
-                let range = e.member_start as usize..e.member_end as usize;
-                copy_weights(
-                    &mut b.weights,
-                    b.members.len(),
-                    &self.weights,
-                    range.clone(),
-                );
-                b.members.extend_from_slice(&self.members[range]);
-                b.entries.push(EntryRec {
-                    member_start: ms,
-                    member_end: b.members.len() as u32,
-                    ..*e
-                });
-            }
-            b.contests.push(ContestRec {
-                entry_start: start,
-                entry_end: b.entries.len() as u32,
-                ..*c
-            });
+            b.push_contest(self, c);
         }
         b
+    }
+    /// Appends contest `c` of `src` with its entries, members and shares (renumbered into
+    /// this history's arrays).
+    fn push_contest(&mut self, src: &History, c: &ContestRec) {
+        let start = self.entries.len() as u32;
+        for e in &src.entries[c.entry_start as usize..c.entry_end as usize] {
+            let ms = self.members.len() as u32;
+            let range = e.member_start as usize..e.member_end as usize;
+            copy_weights(
+                &mut self.weights,
+                self.members.len(),
+                &src.weights,
+                range.clone(),
+            );
+            self.members.extend_from_slice(&src.members[range]);
+            self.entries.push(EntryRec {
+                member_start: ms,
+                member_end: self.members.len() as u32,
+                ..*e
+            });
+        }
+        self.contests.push(ContestRec {
+            entry_start: start,
+            entry_end: self.entries.len() as u32,
+            ..*c
+        });
     }
     /// The name of a series id.
     pub fn series_name(&self, s: u32) -> &str {
@@ -612,7 +605,7 @@ fn split_names<'c>(
 /// What a counting builder ([`HistoryBuilder::counting`]) learns of an input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
-    /// Contests kept (valid), and of them those before the cutoff.
+    /// Contests kept (valid).
     pub contests: u64,
     /// Contests before the cutoff (all of them without one).
     pub before_cutoff: u64,
@@ -628,18 +621,17 @@ pub struct Count {
     pub first_disorder: Option<(u64, i64, i64)>,
     /// Whether a contest belongs to a series.
     pub series: bool,
-    /// Of the contests before the cutoff, those of two entries (games) and their draws, and
-    /// whether one had more than two entries (TrueSkill's default draw margin).
+    /// Of the contests before the cutoff, those of two entries (games).
     pub games: u64,
     /// Drawn games among them.
     pub draws: u64,
-    /// A contest of more than two entries was counted.
+    /// A contest of more than two entries was counted (TrueSkill's default draw margin).
     pub larger: bool,
 }
 
 impl Count {
     /// Counts a valid contest of time `time` (in a series or not) and `entries` entries.
-    fn add(&mut self, time: i64, series: bool, all_tied: bool, entries: u32) {
+    pub(crate) fn add(&mut self, time: i64, series: bool, all_tied: bool, entries: u32) {
         if let Some(latest) = self.latest
             && time < latest
             && self.first_disorder.is_none()
@@ -810,16 +802,12 @@ impl HistoryBuilder {
     pub fn take_block(&mut self, n: usize) -> History {
         let h = &mut self.h;
         let n = n.min(h.contests.len());
-        let entries_end = if n == 0 {
-            0
-        } else {
-            h.contests[n - 1].entry_end as usize
-        };
-        let members_end = if entries_end == 0 {
-            0
-        } else {
-            h.entries[entries_end - 1].member_end as usize
-        };
+        let entries_end = n
+            .checked_sub(1)
+            .map_or(0, |i| h.contests[i].entry_end as usize);
+        let members_end = entries_end
+            .checked_sub(1)
+            .map_or(0, |i| h.entries[i].member_end as usize);
         let mut block = History {
             names: h.names[self.names_taken as usize..].to_vec(),
             names_offset: self.names_taken,
@@ -827,11 +815,11 @@ impl HistoryBuilder {
             contests: h.contests.drain(..n).collect(),
             entries: h.entries.drain(..entries_end).collect(),
             members: h.members.drain(..members_end).collect(),
-            weights: if h.weights.is_empty() {
-                Vec::new()
-            } else {
-                h.weights.drain(..members_end).collect()
-            },
+            // (The shares are as many as the members, or none.)
+            weights: h
+                .weights
+                .drain(..members_end.min(h.weights.len()))
+                .collect(),
             ..History::default()
         };
         debug_assert!(block.contests.windows(2).all(|w| w[0].time <= w[1].time));
@@ -882,29 +870,18 @@ impl HistoryBuilder {
 
     /// The series of the `i`-th contest not yet handed over, if it has one.
     pub fn pending_series(&self, i: usize) -> Option<&str> {
-        let s = self.h.contests[i].series;
-        (s != NONE).then(|| self.h.series[s as usize].as_str())
+        self.h.contest(i).series().map(|s| self.h.series_name(s))
     }
 
     /// The entries (each its players) of the `i`-th contest not yet handed over.
     pub fn pending_entries(&self, i: usize) -> Vec<&[PlayerId]> {
-        let c = &self.h.contests[i];
-        self.h.entries[c.entry_start as usize..c.entry_end as usize]
-            .iter()
-            .map(|e| &self.h.members[e.member_start as usize..e.member_end as usize])
-            .collect()
+        self.h.contest(i).entries().map(|e| e.players).collect()
     }
 
-    /// The players of the `i`-th contest not yet handed over, entry by entry.
+    /// The players of the `i`-th contest not yet handed over, entry by entry (the builder
+    /// keeps no contest of fewer than two entries).
     pub fn pending_players(&self, i: usize) -> &[PlayerId] {
-        let c = &self.h.contests[i];
-        let (e0, e1) = (c.entry_start as usize, c.entry_end as usize);
-        if e0 == e1 {
-            return &[];
-        }
-        let m0 = self.h.entries[e0].member_start as usize;
-        let m1 = self.h.entries[e1 - 1].member_end as usize;
-        &self.h.members[m0..m1]
+        self.h.contest(i).players()
     }
 
     /// The id of a player name, interned on first sight. The name is kept in Unicode
@@ -927,10 +904,7 @@ impl HistoryBuilder {
     /// alias applied) in `pool`, a player apart from him in any other pool ([`POOL_SEP`]).
     pub fn pooled_player(&mut self, name: &str, pool: &str) -> PlayerId {
         let name = &*canonical_name(name);
-        let kept = match &self.aliases {
-            Some(a) => a.resolve(name),
-            None => name,
-        };
+        let kept = self.aliases.as_ref().map_or(name, |a| a.resolve(name));
         let mut key = String::with_capacity(kept.len() + pool.len() + 1);
         key.push_str(kept);
         key.push(POOL_SEP);
@@ -1015,14 +989,12 @@ impl HistoryBuilder {
         label: Option<&str>,
         series: Option<&str>,
     ) {
-        let label = match label {
-            Some(l) => Self::intern(&mut self.label_ids, &mut self.h.labels, l),
-            None => NONE,
-        };
-        let series = match series {
-            Some(s) => Self::intern(&mut self.series_ids, &mut self.h.series, s),
-            None => NONE,
-        };
+        let label = label.map_or(NONE, |l| {
+            Self::intern(&mut self.label_ids, &mut self.h.labels, l)
+        });
+        let series = series.map_or(NONE, |s| {
+            Self::intern(&mut self.series_ids, &mut self.h.series, s)
+        });
         let start = self.h.entries.len() as u32;
         self.open = Some(ContestRec {
             time,
@@ -1061,18 +1033,13 @@ impl HistoryBuilder {
         score: Option<f64>,
     ) {
         debug_assert!(weights.is_empty() || weights.len() == players.len());
-        let n = self.h.members.len();
-        if !weights.is_empty() && weights.iter().any(|&w| w != 1.0) {
-            self.h.weights.resize(n, 1.0);
-            self.h.weights.extend_from_slice(weights);
-        } else if !self.h.weights.is_empty() {
-            self.h.weights.resize(n + players.len(), 1.0);
-        }
-        let member_start = self.h.members.len() as u32;
-        self.h.members.extend_from_slice(players);
-        self.h.entries.push(EntryRec {
+        let h = &mut self.h;
+        copy_weights(&mut h.weights, h.members.len(), weights, 0..players.len());
+        let member_start = h.members.len() as u32;
+        h.members.extend_from_slice(players);
+        h.entries.push(EntryRec {
             member_start,
-            member_end: self.h.members.len() as u32,
+            member_end: h.members.len() as u32,
             lo,
             hi,
             score: score.unwrap_or(f64::NAN),
@@ -1119,17 +1086,6 @@ impl HistoryBuilder {
         self.ids.clear();
         self.label_ids.clear();
         self.series_ids.clear();
-    }
-
-    /// Drops the open contest (a reader found a bad field after `begin_contest`).
-    pub fn abandon_contest(&mut self) {
-        if let Some(mut rec) = self.open.take() {
-            rec.entry_end = self.h.entries.len() as u32;
-            self.discard(&rec);
-        }
-        if self.count.is_some() {
-            self.forget();
-        }
     }
 
     fn discard(&mut self, rec: &ContestRec) {
@@ -1241,26 +1197,13 @@ impl HistoryBuilder {
         self.next_label = Some(label.to_owned());
     }
 
-    /// Number of contests kept so far.
-    pub fn contest_count(&self) -> usize {
-        self.h.contests.len()
-    }
-
     /// Says where the contests kept from the `from`-th on were found (a reader's encoding of
     /// its file and line or row, not 0), for those not said before: errors found after the
     /// contests are sorted can name it ([`Contest::origin`]).
     pub fn mark_origins(&mut self, from: usize, origin: u64) {
-        self.mark_origins_each(from, std::iter::repeat(origin));
-    }
-
-    /// [`mark_origins`](Self::mark_origins) with an origin for each contest from the
-    /// `from`-th on, in turn.
-    pub fn mark_origins_each(&mut self, from: usize, origins: impl Iterator<Item = u64>) {
-        if let Some(rest) = self.h.contests.get_mut(from..) {
-            for (c, origin) in rest.iter_mut().zip(origins) {
-                if c.origin == 0 {
-                    c.origin = origin;
-                }
+        for c in self.h.contests.iter_mut().skip(from) {
+            if c.origin == 0 {
+                c.origin = origin;
             }
         }
     }
@@ -1293,32 +1236,21 @@ impl HistoryBuilder {
         // that a contest's entries stay contiguous and the arrays stay in time order.
         let mut order: Vec<u32> = (0..h.contests.len() as u32).collect();
         order.sort_by_key(|&i| h.contests[i as usize].time);
-        let mut contests = Vec::with_capacity(h.contests.len());
-        let mut entries = Vec::with_capacity(h.entries.len());
-        let mut members = Vec::with_capacity(h.members.len());
-        let mut weights = Vec::new();
+        let mut sorted = History {
+            contests: Vec::with_capacity(h.contests.len()),
+            entries: Vec::with_capacity(h.entries.len()),
+            members: Vec::with_capacity(h.members.len()),
+            ..History::default()
+        };
         for &i in &order {
-            let mut c = h.contests[i as usize];
-            let start = entries.len() as u32;
-            for e in &h.entries[c.entry_start as usize..c.entry_end as usize] {
-                let ms = members.len() as u32;
-                let range = e.member_start as usize..e.member_end as usize;
-                copy_weights(&mut weights, members.len(), &h.weights, range.clone());
-                members.extend_from_slice(&h.members[range]);
-                entries.push(EntryRec {
-                    member_start: ms,
-                    member_end: members.len() as u32,
-                    ..*e
-                });
-            }
-            c.entry_start = start;
-            c.entry_end = entries.len() as u32;
-            contests.push(c);
+            sorted.push_contest(h, &h.contests[i as usize]);
         }
-        h.contests = contests;
-        h.entries = entries;
-        h.members = members;
-        h.weights = weights;
+        (h.contests, h.entries, h.members, h.weights) = (
+            sorted.contests,
+            sorted.entries,
+            sorted.members,
+            sorted.weights,
+        );
         self.h
     }
 }

@@ -96,12 +96,9 @@ pub fn score_contest(parts: &mut [Participant], scratch: &mut Scratch) -> Option
     // Renumber places within the scored participants: a tie block (equal lo..=hi) covers the
     // positions of its members.
     let mut start = 0;
-    while start < n {
-        let mut end = start + 1;
-        while end < n && parts[end].lo == parts[start].lo && parts[end].hi == parts[start].hi {
-            end += 1;
-        }
-        for p in &mut parts[start..end] {
+    for block in parts.chunk_by_mut(|a, b| (a.lo, a.hi) == (b.lo, b.hi)) {
+        let end = start + block.len();
+        for p in block {
             p.lo = start as u32;
             p.hi = (end - 1) as u32;
         }
@@ -127,15 +124,8 @@ pub fn score_contest(parts: &mut [Participant], scratch: &mut Scratch) -> Option
     // Pair inversion: within each tie block order by rating descending, so that no pair of a
     // block can count; then count pairs i < j with rating_i < rating_j strictly, which are
     // exactly the pairs where the better placed has the strictly lower rating.
-    let mut start = 0;
-    while start < n {
-        let end = start
-            + parts[start..]
-                .iter()
-                .take_while(|p| p.lo == parts[start].lo)
-                .count();
-        parts[start..end].sort_by(|a, b| b.rating.total_cmp(&a.rating));
-        start = end;
+    for block in parts.chunk_by_mut(|a, b| a.lo == b.lo) {
+        block.sort_by(|a, b| b.rating.total_cmp(&a.rating));
     }
     scratch.values.clear();
     scratch.values.extend(parts.iter().map(|p| -p.rating));
@@ -424,11 +414,7 @@ impl Metrics {
         t.log_loss += ll3;
         t.draws += f64::from(y == 0.5);
         t.predicted_draws += three[1];
-        (self.add_decisive(p, y), ll3)
-    }
-
-    /// The two-outcome parts of [`add_game`](Self::add_game).
-    fn add_decisive(&mut self, p: f64, y: f64) -> (f64, f64, f64) {
+        // The two-outcome metrics: log-loss, Brier score, accuracy.
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
         let terms = (
             -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln()),
@@ -445,7 +431,7 @@ impl Metrics {
         self.two.log_loss += terms.0;
         self.two.brier += terms.1;
         self.two.accuracy += terms.2;
-        terms
+        (terms, ll3)
     }
 
     /// Adds scored contests' contributions, each `times(i)` times (`i` its position in

@@ -22,7 +22,7 @@
 use crate::history::{
     ContestError, HistoryBuilder, PlayerId, Round, SourceInfo, canonical_name, ranks_to_ranges,
 };
-use crate::systems::{DIVERGENCE_BOUND, first_runaway};
+use crate::systems::{DIVERGENCE_BOUND, first_runaway, refusal};
 use crate::systems::{Elapsed, Rating, RatingSystem};
 use rustc_hash::FxHashMap;
 
@@ -84,17 +84,6 @@ pub struct Rater<S: RatingSystem> {
     states: Vec<S::Player>,
     /// Rounds each player was rated in (a returning player's time step applies when > 0).
     rounds: Vec<u32>,
-}
-
-/// The system's refusal of a contest of `h`, if any.
-fn refused<S: RatingSystem>(system: &S, h: &crate::history::History) -> Result<(), RateError> {
-    match h
-        .contests()
-        .find_map(|c| crate::systems::refusal(system, &c))
-    {
-        Some(why) => Err(RateError::Refused(why)),
-        None => Ok(()),
-    }
 }
 
 impl<S: RatingSystem> Rater<S> {
@@ -208,17 +197,23 @@ impl<S: RatingSystem> Rater<S> {
         })
     }
 
-    /// Rates one round of `players` built by `add` (with their local ids): their states are
-    /// copied out, go through the time step of a returning player, are rated together and
-    /// copied back, unless the round is malformed or a rating runs away.
+    /// Rates one round of `players` built by `add` (with their ids in the round), unless the
+    /// round is malformed or a rating runs away: their states are copied out, go through the
+    /// time step of a returning player, are rated together and copied back.
+    ///
+    /// A system that fits every player at once (Bradley-Terry, whole-history rating, whose
+    /// every game the Rater dates 0: one day, no drift) rates the round on all the states (the
+    /// players' ids their own), which are then fitted on everything rated so far
+    /// ([`crate::systems::WholeHistory::settle`]), so that the ratings read are the fit on all
+    /// of it. A round that would run away (not known to happen with such a system: its prior
+    /// keeps every rating finite) is refused, but the states are not restored.
     fn rate(
         &mut self,
         players: &[PlayerId],
         add: impl FnOnce(&dyn Fn(PlayerId) -> PlayerId, &mut HistoryBuilder) -> Result<(), ContestError>,
     ) -> Result<(), RateError> {
-        if self.system.whole_history().is_some() {
-            return self.rate_everyone(players, add);
-        }
+        let whole = self.system.whole_history();
+        // The round's players, each once, in order of first appearance.
         let mut local_of: FxHashMap<PlayerId, PlayerId> = FxHashMap::default();
         let mut order: Vec<PlayerId> = Vec::new();
         for &p in players {
@@ -227,73 +222,55 @@ impl<S: RatingSystem> Rater<S> {
                 (order.len() - 1) as PlayerId
             });
         }
-        let mut b = HistoryBuilder::unnamed(order.len());
-        add(&|p| local_of[&p], &mut b)?;
-        let h = b.finish(SourceInfo::default());
-        refused(&self.system, &h)?;
-        let contests: Vec<u32> = (0..h.len() as u32).collect();
-        let mut local: Vec<S::Player> = order
-            .iter()
-            .map(|&p| {
-                let mut st = self.states[p as usize].clone();
-                if self.rounds[p as usize] > 0 {
-                    self.system.elapse(&mut st, Elapsed::rounds(1.0));
-                }
-                st
-            })
-            .collect();
-        self.system.update(Round::new(&h, &contests), &mut local);
-        let positions: Vec<PlayerId> = (0..local.len() as PlayerId).collect();
-        if let Some((k, value)) = first_runaway(&self.system, &local, &positions) {
-            return Err(RateError::Diverged {
-                player: self.names[order[k] as usize].clone(),
-                value,
-            });
+        let mut b;
+        if whole.is_some() {
+            b = HistoryBuilder::unnamed(self.states.len());
+            add(&|p| p, &mut b)?;
+        } else {
+            b = HistoryBuilder::unnamed(order.len());
+            add(&|p| local_of[&p], &mut b)?;
         }
-        for (&p, st) in order.iter().zip(local) {
-            self.states[p as usize] = st;
-            self.rounds[p as usize] += 1;
-        }
-        Ok(())
-    }
-
-    /// [`Rater::rate`] for a system that fits every player at once (Bradley-Terry,
-    /// whole-history rating, whose every game the Rater dates 0: one day, no drift): the round
-    /// is rated on all the states, and the states are then fitted on everything rated so far
-    /// ([`crate::systems::WholeHistory::settle`]), so that the ratings read are the fit on all
-    /// of it. A round that would run away (not known to happen with such a system: its prior
-    /// keeps every rating finite) is refused, but the states are not restored.
-    fn rate_everyone(
-        &mut self,
-        players: &[PlayerId],
-        add: impl FnOnce(&dyn Fn(PlayerId) -> PlayerId, &mut HistoryBuilder) -> Result<(), ContestError>,
-    ) -> Result<(), RateError> {
-        let mut b = HistoryBuilder::unnamed(self.states.len());
-        add(&|p| p, &mut b)?;
         let h = b.finish(SourceInfo::default());
-        refused(&self.system, &h)?;
+        if let Some(why) = h.contests().find_map(|c| refusal(&self.system, &c)) {
+            return Err(RateError::Refused(why));
+        }
         let contests: Vec<u32> = (0..h.len() as u32).collect();
-        let mut once: Vec<PlayerId> = players.to_vec();
-        once.sort_unstable();
-        once.dedup();
-        for &p in &once {
-            if self.rounds[p as usize] > 0 {
+        let round = Round::new(&h, &contests);
+        let returning = |p: PlayerId| self.rounds[p as usize] > 0;
+        if let Some(whole) = whole {
+            order.sort_unstable();
+            for &p in order.iter().filter(|&&p| returning(p)) {
                 self.system
                     .elapse(&mut self.states[p as usize], Elapsed::rounds(1.0));
             }
-        }
-        self.system
-            .update(Round::new(&h, &contests), &mut self.states);
-        if let Some(whole) = self.system.whole_history() {
+            self.system.update(round, &mut self.states);
             whole.settle(&mut self.states);
+            if let Some((k, value)) = first_runaway(&self.system, &self.states, &order) {
+                let player = self.names[k].clone();
+                return Err(RateError::Diverged { player, value });
+            }
+        } else {
+            let mut local: Vec<S::Player> = order
+                .iter()
+                .map(|&p| {
+                    let mut st = self.states[p as usize].clone();
+                    if returning(p) {
+                        self.system.elapse(&mut st, Elapsed::rounds(1.0));
+                    }
+                    st
+                })
+                .collect();
+            self.system.update(round, &mut local);
+            let positions: Vec<PlayerId> = (0..local.len() as PlayerId).collect();
+            if let Some((k, value)) = first_runaway(&self.system, &local, &positions) {
+                let player = self.names[order[k] as usize].clone();
+                return Err(RateError::Diverged { player, value });
+            }
+            for (&p, st) in order.iter().zip(local) {
+                self.states[p as usize] = st;
+            }
         }
-        if let Some((k, value)) = first_runaway(&self.system, &self.states, &once) {
-            return Err(RateError::Diverged {
-                player: self.names[k].clone(),
-                value,
-            });
-        }
-        for &p in &once {
+        for &p in &order {
             self.rounds[p as usize] += 1;
         }
         Ok(())

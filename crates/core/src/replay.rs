@@ -95,12 +95,9 @@ impl Rounds {
         }
     }
 
-    /// Leaves out the contests marked in `skip`, dropping rounds left empty.
-    pub fn without(&self, skip: &[bool]) -> Rounds {
-        self.filtered(|c| !skip[c as usize])
-    }
-
-    pub(crate) fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
+    /// Keeps only the contests (indices in the history) `keep` accepts, dropping rounds left
+    /// empty.
+    pub fn filtered(&self, keep: impl Fn(u32) -> bool) -> Rounds {
         let mut kept = Rounds::default();
         for r in 0..self.len() {
             let start = kept.order.len();
@@ -112,12 +109,6 @@ impl Rounds {
         }
         kept.bounds.push(kept.order.len());
         kept
-    }
-
-    /// Keeps only the contests before `cutoff` (Unix seconds, exclusive), dropping rounds left
-    /// empty.
-    pub fn before(&self, history: &History, cutoff: i64) -> Rounds {
-        self.filtered(|c| history.contest(c as usize).time() < cutoff)
     }
 }
 
@@ -137,17 +128,16 @@ impl Period {
 
 /// Groups the contests of a (time-sorted) history into rounds.
 pub fn group_rounds(history: &History, period: Period) -> Rounds {
-    let n = history.len();
-    let calendar_key = |t: i64| period.calendar_key(t).unwrap_or(0);
+    let mut rounds = Rounds::default();
     match period {
-        Period::Game => Rounds {
-            order: (history.first_index() as u32..history.end_index() as u32).collect(),
-            bounds: (0..=n).collect(),
-        },
+        Period::Game => {
+            rounds.order = (history.first_index() as u32..history.end_index() as u32).collect();
+            rounds.bounds = (0..history.len()).collect();
+        }
         Period::Series | Period::Event => {
             // A round per series (event) id, or per contest without one, in order of first
             // game.
-            let mut round_of_series: Vec<u32> = Vec::new();
+            let mut round_of_id: Vec<u32> = Vec::new();
             let mut members: Vec<Vec<u32>> = Vec::new();
             for c in history.contests() {
                 let id = if period == Period::Event {
@@ -155,50 +145,41 @@ pub fn group_rounds(history: &History, period: Period) -> Rounds {
                 } else {
                     c.series()
                 };
-                let r = match id {
-                    Some(s) => {
-                        let s = s as usize;
-                        if round_of_series.len() <= s {
-                            round_of_series.resize(s + 1, u32::MAX);
-                        }
-                        if round_of_series[s] == u32::MAX {
-                            round_of_series[s] = members.len() as u32;
-                            members.push(Vec::new());
-                        }
-                        round_of_series[s] as usize
+                let fresh = members.len() as u32;
+                let r = id.map_or(fresh, |s| {
+                    let s = s as usize;
+                    if round_of_id.len() <= s {
+                        round_of_id.resize(s + 1, u32::MAX);
                     }
-                    None => {
-                        members.push(Vec::new());
-                        members.len() - 1
+                    if round_of_id[s] == u32::MAX {
+                        round_of_id[s] = fresh;
                     }
-                };
-                members[r].push(c.index() as u32);
+                    round_of_id[s]
+                });
+                if r == fresh {
+                    members.push(Vec::new());
+                }
+                members[r as usize].push(c.index() as u32);
             }
-            let mut rounds = Rounds::default();
             for m in members {
                 rounds.bounds.push(rounds.order.len());
                 rounds.order.extend(m);
             }
-            rounds.bounds.push(rounds.order.len());
-            rounds
         }
-        _ => {
-            let mut rounds = Rounds {
-                order: (history.first_index() as u32..history.end_index() as u32).collect(),
-                bounds: Vec::new(),
-            };
+        Period::Day | Period::Week | Period::Month => {
+            rounds.order = (history.first_index() as u32..history.end_index() as u32).collect();
             let mut last = None;
-            for c in history.contests() {
-                let k = calendar_key(c.time());
-                if last != Some(k) {
-                    rounds.bounds.push(c.index() - history.first_index());
-                    last = Some(k);
+            for (i, c) in history.contests().enumerate() {
+                let key = period.calendar_key(c.time());
+                if key != last {
+                    rounds.bounds.push(i);
+                    last = key;
                 }
             }
-            rounds.bounds.push(n);
-            rounds
         }
     }
+    rounds.bounds.push(rounds.order.len());
+    rounds
 }
 
 /// How to replay.
@@ -304,7 +285,10 @@ impl ReplayOptions {
         let periods = match measured {
             Some(length) if round && self.growth == Growth::Time => (days / length).max(1.0),
             Some(length) => days / length,
-            None => key.map_or(u32::from(round), |k| periods_between(last_key, k)) as f64,
+            // Calendar periods begun since the last.
+            None => key.map_or(f64::from(u32::from(round)), |k| {
+                k.saturating_sub(last_key).clamp(0, u32::MAX.into()) as f64
+            }),
         };
         Elapsed {
             periods,
@@ -321,6 +305,31 @@ impl ReplayOptions {
     pub(crate) fn end_key(&self, end: i64) -> Option<i64> {
         let last_instant = if self.as_of.is_some() { end - 1 } else { end };
         self.period.calendar_key(last_instant)
+    }
+
+    /// Time passes up to the replay's end at `end` for every player who played (`last`: the
+    /// calendar period and the time of his last round; `None` if he never played), as before
+    /// the leaderboard. `check` sees each state changed; its error stops the passing.
+    pub(crate) fn pass_to_end<S: RatingSystem, E>(
+        &self,
+        system: &S,
+        states: &mut [S::Player],
+        end: i64,
+        last: impl Fn(usize) -> Option<(i64, i64)>,
+        mut check: impl FnMut(usize, &S::Player) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (end_key, measured) = (self.end_key(end), self.measured_period(system));
+        for (p, state) in states.iter_mut().enumerate() {
+            let Some(last) = last(p) else {
+                continue;
+            };
+            let time = self.time_passed(last, (end_key, end), false, measured);
+            if time.periods > 0.0 || time.variance > 0.0 {
+                system.elapse(state, time);
+                check(p, state)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -465,11 +474,9 @@ pub trait Observer {
 }
 
 /// Keeps every history row in memory.
-struct Collect(Vec<HistoryRow>);
-
-impl Observer for Collect {
+impl Observer for Vec<HistoryRow> {
     fn rows(&mut self, rows: &[HistoryRow]) {
-        self.0.extend_from_slice(rows);
+        self.extend_from_slice(rows);
     }
 }
 
@@ -541,15 +548,20 @@ pub fn first_refusal<S: RatingSystem>(
         .filter(|c| opts.as_of.is_none_or(|t| c.time() < t) && !skipped(c.index()))
         .find_map(|c| {
             let why = crate::systems::refusal(system, &c)?;
-            let name = c
-                .label()
-                .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"));
             Some(format!(
-                "{} cannot rate contest {name} of {}: {why}",
+                "{} cannot rate contest {}: {why}",
                 system.name(),
-                crate::time::format_time(c.time())
+                contest_named(&c)
             ))
         })
+}
+
+/// A contest as the replay's messages name it: its label (else its number) and its time.
+fn contest_named(c: &Contest) -> String {
+    let name = c
+        .label()
+        .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`"));
+    format!("{name} of {}", crate::time::format_time(c.time()))
 }
 
 /// [`first_refusal`] for a system chosen at run time ([`crate::systems::dispatch`]).
@@ -569,13 +581,13 @@ pub fn replay<S: RatingSystem>(
     system: &S,
     opts: &ReplayOptions,
 ) -> Result<ReplayResult, Divergence> {
-    let mut rows = Collect(Vec::with_capacity(if opts.keep_history {
+    let mut rows = Vec::with_capacity(if opts.keep_history {
         history.placings()
     } else {
         0
-    }));
+    });
     let mut result = replay_observed(history, system, opts, &mut rows)?;
-    result.history = rows.0;
+    result.history = rows;
     Ok(result)
 }
 
@@ -662,25 +674,49 @@ impl From<std::sync::Arc<History>> for Block<'_> {
 /// own new ones) that ends where a round ends: a round never spans two blocks. The result is
 /// the same as one [`replay_from`] of the whole history, row for row and bit for bit.
 ///
-/// The steps of a round: time passes for its returning players ([`Run::elapse`]), every
-/// contest is scored from the pre-round ratings ([`Run::score`]), the system rates the round
-/// and a runaway stops the replay ([`Run::update`]), the records and the history rows follow
-/// ([`Run::record`]).
+/// The steps of a round: time passes for its returning players ([`Replayer::elapse`]), every
+/// contest is scored from the pre-round ratings ([`Replayer::score`]), the system rates the
+/// round, the records and the history rows follow, and a runaway stops the replay
+/// ([`Replayer::score_and_update`]).
 pub struct Replayer<'a, S: RatingSystem> {
-    run: Run<'a, S>,
+    system: &'a S,
+    opts: &'a ReplayOptions,
+    /// The length of a rating period in days when periods are measured in time
+    /// ([`ReplayOptions::measured_period`]).
+    measured: Option<f64>,
+    /// The players' states, records, priors and calendar periods, the metrics, and the
+    /// counts of the runs resumed from (rounds, contests, warm-up) and of the history rows
+    /// handed over; the draw model, the places and the base rate's sums (`None` here) are
+    /// kept in `draws`, in the records and in the metrics.
+    carry: Carry<S::Player>,
+    /// Round of each player's last appearance (+1), to count rounds once per player.
+    last_round: Vec<u32>,
+    /// Seeded players not yet met, the lowest id last.
+    seeds: Vec<Seed>,
+    /// Every player's name (for the message of one who runs away).
+    names: NameList,
+    /// The draw parameter, fitted on the games so far.
+    draws: DrawModel,
+    series: Series,
+    rows: Vec<HistoryRow>,
+    buffers: (Vec<Participant>, Vec<Participant>),
+    /// The players of the current round.
+    participants: Vec<PlayerId>,
+    /// Rounds and contests of this replay rated so far.
+    rounds: usize,
+    seen_contests: usize,
+    /// Placings since progress was last reported: a million games and a thousand huge
+    /// contests both report often enough, and cheaply.
+    placings_since_report: usize,
+    /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
+    budget: Option<usize>,
+    /// The time of the latest contest rated.
+    end: Option<i64>,
     snapshot_at: SnapshotAt,
     snapshot: Option<Snapshot<S::Player>>,
     /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
     /// next one shows whether its last round is the replay's last.
     held: Option<(Block<'a>, Rounds)>,
-    /// Every player's name (for the message of one who runs away).
-    names: NameList,
-    /// Contests left under `max_contests` (whole rounds only), and whether the cut was met.
-    budget: Option<usize>,
-    /// Rounds rated by this replay so far.
-    rounds: usize,
-    /// The time of the latest contest rated.
-    end: Option<i64>,
     /// Contests applied, in replay order, and the time and label of the last (kept only for
     /// a snapshot).
     applied: Vec<u32>,
@@ -690,7 +726,8 @@ pub struct Replayer<'a, S: RatingSystem> {
 
 impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// A replay of `contests` contests in all (after `as_of` and the cuts: see
-    /// [`replayed_contests`]; the warm-up is their first share), from `from` or from scratch.
+    /// [`replayed_contests`]; the warm-up is their first share), from `from` (the players as
+    /// a state left them) or from scratch.
     pub fn new(
         system: &'a S,
         opts: &'a ReplayOptions,
@@ -698,30 +735,73 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         snapshot_at: SnapshotAt,
         contests: usize,
     ) -> Self {
-        Self {
-            run: Run::new(system, opts, from, contests),
+        let mut c = from.unwrap_or_else(|| Carry {
+            states: Vec::new(),
+            records: Vec::new(),
+            known: Vec::new(),
+            last_key: Vec::new(),
+            metrics: Metrics::new(),
+            rounds_done: 0,
+            contests_done: 0,
+            warmup_contests: crate::numeric::first_share(contests, opts.warmup) as u64,
+            history_rows: 0,
+            outcomes: None,
+            places: None,
+            base: None,
+        });
+        let (draws, three) = c.outcomes.take().unwrap_or_default();
+        for (r, p) in c
+            .records
+            .iter_mut()
+            .zip(c.places.take().into_iter().flatten())
+        {
+            r.places = p;
+        }
+        c.metrics.set_three_sums(three);
+        if let Some(base) = c.base.take() {
+            c.metrics.set_base_sums(base);
+        }
+        let mut replayer = Self {
+            system,
+            opts,
+            measured: opts.measured_period(system),
+            last_round: vec![0; c.states.len()],
+            carry: c,
+            seeds: Vec::new(),
+            names: NameList::default(),
+            draws,
+            series: Series::default(),
+            rows: Vec::with_capacity(if opts.keep_history {
+                ROW_BATCH + 1024
+            } else {
+                0
+            }),
+            buffers: (Vec::new(), Vec::new()),
+            participants: Vec::new(),
+            rounds: 0,
+            seen_contests: 0,
+            placings_since_report: 0,
+            budget: opts.max_contests,
+            end: None,
             snapshot_at,
             snapshot: None,
             held: None,
-            names: NameList::default(),
-            budget: opts.max_contests,
-            rounds: 0,
-            end: None,
             applied: Vec::new(),
             last_applied: None,
             start: Instant::now(),
-        }
+        };
+        replayer.add_seeds(opts.seeds.iter().copied());
+        replayer
     }
 
     /// Seeds for players not met yet (a streamed replay finds them as the blocks bring their
     /// names); a seed for a player already met, or carried from a state, is ignored, as
     /// [`ReplayOptions::seeds`]' are.
     pub fn add_seeds(&mut self, seeds: impl IntoIterator<Item = Seed>) {
-        let met = self.run.states.len();
-        let run = &mut self.run;
-        run.seeds
+        let met = self.carry.states.len();
+        self.seeds
             .extend(seeds.into_iter().filter(|s| s.player as usize >= met));
-        run.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
+        self.seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
     }
 
     /// Every player's name so far, by id (those of the blocks fed, and of the state resumed
@@ -750,31 +830,13 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     ) -> Result<(), Divergence> {
         let block = block.into();
         // Every player of the input has a state and a record, rated or not.
-        self.run.grow(block.player_count());
+        self.grow(block.player_count());
         if block.player_count() > self.names.len() {
             let from = self.names.len() - block.first_named();
             self.names
                 .extend(block.names()[from..].iter().map(String::as_str));
         }
-        let mut rounds = group_rounds(&block, self.run.opts.period);
-        if let Some(cutoff) = self.run.opts.as_of {
-            rounds = rounds.before(&block, cutoff);
-        }
-        if let Some(left) = self.budget {
-            let kept = rounds.first_contests(left);
-            self.budget = Some(if kept.len() < rounds.len() {
-                0
-            } else {
-                left - kept.order.len()
-            });
-            rounds = kept;
-        }
-        if let Some(skip) = &self.run.opts.skip {
-            rounds = rounds.without(skip);
-        }
-        if self.run.opts.skip_all_tied {
-            rounds = rounds.filtered(|c| !block.contest(c as usize).all_tied());
-        }
+        let mut rounds = rounds_within(&block, self.opts, &mut self.budget);
         if skip.contains(&true) {
             let first = block.first_index();
             rounds = rounds.filtered(|c| !skip.get(c as usize - first).is_some_and(|&s| s));
@@ -792,6 +854,26 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
     }
 
+    /// Makes room for the players up to `n` (those new to this replay, all of them without a
+    /// carry), seeded ones with their seeds.
+    fn grow(&mut self, n: usize) {
+        if n <= self.carry.states.len() {
+            return;
+        }
+        let system = self.system;
+        self.carry.states.resize(n, system.new_player());
+        self.carry.records.resize(n, PlayerRecord::default());
+        self.carry.known.resize(n, false);
+        self.carry.last_key.resize(n, 0);
+        self.last_round.resize(n, 0);
+        while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
+            self.carry.states[seed.player as usize] =
+                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
+            self.carry.known[seed.player as usize] = true;
+            self.seeds.pop();
+        }
+    }
+
     /// Rates the rounds of one block; with `last`, the snapshot is taken before its last.
     fn rate(
         &mut self,
@@ -800,7 +882,6 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         observer: &mut dyn Observer,
         last: bool,
     ) -> Result<(), Divergence> {
-        let run = &mut self.run;
         let keep_applied = self.snapshot_at != SnapshotAt::Never;
         // The time and label of round `k`'s last contest: the watermark of a snapshot after it
         // (taken once a block, not once a round).
@@ -810,9 +891,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         };
         for k in 0..rounds.len() {
             let round = Round::new(&block, rounds.round(k));
-            let r = self.rounds;
             if last && k + 1 == rounds.len() {
-                let mut snap = run.snapshot(r, self.applied.clone());
+                let mut snap = self.snapshot_now(self.applied.clone());
                 snap.open_from = round.contests().map(|c| c.time()).min();
                 snap.last_applied = match k.checked_sub(1) {
                     Some(before) => mark(before),
@@ -820,11 +900,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 };
                 self.snapshot = Some(snap);
             }
-            let first_row = run.rows.len();
-            let names = &self.names;
+            let first_row = self.rows.len();
             let mut step = || {
-                run.elapse(&round, r);
-                run.score_and_update(names, round, r, first_row)
+                self.elapse(&round);
+                self.score_and_update(round, first_row)
             };
             if round.contests().map(|c| c.len()).sum::<usize>() >= PARALLEL_FROM {
                 // A large round handed to the pool as one piece of work: its many parallel
@@ -835,7 +914,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             } else {
                 step()?;
             }
-            run.report(observer, &round, r);
+            self.report(observer, &round);
             if let Some(t) = round.contests().map(|c| c.time()).max() {
                 self.end = Some(self.end.map_or(t, |e| e.max(t)));
             }
@@ -859,215 +938,49 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some((b, r)) = self.held.take() {
             self.rate(b, &r, observer, true)?;
         }
-        let run = &mut self.run;
-        if !run.rows.is_empty() {
-            observer.rows(&run.rows);
-            run.rows_done += run.rows.len() as u64;
-            run.rows.clear();
+        if !self.rows.is_empty() {
+            self.flush(observer);
         }
-        observer.progress(run.seen_contests as u64, self.rounds as u64);
+        observer.progress(self.seen_contests as u64, self.rounds as u64);
         let at = self.snapshot_at;
         if at == SnapshotAt::End || (at != SnapshotAt::Never && self.snapshot.is_none()) {
-            let mut snap = run.snapshot(self.rounds, std::mem::take(&mut self.applied));
+            let applied = std::mem::take(&mut self.applied);
+            let mut snap = self.snapshot_now(applied);
             snap.last_applied = self.last_applied.take();
             self.snapshot = Some(snap);
         }
-        if let Some(whole) = run.system.whole_history() {
-            whole.settle(&mut run.states);
-        }
-        let end = run.opts.as_of.or(self.end);
-        run.elapse_to_end(&self.names, end, self.rounds)?;
-        let elapsed = self.start.elapsed();
-        let reference = self.run.opts.hessian_reference.as_ref().map(|names| {
-            if names.is_empty() {
-                return Vec::new();
-            }
-            let wanted: Vec<String> = names
-                .iter()
-                .map(|n| crate::history::canonical_name(n).into_owned())
-                .collect();
-            (0..self.names.len())
-                .filter(|&p| wanted.iter().any(|w| *w == self.names[p]))
-                .map(|p| p as PlayerId)
-                .collect::<Vec<_>>()
-        });
-        Ok((
-            self.run.result(self.rounds, elapsed, reference),
-            self.snapshot,
-        ))
-    }
-}
-
-/// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
-/// `max_contests`, without the contests to skip.
-pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
-    let mut rounds = group_rounds(history, opts.period);
-    if let Some(cutoff) = opts.as_of {
-        rounds = rounds.before(history, cutoff);
-    }
-    if let Some(max) = opts.max_contests {
-        rounds = rounds.first_contests(max);
-    }
-    if let Some(skip) = &opts.skip {
-        rounds = rounds.without(skip);
-    }
-    if opts.skip_all_tied {
-        rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
-    }
-    rounds
-}
-
-/// A replay under way: every player's state, record, prior and calendar period, the metrics,
-/// the rows not yet handed over, and the counts that number rounds and contests.
-struct Run<'a, S: RatingSystem> {
-    system: &'a S,
-    opts: &'a ReplayOptions,
-    /// The length of a rating period in days when periods are measured in time
-    /// ([`ReplayOptions::measured_period`]).
-    measured: Option<f64>,
-    states: Vec<S::Player>,
-    records: Vec<PlayerRecord>,
-    /// Players with a rating before their next round (seeded, or rated once).
-    known: Vec<bool>,
-    /// Calendar period of each player's last round.
-    last_key: Vec<i64>,
-    /// Round of each player's last appearance (+1), to count rounds once per player.
-    last_round: Vec<u32>,
-    /// Seeded players not yet met, the lowest id last.
-    seeds: Vec<Seed>,
-    metrics: Metrics,
-    /// The draw parameter, fitted on the games so far.
-    draws: DrawModel,
-    series: Series,
-    rows: Vec<HistoryRow>,
-    buffers: (Vec<Participant>, Vec<Participant>),
-    /// The players of the current round.
-    participants: Vec<PlayerId>,
-    /// Rounds and contests applied by the runs resumed from; the warm-up, counted from the
-    /// very first contest.
-    rounds_done: u64,
-    contests_done: u64,
-    warmup: usize,
-    /// Contests of this replay rated so far; history rows handed over so far (counted from
-    /// the very first).
-    seen_contests: usize,
-    rows_done: u64,
-    /// Placings since progress was last reported: a million games and a thousand huge
-    /// contests both report often enough, and cheaply.
-    placings_since_report: usize,
-}
-
-impl<'a, S: RatingSystem> Run<'a, S> {
-    /// The rounds to replay and the players as the carry (or a fresh start) leaves them,
-    /// seeded players included.
-    fn new(
-        system: &'a S,
-        opts: &'a ReplayOptions,
-        from: Option<Carry<S::Player>>,
-        n_contests: usize,
-    ) -> Self {
-        let warmup_first = crate::numeric::first_share(n_contests, opts.warmup) as u64;
-        let c = from.unwrap_or_else(|| Carry {
-            states: Vec::new(),
-            records: Vec::new(),
-            known: Vec::new(),
-            last_key: Vec::new(),
-            metrics: Metrics::new(),
-            rounds_done: 0,
-            contests_done: 0,
-            warmup_contests: warmup_first,
-            history_rows: 0,
-            outcomes: None,
-            places: None,
-            base: None,
-        });
-        let (draws, three) = c.outcomes.unwrap_or_default();
-        let mut records = c.records;
-        if let Some(places) = c.places {
-            for (r, p) in records.iter_mut().zip(places) {
-                r.places = p;
-            }
-        }
-        let mut metrics = c.metrics;
-        metrics.set_three_sums(three);
-        if let Some(base) = c.base {
-            metrics.set_base_sums(base);
-        }
-        let already = c.states.len();
-        let mut seeds: Vec<Seed> = opts
-            .seeds
-            .iter()
-            .filter(|s| s.player as usize >= already)
-            .copied()
-            .collect();
-        seeds.sort_by_key(|s| std::cmp::Reverse(s.player));
-        let last_round = vec![0; already];
-        Run {
-            system,
-            opts,
-            measured: opts.measured_period(system),
-            states: c.states,
-            records,
-            known: c.known,
-            last_key: c.last_key,
-            last_round,
-            seeds,
-            metrics,
-            draws,
-            series: Series::default(),
-            rows: Vec::with_capacity(if opts.keep_history {
-                ROW_BATCH + 1024
-            } else {
-                0
-            }),
-            buffers: (Vec::new(), Vec::new()),
-            participants: Vec::new(),
-            rounds_done: c.rounds_done,
-            contests_done: c.contests_done,
-            warmup: c.warmup_contests as usize,
-            seen_contests: 0,
-            rows_done: c.history_rows,
-            placings_since_report: 0,
-        }
-    }
-
-    /// Makes room for the players up to `n` (those new to this replay, all of them without a
-    /// carry), seeded ones with their seeds.
-    fn grow(&mut self, n: usize) {
-        if n <= self.states.len() {
-            return;
-        }
         let system = self.system;
-        self.states.resize(n, system.new_player());
-        self.records.resize(n, PlayerRecord::default());
-        self.known.resize(n, false);
-        self.last_key.resize(n, 0);
-        self.last_round.resize(n, 0);
-        while let Some(seed) = self.seeds.last().filter(|s| (s.player as usize) < n) {
-            self.states[seed.player as usize] =
-                system.seeded(seed.rating, seed.uncertainty, seed.volatility);
-            self.known[seed.player as usize] = true;
-            self.seeds.pop();
+        if let Some(whole) = system.whole_history() {
+            whole.settle(&mut self.carry.states);
         }
+        if let Some(end) = self.opts.as_of.or(self.end) {
+            let (records, last_key) = (&self.carry.records, &self.carry.last_key);
+            let last =
+                |p: usize| (records[p].contests > 0).then(|| (last_key[p], records[p].last_time));
+            let check =
+                |p, s: &S::Player| runaway(&system.rating(s)).map_or(Ok(()), |v| Err((p, v)));
+            let states = &mut self.carry.states;
+            let passed = self.opts.pass_to_end(system, states, end, last, check);
+            passed.map_err(|found| self.diverged(found, None))?;
+        }
+        let elapsed = self.start.elapsed();
+        let snapshot = self.snapshot.take();
+        Ok((self.result(elapsed), snapshot))
     }
 
-    /// What `--save-state` keeps after the first `r` rounds of this replay, which applied the
-    /// contests `applied`.
-    fn snapshot(&self, r: usize, applied: Vec<u32>) -> Snapshot<S::Player> {
+    /// What `--save-state` keeps after the rounds rated so far, which applied the contests
+    /// `applied`.
+    fn snapshot_now(&self, applied: Vec<u32>) -> Snapshot<S::Player> {
+        let c = &self.carry;
         Snapshot {
             carry: Carry {
-                states: self.states.clone(),
-                records: self.records.clone(),
-                known: self.known.clone(),
-                last_key: self.last_key.clone(),
-                metrics: self.metrics.clone(),
-                rounds_done: self.rounds_done + r as u64,
-                contests_done: self.contests_done + self.seen_contests as u64,
-                warmup_contests: self.warmup as u64,
-                history_rows: self.rows_done + self.rows.len() as u64,
-                outcomes: Some((self.draws.clone(), self.metrics.three_sums().clone())),
-                places: Some(self.records.iter().map(|r| r.places.clone()).collect()),
-                base: Some(self.metrics.base_sums().clone()),
+                rounds_done: c.rounds_done + self.rounds as u64,
+                contests_done: c.contests_done + self.seen_contests as u64,
+                history_rows: c.history_rows + self.rows.len() as u64,
+                outcomes: Some((self.draws.clone(), c.metrics.three_sums().clone())),
+                places: Some(c.records.iter().map(|r| r.places.clone()).collect()),
+                base: Some(c.metrics.base_sums().clone()),
+                ..c.clone()
             },
             applied,
             open_from: None,
@@ -1077,9 +990,10 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     /// Step 0: time passes for the round's returning players (rating periods, decay), once a
     /// round each; the round's players are noted.
-    fn elapse(&mut self, round: &Round<'_>, r: usize) {
+    fn elapse(&mut self, round: &Round<'_>) {
         let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
         let key = self.opts.period.calendar_key(round_time);
+        let mark = self.rounds as u32 + 1;
         self.participants.clear();
         for c in round.contests() {
             let players = c.players();
@@ -1087,27 +1001,27 @@ impl<'a, S: RatingSystem> Run<'a, S> {
                 // The records and marks of players a few places on, asked for before they are
                 // read (in a large contest each is far from the last in memory).
                 if let Some(&ahead) = players.get(i + ELAPSE_AHEAD) {
-                    crate::numeric::prefetch(&raw const self.records[ahead as usize]);
+                    crate::numeric::prefetch(&raw const self.carry.records[ahead as usize]);
                     crate::numeric::prefetch(&raw const self.last_round[ahead as usize]);
                 }
                 let pi = p as usize;
-                if self.last_round[pi] == r as u32 + 1 {
+                if self.last_round[pi] == mark {
                     continue;
                 }
-                self.last_round[pi] = r as u32 + 1;
+                self.last_round[pi] = mark;
                 self.participants.push(p);
-                let rec = &self.records[pi];
+                let rec = &self.carry.records[pi];
                 if rec.contests > 0 {
                     let time = self.opts.time_passed(
-                        (self.last_key[pi], rec.last_time),
+                        (self.carry.last_key[pi], rec.last_time),
                         (key, round_time),
                         true,
                         self.measured,
                     );
-                    self.system.elapse(&mut self.states[pi], time);
+                    self.system.elapse(&mut self.carry.states[pi], time);
                 }
                 if let Some(k) = key {
-                    self.last_key[pi] = k;
+                    self.carry.last_key[pi] = k;
                 }
             }
         }
@@ -1115,59 +1029,125 @@ impl<'a, S: RatingSystem> Run<'a, S> {
 
     /// Step 1: every contest of the round scored from the pre-round ratings (after the
     /// warm-up), and its history rows begun.
-    fn score(&mut self, round: &Round<'_>, r: usize) {
+    fn score(&mut self, round: &Round<'_>) {
         for (k, c) in round.contests().enumerate() {
-            let replay_index = self.contests_done as usize + self.seen_contests + k;
-            if replay_index >= self.warmup {
+            let replay_index = self.carry.contests_done as usize + self.seen_contests + k;
+            if replay_index as u64 >= self.carry.warmup_contests {
                 let game = self.gather(&c);
                 add_scores(
                     &c,
                     game,
                     &mut self.buffers,
-                    (&mut self.metrics, &mut self.series, &mut self.draws),
+                    (&mut self.carry.metrics, &mut self.series, &mut self.draws),
                     (self.opts.series, self.opts.keep_scores),
                 );
             } else if c.len() == 2
-                && c.players().iter().all(|&p| self.known[p as usize])
-                && let Some(g) = game_prediction(self.system, &self.states, &c)
+                && c.players().iter().all(|&p| self.carry.known[p as usize])
+                && let Some(g) = game_prediction(self.system, &self.carry.states, &c)
                 && g.own.is_none()
             {
                 // The warm-up's games teach the draw model too.
                 self.draws.observe(g.p, g.y, c.weight());
             }
-            self.rows_before(&c, replay_index, r);
+            self.rows_before(&c, replay_index);
         }
     }
 
-    /// A contest's predictions into the buffers (see [`gather`]).
-    fn gather(&mut self, c: &Contest<'_>) -> Option<Game> {
-        gather(
+    /// The predictions to score in one contest: entries whose players all have a prior (a
+    /// rated earlier round), and among them the experienced ones (every member with enough
+    /// earlier contests), into the buffers; a two-entry contest's predictions and outcome.
+    fn gather(&mut self, contest: &Contest) -> Option<Game> {
+        let (system, states, known, records) = (
             self.system,
-            &self.states,
-            (&self.known, &self.records),
-            c,
-            self.opts.experienced_after,
-            &mut self.buffers,
-        )
+            &self.carry.states,
+            &self.carry.known,
+            &self.carry.records,
+        );
+        let experienced_after = self.opts.experienced_after;
+        let (all, experienced) = &mut self.buffers;
+        all.clear();
+        experienced.clear();
+        // An entry's prediction if every member has a prior, and whether every member is
+        // experienced.
+        let part = |e: &crate::history::Entry<'_>| {
+            e.players.iter().all(|&p| known[p as usize]).then(|| {
+                let part = Participant {
+                    rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
+                    lo: e.lo,
+                    hi: e.hi,
+                };
+                let seasoned = e
+                    .players
+                    .iter()
+                    .all(|&p| records[p as usize].contests >= experienced_after);
+                (part, seasoned)
+            })
+        };
+        if contest.len() >= PARALLEL_FROM {
+            // A large contest's entries looked up on the pool's threads (each a few reads from
+            // far apart in memory) into their places in the buffers, then the entries left out
+            // (marked by an impossible place range) taken out in order.
+            use rayon::prelude::*;
+            const LEFT_OUT: Participant = Participant {
+                rating: 0.0,
+                lo: u32::MAX,
+                hi: 0,
+            };
+            all.resize(contest.len(), LEFT_OUT);
+            experienced.resize(contest.len(), LEFT_OUT);
+            all.par_iter_mut()
+                .zip(experienced.par_iter_mut())
+                .enumerate()
+                .with_min_len(1_024)
+                .for_each(|(i, (a, x))| {
+                    // The states and records read are asked for eight entries ahead.
+                    if i + 8 < contest.len() {
+                        for &p in contest.entry(i + 8).players {
+                            prefetch(&raw const states[p as usize]);
+                            prefetch(&raw const records[p as usize]);
+                        }
+                    }
+                    if let Some((p, seasoned)) = part(&contest.entry(i)) {
+                        *a = p;
+                        if seasoned {
+                            *x = p;
+                        }
+                    }
+                });
+            let kept = |p: &Participant| p.lo <= p.hi;
+            all.retain(kept);
+            experienced.retain(kept);
+            return None;
+        }
+        for (p, seasoned) in contest.entries().filter_map(|e| part(&e)) {
+            all.push(p);
+            if seasoned {
+                experienced.push(p);
+            }
+        }
+        if contest.len() == 2 && all.len() == 2 {
+            return game_prediction(system, states, contest);
+        }
+        None
     }
 
     /// The history rows of a contest, with the ratings before it.
-    fn rows_before(&mut self, c: &Contest<'_>, replay_index: usize, r: usize) {
+    fn rows_before(&mut self, c: &Contest<'_>, replay_index: usize) {
         if !self.opts.keep_history {
             return;
         }
         let players = c.players();
         for (i, &p) in players.iter().enumerate() {
             if let Some(&ahead) = players.get(i + 8) {
-                prefetch(&raw const self.states[ahead as usize]);
+                prefetch(&raw const self.carry.states[ahead as usize]);
             }
             self.rows.push(HistoryRow {
-                round: (self.rounds_done + r as u64) as u32,
+                round: (self.carry.rounds_done + self.rounds as u64) as u32,
                 contest: replay_index as u32,
                 contest_id: c.index() as u32,
                 time: c.time(),
                 player: p,
-                before: self.system.rating(&self.states[p as usize]).mean,
+                before: self.system.rating(&self.carry.states[p as usize]).mean,
                 after: f64::NAN,
                 uncertainty: f64::NAN,
                 performance: f64::NAN,
@@ -1175,195 +1155,106 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
-    /// Steps 1 to 3. For a round of one contest of [`OVERLAP_FROM`] entries or more, the
-    /// predictions are gathered first, then scored and the players' records kept on one
+    /// Steps 1 to 3: the round scored ([`Replayer::score`]), rated by the system (step 2),
+    /// its players' records and history rows brought up to date (step 3); a rating that ran
+    /// away stops the replay. For a round of one contest of [`OVERLAP_FROM`] entries or more,
+    /// the predictions are gathered first, then scored and the players' records kept on one
     /// thread while the system rates the round on the others (sorting a large contest's
     /// predictions is the replay's largest serial step; neither touches the ratings); the
     /// figures are the same either way.
-    fn score_and_update(
-        &mut self,
-        names: &NameList,
-        round: Round<'_>,
-        r: usize,
-        first_row: usize,
-    ) -> Result<(), Divergence> {
-        self.check_refused(round, r)?;
-        let replay_index = self.contests_done as usize + self.seen_contests;
-        let large = match round.contests().next() {
-            Some(c) if round.len() == 1 && c.len() >= OVERLAP_FROM => Some(c),
-            _ => None,
-        };
-        let Some(c) = large.filter(|_| replay_index >= self.warmup) else {
-            self.score(&round, r);
-            self.update(names, round, r)?;
-            self.record(&round, first_row);
-            return Ok(());
-        };
-        self.rows_before(&c, replay_index, r);
-        let game = self.gather(&c);
-        let system = self.system;
-        let states = &mut self.states;
-        let buffers = &mut self.buffers;
-        let metrics = &mut self.metrics;
-        let series = &mut self.series;
-        let draws = &mut self.draws;
-        let keep = (self.opts.series, self.opts.keep_scores);
-        let (records, known) = (&mut self.records, &mut self.known);
-        let participants = &self.participants;
-        rayon::join(
-            || {
-                add_scores(&c, game, buffers, (metrics, series, draws), keep);
-                record_results(records, known, participants, &round);
-            },
-            || system.update(round, states),
-        );
-        self.check_runaway(names, Some(c), r)?;
-        self.fill_rows(first_row);
-        Ok(())
-    }
-
-    /// A contest of the round the system cannot rate stops the replay before it.
-    fn check_refused(&self, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+    fn score_and_update(&mut self, round: Round<'_>, first_row: usize) -> Result<(), Divergence> {
+        // A contest of the round the system cannot rate stops the replay before it.
         for c in round.contests() {
             if let Some(why) = crate::systems::refusal(self.system, &c) {
-                let mut d = self.diverged(
-                    &NameList::default(),
-                    usize::MAX,
-                    self.rounds_done + r as u64,
-                    String::new(),
-                    Some(&c),
-                );
-                d.refused = Some(why);
-                return Err(d);
+                let none = (usize::MAX, String::new());
+                return Err(Divergence {
+                    refused: Some(why),
+                    ..self.diverged(none, Some(&c))
+                });
             }
         }
-        Ok(())
-    }
-
-    /// Step 2: the system rates the round; a rating that ran away stops the replay here.
-    fn update(&mut self, names: &NameList, round: Round<'_>, r: usize) -> Result<(), Divergence> {
+        let replay_index = self.carry.contests_done as usize + self.seen_contests;
         let first = round.contests().next();
-        self.system.update(round, &mut self.states);
-        self.check_runaway(names, first, r)
-    }
-
-    /// A rating of the round's players that ran away stops the replay.
-    fn check_runaway(
-        &self,
-        names: &NameList,
-        first: Option<Contest<'_>>,
-        r: usize,
-    ) -> Result<(), Divergence> {
-        let found = first_runaway(&self.system, &self.states, &self.participants);
-        match found {
-            Some((p, what)) => {
-                Err(self.diverged(names, p, self.rounds_done + r as u64, what, first.as_ref()))
-            }
-            None => Ok(()),
+        let large = first.filter(|c| round.len() == 1 && c.len() >= OVERLAP_FROM);
+        if let Some(c) = large.filter(|_| replay_index as u64 >= self.carry.warmup_contests) {
+            self.rows_before(&c, replay_index);
+            let game = self.gather(&c);
+            let system = self.system;
+            let states = &mut self.carry.states;
+            let buffers = &mut self.buffers;
+            let metrics = &mut self.carry.metrics;
+            let series = &mut self.series;
+            let draws = &mut self.draws;
+            let keep = (self.opts.series, self.opts.keep_scores);
+            let (records, known) = (&mut self.carry.records, &mut self.carry.known);
+            let participants = &self.participants;
+            rayon::join(
+                || {
+                    add_scores(&c, game, buffers, (metrics, series, draws), keep);
+                    record_results(records, known, participants, &round);
+                },
+                || system.update(round, states),
+            );
+        } else {
+            self.score(&round);
+            self.system.update(round, &mut self.carry.states);
+            record_results(
+                &mut self.carry.records,
+                &mut self.carry.known,
+                &self.participants,
+                &round,
+            );
         }
-    }
-
-    /// Step 3: the records of the round's players, and the ratings after it in its rows.
-    fn record(&mut self, round: &Round<'_>, first_row: usize) {
-        record_results(
-            &mut self.records,
-            &mut self.known,
-            &self.participants,
-            round,
-        );
-        self.fill_rows(first_row);
-    }
-
-    /// The ratings after the round in its history rows.
-    fn fill_rows(&mut self, first_row: usize) {
+        // A rating of the round's players that ran away stops the replay.
+        if let Some(found) = first_runaway(&self.system, &self.carry.states, &self.participants) {
+            return Err(self.diverged(found, first.as_ref()));
+        }
+        // The ratings after the round in its history rows.
         let rows = &mut self.rows[first_row..];
         for i in 0..rows.len() {
             // The states are scattered: asked for eight rows ahead.
             if let Some(ahead) = rows.get(i + 8) {
-                prefetch_value(&self.states[ahead.player as usize]);
+                prefetch_value(&self.carry.states[ahead.player as usize]);
             }
             let row = &mut rows[i];
-            let st = &self.states[row.player as usize];
+            let st = &self.carry.states[row.player as usize];
             let rating = self.system.rating(st);
             row.after = rating.mean;
             row.uncertainty = rating.uncertainty.unwrap_or(f64::NAN);
             row.performance = self.system.performance(st).unwrap_or(f64::NAN);
         }
+        Ok(())
+    }
+
+    /// Hands the rows kept to the observer.
+    fn flush(&mut self, observer: &mut dyn Observer) {
+        observer.rows(&self.rows);
+        self.carry.history_rows += self.rows.len() as u64;
+        self.rows.clear();
     }
 
     /// Hands full batches of rows and the progress to the observer.
-    fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>, r: usize) {
+    fn report(&mut self, observer: &mut dyn Observer, round: &Round<'_>) {
         if self.rows.len() >= ROW_BATCH {
-            observer.rows(&self.rows);
-            self.rows_done += self.rows.len() as u64;
-            self.rows.clear();
+            self.flush(observer);
         }
         self.seen_contests += round.len();
         self.placings_since_report += round.contests().map(|c| c.players().len()).sum::<usize>();
         if self.placings_since_report >= 1 << 15 {
-            observer.progress(self.seen_contests as u64, r as u64 + 1);
+            observer.progress(self.seen_contests as u64, self.rounds as u64 + 1);
             self.placings_since_report = 0;
         }
     }
 
-    /// The ratings as of the end (the last contest, or `as_of`): time passes for everyone
-    /// since their last round (decay; calendar periods begun since).
-    fn elapse_to_end(
-        &mut self,
-        names: &NameList,
-        end: Option<i64>,
-        rounds: usize,
-    ) -> Result<(), Divergence> {
-        let Some(end) = end else {
-            return Ok(());
-        };
-        let end_key = self.opts.end_key(end);
-        for p in 0..self.records.len() {
-            let rec = &self.records[p];
-            if rec.contests == 0 {
-                continue;
-            }
-            let time = self.opts.time_passed(
-                (self.last_key[p], rec.last_time),
-                (end_key, end),
-                false,
-                self.measured,
-            );
-            if time.periods > 0.0 || time.variance > 0.0 {
-                self.system.elapse(&mut self.states[p], time);
-                if let Some(what) = runaway(&self.system.rating(&self.states[p])) {
-                    let round = self.rounds_done + rounds as u64;
-                    return Err(self.diverged(names, p, round, what, None));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn diverged(
-        &self,
-        names: &NameList,
-        p: usize,
-        round: u64,
-        value: String,
-        at: Option<&crate::history::Contest>,
-    ) -> Divergence {
+    /// Player `p`'s `value` ran away in the current round, at contest `at` (none: at the end
+    /// of the history; `p` none of the players: a refusal).
+    fn diverged(&self, (p, value): (usize, String), at: Option<&Contest>) -> Divergence {
         Divergence {
             system: self.system.name(),
-            round,
-            contest: at.map_or_else(
-                || "at the end of the history".to_string(),
-                |c| {
-                    format!(
-                        "{} of {}",
-                        c.label()
-                            .map_or_else(|| format!("#{}", c.index() + 1), |l| format!("`{l}`")),
-                        crate::time::format_time(c.time())
-                    )
-                },
-            ),
-            player: if p < names.len() {
-                names[p].to_string()
+            round: self.carry.rounds_done + self.rounds as u64,
+            contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
+            player: if p < self.names.len() {
+                self.names[p].to_string()
             } else {
                 String::new()
             },
@@ -1372,27 +1263,32 @@ impl<'a, S: RatingSystem> Run<'a, S> {
         }
     }
 
-    fn result(
-        self,
-        rounds: usize,
-        elapsed: Duration,
-        reference: Option<Vec<PlayerId>>,
-    ) -> ReplayResult {
-        let system = self.system;
+    /// The result, `elapsed` the time the replay took.
+    fn result(self, elapsed: Duration) -> ReplayResult {
+        let (system, names) = (self.system, &self.names);
         let whole = system.whole_history();
+        let reference = self.opts.hessian_reference.as_ref().map(|wanted| {
+            let wanted: Vec<_> = wanted
+                .iter()
+                .map(|n| crate::history::canonical_name(n))
+                .collect();
+            (0..names.len() as PlayerId)
+                .filter(|&p| wanted.iter().any(|w| *w == names[p as usize]))
+                .collect::<Vec<_>>()
+        });
         let result = ReplayResult {
             system: system.name(),
             params: system.params(),
             method: system.method(),
-            fitted: whole.and_then(|w| w.fitted(&self.states)),
-            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.states, &r)),
-            ratings: self.states.iter().map(|s| system.rating(s)).collect(),
-            records: self.records,
+            fitted: whole.and_then(|w| w.fitted(&self.carry.states)),
+            hessian_sds: reference.and_then(|r| whole?.hessian_sds(&self.carry.states, &r)),
+            ratings: self.carry.states.iter().map(|s| system.rating(s)).collect(),
+            records: self.carry.records,
             history: Vec::new(),
-            metrics: self.metrics.report(),
-            rounds,
-            rounds_before: self.rounds_done as usize,
-            warmup_contests: self.warmup,
+            metrics: self.carry.metrics.report(),
+            rounds: self.rounds,
+            rounds_before: self.carry.rounds_done as usize,
+            warmup_contests: self.carry.warmup_contests as usize,
             elapsed,
             series: self.series,
             draw_model: (self.draws.splits() > 0).then(|| (self.draws.nu(), self.draws.seen())),
@@ -1400,15 +1296,41 @@ impl<'a, S: RatingSystem> Run<'a, S> {
             status_rule: StatusRule::of(system),
             rating_period_days: self.measured,
         };
-        let n = self.states.len();
-        crate::drop_aside(self.states, n);
+        let n = self.carry.states.len();
+        crate::drop_aside(self.carry.states, n);
         result
     }
 }
 
-/// Calendar periods begun from period `from` to period `to`.
-fn periods_between(from: i64, to: i64) -> u32 {
-    to.saturating_sub(from).clamp(0, u32::MAX as i64) as u32
+/// The rounds a replay rates: the history's grouped by the period, cut at `as_of` and at
+/// `max_contests`, without the contests to skip.
+pub(crate) fn select_rounds(history: &History, opts: &ReplayOptions) -> Rounds {
+    rounds_within(history, opts, &mut opts.max_contests.clone())
+}
+
+/// [`select_rounds`] of a history or of a block of it, whole rounds within `budget` contests
+/// (none: no cut), which is left with the contests that remain (0 once a round was cut).
+fn rounds_within(history: &History, opts: &ReplayOptions, budget: &mut Option<usize>) -> Rounds {
+    let mut rounds = group_rounds(history, opts.period);
+    if let Some(cutoff) = opts.as_of {
+        rounds = rounds.filtered(|c| history.contest(c as usize).time() < cutoff);
+    }
+    if let Some(left) = *budget {
+        let kept = rounds.first_contests(left);
+        *budget = Some(if kept.len() < rounds.len() {
+            0
+        } else {
+            left - kept.order.len()
+        });
+        rounds = kept;
+    }
+    if let Some(skip) = &opts.skip {
+        rounds = rounds.filtered(|c| !skip[c as usize]);
+    }
+    if opts.skip_all_tied {
+        rounds = rounds.filtered(|c| !history.contest(c as usize).all_tied());
+    }
+    rounds
 }
 
 /// The round's results in its players' records (contests, results, wins, draws, losses,
@@ -1476,84 +1398,6 @@ struct Game {
     own: Option<[f64; 3]>,
 }
 
-/// The predictions to score in one contest: entries whose players all have a prior (a rated
-/// earlier round), and among them the experienced ones (every member with enough earlier
-/// contests), into `buffers`; a two-entry contest's predictions and outcome.
-fn gather<S: RatingSystem>(
-    system: &S,
-    states: &[S::Player],
-    (known, records): (&[bool], &[PlayerRecord]),
-    contest: &Contest,
-    experienced_after: u32,
-    buffers: &mut (Vec<Participant>, Vec<Participant>),
-) -> Option<Game> {
-    let (all, experienced) = buffers;
-    all.clear();
-    experienced.clear();
-    // An entry's prediction if every member has a prior, and whether every member is
-    // experienced.
-    let part = |e: &crate::history::Entry<'_>| {
-        e.players.iter().all(|&p| known[p as usize]).then(|| {
-            let part = Participant {
-                rating: crate::systems::side_mean(states, e.players, |s| system.rating(s).mean),
-                lo: e.lo,
-                hi: e.hi,
-            };
-            let seasoned = e
-                .players
-                .iter()
-                .all(|&p| records[p as usize].contests >= experienced_after);
-            (part, seasoned)
-        })
-    };
-    if contest.len() >= PARALLEL_FROM {
-        // A large contest's entries looked up on the pool's threads (each a few reads from
-        // far apart in memory) into their places in the buffers, then the entries left out
-        // (marked by an impossible place range) taken out in order.
-        use rayon::prelude::*;
-        const LEFT_OUT: Participant = Participant {
-            rating: 0.0,
-            lo: u32::MAX,
-            hi: 0,
-        };
-        all.resize(contest.len(), LEFT_OUT);
-        experienced.resize(contest.len(), LEFT_OUT);
-        all.par_iter_mut()
-            .zip(experienced.par_iter_mut())
-            .enumerate()
-            .with_min_len(1_024)
-            .for_each(|(i, (a, x))| {
-                // The states and records read are asked for eight entries ahead.
-                if i + 8 < contest.len() {
-                    for &p in contest.entry(i + 8).players {
-                        prefetch(&raw const states[p as usize]);
-                        prefetch(&raw const records[p as usize]);
-                    }
-                }
-                if let Some((p, seasoned)) = part(&contest.entry(i)) {
-                    *a = p;
-                    if seasoned {
-                        *x = p;
-                    }
-                }
-            });
-        let kept = |p: &Participant| p.lo <= p.hi;
-        all.retain(kept);
-        experienced.retain(kept);
-        return None;
-    }
-    for (p, seasoned) in contest.entries().filter_map(|e| part(&e)) {
-        all.push(p);
-        if seasoned {
-            experienced.push(p);
-        }
-    }
-    if contest.len() == 2 && all.len() == 2 {
-        return game_prediction(system, states, contest);
-    }
-    None
-}
-
 /// A two-entry contest's predictions (as the game is played: its first side's advantage
 /// included) and outcome, where the system predicts one.
 fn game_prediction<S: RatingSystem>(
@@ -1593,7 +1437,6 @@ fn add_scores(
         }
         metrics.add_game(g.p, g.y, &three, contest.first_side())
     });
-    let two = scored.map(|s| s.0);
     let n = all.len() as u32;
     let ranked = metrics.add_ranking(all, false);
     let seasoned = metrics.add_ranking(experienced, true);
@@ -1602,7 +1445,7 @@ fn add_scores(
             contest: contest.index() as u32,
             all: ranked,
             experienced: seasoned,
-            two,
+            two: scored.map(|s| s.0),
             log_loss_3: scored.map_or(0.0, |s| s.1),
         });
     }

@@ -193,32 +193,23 @@ fn meta_padding(version: u32) -> usize {
 struct Glicko2Before7(f64, f64, f64);
 
 /// A state body of a version before 7 in today's layout: only Glicko-2's player changed (he
-/// keeps the fraction of a period pending since version 7).
+/// keeps the fraction of a period pending since version 7). The players' states come first
+/// in a carry (postcard writes a struct's fields one after the other): the rest is kept.
 fn upgrade_body(system: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
     if system != "glicko2" {
         return Ok(body);
     }
     let damaged = |e: postcard::Error| format!("damaged state file: {e}");
-    let old: Carry<Glicko2Before7> = postcard::from_bytes(&body).map_err(damaged)?;
-    let carry = Carry {
-        states: old
-            .states
-            .iter()
-            .map(|p| crate::systems::glicko2::Glicko2Player::new(p.0, p.1, p.2))
-            .collect(),
-        records: old.records,
-        known: old.known,
-        last_key: old.last_key,
-        metrics: old.metrics,
-        rounds_done: old.rounds_done,
-        contests_done: old.contests_done,
-        warmup_contests: old.warmup_contests,
-        history_rows: old.history_rows,
-        outcomes: old.outcomes,
-        places: old.places,
-        base: old.base,
-    };
-    postcard::to_stdvec(&carry).map_err(damaged)
+    // The whole carry is read, so that a damaged one is refused with the file.
+    postcard::from_bytes::<Carry<Glicko2Before7>>(&body).map_err(damaged)?;
+    let (old, rest): (Vec<Glicko2Before7>, _) =
+        postcard::take_from_bytes(&body).map_err(damaged)?;
+    let states: Vec<_> = (old.iter())
+        .map(|p| crate::systems::glicko2::Glicko2Player::new(p.0, p.1, p.2))
+        .collect();
+    let mut upgraded = postcard::to_stdvec(&states).map_err(damaged)?;
+    upgraded.extend_from_slice(rest);
+    Ok(upgraded)
 }
 
 /// Writes a state.
@@ -286,19 +277,10 @@ impl StateFile {
         head.resize(head.len() + meta_padding(version), 0);
         let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
         let mut body = all[20 + len..].to_vec();
-        if version < 5 {
-            // The carry's field `outcomes` is `None` (one zero byte) before version 5.
-            body.push(0);
-        }
-        if version < 6 {
-            // So is `places`, before version 6.
-            body.push(0);
-        }
         if version < 7 {
-            // And its last field, `base`, before version 7.
-            body.push(0);
-        }
-        if version < 7 {
+            // Versions 5, 6 and 7 each added a field at the carry's end (`outcomes`, `places`,
+            // `base`), `None` in an earlier version's: one zero byte each.
+            body.resize(body.len() + (7 - version.max(4)) as usize, 0);
             body = upgrade_body(&meta.system, body)?;
         }
         Ok(StateFile { meta, body })
@@ -318,6 +300,26 @@ impl StateFile {
             return Err("damaged state file: the player tables disagree".into());
         }
         Ok(carry)
+    }
+
+    /// Which contests of `history` were applied before ([`AppliedCheck`]), and how many; an
+    /// error (with the origin of the contest to blame, where there is one) for an input that
+    /// cannot be resumed.
+    pub fn already_applied(
+        &self,
+        history: &History,
+    ) -> Result<(Vec<bool>, usize), (Option<u64>, String)> {
+        let mut check = AppliedCheck::new(&self.meta);
+        let skip = history
+            .contests()
+            .map(|c| {
+                check
+                    .contest(history, &c, contest_digest(history, &c))
+                    .map_err(|m| (c.origin(), m))
+            })
+            .collect::<Result<Vec<bool>, _>>()?;
+        let n = check.finish().map_err(|m| (None, m))?;
+        Ok((skip, n))
     }
 }
 
@@ -403,30 +405,6 @@ fn digest_counts(digests: &[u64]) -> rustc_hash::FxHashMap<u64, usize> {
         *counts.entry(d).or_insert(0) += 1;
     }
     counts
-}
-
-impl StateFile {
-    /// The contests of `history` applied before (to be skipped) and how many: see
-    /// [`AppliedCheck`].
-    /// Which contests of `history` were applied before, and how many; an error (with the
-    /// origin of the contest to blame, where there is one) for an input that cannot be
-    /// resumed.
-    pub fn already_applied(
-        &self,
-        history: &History,
-    ) -> Result<(Vec<bool>, usize), (Option<u64>, String)> {
-        let mut check = AppliedCheck::new(&self.meta);
-        let skip = history
-            .contests()
-            .map(|c| {
-                check
-                    .contest(history, &c, contest_digest(history, &c))
-                    .map_err(|m| (c.origin(), m))
-            })
-            .collect::<Result<Vec<bool>, _>>()?;
-        let n = check.finish().map_err(|m| (None, m))?;
-        Ok((skip, n))
-    }
 }
 
 /// Which contests of a resumed input the state applied before, contest by contest (a streamed

@@ -57,8 +57,8 @@ pub const FIRST_RATING_GAMES: u32 = 5;
 /// FIDE's year without a rated game, in days.
 pub const INACTIVE_AFTER_DAYS: f64 = 365.0;
 
-/// The rule that gives each entrant a [`Status`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The rule that gives each entrant a [`Status`] (by default, every entrant is ranked).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct StatusRule {
     /// Provisional while the uncertainty (the system's units, as of the end) is above this.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,7 +66,7 @@ pub struct StatusRule {
     /// Provisional with fewer rated contests than this.
     pub min_contests: u32,
     /// Provisional with fewer rated rounds than this (`--min-rounds`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::history::is_zero")]
     pub min_rounds: u32,
     /// Inactive without a contest within this many days before the history's last contest.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -79,22 +79,14 @@ pub struct StatusRule {
     pub rank_all: bool,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)]
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-/// Whether the system's uncertainty is a standard deviation of the rating (the others' is
-/// a spread of performances or of changes: Topcoder's volatility, Yuksel's phi).
-fn uncertainty_is_deviation(kind: SystemKind) -> bool {
-    !matches!(kind, SystemKind::Topcoder | SystemKind::Yuksel)
-}
-
 impl StatusRule {
     /// The rule of `system`'s family (see the module's documentation).
     pub fn of<S: RatingSystem>(system: &S) -> Self {
         let kind = system.kind();
-        let deviation = system.uncertainty_meaning().is_some() && uncertainty_is_deviation(kind);
+        // Whether the uncertainty is a standard deviation of the rating (not a spread of
+        // performances or of changes: Topcoder's volatility, Yuksel's phi).
+        let deviation = system.uncertainty_meaning().is_some()
+            && !matches!(kind, SystemKind::Topcoder | SystemKind::Yuksel);
         let provisional_above =
             deviation.then(|| PROVISIONAL_DEVIATION * system.advantage_per_elo().unwrap_or(1.0));
         let min_contests = match kind {
@@ -105,10 +97,8 @@ impl StatusRule {
         StatusRule {
             provisional_above,
             min_contests,
-            min_rounds: 0,
             active_within_days: Some(INACTIVE_AFTER_DAYS),
-            active_since: None,
-            rank_all: false,
+            ..StatusRule::default()
         }
     }
 
@@ -118,10 +108,8 @@ impl StatusRule {
         StatusRule {
             provisional_above: Some(75.0),
             min_contests: 30,
-            min_rounds: 0,
             active_within_days: Some(7.0),
-            active_since: None,
-            rank_all: false,
+            ..StatusRule::default()
         }
     }
 
