@@ -78,7 +78,7 @@ pub fn report_input(
                     .filter_map(|r| {
                         let i = r.interval?;
                         Some((
-                            history_name(o, loaded, r.player),
+                            o.input(loaded).name(r.player).to_string(),
                             r.rating.mean,
                             i.rating.0,
                             i.rating.1,
@@ -92,8 +92,3 @@ pub fn report_input(
 
 /// Players of the report's interval chart.
 const INTERVAL_PLAYERS: usize = 30;
-
-/// A player's name, from the input a system read.
-fn history_name(o: &SystemOutcome, loaded: &Loaded, p: crate::history::PlayerId) -> String {
-    o.input(loaded).name(p).to_string()
-}

@@ -152,39 +152,37 @@ impl SiteTrack {
     }
 
     fn row(&mut self, player: PlayerId, contest: u32, time: i64, (before, after): (f64, f64)) {
-        {
-            let p = player as usize;
-            if self.players.len() <= p {
-                self.players.resize(p + 1, Track::default());
-            }
-            let t = &mut self.players[p];
-            let point = (time, after as f32);
-            if t.stride == 0 {
-                t.stride = 1;
+        let p = player as usize;
+        if self.players.len() <= p {
+            self.players.resize(p + 1, Track::default());
+        }
+        let t = &mut self.players[p];
+        let point = (time, after as f32);
+        if t.stride == 0 {
+            t.stride = 1;
+        }
+        if t.seen.is_multiple_of(t.stride) {
+            if t.curve.len() == CURVE {
+                let mut k = 0;
+                t.curve.retain(|_| {
+                    k += 1;
+                    k % 2 == 1
+                });
+                t.stride *= 2;
             }
             if t.seen.is_multiple_of(t.stride) {
-                if t.curve.len() == CURVE {
-                    let mut k = 0;
-                    t.curve.retain(|_| {
-                        k += 1;
-                        k % 2 == 1
-                    });
-                    t.stride *= 2;
-                }
-                if t.seen.is_multiple_of(t.stride) {
-                    t.curve.push(point);
-                }
+                t.curve.push(point);
             }
-            t.seen = t.seen.saturating_add(1);
-            t.last = Some(point);
-            let g = (contest, time, before as f32, after as f32);
-            if t.recent.len() < RECENT {
-                t.recent.push(g);
-            } else {
-                t.recent[t.next as usize] = g;
-            }
-            t.next = ((t.next as usize + 1) % RECENT) as u8;
         }
+        t.seen = t.seen.saturating_add(1);
+        t.last = Some(point);
+        let g = (contest, time, before as f32, after as f32);
+        if t.recent.len() < RECENT {
+            t.recent.push(g);
+        } else {
+            t.recent[t.next as usize] = g;
+        }
+        t.next = ((t.next as usize + 1) % RECENT) as u8;
     }
 }
 
@@ -483,6 +481,10 @@ fn recent_game(
     let c = history.contest(contest as usize);
     let n = c.len();
     let mine = entry.map(|i| c.entry(i as usize));
+    let field = || Opponent::Field {
+        label: c.label().unwrap_or("").to_string(),
+        entrants: n as u32,
+    };
     let (opponent, result) = match mine {
         Some(e) if n == 2 => {
             let other = (0..2)
@@ -516,21 +518,9 @@ fn recent_game(
             } else {
                 format!("T-{}", ordinal(e.lo + 1))
             };
-            (
-                Opponent::Field {
-                    label: c.label().unwrap_or("").to_string(),
-                    entrants: n as u32,
-                },
-                format!("{place} of {n}"),
-            )
+            (field(), format!("{place} of {n}"))
         }
-        None => (
-            Opponent::Field {
-                label: c.label().unwrap_or("").to_string(),
-                entrants: n as u32,
-            },
-            String::new(),
-        ),
+        None => (field(), String::new()),
     };
     RecentGame {
         date: date(c.time()),
@@ -718,7 +708,6 @@ fn site_pages(s: &SiteInput, players: Vec<SitePlayer>) -> SiteData {
     metric_lines("", &s.metrics["metrics"], &mut metrics);
     let src = &s.history.source;
     let last = s.history.contests().last().map(|c| c.time());
-    let notes = site_notes(s);
     let file = Path::new(&src.path)
         .file_name()
         .map_or_else(|| src.path.clone(), |f| f.to_string_lossy().into_owned());
@@ -747,7 +736,7 @@ fn site_pages(s: &SiteInput, players: Vec<SitePlayer>) -> SiteData {
         has_previous: !s.previous.is_empty(),
         players,
         metrics,
-        notes,
+        notes: site_notes(s),
     }
 }
 
@@ -799,7 +788,7 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
             let p = r.player;
             let t = s.track.players.get(p as usize);
             let curve = t.map(Track::curve).unwrap_or_default();
-            let recent: Vec<RecentGame> = t
+            let mut recent: Vec<RecentGame> = t
                 .map(|t| {
                     let k = t.recent.len();
                     (0..k)
@@ -815,7 +804,6 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut recent = recent;
             if let (Some(e), Some(index)) = (s.earlier, &names)
                 && let Some(games) = e.recent.get(history.name(p))
             {
