@@ -29,44 +29,60 @@ impl std::fmt::Display for PartialFailure {
 
 impl std::error::Error for PartialFailure {}
 
+/// A replay fed by a reader it does not own (one of a `compare`'s systems) found the input
+/// unread to its end: the reader's error, reported by whoever joins it, says why.
+#[derive(Debug)]
+pub(crate) struct ReaderFailed;
+
+impl std::fmt::Display for ReaderFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the input's reader stopped before its end")
+    }
+}
+
+impl std::error::Error for ReaderFailed {}
+
 /// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O, 4 a rating system failed (its ratings ran
 /// away; with `compare` and `tune`, the other rows are complete), 5 another run holds the
 /// output folder or the state (nothing was written).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
-    if e.chain()
-        .any(<dyn std::error::Error + 'static>::is::<UsageError>)
-    {
+    let any = |is: fn(&(dyn std::error::Error + 'static)) -> bool| e.chain().any(is);
+    if any(<dyn std::error::Error>::is::<UsageError>) {
         2
-    } else if e
-        .chain()
-        .any(|c| c.is::<Divergence>() || c.is::<PartialFailure>())
-    {
+    } else if any(|c| c.is::<Divergence>() || c.is::<PartialFailure>()) {
         4
-    } else if e.chain().any(|c| {
-        c.is::<output::Busy>()
-            || c.downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .is_some_and(
-                    <dyn std::error::Error + std::marker::Send + std::marker::Sync + 'static>::is::<
-                        output::Busy,
-                    >,
-                )
-    }) {
+    } else if any(is_or_wraps::<output::Busy>) {
         5
-    } else if e.chain().any(|c| {
-        c.is::<InputError>()
-            || c.is::<DamagedData>()
-            || c.downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .is_some_and(<dyn std::error::Error + Send + Sync + 'static>::is::<DamagedData>)
-    }) {
+    } else if any(|c| c.is::<InputError>() || is_or_wraps::<DamagedData>(c)) {
         1
-    } else if e
-        .chain()
-        .any(<dyn std::error::Error + 'static>::is::<std::io::Error>)
-    {
+    } else if any(<dyn std::error::Error>::is::<std::io::Error>) {
         3
     } else {
         1
+    }
+}
+
+/// Whether `c` is an `E`, or an I/O error that carries one.
+fn is_or_wraps<E: std::error::Error + 'static>(c: &(dyn std::error::Error + 'static)) -> bool {
+    c.is::<E>()
+        || c.downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(<dyn std::error::Error + Send + Sync>::is::<E>)
+}
+
+/// An error at the contest found at `origin` in `source` (its file and line or row), or about
+/// the file `source` names as a whole when the reader did not say where.
+pub(crate) fn at_origin(
+    source: &crate::history::SourceInfo,
+    origin: Option<u64>,
+    message: String,
+) -> InputError {
+    let (file, at) = crate::ingest::origin_of(source, origin)
+        .unwrap_or_else(|| (source.path.clone(), crate::ingest::Location::File));
+    InputError {
+        file,
+        at,
+        field: None,
+        message,
     }
 }

@@ -3,8 +3,8 @@
 use super::errors::UsageError;
 use super::load::{check_replay_options, same_file};
 use super::options::RunOptions;
-use super::resume::{CheckState, StateJob, already_applied, growth_name, period_name};
-use super::sink::{progress_bar, progress_counter};
+use super::resume::{CheckState, StateJob, already_applied, cli_name};
+use super::sink::progress;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
 use crate::ingest::IngestOptions;
@@ -56,19 +56,16 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         .map(output::FileLock::take)
         .transpose()
         .with_context(|| "cannot lock the state".to_string())?;
-    let staged = if job.dry_run {
-        None
-    } else {
-        Some(
-            Publication::begin(&job.run.out, &replay_outputs())
-                .with_context(|| format!("cannot prepare {}", job.run.out.display()))?,
-        )
-    };
+    let staged = (!job.dry_run)
+        .then(|| Publication::begin(&job.run.out, &replay_outputs()))
+        .transpose()
+        .with_context(|| format!("cannot prepare {}", job.run.out.display()))?;
     let site = begin_site(job)?;
-    let resume = match &job.resume {
-        Some(path) => Some(read_state_for(path, job)?),
-        None => None,
-    };
+    let resume = job
+        .resume
+        .as_deref()
+        .map(|path| read_state_for(path, job))
+        .transpose()?;
     let loaded = load_input(job, resume.as_ref())?;
     let mut replay_opts = job.run.replay.clone();
     let mut skipped_applied = 0usize;
@@ -156,7 +153,7 @@ fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<sup
 }
 
 /// `--dry-run`: the input read and checked (against the state resumed from too), what it
-/// holds printed, nothing written.
+/// holds printed (and that it is valid), nothing written.
 fn dry_run(
     job: &ReplayJob,
     loaded: &super::load::Loaded,
@@ -166,17 +163,31 @@ fn dry_run(
     // Streamed, a dry run reads the input once more for its players (the counting pass
     // has validated it, and checked its order), holding only their names, and checks it
     // against the state resumed from as a whole read does.
-    let streamed = match &loaded.stream {
-        Some(plan) => Some(dry_run_streamed(plan, resume)?),
-        None => None,
-    };
-    if !job.run.quiet {
-        let (history, totals) = match &streamed {
-            Some(read) => (&read.players, super::system::streamed_totals(read)),
-            None => (&loaded.history, super::load::Totals::of(&loaded.history)),
-        };
-        print_dry_run(stdout, history, totals)?;
+    let streamed = loaded
+        .stream
+        .as_ref()
+        .map(|plan| dry_run_streamed(plan, resume))
+        .transpose()?;
+    if job.run.quiet {
+        return Ok(());
     }
+    let (history, totals) = match &streamed {
+        Some(read) => (&read.players, super::system::streamed_totals(read)),
+        None => (&loaded.history, super::load::Totals::of(&loaded.history)),
+    };
+    let src = &history.source;
+    writeln!(
+        stdout,
+        "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
+        src.path,
+        src.format,
+        src.records,
+        src.record_unit,
+        totals.contests,
+        totals.players,
+        totals.placings
+    )?;
+    print_skipped(stdout, history)?;
     Ok(())
 }
 
@@ -192,15 +203,12 @@ fn publish(
     let written = staged
         .commit()
         .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?;
-    // The site after the outputs: a site never shows a run whose files were not published.
     if let Some((publication, _)) = site {
         let dir = job.site.as_ref().expect("a site");
         publication
             .commit()
             .with_context(|| format!("cannot publish the site in {}", dir.display()))?;
     }
-    // The state last: if this fails, the next run resumes from the previous state and
-    // recomputes the same outputs.
     if let (Some(path), Some(bytes)) = (&job.save_state, &outcome.state_bytes) {
         output::write_one(path, |w| w.write_all(bytes))
             .with_context(|| format!("cannot write the state {}", path.display()))?;
@@ -318,14 +326,8 @@ fn write_site_pages(
                 }
                 _ => None,
             };
-            let merged;
-            let track = match earlier {
-                Some(e) => {
-                    merged = e.then(track.clone());
-                    &merged
-                }
-                None => track,
-            };
+            let merged = earlier.map(|e| e.then(track.clone()));
+            let track = merged.as_ref().unwrap_or(track);
             let (data, tallies) = super::site::site_data(&super::site::SiteInput {
                 history,
                 rows: &outcome.rows,
@@ -403,28 +405,6 @@ fn dry_run_streamed(
     Ok(read)
 }
 
-/// What `--dry-run` prints: what was read, and that it is valid.
-fn print_dry_run(
-    stdout: &mut dyn Write,
-    history: &History,
-    totals: super::load::Totals,
-) -> anyhow::Result<()> {
-    let src = &history.source;
-    writeln!(
-        stdout,
-        "{}: {} format, {} {} read, {} contests, {} players, {} placings; input is valid",
-        src.path,
-        src.format,
-        src.records,
-        src.record_unit,
-        totals.contests,
-        totals.players,
-        totals.placings
-    )?;
-    print_skipped(stdout, history)?;
-    Ok(())
-}
-
 /// The one-system job of a replay: its state handling, where the history continues, and a
 /// progress bar for bigger inputs (on a terminal only).
 fn system_job<'a>(
@@ -441,9 +421,9 @@ fn system_job<'a>(
     };
     let bar = match &loaded.stream {
         // Read once: nothing is known of the size before the end.
-        Some(plan) if plan.counted.is_none() => progress_counter(job.run.quiet),
+        Some(plan) if plan.counted.is_none() => progress(None, job.run.quiet),
         _ => (placings > 200_000)
-            .then(|| progress_bar(contests as u64, job.run.quiet))
+            .then(|| progress(Some(contests as u64), job.run.quiet))
             .flatten(),
     };
     SystemJob {
@@ -528,7 +508,7 @@ impl Done<'_> {
             self.contests,
             rows.len(),
             result.rounds_total(),
-            period_name(job.run.replay.period)
+            cli_name(job.run.replay.period)
         )?;
         print_skipped(stdout, history)?;
         print_time_model(stdout, &job.run.replay, result.system)?;
@@ -798,7 +778,7 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             ));
         }
     }
-    if m.period != period_name(job.run.replay.period) {
+    if m.period != cli_name(job.run.replay.period) {
         differences.push(format!("it was made with --period {}", m.period));
     }
     if m.decay_per_day != job.run.replay.decay_per_day {
@@ -807,7 +787,7 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
             m.decay_per_day
         ));
     }
-    if m.growth() != growth_name(job.run.replay.growth) {
+    if m.growth() != cli_name(job.run.replay.growth) {
         differences.push(format!(
             "it was made with --growth {}{}",
             m.growth(),

@@ -65,17 +65,36 @@ pub(crate) fn resumed_params(
     })())
 }
 
-/// Why a replay stopped.
-pub(crate) enum ReplayFailure {
-    /// The state resumed from cannot be used (a message).
-    State(String),
-    /// The system's ratings ran away.
-    Diverged(Divergence),
+impl StateJob<'_> {
+    /// An error of the state resumed from, naming its file.
+    pub(crate) fn error(state: Option<&Self>, message: String) -> InputError {
+        let file = state.and_then(|s| s.resume_path);
+        InputError::whole_file(
+            file.map_or_else(String::new, |p| p.display().to_string()),
+            message,
+        )
+    }
 }
 
-impl From<Divergence> for ReplayFailure {
-    fn from(d: Divergence) -> Self {
-        ReplayFailure::Diverged(d)
+/// Why a replay stopped.
+pub(crate) enum ReplayFailure {
+    /// The system's ratings ran away.
+    Diverged(Divergence),
+    /// A streamed replay's reader stopped before the end of the input: its own error says why.
+    Unread,
+    /// The state resumed from cannot be used, or does not fit the input (an error naming the
+    /// file).
+    State(anyhow::Error),
+}
+
+impl ReplayFailure {
+    /// The run's error.
+    pub(crate) fn error(self) -> anyhow::Error {
+        match self {
+            ReplayFailure::Diverged(d) => d.into(),
+            ReplayFailure::Unread => super::errors::ReaderFailed.into(),
+            ReplayFailure::State(e) => e,
+        }
     }
 }
 
@@ -83,19 +102,19 @@ impl SystemVisitor for RunReplay<'_> {
     type Output = Result<(ReplayResult, Option<Vec<u8>>), ReplayFailure>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let Some(state) = self.state else {
-            return Ok((
-                replay_observed(self.history, system, self.opts, self.observer)?,
-                None,
-            ));
+            let result = replay_observed(self.history, system, self.opts, self.observer);
+            return Ok((result.map_err(ReplayFailure::Diverged)?, None));
         };
+        let state_error = |m: String| ReplayFailure::State(StateJob::error(Some(state), m).into());
         let from = state
             .resume
             .map(StateFile::carry::<S::Player>)
             .transpose()
-            .map_err(ReplayFailure::State)?;
+            .map_err(state_error)?;
         let at = snapshot_at(state, self.opts.period);
         let (result, snapshot) =
-            replay_from(self.history, system, self.opts, self.observer, from, at)?;
+            replay_from(self.history, system, self.opts, self.observer, from, at)
+                .map_err(ReplayFailure::Diverged)?;
         let Some(snap) = snapshot else {
             return Ok((result, None));
         };
@@ -116,7 +135,7 @@ impl SystemVisitor for RunReplay<'_> {
             closed_now,
             players: h.names(),
         };
-        let bytes = state_bytes(system, self.opts, state, snap, input)?;
+        let bytes = state_bytes(system, self.opts, state, snap, input).map_err(state_error)?;
         Ok((result, Some(bytes)))
     }
 }
@@ -139,7 +158,7 @@ pub(crate) fn state_bytes<S: RatingSystem>(
     state: &StateJob,
     snap: state::Snapshot<S::Player>,
     input: InputContests,
-) -> Result<Vec<u8>, ReplayFailure> {
+) -> Result<Vec<u8>, String> {
     let mut applied: Vec<u64> = state
         .resume
         .map(|f| f.meta.applied.clone())
@@ -173,7 +192,7 @@ pub(crate) fn state_bytes<S: RatingSystem>(
     let meta = StateMeta {
         system: system.name().to_string(),
         params: system.params().to_string(),
-        period: period_name(opts.period),
+        period: cli_name(opts.period),
         decay_per_day: opts.decay_per_day,
         experienced_after: opts.experienced_after,
         players: input.players.to_vec(),
@@ -184,15 +203,14 @@ pub(crate) fn state_bytes<S: RatingSystem>(
         pending,
         closed_series,
         skip_all_tied: opts.skip_all_tied,
-        growth: growth_name(opts.growth),
+        growth: cli_name(opts.growth),
         rating_period_days: opts.rating_period_days,
         input_order: opts.input_order,
         asked: state.asked.clone(),
         from_input: state.from_input.clone(),
     };
     let mut bytes = Vec::new();
-    state::write_state(&mut bytes, &meta, &snap.carry)
-        .map_err(|e| ReplayFailure::State(e.to_string()))?;
+    state::write_state(&mut bytes, &meta, &snap.carry).map_err(|e| e.to_string())?;
     Ok(bytes)
 }
 
@@ -206,17 +224,9 @@ pub(crate) fn snapshot_at(state: &StateJob, period: Period) -> SnapshotAt {
     }
 }
 
-/// The command-line name of a growth.
-pub(crate) fn growth_name(g: crate::replay::Growth) -> String {
-    serde_json::to_value(g)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-/// The command-line name of a period.
-pub(crate) fn period_name(p: Period) -> String {
-    serde_json::to_value(p)
+/// The command-line name of a growth or a period.
+pub(crate) fn cli_name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
@@ -240,14 +250,6 @@ pub(crate) fn already_applied(
     state: &StateFile,
 ) -> anyhow::Result<(Vec<bool>, usize)> {
     state.already_applied(history).map_err(|(origin, message)| {
-        let (file, at) = crate::ingest::origin_of(&history.source, origin)
-            .unwrap_or_else(|| (history.source.path.clone(), crate::ingest::Location::File));
-        InputError {
-            file,
-            at,
-            field: None,
-            message,
-        }
-        .into()
+        super::errors::at_origin(&history.source, origin, message).into()
     })
 }

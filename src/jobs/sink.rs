@@ -73,6 +73,16 @@ impl Sink<'_> {
             rated: Rated::default(),
         }
     }
+
+    /// Players new in a streamed block, named before their first rows.
+    pub(crate) fn names(&mut self, names: &[String]) {
+        if let Rows::Stream(tx) = &self.rows
+            && !names.is_empty()
+            && tx.send(Batch::Names(names.to_vec())).is_err()
+        {
+            self.rows = Rows::Drop;
+        }
+    }
 }
 
 /// The best rate of rounds per second over stretches of at least 50 ms.
@@ -103,18 +113,6 @@ impl RateMeter {
     }
 }
 
-impl Sink<'_> {
-    /// Players new in a streamed block, named before their first rows.
-    pub(crate) fn names(&mut self, names: &[String]) {
-        if let Rows::Stream(tx) = &self.rows
-            && !names.is_empty()
-            && tx.send(Batch::Names(names.to_vec())).is_err()
-        {
-            self.rows = Rows::Drop;
-        }
-    }
-}
-
 impl Observer for Sink<'_> {
     fn rows(&mut self, rows: &[HistoryRow]) {
         self.rated.rows(rows);
@@ -135,13 +133,10 @@ impl Observer for Sink<'_> {
                     .map(|r| (r.player, r.contest_id, r.after as f32)),
             );
         }
-        match &mut self.rows {
-            Rows::Stream(tx) => {
-                if tx.send(Batch::Rows(rows.to_vec())).is_err() {
-                    self.rows = Rows::Drop;
-                }
-            }
-            Rows::Drop => {}
+        if let Rows::Stream(tx) = &self.rows
+            && tx.send(Batch::Rows(rows.to_vec())).is_err()
+        {
+            self.rows = Rows::Drop;
         }
     }
     fn progress(&mut self, done: u64, rounds: u64) {
@@ -152,30 +147,21 @@ impl Observer for Sink<'_> {
     }
 }
 
-pub(crate) fn progress_bar(len: u64, quiet: bool) -> Option<ProgressBar> {
+/// A progress line on a terminal (none when quiet): a bar of `len` contests, or, when the
+/// size is not known (a stream read once), the contests rated so far and the rate.
+pub(crate) fn progress(len: Option<u64>, quiet: bool) -> Option<ProgressBar> {
     if quiet || !std::io::stderr().is_terminal() {
         return None;
     }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
+    let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+    let style = match len {
+        Some(_) => ProgressStyle::with_template(
             "{spinner} replaying {bar:40} {pos}/{len} contests ({per_sec}, {eta} left)",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    Some(bar)
-}
-
-/// A progress line for a replay whose size is not known (a stream read once): the contests
-/// rated so far and the rate.
-pub(crate) fn progress_counter(quiet: bool) -> Option<ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} replaying {pos} contests ({per_sec})")
+        None => ProgressStyle::with_template("{spinner} replaying {pos} contests ({per_sec})")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
+    };
+    bar.set_style(style);
     Some(bar)
 }

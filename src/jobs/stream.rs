@@ -10,7 +10,7 @@ use super::sink::Sink;
 use crate::history::{History, PlayerId};
 use crate::ingest::stream::{Counted, Streamed, count, stream};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
-use crate::replay::{Divergence, Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
+use crate::replay::{Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
 use crate::state::{AppliedCheck, StateFile, contest_digest_named};
 use crate::systems::{RatingSystem, SystemVisitor};
 use std::path::{Path, PathBuf};
@@ -224,15 +224,6 @@ pub(crate) fn plan(
     }))
 }
 
-/// Why a streamed replay stopped.
-pub(crate) enum StreamFailure {
-    Diverged(Divergence),
-    /// The reader stopped before the end of the input: its own error says why.
-    Unread,
-    /// The state resumed from does not fit the input (an error naming the file).
-    State(anyhow::Error),
-}
-
 /// What the reader hands a streamed replay: blocks, then what was read.
 pub(crate) enum Piece {
     Block(Arc<History>),
@@ -335,65 +326,23 @@ pub(crate) struct StreamRan {
     pub(crate) seeded: usize,
 }
 
-/// The errors of a streamed replay: the state's (naming the file resumed from), the input's
-/// as a whole, and a contest's at the line the reader found it on (a single file's).
-struct StreamErrors<'a> {
-    state: Option<&'a StateJob<'a>>,
-    input: &'a Path,
-    one_file: crate::history::SourceInfo,
-}
-
-impl<'a> StreamErrors<'a> {
-    fn new(state: Option<&'a StateJob<'a>>, input: &'a Path) -> Self {
-        let one_file = crate::history::SourceInfo {
-            origin_files: vec![input.display().to_string()],
-            ..Default::default()
-        };
-        Self {
-            state,
-            input,
-            one_file,
-        }
-    }
-
-    fn state(&self, message: String) -> StreamFailure {
-        let file = self
-            .state
-            .and_then(|s| s.resume_path)
-            .map_or_else(String::new, |p| p.display().to_string());
-        StreamFailure::State(InputError::whole_file(file, message).into())
-    }
-
-    fn input(&self, message: String) -> StreamFailure {
-        StreamFailure::State(
-            InputError::whole_file(self.input.display().to_string(), message).into(),
-        )
-    }
-
-    fn contest(&self, origin: Option<u64>, message: String) -> StreamFailure {
-        match crate::ingest::origin_of(&self.one_file, origin) {
-            Some((file, at)) => StreamFailure::State(
-                InputError {
-                    file,
-                    at,
-                    field: None,
-                    message,
-                }
-                .into(),
-            ),
-            None => self.input(message),
-        }
-    }
-}
-
 impl SystemVisitor for RunStream<'_, '_> {
-    type Output = Result<StreamRan, StreamFailure>;
+    type Output = Result<StreamRan, ReplayFailure>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let state = self.state;
         let resumed = state.and_then(|s| s.resume);
-        let errors = StreamErrors::new(state, self.input);
-        let state_error = |m: String| errors.state(m);
-        let input_error = |m: String| errors.input(m);
+        // The errors: the state's name the file resumed from; the input's name it as a whole,
+        // or a contest's line in it (a single file's, where the reader found it).
+        let state_error = |m: String| ReplayFailure::State(StateJob::error(state, m).into());
+        let path = self.input.display().to_string();
+        let source = crate::history::SourceInfo {
+            origin_files: vec![path.clone()],
+            path,
+            ..Default::default()
+        };
+        let input_error = |origin: Option<u64>, m: String| {
+            ReplayFailure::State(super::errors::at_origin(&source, origin, m).into())
+        };
         let from = resumed
             .map(StateFile::carry::<S::Player>)
             .transpose()
@@ -405,40 +354,14 @@ impl SystemVisitor for RunStream<'_, '_> {
         // With a snapshot: every contest's digest, and whether it was applied before.
         let (mut digests, mut skipped) = (Vec::<u64>::new(), Vec::<bool>::new());
         let mut seeded = 0;
+        let mut end = None;
         // Returning drops the receiver: the reader's next send to this replay fails.
         for piece in self.pieces {
             let block = match piece {
                 Piece::Block(block) => block,
                 Piece::End(read) => {
-                    let skipped_n = check.map(AppliedCheck::finish).transpose();
-                    let skipped_n = skipped_n.map_err(input_error)?;
-                    let (result, snap) = replayer
-                        .finish(self.sink)
-                        .map_err(StreamFailure::Diverged)?;
-                    let bytes = match (state, snap) {
-                        (Some(state), Some(snap)) => {
-                            let input = InputContests {
-                                digests: &digests,
-                                skipped: &skipped,
-                                closed_now: Vec::new(),
-                                players: read.players.names(),
-                            };
-                            let bytes = state_bytes(system, self.opts, state, snap, input)
-                                .map_err(|e| match e {
-                                    ReplayFailure::Diverged(d) => StreamFailure::Diverged(d),
-                                    ReplayFailure::State(m) => state_error(m),
-                                })?;
-                            Some(bytes)
-                        }
-                        _ => None,
-                    };
-                    return Ok(StreamRan {
-                        result,
-                        read,
-                        state: bytes,
-                        skipped: skipped_n,
-                        seeded,
-                    });
+                    end = Some(read);
+                    break;
                 }
             };
             self.sink.names(block.names());
@@ -455,11 +378,8 @@ impl SystemVisitor for RunStream<'_, '_> {
                 debug_assert_eq!(block.first_index(), digests.len());
                 for (c, d) in block_digests(&block, replayer.names()) {
                     if let Some(check) = &mut check {
-                        skip.push(
-                            check
-                                .contest(&block, &c, d)
-                                .map_err(|m| errors.contest(c.origin(), m))?,
-                        );
+                        let applied = check.contest(&block, &c, d);
+                        skip.push(applied.map_err(|m| input_error(c.origin(), m))?);
                     }
                     if keep {
                         digests.push(d);
@@ -471,9 +391,33 @@ impl SystemVisitor for RunStream<'_, '_> {
             }
             replayer
                 .feed_skipping(block, &skip, self.sink)
-                .map_err(StreamFailure::Diverged)?;
+                .map_err(ReplayFailure::Diverged)?;
         }
-        Err(StreamFailure::Unread)
+        let read = end.ok_or(ReplayFailure::Unread)?;
+        let skipped_n = check.map(AppliedCheck::finish).transpose();
+        let skipped_n = skipped_n.map_err(|m| input_error(None, m))?;
+        let (result, snap) = replayer
+            .finish(self.sink)
+            .map_err(ReplayFailure::Diverged)?;
+        let bytes = match (state, snap) {
+            (Some(state), Some(snap)) => {
+                let input = InputContests {
+                    digests: &digests,
+                    skipped: &skipped,
+                    closed_now: Vec::new(),
+                    players: read.players.names(),
+                };
+                Some(state_bytes(system, self.opts, state, snap, input).map_err(state_error)?)
+            }
+            _ => None,
+        };
+        Ok(StreamRan {
+            result,
+            read,
+            state: bytes,
+            skipped: skipped_n,
+            seeded,
+        })
     }
 }
 
@@ -496,19 +440,6 @@ pub(crate) fn block_digests<'b>(
     })
 }
 
-/// A replay fed by a reader it does not own (one of a `compare`'s systems) found the input
-/// unread to its end: the reader's error, reported by whoever joins it, says why.
-#[derive(Debug)]
-pub(crate) struct ReaderFailed;
-
-impl std::fmt::Display for ReaderFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the input's reader stopped before its end")
-    }
-}
-
-impl std::error::Error for ReaderFailed {}
-
 /// A streamed replay: fed by `shared` (a reader owned by the caller, which reports its
 /// errors) or by a reader of its own on another thread. `replay` runs the system on the
 /// pieces it is given. A bad record is reported before a runaway, as a whole read would
@@ -517,15 +448,10 @@ pub(crate) fn replay_streamed(
     plan: &StreamPlan,
     period: Period,
     shared: Option<Receiver<Piece>>,
-    replay: impl FnOnce(Receiver<Piece>) -> Result<Result<StreamRan, StreamFailure>, UsageError>,
+    replay: impl FnOnce(Receiver<Piece>) -> Result<Result<StreamRan, ReplayFailure>, UsageError>,
 ) -> anyhow::Result<StreamRan> {
     if let Some(pieces) = shared {
-        return match replay(pieces)? {
-            Ok(ran) => Ok(ran),
-            Err(StreamFailure::Diverged(d)) => Err(d.into()),
-            Err(StreamFailure::Unread) => Err(ReaderFailed.into()),
-            Err(StreamFailure::State(e)) => Err(e),
-        };
+        return replay(pieces)?.map_err(ReplayFailure::error);
     }
     let (tx, rx) = sync_channel::<Piece>(2);
     std::thread::scope(|scope| {
@@ -536,15 +462,13 @@ pub(crate) fn replay_streamed(
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         match (read, ran?) {
-            (Err(e), Err(StreamFailure::Diverged(d)))
+            (Err(e), Err(ReplayFailure::Diverged(d)))
                 if e.is::<crate::ingest::stream::ReplayStopped>() =>
             {
                 Err(d.into())
             }
-            (Err(e), _) | (Ok(()), Err(StreamFailure::State(e))) => Err(e),
-            (Ok(()), Err(StreamFailure::Diverged(d))) => Err(d.into()),
-            (Ok(()), Err(StreamFailure::Unread)) => Err(ReaderFailed.into()),
-            (Ok(()), Ok(ran)) => Ok(ran),
+            (Err(e), _) => Err(e),
+            (Ok(()), ran) => ran.map_err(ReplayFailure::error),
         }
     })
 }

@@ -8,7 +8,6 @@ use super::resume::{ReplayFailure, RunReplay, StateJob};
 use super::sink::{Batch, RateMeter, Rows, Sink};
 use super::stream::{Piece, RunStream, replay_streamed};
 use crate::history::{History, PlayerId};
-use crate::ingest::InputError;
 use crate::ingest::stream::Streamed;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
 use crate::replay::{ReplayOptions, ReplayResult};
@@ -107,9 +106,7 @@ impl SystemOutcome {
     pub fn totals(&self, loaded: &Loaded) -> super::load::Totals {
         totals(loaded, self.streamed.as_ref())
     }
-}
 
-impl SystemOutcome {
     /// Rounds per second over the whole replay.
     pub fn rounds_per_second(&self) -> f64 {
         self.result.rounds as f64 / self.replay_seconds.max(1e-9)
@@ -174,32 +171,20 @@ fn add_intervals(
     rows: &mut [output::LeaderRow],
     result: &ReplayResult,
 ) -> anyhow::Result<(Option<serde_json::Value>, Option<Vec<f64>>)> {
-    let mut intervals = None;
     // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
     let mut superiority: Option<Vec<f64>> = None;
     if let Some(sds) = &result.hessian_sds {
         hessian_intervals(rows, sds, job.run.ci_level);
     }
-    if let Some(ci) = &job.run.ci {
-        let ratings = if job.ci_ratings {
-            Some(rating_intervals(
-                loaded,
-                job,
-                history,
-                rows,
-                ci,
-                &mut superiority,
-            )?)
-        } else {
-            None
-        };
-        intervals = Some(super::metrics_doc::intervals(
-            &result.series.scores,
-            ci,
-            ratings,
-        ));
-    }
-    Ok((intervals, superiority))
+    let Some(ci) = &job.run.ci else {
+        return Ok((None, None));
+    };
+    let ratings = job
+        .ci_ratings
+        .then(|| rating_intervals(loaded, job, history, rows, ci, &mut superiority))
+        .transpose()?;
+    let intervals = super::metrics_doc::intervals(&result.series.scores, ci, ratings);
+    Ok((Some(intervals), superiority))
 }
 
 /// What a streamed input cannot give: refused before the replay.
@@ -222,17 +207,6 @@ fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// The RMSE against the true ratings (`--truth`) per measured round.
-fn take_rmse(sink: &mut Sink) -> Vec<(u32, i64, u32, f64)> {
-    match sink.truth.take() {
-        Some((_, _, mut series)) => {
-            series.close();
-            series.points
-        }
-        None => Vec::new(),
-    }
 }
 
 /// Intervals from the fit's observed information (`bt`, `whr`) at `level`.
@@ -284,7 +258,14 @@ pub fn replay_system(
         b.finish_and_clear();
     }
     let replay_time = t1.elapsed();
-    let rmse = take_rmse(&mut sink);
+    // The RMSE against the true ratings (`--truth`) per measured round.
+    let rmse = sink
+        .truth
+        .take()
+        .map_or_else(Vec::new, |(_, _, mut series)| {
+            series.close();
+            series.points
+        });
     let mut result = result;
     let mut rows = ranked_rows(job, history, &mut result)?;
     let (intervals, superiority) = add_intervals(loaded, job, history, &mut rows, &result)?;
@@ -518,19 +499,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
     };
     let (result, state) = dispatch(job.system, job.params, visitor)
         .map_err(UsageError)?
-        .map_err(|e| -> anyhow::Error {
-            match e {
-                ReplayFailure::Diverged(d) => d.into(),
-                ReplayFailure::State(e) => {
-                    let file = job
-                        .state
-                        .as_ref()
-                        .and_then(|s| s.resume_path)
-                        .map_or_else(String::new, |p| p.display().to_string());
-                    InputError::whole_file(file, e).into()
-                }
-            }
-        })?;
+        .map_err(ReplayFailure::error)?;
     Ok(Ran {
         result,
         state,
@@ -550,9 +519,7 @@ fn replay_writing_history(
     match job.run.history_format {
         HistoryFormat::Csv => replay_writing_csv(loaded, job, staged, sink),
         HistoryFormat::None => run(loaded, job, sink),
-        HistoryFormat::Parquet => {
-            replay_writing_parquet(loaded, staged, |sink| run(loaded, job, sink), sink)
-        }
+        HistoryFormat::Parquet => replay_writing_parquet(loaded, job, staged, sink),
     }
 }
 
@@ -560,8 +527,8 @@ fn replay_writing_history(
 /// rows (and, streamed, the names of new players before their rows).
 fn replay_writing_parquet(
     loaded: &Loaded,
+    job: &SystemJob,
     staged: &Folder,
-    replay: impl FnOnce(&mut Sink) -> anyhow::Result<Ran>,
     sink: &mut Sink,
 ) -> anyhow::Result<Ran> {
     let mut file = staged
@@ -584,7 +551,7 @@ fn replay_writing_parquet(
             Ok(file)
         });
         sink.rows = Rows::Stream(rows_tx);
-        let result = replay(sink);
+        let result = run(loaded, job, sink);
         sink.rows = Rows::Drop;
         finish_history(writer, result, staged, "history.parquet")
     })
@@ -703,7 +670,6 @@ pub(crate) fn top_trajectories(
 /// Players whose trajectories the report draws.
 pub const REPORT_PLAYERS: usize = 10;
 
-/// Builds a system and does nothing with it: checks parameters early.
 /// A visitor that only builds the system (to check its parameters early).
 pub struct Noop;
 

@@ -6,11 +6,12 @@
 //!
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
-use super::errors::{PartialFailure, UsageError};
+use super::errors::{PartialFailure, ReaderFailed, UsageError};
 use super::load::{Loaded, check_replay_options};
 use super::options::RunOptions;
+use super::resume::ReplayFailure;
 use super::sink::Sink;
-use super::stream::{ReaderFailed, RunStream, StreamFailure, fan_out};
+use super::stream::{RunStream, fan_out};
 use super::system::Noop;
 use crate::history::History;
 use crate::ingest::stream::Streamed;
@@ -330,10 +331,10 @@ fn replay_loaded(
                 read.get_or_insert(ran.read);
                 scored.push(Ok(ran.result.metrics));
             }
-            Err(StreamFailure::Diverged(d)) => scored.push(Err(d)),
-            Err(StreamFailure::State(e)) => return Err(e),
+            Err(ReplayFailure::Diverged(d)) => scored.push(Err(d)),
+            Err(ReplayFailure::State(e)) => return Err(e),
             // The reader's error was returned by the fan-out.
-            Err(StreamFailure::Unread) => return Err(ReaderFailed.into()),
+            Err(ReplayFailure::Unread) => return Err(ReaderFailed.into()),
         }
     }
     Ok((scored, read))
