@@ -404,9 +404,8 @@ fn tallies(history: &History, rated: &[u32], earlier: Option<&EarlierSite>) -> T
 
 /// Per player, the opponents met most: (opponent, wins, draws, losses).
 fn head_to_head(history: &History, tallies: &Tallies) -> Vec<Vec<(PlayerId, [u32; 3])>> {
-    let pairs = &tallies.0;
     let mut per: Vec<Vec<(PlayerId, [u32; 3])>> = vec![Vec::new(); history.player_count()];
-    for (&(a, b), &[w, d, l]) in pairs {
+    for (&(a, b), &[w, d, l]) in &tallies.0 {
         per[a as usize].push((b, [w, d, l]));
         per[b as usize].push((a, [l, d, w]));
     }
@@ -584,26 +583,25 @@ fn metric_lines(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Stri
 impl EarlierGame {
     /// The game as a page shows it, its opponent found by name among this run's players.
     fn shown(&self, index: &crate::history::NameIndex) -> RecentGame {
-        let g = self;
         RecentGame {
-            date: g.date.clone(),
-            opponent: match g.kind.as_str() {
-                "player" => match index.find(&g.opponent) {
+            date: self.date.clone(),
+            opponent: match self.kind.as_str() {
+                "player" => match index.find(&self.opponent) {
                     Some(id) => Opponent::Player {
                         id,
-                        name: g.opponent.clone(),
+                        name: self.opponent.clone(),
                     },
-                    None => Opponent::Team(g.opponent.clone()),
+                    None => Opponent::Team(self.opponent.clone()),
                 },
                 "field" => Opponent::Field {
-                    label: g.opponent.clone(),
-                    entrants: g.entrants,
+                    label: self.opponent.clone(),
+                    entrants: self.entrants,
                 },
-                _ => Opponent::Team(g.opponent.clone()),
+                _ => Opponent::Team(self.opponent.clone()),
             },
-            result: g.result.clone(),
-            before: g.before,
-            after: g.after,
+            result: self.result.clone(),
+            before: self.before,
+            after: self.after,
         }
     }
 }
@@ -611,19 +609,16 @@ impl EarlierGame {
 /// A player's head-to-head lines as the page lists them.
 fn h2h_lines(history: &History, lines: Option<&Vec<(PlayerId, [u32; 3])>>) -> Vec<H2hLine> {
     lines
-        .map(|lines| {
-            lines
-                .iter()
-                .map(|&(q, [w, d, l])| H2hLine {
-                    id: q,
-                    name: history.name(q).to_string(),
-                    wins: w,
-                    draws: d,
-                    losses: l,
-                })
-                .collect()
+        .into_iter()
+        .flatten()
+        .map(|&(q, [w, d, l])| H2hLine {
+            id: q,
+            name: history.name(q).to_string(),
+            wins: w,
+            draws: d,
+            losses: l,
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// The metrics page's notes: the input, the leaderboard, the parameters, what the metrics
