@@ -54,32 +54,6 @@ pub(crate) fn draw_counts(
     }
 }
 
-impl Loaded {
-    /// The input of a streamed replay before the replay: its players and contests are read
-    /// as it goes.
-    pub(crate) fn streamed(plan: super::stream::StreamPlan, ingest_time: Duration) -> Loaded {
-        let source = plan.counted.as_ref().map_or_else(
-            || crate::history::SourceInfo {
-                path: plan.path.display().to_string(),
-                format: plan.format.to_string(),
-                ..Default::default()
-            },
-            |c| c.source.clone(),
-        );
-        Loaded {
-            history: History::players_only(Vec::new(), source),
-            seeds: Vec::new(),
-            seeds_absent: 0,
-            seeded_from_pgn: 0,
-            seeds_file: None,
-            ingest_time,
-            truth: None,
-            stream: Some(plan),
-            seed_list: None,
-        }
-    }
-}
-
 /// The size of what was replayed.
 #[derive(Clone, Copy, Debug)]
 pub struct Totals {
@@ -208,11 +182,27 @@ pub(crate) fn load_or_stream(
         state,
     };
     match super::stream::plan(&request, ingest)? {
+        // Streamed: its players and contests are read as the replay goes.
         Some(plan) => {
-            let mut loaded = Loaded::streamed(plan, t0.elapsed());
-            loaded.seeds_file = run.initial_ratings.clone();
-            loaded.seed_list = seeds.map(std::sync::Arc::new);
-            Ok(loaded)
+            let source = plan.counted.as_ref().map_or_else(
+                || crate::history::SourceInfo {
+                    path: plan.path.display().to_string(),
+                    format: plan.format.to_string(),
+                    ..Default::default()
+                },
+                |c| c.source.clone(),
+            );
+            Ok(Loaded {
+                history: History::players_only(Vec::new(), source),
+                seeds: Vec::new(),
+                seeds_absent: 0,
+                seeded_from_pgn: 0,
+                seeds_file: run.initial_ratings.clone(),
+                ingest_time: t0.elapsed(),
+                truth: None,
+                stream: Some(plan),
+                seed_list: seeds.map(std::sync::Arc::new),
+            })
         }
         None => load(
             &run.input,

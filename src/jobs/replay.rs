@@ -3,7 +3,7 @@
 use super::errors::UsageError;
 use super::load::{check_replay_options, same_file};
 use super::options::RunOptions;
-use super::resume::{CheckState, StateJob, already_applied, cli_name};
+use super::resume::{CheckState, StateJob, cli_name};
 use super::sink::progress;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
 use crate::history::History;
@@ -71,7 +71,11 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let mut skipped_applied = 0usize;
     // A streamed input's contests applied before are found as they come.
     if let Some(f) = resume.as_ref().filter(|_| loaded.stream.is_none()) {
-        let (skip, n) = already_applied(&loaded.history, f)?;
+        // See [`StateFile::already_applied`]; its errors name the input.
+        let source = &loaded.history.source;
+        let (skip, n) = f
+            .already_applied(&loaded.history)
+            .map_err(|(origin, m)| super::errors::at_origin(source, origin, m))?;
         skipped_applied = n;
         replay_opts.skip = Some(std::sync::Arc::new(skip));
     }
@@ -276,16 +280,10 @@ fn resolved_params(
     replay_opts: &ReplayOptions,
 ) -> anyhow::Result<(ParamMap, crate::auto::FromInput)> {
     Ok(match resume.and_then(super::resume::resumed_params) {
-        Some(kept) => kept.map_err(|m| {
-            InputError::whole_file(
-                job.resume
-                    .as_deref()
-                    .unwrap_or(Path::new(""))
-                    .display()
-                    .to_string(),
-                m,
-            )
-        })?,
+        Some(kept) => {
+            let file = job.resume.as_deref().unwrap_or(Path::new("")).display();
+            kept.map_err(|m| InputError::whole_file(file.to_string(), m))?
+        }
         None => {
             let mut params = job.params.clone();
             let from_input = crate::auto::resolve(
@@ -392,16 +390,15 @@ fn dry_run_streamed(
         plan.block,
         &mut send,
     );
-    let file = || plan.path.display().to_string();
+    let bad = |m: String| InputError::whole_file(plan.path.display().to_string(), m);
     if let Some(m) = refused {
-        return Err(InputError::whole_file(file(), m).into());
+        return Err(bad(m).into());
     }
     let read = read?;
-    if let Some(check) = check {
-        check
-            .finish()
-            .map_err(|m| InputError::whole_file(file(), m))?;
-    }
+    check
+        .map(crate::state::AppliedCheck::finish)
+        .transpose()
+        .map_err(bad)?;
     Ok(read)
 }
 
@@ -805,21 +802,15 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         });
     }
     if m.input_order != job.run.replay.input_order {
-        differences.push(if m.input_order {
-            "it was made with --order input".into()
-        } else {
-            "it was made with --order time".into()
-        });
+        let order = if m.input_order { "input" } else { "time" };
+        differences.push(format!("it was made with --order {order}"));
     }
     if m.experienced_after != job.run.replay.experienced_after {
         differences.push("it counts experience differently".into());
     }
     if m.skip_all_tied != job.run.replay.skip_all_tied {
-        differences.push(if m.skip_all_tied {
-            "it was made with --skip-all-tied".into()
-        } else {
-            "it was made without --skip-all-tied".into()
-        });
+        let with = if m.skip_all_tied { "with" } else { "without" };
+        differences.push(format!("it was made {with} --skip-all-tied"));
     }
     if !differences.is_empty() {
         return Err(UsageError(format!(

@@ -119,14 +119,14 @@ impl SystemVisitor for RunReplay<'_> {
             return Ok((result, None));
         };
         let h = self.history;
-        let mut closed_now: Vec<String> = Vec::new();
-        if self.opts.period == Period::Series {
-            closed_now.extend(snap.applied.iter().filter_map(|&c| {
-                h.contest(c as usize)
-                    .series()
-                    .map(|s| h.series_name(s).to_string())
-            }));
-        }
+        let series = self.opts.period == Period::Series;
+        let closed_now = snap
+            .applied
+            .iter()
+            .filter(|_| series)
+            .filter_map(|&c| h.contest(c as usize).series())
+            .map(|s| h.series_name(s).to_string())
+            .collect();
         let digests: Vec<u64> = h.contests().map(|c| state::contest_digest(h, &c)).collect();
         let before = self.opts.skip.as_deref().map_or(&[][..], Vec::as_slice);
         let input = InputContests {
@@ -241,15 +241,4 @@ impl SystemVisitor for CheckState<'_> {
         let carry = self.0.carry::<S::Player>()?;
         state::check_values(system, &self.0.meta, &carry)
     }
-}
-
-/// The contests of `history` applied before (to be skipped) and how many; see
-/// [`StateFile::already_applied`]. Its errors name the input.
-pub(crate) fn already_applied(
-    history: &History,
-    state: &StateFile,
-) -> anyhow::Result<(Vec<bool>, usize)> {
-    state.already_applied(history).map_err(|(origin, message)| {
-        super::errors::at_origin(&history.source, origin, message).into()
-    })
 }

@@ -150,17 +150,18 @@ pub(crate) fn plan(
     if !forced && size < STREAM_ABOVE {
         return Ok(None);
     }
+    let mut plan = StreamPlan {
+        path: req.input.to_path_buf(),
+        format,
+        opts: opts.clone(),
+        contests: 0,
+        block: req.block,
+        counted: None,
+    };
     // Without a warm-up nothing needs counting: one pass, which checks time order and
     // series as it goes (an error then stops the run half-way; nothing is written).
     if req.replay.warmup == 0.0 {
-        return Ok(Some(StreamPlan {
-            path: req.input.to_path_buf(),
-            format,
-            opts: opts.clone(),
-            contests: 0,
-            block: req.block,
-            counted: None,
-        }));
+        return Ok(Some(plan));
     }
     let counted = count(req.input, format, opts, req.replay.as_of)?;
     let c = &counted.count;
@@ -208,20 +209,15 @@ pub(crate) fn plan(
         let src = &counted.source;
         return Err(InputError::nothing_to_rate(src).into());
     }
-    Ok(Some(StreamPlan {
-        path: req.input.to_path_buf(),
-        format,
-        opts: opts.clone(),
-        // The warm-up is a share of the contests rated, as a whole read counts them.
-        contests: usize::try_from(if req.replay.skip_all_tied {
-            c.before_cutoff - c.all_tied_before_cutoff
-        } else {
-            c.before_cutoff
-        })
-        .unwrap_or(usize::MAX),
-        block: req.block,
-        counted: Some(counted),
-    }))
+    // The warm-up is a share of the contests rated, as a whole read counts them.
+    let rated = if req.replay.skip_all_tied {
+        c.before_cutoff - c.all_tied_before_cutoff
+    } else {
+        c.before_cutoff
+    };
+    plan.contests = usize::try_from(rated).unwrap_or(usize::MAX);
+    plan.counted = Some(counted);
+    Ok(Some(plan))
 }
 
 /// What the reader hands a streamed replay: blocks, then what was read.
@@ -313,21 +309,21 @@ pub(crate) struct RunStream<'a, 's> {
     pub(crate) seeds: Option<&'a crate::ingest::seeds::SeedList>,
 }
 
-/// What a streamed replay gives.
-pub(crate) struct StreamRan {
+/// What a replay gives: the result, the state's bytes with `--save-state`, a streamed
+/// input's players and size.
+pub(crate) struct Ran {
     pub(crate) result: ReplayResult,
-    /// The input's players and size.
-    pub(crate) read: Arc<Streamed>,
-    /// With `--save-state`, the state's bytes.
     pub(crate) state: Option<Vec<u8>>,
-    /// With `--resume`, the contests skipped as applied before.
+    pub(crate) streamed: Option<Arc<Streamed>>,
+    /// Streamed with `--resume`: the contests skipped as applied before (a whole read knows
+    /// them before the replay).
     pub(crate) skipped: Option<usize>,
-    /// With `--initial-ratings`, the players seeded.
-    pub(crate) seeded: usize,
+    /// Streamed with `--initial-ratings`: the players seeded (a whole read knows them first).
+    pub(crate) seeded: Option<usize>,
 }
 
 impl SystemVisitor for RunStream<'_, '_> {
-    type Output = Result<StreamRan, ReplayFailure>;
+    type Output = Result<Ran, ReplayFailure>;
     fn visit<S: RatingSystem>(self, system: &S) -> Self::Output {
         let state = self.state;
         let resumed = state.and_then(|s| s.resume);
@@ -411,12 +407,12 @@ impl SystemVisitor for RunStream<'_, '_> {
             }
             _ => None,
         };
-        Ok(StreamRan {
+        Ok(Ran {
             result,
-            read,
             state: bytes,
+            streamed: Some(read),
             skipped: skipped_n,
-            seeded,
+            seeded: self.seeds.map(|_| seeded),
         })
     }
 }
@@ -448,8 +444,8 @@ pub(crate) fn replay_streamed(
     plan: &StreamPlan,
     period: Period,
     shared: Option<Receiver<Piece>>,
-    replay: impl FnOnce(Receiver<Piece>) -> Result<Result<StreamRan, ReplayFailure>, UsageError>,
-) -> anyhow::Result<StreamRan> {
+    replay: impl FnOnce(Receiver<Piece>) -> Result<Result<Ran, ReplayFailure>, UsageError>,
+) -> anyhow::Result<Ran> {
     if let Some(pieces) = shared {
         return replay(pieces)?.map_err(ReplayFailure::error);
     }

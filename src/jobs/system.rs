@@ -6,7 +6,7 @@ use super::load::Loaded;
 use super::options::RunOptions;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
 use super::sink::{Batch, RateMeter, Rows, Sink};
-use super::stream::{Piece, RunStream, replay_streamed};
+use super::stream::{Piece, Ran, RunStream, replay_streamed};
 use crate::history::{History, PlayerId};
 use crate::ingest::stream::Streamed;
 use crate::output::{self, Folder, HistoryCsv, HistoryFormat, StagedFile};
@@ -430,19 +430,6 @@ fn cannot_write(staged: &Folder, name: &str) -> String {
     format!("cannot write {}", staged.final_path(name).display())
 }
 
-/// What a replay gives: the result, the state's bytes with `--save-state`, a streamed input's
-/// players and size.
-struct Ran {
-    result: ReplayResult,
-    state: Option<Vec<u8>>,
-    streamed: Option<Arc<Streamed>>,
-    /// Streamed with `--resume`: the contests skipped as applied before (a whole read knows
-    /// them before the replay).
-    skipped: Option<usize>,
-    /// Streamed with `--initial-ratings`: the players seeded (a whole read knows them first).
-    seeded: Option<usize>,
-}
-
 /// The replay through the sink (rows are kept only when it takes them).
 fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran> {
     // The Hessian's intervals where the system has them, unless the bootstrap gives the
@@ -471,7 +458,7 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        let ran = replay_streamed(plan, opts.period, shared, |pieces| {
+        return replay_streamed(plan, opts.period, shared, |pieces| {
             let visitor = RunStream {
                 pieces,
                 contests: plan.contests,
@@ -482,13 +469,6 @@ fn run(loaded: &Loaded, job: &SystemJob, sink: &mut Sink) -> anyhow::Result<Ran>
                 seeds: loaded.seed_list.as_deref(),
             };
             dispatch(job.system, job.params, visitor).map_err(UsageError)
-        })?;
-        return Ok(Ran {
-            result: ran.result,
-            state: ran.state,
-            streamed: Some(ran.read),
-            skipped: ran.skipped,
-            seeded: loaded.seed_list.as_ref().map(|_| ran.seeded),
         });
     }
     let visitor = RunReplay {

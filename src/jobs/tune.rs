@@ -328,7 +328,7 @@ fn replay_loaded(
     for run in runs {
         match run.map_err(UsageError)? {
             Ok(ran) => {
-                read.get_or_insert(ran.read);
+                read = read.or(ran.streamed);
                 scored.push(Ok(ran.result.metrics));
             }
             Err(ReplayFailure::Diverged(d)) => scored.push(Err(d)),
