@@ -226,26 +226,18 @@ fn check_job(job: &ReplayJob) -> anyhow::Result<()> {
     let checkable = crate::first_side::checkable(job.system, &job.params).map_err(UsageError)?;
     dispatch(job.system, &checkable, Noop).map_err(UsageError)?;
     check_paths(job)?;
-    if job.run.replay.period == crate::replay::Period::Event
-        && (job.resume.is_some() || job.save_state.is_some())
-    {
-        return Err(UsageError(
-            "--period event with --save-state or --resume: an event may go on in the next \
-             input, and its games are one round; rate nightly by --period month (the period \
-             of FIDE's rating lists) or day"
-                .into(),
-        )
-        .into());
-    }
-    if job.run.ci.is_some() && job.resume.is_some() {
-        return Err(UsageError(
-            "--ci replays the whole history once per replicate, and a resumed run holds only \
-             the contests it has not applied: replay the whole input without --resume"
-                .into(),
-        )
-        .into());
-    }
-    Ok(())
+    let state = job.resume.is_some() || job.save_state.is_some();
+    let why = if job.run.replay.period == crate::replay::Period::Event && state {
+        "--period event with --save-state or --resume: an event may go on in the next input, \
+         and its games are one round; rate nightly by --period month (the period of FIDE's \
+         rating lists) or day"
+    } else if job.run.ci.is_some() && job.resume.is_some() {
+        "--ci replays the whole history once per replicate, and a resumed run holds only the \
+         contests it has not applied: replay the whole input without --resume"
+    } else {
+        return Ok(());
+    };
+    Err(UsageError(why.into()).into())
 }
 
 /// The website's publication, with the previous run's ranks and (resumed) its head-to-head

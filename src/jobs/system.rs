@@ -188,25 +188,19 @@ fn add_intervals(
 }
 
 /// What a streamed input cannot give: refused before the replay.
-fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> anyhow::Result<()> {
-    if loaded.stream.is_some() && job.ci_ratings && job.run.ci.is_some() {
-        return Err(UsageError(
-            "--ci replays the history once per replicate and needs it held in memory; this \
-             input is streamed (give --stream off, or compare --ci for the metrics' intervals \
-             alone)"
-                .into(),
-        )
-        .into());
-    }
-    if loaded.stream.is_some() && job.h2h > 0 {
-        return Err(UsageError(
-            "--h2h counts the games between the top players and needs the history held in \
-             memory; this input is streamed (give --stream off)"
-                .into(),
-        )
-        .into());
-    }
-    Ok(())
+fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> Result<(), UsageError> {
+    let why = if loaded.stream.is_none() {
+        return Ok(());
+    } else if job.ci_ratings && job.run.ci.is_some() {
+        "--ci replays the history once per replicate and needs it held in memory; this input \
+         is streamed (give --stream off, or compare --ci for the metrics' intervals alone)"
+    } else if job.h2h > 0 {
+        "--h2h counts the games between the top players and needs the history held in \
+         memory; this input is streamed (give --stream off)"
+    } else {
+        return Ok(());
+    };
+    Err(UsageError(why.into()))
 }
 
 /// Intervals from the fit's observed information (`bt`, `whr`) at `level`.
