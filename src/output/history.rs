@@ -115,7 +115,7 @@ impl HistoryCsv {
         if header != HISTORY_HEADER && header != POOLED_HEADER {
             return Err(io::Error::other("it is not a rate-batch history.csv"));
         }
-        let mut out = Self::new(history, w)?;
+        let out = Self::new(history, w)?;
         let mut line = Vec::new();
         let mut copied = 0u64;
         let mut in_quotes = false;
@@ -132,7 +132,6 @@ impl HistoryCsv {
                 copied += 1;
             }
         }
-        out.time_of = (u32::MAX, String::new());
         Ok(out)
     }
 
