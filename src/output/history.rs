@@ -1,7 +1,7 @@
 //! The rating history: `history.csv` (written as the replay produces rows, and continued on
 //! resume) or `history.parquet`. CSV numbers are in Rust's shortest round-trip form.
 
-use super::text::{csv_field, number};
+use super::text::{csv_name, number};
 use crate::history::History;
 use crate::replay::HistoryRow;
 use crate::time::push_time;
@@ -89,14 +89,7 @@ impl HistoryCsv {
     pub fn add_names(&mut self, names: &[String]) {
         // Names quoted once, not once per row; a pooled name as its name and its pool.
         for n in names {
-            match crate::history::split_pool(n) {
-                (n, Some(pool)) => {
-                    csv_field(n, &mut self.names.text);
-                    self.names.text.push(',');
-                    csv_field(pool, &mut self.names.text);
-                }
-                (n, None) => csv_field(n, &mut self.names.text),
-            }
+            csv_name(n, &mut self.names.text);
             self.names.ends.push(self.names.text.len());
         }
     }

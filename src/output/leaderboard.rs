@@ -3,7 +3,7 @@
 
 use super::history::{player_columns, polars_io};
 use super::table::{Interval, LeaderRow, is_standings};
-use super::text::{csv_field, number};
+use super::text::{csv_name, number};
 use crate::history::{History, split_pool};
 use crate::replay::PlayerRecord;
 use crate::time::format_time;
@@ -76,14 +76,7 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bo
         let _ = write!(line, "{rank}");
     }
     line.push(',');
-    match split_pool(history.name(r.player)) {
-        (name, Some(pool)) => {
-            csv_field(name, line);
-            line.push(',');
-            csv_field(pool, line);
-        }
-        (name, None) => csv_field(name, line),
-    }
+    csv_name(history.name(r.player), line);
     line.push(',');
     number(r.rating.mean, line);
     line.push(',');
@@ -213,27 +206,23 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
         o["rounds"] = rec.rounds.into();
         if standings {
             o["contests"] = rec.contests.into();
-            o["best_rank"] = (rec.places.best > 0)
-                .then_some(rec.places.best)
-                .map_or(Value::Null, Value::from);
+            o["best_rank"] = (rec.places.best > 0).then_some(rec.places.best).into();
             o["median_rank"] = rec.places.median().map_or(Value::Null, num);
         } else {
             o["wins"] = rec.wins.into();
             o["draws"] = rec.draws.into();
             o["losses"] = rec.losses.into();
         }
-        o["last_time"] = if history.source.untimed {
-            Value::Null
-        } else {
-            format_time(rec.last_time).into()
-        };
+        o["last_time"] = (!history.source.untimed)
+            .then(|| format_time(rec.last_time))
+            .into();
         o["status"] = r.status.name().into();
         if let Some(i) = &r.interval {
             o["rating_lo"] = num(i.rating.0);
             o["rating_hi"] = num(i.rating.1);
-            o["rank_lo"] = i.rank.map_or(Value::Null, |x| x.0.into());
-            o["rank_hi"] = i.rank.map_or(Value::Null, |x| x.1.into());
-            o["tie_group"] = i.group.map_or(Value::Null, Value::from);
+            o["rank_lo"] = i.rank.map(|x| x.0).into();
+            o["rank_hi"] = i.rank.map(|x| x.1).into();
+            o["tie_group"] = i.group.into();
         }
         w.write_all(if k == 0 { b"\n" } else { b",\n" })?;
         serde_json::to_writer(&mut *w, &o).map_err(io::Error::other)?;
