@@ -1,7 +1,7 @@
 //! The rating history: `history.csv` (written as the replay produces rows, and continued on
 //! resume) or `history.parquet`. CSV numbers are in Rust's shortest round-trip form.
 
-use super::text::{csv_field, number};
+use super::text::{csv_name, number};
 use crate::history::History;
 use crate::replay::HistoryRow;
 use crate::time::push_time;
@@ -89,14 +89,7 @@ impl HistoryCsv {
     pub fn add_names(&mut self, names: &[String]) {
         // Names quoted once, not once per row; a pooled name as its name and its pool.
         for n in names {
-            match crate::history::split_pool(n) {
-                (n, Some(pool)) => {
-                    csv_field(n, &mut self.names.text);
-                    self.names.text.push(',');
-                    csv_field(pool, &mut self.names.text);
-                }
-                (n, None) => csv_field(n, &mut self.names.text),
-            }
+            csv_name(n, &mut self.names.text);
             self.names.ends.push(self.names.text.len());
         }
     }
@@ -115,7 +108,7 @@ impl HistoryCsv {
         if header != HISTORY_HEADER && header != POOLED_HEADER {
             return Err(io::Error::other("it is not a rate-batch history.csv"));
         }
-        let mut out = Self::new(history, w)?;
+        let out = Self::new(history, w)?;
         let mut line = Vec::new();
         let mut copied = 0u64;
         let mut in_quotes = false;
@@ -132,7 +125,6 @@ impl HistoryCsv {
                 copied += 1;
             }
         }
-        out.time_of = (u32::MAX, String::new());
         Ok(out)
     }
 
@@ -243,95 +235,87 @@ impl<W: Write> HistoryParquet<W> {
         if !self.pending.is_empty() || self.writer.is_none() {
             self.flush()?;
         }
-        let to_io = |e: polars::prelude::PolarsError| io::Error::other(e.to_string());
         match &self.writer {
-            Some(w) => w.finish().map(drop).map_err(to_io),
+            Some(w) => w.finish().map(drop).map_err(polars_io),
             None => Ok(()),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        use polars::prelude::*;
-        let to_io = |e: PolarsError| io::Error::other(e.to_string());
         let mut df = frame(&self.names, &self.pending)?;
         self.pending.clear();
         if self.writer.is_none() {
             let out = self.out.take().expect("the writer is there until finish");
-            self.writer = Some(
-                ParquetWriter::new(out)
-                    .batched(df.schema())
-                    .map_err(to_io)?,
-            );
+            let writer = polars::prelude::ParquetWriter::new(out).batched(df.schema());
+            self.writer = Some(writer.map_err(polars_io)?);
         }
         df.rechunk_mut();
         let writer = self.writer.as_mut().expect("made above");
-        writer.write_batch(&df).map_err(to_io)
+        writer.write_batch(&df).map_err(polars_io)
     }
+}
+
+/// A polars error as an I/O error.
+pub(super) fn polars_io(e: polars::prelude::PolarsError) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// The `player` column of a Parquet file, and `pool` after it when `pooled` (`--pool-by`),
+/// one row a name.
+pub(super) fn player_columns<'a>(
+    names: impl Iterator<Item = &'a str>,
+    pooled: bool,
+) -> Vec<polars::prelude::Column> {
+    use polars::prelude::Column;
+    let (players, pools): (Vec<&str>, Vec<&str>) = names
+        .map(|n| {
+            let (name, pool) = crate::history::split_pool(n);
+            (name, pool.unwrap_or_default())
+        })
+        .unzip();
+    let mut columns = vec![Column::new("player".into(), players)];
+    if pooled {
+        columns.push(Column::new("pool".into(), pools));
+    }
+    columns
 }
 
 /// Rows as a data frame of `history.parquet`'s columns.
 fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::DataFrame> {
     use polars::prelude::*;
-    let to_io = |e: PolarsError| io::Error::other(e.to_string());
-    let opt = |v: f64| v.is_finite().then_some(v);
     let time_ms: Vec<i64> = rows.iter().map(|r| r.time * 1000).collect();
     let time = Column::new("time".into(), time_ms)
         .cast(&DataType::Datetime(
             TimeUnit::Milliseconds,
             Some(TimeZone::UTC),
         ))
-        .map_err(to_io)?;
-    let columns = vec![
-        Column::new(
-            "round".into(),
-            rows.iter().map(|r| r.round).collect::<Vec<u32>>(),
-        ),
-        Column::new(
-            "contest".into(),
-            rows.iter().map(|r| r.contest).collect::<Vec<u32>>(),
-        ),
+        .map_err(polars_io)?;
+    let int = |name: &str, g: fn(&HistoryRow) -> u32| {
+        Column::new(name.into(), rows.iter().map(g).collect::<Vec<u32>>())
+    };
+    let float = |name: &str, g: fn(&HistoryRow) -> f64| {
+        Column::new(name.into(), rows.iter().map(g).collect::<Vec<f64>>())
+    };
+    // Missing values as nulls.
+    let opt = |name: &str, g: fn(&HistoryRow) -> f64| {
+        let values: Vec<Option<f64>> = rows
+            .iter()
+            .map(|r| Some(g(r)).filter(|v| v.is_finite()))
+            .collect();
+        Column::new(name.into(), values)
+    };
+    let mut columns = vec![
+        int("round", |r| r.round),
+        int("contest", |r| r.contest),
         time,
-        Column::new(
-            "player".into(),
-            rows.iter()
-                .map(|r| crate::history::split_pool(&names[r.player as usize]).0)
-                .collect::<Vec<&str>>(),
-        ),
     ];
-    let mut columns = columns;
-    if pooled(names) {
-        columns.push(Column::new(
-            "pool".into(),
-            rows.iter()
-                .map(|r| {
-                    crate::history::split_pool(&names[r.player as usize])
-                        .1
-                        .unwrap_or_default()
-                })
-                .collect::<Vec<&str>>(),
-        ));
-    }
+    let players = rows.iter().map(|r| names[r.player as usize].as_str());
+    columns.extend(player_columns(players, pooled(names)));
     columns.extend([
-        Column::new(
-            "rating_before".into(),
-            rows.iter().map(|r| r.before).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "rating_after".into(),
-            rows.iter().map(|r| r.after).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "uncertainty_after".into(),
-            rows.iter()
-                .map(|r| opt(r.uncertainty))
-                .collect::<Vec<Option<f64>>>(),
-        ),
-        Column::new(
-            "performance".into(),
-            rows.iter()
-                .map(|r| opt(r.performance))
-                .collect::<Vec<Option<f64>>>(),
-        ),
+        float("rating_before", |r| r.before),
+        float("rating_after", |r| r.after),
+        opt("uncertainty_after", |r| r.uncertainty),
+        opt("performance", |r| r.performance),
     ]);
-    DataFrame::new(rows.len(), columns).map_err(to_io)
+    DataFrame::new(rows.len(), columns).map_err(polars_io)
 }

@@ -1,10 +1,13 @@
 //! `leaderboard.csv`. Numbers are written in Rust's shortest round-trip form, so the file
 //! holds exactly the values computed and is identical from run to run.
 
-use super::table::{LeaderRow, is_standings};
-use super::text::{csv_field, number};
+use super::history::{player_columns, polars_io};
+use super::table::{Interval, LeaderRow, is_standings};
+use super::text::{csv_name, number};
 use crate::history::{History, split_pool};
+use crate::replay::PlayerRecord;
 use crate::time::format_time;
+use polars::prelude::{Column, DataFrame, DataType, ParquetWriter, TimeUnit, TimeZone};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -59,7 +62,7 @@ pub fn write_leaderboard(
 }
 
 /// A player's last time as the leaderboard shows it: empty for an input without times.
-fn last_time(history: &History, rec: &crate::replay::PlayerRecord) -> String {
+fn last_time(history: &History, rec: &PlayerRecord) -> String {
     if history.source.untimed {
         String::new()
     } else {
@@ -73,14 +76,7 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bo
         let _ = write!(line, "{rank}");
     }
     line.push(',');
-    match split_pool(history.name(r.player)) {
-        (name, Some(pool)) => {
-            csv_field(name, line);
-            line.push(',');
-            csv_field(pool, line);
-        }
-        (name, None) => csv_field(name, line),
-    }
+    csv_name(history.name(r.player), line);
     line.push(',');
     number(r.rating.mean, line);
     line.push(',');
@@ -210,27 +206,23 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
         o["rounds"] = rec.rounds.into();
         if standings {
             o["contests"] = rec.contests.into();
-            o["best_rank"] = (rec.places.best > 0)
-                .then_some(rec.places.best)
-                .map_or(Value::Null, Value::from);
+            o["best_rank"] = (rec.places.best > 0).then_some(rec.places.best).into();
             o["median_rank"] = rec.places.median().map_or(Value::Null, num);
         } else {
             o["wins"] = rec.wins.into();
             o["draws"] = rec.draws.into();
             o["losses"] = rec.losses.into();
         }
-        o["last_time"] = if history.source.untimed {
-            Value::Null
-        } else {
-            format_time(rec.last_time).into()
-        };
+        o["last_time"] = (!history.source.untimed)
+            .then(|| format_time(rec.last_time))
+            .into();
         o["status"] = r.status.name().into();
         if let Some(i) = &r.interval {
             o["rating_lo"] = num(i.rating.0);
             o["rating_hi"] = num(i.rating.1);
-            o["rank_lo"] = i.rank.map_or(Value::Null, |x| x.0.into());
-            o["rank_hi"] = i.rank.map_or(Value::Null, |x| x.1.into());
-            o["tie_group"] = i.group.map_or(Value::Null, Value::from);
+            o["rank_lo"] = i.rank.map(|x| x.0).into();
+            o["rank_hi"] = i.rank.map(|x| x.1).into();
+            o["tie_group"] = i.group.into();
         }
         w.write_all(if k == 0 { b"\n" } else { b",\n" })?;
         serde_json::to_writer(&mut *w, &o).map_err(io::Error::other)?;
@@ -238,75 +230,68 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
     w.write_all(b"\n]\n")
 }
 
+/// A Parquet column of one count of each row's record, widened to `u64`.
+fn count_column(rows: &[LeaderRow], name: &str, g: fn(&PlayerRecord) -> u32) -> Column {
+    let values: Vec<u64> = rows.iter().map(|r| u64::from(g(&r.record))).collect();
+    Column::new(name.into(), values)
+}
+
 /// The Parquet leaderboard's record columns: contests and places of standings, else wins,
 /// draws and losses.
-fn record_columns(rows: &[LeaderRow]) -> Vec<polars::prelude::Column> {
-    use polars::prelude::*;
-    let u = |g: &dyn Fn(&LeaderRow) -> u64| -> Vec<u64> { rows.iter().map(g).collect() };
-    let mut columns = Vec::new();
-    if is_standings(rows) {
-        columns.push(Column::new(
-            "contests".into(),
-            u(&|r| u64::from(r.record.contests)),
-        ));
-        columns.push(Column::new(
-            "best_rank".into(),
-            rows.iter()
-                .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
-                .collect::<Vec<Option<u32>>>(),
-        ));
-        columns.push(Column::new(
-            "median_rank".into(),
-            rows.iter()
-                .map(|r| r.record.places.median())
-                .collect::<Vec<Option<f64>>>(),
-        ));
-    } else {
-        columns.push(Column::new("wins".into(), u(&|r| u64::from(r.record.wins))));
-        columns.push(Column::new(
-            "draws".into(),
-            u(&|r| u64::from(r.record.draws)),
-        ));
-        columns.push(Column::new(
-            "losses".into(),
-            u(&|r| u64::from(r.record.losses)),
-        ));
+fn record_columns(rows: &[LeaderRow]) -> Vec<Column> {
+    if !is_standings(rows) {
+        return vec![
+            count_column(rows, "wins", |r| r.wins),
+            count_column(rows, "draws", |r| r.draws),
+            count_column(rows, "losses", |r| r.losses),
+        ];
     }
-    columns
+    let best: Vec<Option<u32>> = rows
+        .iter()
+        .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
+        .collect();
+    let median: Vec<Option<f64>> = rows.iter().map(|r| r.record.places.median()).collect();
+    vec![
+        count_column(rows, "contests", |r| r.contests),
+        Column::new("best_rank".into(), best),
+        Column::new("median_rank".into(), median),
+    ]
 }
 
 /// The Parquet leaderboard's interval columns (`--ci`, or a fit's intervals).
-fn interval_columns(rows: &[LeaderRow]) -> Vec<polars::prelude::Column> {
-    use polars::prelude::*;
-    let mut columns = Vec::new();
-    let iv = |g: &dyn Fn(&super::table::Interval) -> Option<f64>| -> Vec<Option<f64>> {
-        rows.iter()
-            .map(|r| r.interval.as_ref().and_then(g).filter(|v| v.is_finite()))
-            .collect()
+fn interval_columns(rows: &[LeaderRow]) -> [Column; 5] {
+    let iv = |name: &str, g: fn(&Interval) -> f64| {
+        let values: Vec<Option<f64>> = rows
+            .iter()
+            .map(|r| r.interval.as_ref().map(g).filter(|v| v.is_finite()))
+            .collect();
+        Column::new(name.into(), values)
     };
-    let ivu = |g: &dyn Fn(&super::table::Interval) -> Option<u32>| -> Vec<Option<u32>> {
-        rows.iter()
+    let ivu = |name: &str, g: fn(&Interval) -> Option<u32>| {
+        let values: Vec<Option<u32>> = rows
+            .iter()
             .map(|r| r.interval.as_ref().and_then(g))
-            .collect()
+            .collect();
+        Column::new(name.into(), values)
     };
-    columns.push(Column::new("rating_lo".into(), iv(&|i| Some(i.rating.0))));
-    columns.push(Column::new("rating_hi".into(), iv(&|i| Some(i.rating.1))));
-    columns.push(Column::new("rank_lo".into(), ivu(&|i| i.rank.map(|x| x.0))));
-    columns.push(Column::new("rank_hi".into(), ivu(&|i| i.rank.map(|x| x.1))));
-    columns.push(Column::new("tie_group".into(), ivu(&|i| i.group)));
-    columns
+    [
+        iv("rating_lo", |i| i.rating.0),
+        iv("rating_hi", |i| i.rating.1),
+        ivu("rank_lo", |i| i.rank.map(|x| x.0)),
+        ivu("rank_hi", |i| i.rank.map(|x| x.1)),
+        ivu("tie_group", |i| i.group),
+    ]
 }
 
 /// `leaderboard.parquet`.
 fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
-    use polars::prelude::*;
-    let to_io = |e: PolarsError| io::Error::other(e.to_string());
-    let f = |g: &dyn Fn(&LeaderRow) -> f64| -> Vec<Option<f64>> {
-        rows.iter()
+    let f = |name: &str, g: fn(&LeaderRow) -> f64| {
+        let values: Vec<Option<f64>> = rows
+            .iter()
             .map(|r| Some(g(r)).filter(|v| v.is_finite()))
-            .collect()
+            .collect();
+        Column::new(name.into(), values)
     };
-    let u = |g: &dyn Fn(&LeaderRow) -> u64| -> Vec<u64> { rows.iter().map(g).collect() };
     let time = Column::new(
         "last_time".into(),
         rows.iter()
@@ -317,37 +302,16 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         TimeUnit::Milliseconds,
         Some(TimeZone::UTC),
     ))
-    .map_err(to_io)?;
-    let mut columns = vec![
-        Column::new(
-            "rank".into(),
-            rows.iter()
-                .map(|r| r.rank.map(|k| k as u64))
-                .collect::<Vec<Option<u64>>>(),
-        ),
-        Column::new(
-            "player".into(),
-            rows.iter()
-                .map(|r| split_pool(history.name(r.player)).0)
-                .collect::<Vec<&str>>(),
-        ),
-    ];
-    if is_pooled(history, rows) {
-        columns.push(Column::new(
-            "pool".into(),
-            rows.iter()
-                .map(|r| split_pool(history.name(r.player)).1.unwrap_or_default())
-                .collect::<Vec<&str>>(),
-        ));
-    }
+    .map_err(polars_io)?;
+    let ranks: Vec<Option<u64>> = rows.iter().map(|r| r.rank.map(|k| k as u64)).collect();
+    let mut columns = vec![Column::new("rank".into(), ranks)];
+    let names = rows.iter().map(|r| history.name(r.player));
+    columns.extend(player_columns(names, is_pooled(history, rows)));
     columns.extend([
-        Column::new("rating".into(), f(&|r| r.rating.mean)),
-        Column::new(
-            "uncertainty".into(),
-            f(&|r| r.rating.uncertainty.unwrap_or(f64::NAN)),
-        ),
-        Column::new("display_rating".into(), f(&|r| r.rating.display)),
-        Column::new("rounds".into(), u(&|r| u64::from(r.record.rounds))),
+        f("rating", |r| r.rating.mean),
+        f("uncertainty", |r| r.rating.uncertainty.unwrap_or(f64::NAN)),
+        f("display_rating", |r| r.rating.display),
+        count_column(rows, "rounds", |r| r.rounds),
     ]);
     columns.extend(record_columns(rows));
     columns.push(time);
@@ -358,7 +322,7 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
     if rows.iter().any(|r| r.interval.is_some()) {
         columns.extend(interval_columns(rows));
     }
-    let mut df = DataFrame::new(rows.len(), columns).map_err(to_io)?;
-    ParquetWriter::new(w).finish(&mut df).map_err(to_io)?;
+    let mut df = DataFrame::new(rows.len(), columns).map_err(polars_io)?;
+    ParquetWriter::new(w).finish(&mut df).map_err(polars_io)?;
     Ok(())
 }

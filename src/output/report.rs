@@ -217,8 +217,12 @@ fn style() -> String {
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error + 'static>>;
 
-/// Draws onto a fresh SVG canvas of `size` pixels and returns the `<svg>` element.
-fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> DrawResult) -> io::Result<String> {
+/// Draws onto a fresh SVG canvas of `size` pixels and returns the `<svg>` element (`Some`,
+/// as a chart with data returns it).
+fn render(
+    size: (u32, u32),
+    draw: impl FnOnce(&Area<'_>) -> DrawResult,
+) -> io::Result<Option<String>> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -227,7 +231,7 @@ fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> DrawResult) -> io::R
         root.present().map_err(io::Error::other)?;
     }
     // (Names drawn as the charts' text: no character HTML refuses.)
-    Ok(super::html::html_text(&svg).into_owned())
+    Ok(Some(super::html::html_text(&svg).into_owned()))
 }
 
 /// Every k-th point, k chosen so that at most `max` are kept; the last point is always kept.
@@ -276,10 +280,8 @@ fn pad(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
 
 /// The time axis: the range of the times, widened when it is a single instant.
 fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
-    let (lo, hi) = times.into_iter().fold(None, |acc, t| match acc {
-        None => Some((t, t)),
-        Some((lo, hi)) => Some((t.min(lo), t.max(hi))),
-    })?;
+    let times: Vec<i64> = times.into_iter().collect();
+    let (lo, hi) = (*times.iter().min()?, *times.iter().max()?);
     if lo == hi {
         Some((lo - 43_200, hi + 43_200))
     } else {
@@ -326,7 +328,7 @@ fn trajectory_chart(players: &[(String, Vec<(i64, f64)>)]) -> io::Result<Option<
     const ROW: u32 = 22;
     const LEGEND_W: u32 = 290;
     let height = 500.max(70 + ROW * players.len() as u32);
-    let svg = render((WIDE, height), |root| {
+    render((WIDE, height), |root| {
         let (plot, legend) = root.split_horizontally(WIDE - LEGEND_W);
         let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
@@ -373,8 +375,7 @@ fn trajectory_chart(players: &[(String, Vec<(i64, f64)>)]) -> io::Result<Option<
             legend.draw(&Text::new(text, (38, y), label.clone()))?;
         }
         Ok(())
-    })?;
-    Ok(Some(svg))
+    })
 }
 
 /// Counts of `values` in `bins` equal bins over their range: (lower edge, width, counts).
@@ -403,43 +404,45 @@ fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
     let hi = lo + width * HISTOGRAM_BINS as f64;
     let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.08;
     let total: u64 = counts.iter().sum();
-    let svg =
-        render((NARROW + 160, 400), |root| {
-            let mut chart = ChartBuilder::on(root)
-                .margin(12)
-                .x_label_area_size(48)
-                .margin_right(36)
-                .y_label_area_size(80)
-                .build_cartesian_2d(lo..hi, 0.0..top)?;
-            chart
-                .configure_mesh()
-                .x_labels(12)
-                .y_labels(6)
-                .x_label_formatter(&|x| format!("{x:.*}", decimals(hi - lo)))
-                .y_label_formatter(&|y| format!("{y:.0}"))
-                .x_desc(format!(
-                    "final rating ({total} players, {HISTOGRAM_BINS} bins)"
-                ))
-                .y_desc("players")
-                .label_style((FONT, LABEL_SIZE))
-                .axis_desc_style((FONT, DESC_SIZE))
-                .disable_x_mesh()
-                .light_line_style(WHITE.mix(0.0))
-                .draw()?;
-            let fill = PALETTE[0].mix(0.85).filled();
-            chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
-                let x0 = lo + width * i as f64;
-                Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], fill)
-            }))?;
-            chart.draw_series(counts.iter().enumerate().filter(|(_, c)| **c > 0).map(
-                |(i, &c)| {
+    render((NARROW + 160, 400), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(48)
+            .margin_right(36)
+            .y_label_area_size(80)
+            .build_cartesian_2d(lo..hi, 0.0..top)?;
+        chart
+            .configure_mesh()
+            .x_labels(12)
+            .y_labels(6)
+            .x_label_formatter(&|x| format!("{x:.*}", decimals(hi - lo)))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_desc(format!(
+                "final rating ({total} players, {HISTOGRAM_BINS} bins)"
+            ))
+            .y_desc("players")
+            .label_style((FONT, LABEL_SIZE))
+            .axis_desc_style((FONT, DESC_SIZE))
+            .disable_x_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let fill = PALETTE[0].mix(0.85).filled();
+        chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
+            let x0 = lo + width * i as f64;
+            Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], fill)
+        }))?;
+        chart.draw_series(
+            counts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(i, &c)| {
                     let x0 = lo + width * i as f64;
                     Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], WHITE.stroke_width(1))
-                },
-            ))?;
-            Ok(())
-        })?;
-    Ok(Some(svg))
+                }),
+        )?;
+        Ok(())
+    })
 }
 
 /// The top players' ratings as dots with their intervals as bars, best at the top.
@@ -450,7 +453,7 @@ fn interval_chart(players: &[(String, f64, f64, f64)]) -> io::Result<Option<Stri
     let (lo, hi) = pad(lo, hi, 0.05);
     let n = players.len();
     let height = 80 + 22 * n as u32;
-    let svg = render((WIDE, height), |root| {
+    render((WIDE, height), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
             .margin_right(36)
@@ -467,7 +470,7 @@ fn interval_chart(players: &[(String, f64, f64, f64)]) -> io::Result<Option<Stri
                 players
                     .get(k as usize)
                     .filter(|_| (y - y.round()).abs() < 1e-6 && k >= 0.0)
-                    .map(|p| format!("{} {}", k as usize + 1, shorten_label(&p.0)))
+                    .map(|p| format!("{} {}", k as usize + 1, shorten(&p.0, 24)))
                     .unwrap_or_default()
             })
             .x_desc("rating, with its interval")
@@ -487,19 +490,7 @@ fn interval_chart(players: &[(String, f64, f64, f64)]) -> io::Result<Option<Stri
                 .map(|(k, p)| Circle::new((p.1, y(k)), 4, BLACK.filled())),
         )?;
         Ok(())
-    })?;
-    Ok(Some(svg))
-}
-
-/// A name cut to fit the chart's label area.
-fn shorten_label(name: &str) -> String {
-    const MAX: usize = 24;
-    if name.chars().count() <= MAX {
-        name.to_string()
-    } else {
-        let cut: String = name.chars().take(MAX - 1).collect();
-        format!("{cut}\u{2026}")
-    }
+    })
 }
 
 /// The rolling window, in contests, for `contests` scored contests: max(1, contests / 50).
@@ -601,7 +592,7 @@ fn time_lines_chart(
     let (_, hi) = finite_range(lines.iter().flat_map(|(_, p)| p.iter().map(|x| x.1)))
         .expect("points have finite values");
     let top = if hi > 0.0 { hi * 1.1 } else { 1.0 };
-    let svg = render((WIDE, 400), |root| {
+    render((WIDE, 400), |root| {
         let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
         let mut chart = ChartBuilder::on(root)
@@ -633,8 +624,7 @@ fn time_lines_chart(
         }
         legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
-    })?;
-    Ok(Some(svg))
+    })
 }
 
 /// A page of one chart: lines `(x, y)` with a legend, the y axis logarithmic (values must be
@@ -694,7 +684,7 @@ fn log_lines_chart(
     ) else {
         return Ok(None);
     };
-    let svg = render((WIDE, 520), |root| {
+    render((WIDE, 520), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(12)
             .margin_right(30)
@@ -722,8 +712,7 @@ fn log_lines_chart(
         }
         legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
-    })?;
-    Ok(Some(svg))
+    })
 }
 
 /// Draws a chart's legend box at `position`, in the report's style.
@@ -788,7 +777,7 @@ fn calibration_chart(
         return Ok(None);
     }
     let total: u64 = bins.iter().map(|b| b.games).sum();
-    let svg = render((NARROW, 610), |root| {
+    render((NARROW, 610), |root| {
         let mut chart = ChartBuilder::on(root)
             .margin(16)
             .margin_right(28)
@@ -843,8 +832,7 @@ fn calibration_chart(
             .legend(move |(x, y)| Circle::new((x + 11, y), 5, color.filled()));
         legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
-    })?;
-    Ok(Some(svg))
+    })
 }
 
 #[cfg(test)]

@@ -246,15 +246,10 @@ impl Site<'_> {
         w.write_all(b"var RB_NAMES=[")?;
         for (i, p) in self.data.players.iter().enumerate() {
             let sep = if i == 0 { "\n" } else { ",\n" };
+            write!(w, "{sep}[\"{}\",{},", JsStr(&p.name), p.id)?;
             match p.rank {
-                Some(rank) => write!(w, "{sep}[\"{}\",{},{rank}]", JsStr(&p.name), p.id)?,
-                None => write!(
-                    w,
-                    "{sep}[\"{}\",{},\"{}\"]",
-                    JsStr(&p.name),
-                    p.id,
-                    p.status.name()
-                )?,
+                Some(rank) => write!(w, "{rank}]")?,
+                None => write!(w, "\"{}\"]", p.status.name())?,
             }
         }
         w.write_all(b"\n];\n")
@@ -396,22 +391,6 @@ fn rating(v: &f64) -> Rating {
     Rating(*v)
 }
 
-fn interval(iv: &(f64, f64)) -> Interval {
-    Interval(*iv)
-}
-
-fn percent(level: &f64) -> Percent {
-    Percent(*level)
-}
-
-fn opt_rank(rank: &Option<u32>) -> OptRank {
-    OptRank(*rank)
-}
-
-fn median_rank(m: &Option<f64>) -> MedianRank {
-    MedianRank(*m)
-}
-
 /// The content of a JavaScript (JSON) string literal: quotes, backslashes and control
 /// characters escaped, U+2028 and U+2029 too, and `</` written `<\/` so that no name can
 /// close a script element.
@@ -456,20 +435,20 @@ pub fn format_rating(v: f64) -> String {
 }
 
 /// "[lo, hi]".
-struct Interval((f64, f64));
+struct Interval<'a>(&'a (f64, f64));
 
-impl fmt::Display for Interval {
+impl fmt::Display for Interval<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}, {}]", Rating(self.0.0), Rating(self.0.1))
     }
 }
 
 /// A level as a percentage: 0.95 → "95%", 0.683 → "68.3%".
-struct Percent(f64);
+struct Percent<'a>(&'a f64);
 
-impl fmt::Display for Percent {
+impl fmt::Display for Percent<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.0 * 100.0;
+        let p = *self.0 * 100.0;
         if !p.is_finite() {
             f.write_str(DASH)
         } else if (p - p.round()).abs() < 1e-9 {
@@ -532,9 +511,9 @@ fn change(p: &SitePlayer) -> Option<Change> {
     Some(Change { class, text })
 }
 
-struct OptRank(Option<u32>);
+struct OptRank<'a>(&'a Option<u32>);
 
-impl fmt::Display for OptRank {
+impl fmt::Display for OptRank<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Some(r) => write!(f, "{r}"),
@@ -544,9 +523,9 @@ impl fmt::Display for OptRank {
 }
 
 /// A median rank: whole, or with one decimal (x.5); "–" when missing or not finite.
-struct MedianRank(Option<f64>);
+struct MedianRank<'a>(&'a Option<f64>);
 
-impl fmt::Display for MedianRank {
+impl fmt::Display for MedianRank<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Some(m) if m.is_finite() && m.fract() == 0.0 => write!(f, "{m:.0}"),
@@ -982,11 +961,11 @@ mod tests {
         ] {
             assert_eq!(format_rating(v), s, "{v}");
         }
-        assert_eq!(Percent(0.95).to_string(), "95%");
-        assert_eq!(Percent(0.683).to_string(), "68.3%");
-        assert_eq!(MedianRank(Some(3.0)).to_string(), "3");
-        assert_eq!(MedianRank(Some(2.5)).to_string(), "2.5");
-        assert_eq!(MedianRank(Some(f64::NAN)).to_string(), "–");
+        assert_eq!(Percent(&0.95).to_string(), "95%");
+        assert_eq!(Percent(&0.683).to_string(), "68.3%");
+        assert_eq!(MedianRank(&Some(3.0)).to_string(), "3");
+        assert_eq!(MedianRank(&Some(2.5)).to_string(), "2.5");
+        assert_eq!(MedianRank(&Some(f64::NAN)).to_string(), "–");
     }
 
     /// A site to look at (and for `scripts/site_screenshots.sh`): 1,500 players, two pages of

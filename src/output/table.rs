@@ -461,51 +461,32 @@ fn round_text(v: f64) -> String {
 /// `--ci`: the metrics' intervals (as in `metrics.json`), one line per metric given.
 pub fn print_intervals(out: &mut dyn Write, iv: &serde_json::Value) -> io::Result<()> {
     let m = &iv["metrics"];
-    let pair =
-        |v: &serde_json::Value, scale: f64, digits: usize| match (v[0].as_f64(), v[1].as_f64()) {
-            (Some(lo), Some(hi)) => {
-                Some(format!("{:.digits$} - {:.digits$}", lo * scale, hi * scale))
-            }
-            _ => None,
-        };
     writeln!(
         out,
         "  {:.0} % intervals ({} bootstrap replicates over contests):",
         100.0 * iv["level"].as_f64().unwrap_or(f64::NAN),
         iv["replicates"]
     )?;
+    // (Name, group and key in the document, decimals, unit.)
     let lines = [
-        (
-            "pair inversion, all",
-            pair(&m["all"]["pair_inversion"], 1.0, 2),
-            " %",
-        ),
+        ("pair inversion, all", "all", "pair_inversion", 2, " %"),
         (
             "pair inversion, experienced",
-            pair(&m["experienced"]["pair_inversion"], 1.0, 2),
+            "experienced",
+            "pair_inversion",
+            2,
             " %",
         ),
-        (
-            "rank deviation, all",
-            pair(&m["all"]["rank_deviation"], 1.0, 2),
-            " %",
-        ),
-        ("log-loss", pair(&m["two_player"]["log_loss"], 1.0, 4), ""),
-        ("Brier", pair(&m["two_player"]["brier"], 1.0, 4), ""),
-        (
-            "favourite accuracy",
-            pair(&m["two_player"]["accuracy"], 1.0, 2),
-            " %",
-        ),
-        (
-            "log-loss, win/draw/loss",
-            pair(&m["two_player"]["log_loss_3"], 1.0, 4),
-            "",
-        ),
+        ("rank deviation, all", "all", "rank_deviation", 2, " %"),
+        ("log-loss", "two_player", "log_loss", 4, ""),
+        ("Brier", "two_player", "brier", 4, ""),
+        ("favourite accuracy", "two_player", "accuracy", 2, " %"),
+        ("log-loss, win/draw/loss", "two_player", "log_loss_3", 4, ""),
     ];
-    for (name, text, unit) in lines {
-        if let Some(t) = text {
-            writeln!(out, "    {name:<28} {t}{unit}")?;
+    for (name, group, key, digits, unit) in lines {
+        let v = &m[group][key];
+        if let (Some(lo), Some(hi)) = (v[0].as_f64(), v[1].as_f64()) {
+            writeln!(out, "    {name:<28} {lo:.digits$} - {hi:.digits$}{unit}")?;
         }
     }
     if let Some(r) = iv.get("ratings") {

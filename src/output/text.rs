@@ -19,6 +19,16 @@ pub(crate) fn csv_field(s: &str, out: &mut String) {
     }
 }
 
+/// A player's name as CSV fields: a pooled one (`--pool-by`) as its name and its pool.
+pub(crate) fn csv_name(name: &str, out: &mut String) {
+    let (name, pool) = crate::history::split_pool(name);
+    csv_field(name, out);
+    if let Some(pool) = pool {
+        out.push(',');
+        csv_field(pool, out);
+    }
+}
+
 /// Shortest round-trip form (ryu); empty for NaN (no value).
 pub(crate) fn number(v: f64, out: &mut String) {
     if v.is_finite() {
