@@ -152,20 +152,6 @@ impl LeaderboardFormat {
     }
 }
 
-/// Writes the leaderboard in `format` (see [`write_leaderboard`] for the columns).
-pub fn write_leaderboard_as(
-    format: LeaderboardFormat,
-    w: &mut dyn Write,
-    history: &History,
-    rows: &[LeaderRow],
-) -> io::Result<()> {
-    match format {
-        LeaderboardFormat::Csv => write_leaderboard(w, history, rows),
-        LeaderboardFormat::Json => write_json(w, history, rows),
-        LeaderboardFormat::Parquet => write_parquet(w, history, rows),
-    }
-}
-
 /// The leaderboard, in `--leaderboard-format`.
 pub struct Leaderboard;
 
@@ -178,8 +164,14 @@ impl super::Output for Leaderboard {
         vec![done.leaderboard_format.file_name()]
     }
 
+    /// Writes it in `--leaderboard-format` (see [`write_leaderboard`] for the columns).
     fn write(&self, _: &str, done: &super::Replayed, w: &mut dyn Write) -> io::Result<()> {
-        write_leaderboard_as(done.leaderboard_format, w, done.history, done.rows)
+        let (history, rows) = (done.history, done.rows);
+        match done.leaderboard_format {
+            LeaderboardFormat::Csv => write_leaderboard(w, history, rows),
+            LeaderboardFormat::Json => write_json(w, history, rows),
+            LeaderboardFormat::Parquet => write_parquet(w, history, rows),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ mod table;
 mod text;
 
 pub use history::{HistoryCsv, HistoryFormat, HistoryParquet, PARQUET_ROW_GROUP};
-pub use leaderboard::{LeaderboardFormat, is_pooled, write_leaderboard, write_leaderboard_as};
+pub use leaderboard::{LeaderboardFormat, is_pooled};
 pub use metrics::write_metrics;
 pub use publish::{
     Busy, FileLock, FileSet, Folder, Publication, StagedFile, open_no_follow, write_one,

@@ -662,6 +662,8 @@ struct LinesPage<'a> {
     chart: Option<String>,
 }
 
+/// The chart of [`write_lines_page`]: one line a series on a logarithmic y axis, the
+/// points that cannot be drawn on it left out.
 fn log_lines_chart(
     series: &[(String, Vec<(f64, f64)>)],
     x_desc: &str,
