@@ -59,8 +59,7 @@ pub fn open(path: &Path) -> anyhow::Result<Box<dyn BufRead + Send>> {
             "zstd",
         ),
     };
-    let ahead = Ahead::spawn(Damaged { inner, what });
-    Ok(Box::new(BufReader::with_capacity(BUFFER, ahead)))
+    Ok(Box::new(Ahead::spawn(Damaged { inner, what })))
 }
 
 /// A reader whose bytes are produced ahead by a thread of their own: decompression on one
@@ -106,9 +105,23 @@ impl Ahead {
 
 impl Read for Ahead {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let have = self.fill_buf()?;
+            let n = out.len().min(have.len());
+            out[..n].copy_from_slice(&have[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// Buffered already: the decompressed chunks are read in place, not copied once more.
+impl BufRead for Ahead {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         while self.at == self.current.len() {
             if self.done {
-                return Ok(0);
+                break;
             }
             match self.rx.recv() {
                 Ok(Ok(buf)) if buf.is_empty() => self.done = true,
@@ -127,10 +140,11 @@ impl Read for Ahead {
                 }
             }
         }
-        let n = out.len().min(self.current.len() - self.at);
-        out[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(&self.current[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.current.len());
     }
 }
 
