@@ -1033,6 +1033,20 @@ fn pgn_bad_inputs() {
         Some("Result"),
         "invalid result `?`",
     );
+    // A game's tags are its own: the second game does not inherit the first's Result (the
+    // reader reuses the first's buffers).
+    let e = err(
+        "two.pgn",
+        "[Date \"2020.01.01\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1-0\n\n\
+         [Date \"2020.01.02\"]\n[White \"B\"]\n[Black \"A\"]\n\n1. e4 e5\n",
+    );
+    assert_error(
+        &e,
+        "two.pgn",
+        Location::Line(8),
+        Some("Result"),
+        "no Result tag",
+    );
     let e = err(
         "d.pgn",
         "[Date \"2020.13.01\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n",

@@ -21,16 +21,57 @@ pub(crate) const MAX_TAGS: usize = 10_000;
 #[derive(Default)]
 struct Game {
     line: u64,
-    /// Every tag's value and line, by name (a repeated one starts the next game in files
-    /// without move text).
-    tags: rustc_hash::FxHashMap<String, (String, u64)>,
+    /// The tags of this game and of earlier ones, by name: each value, line, and the number
+    /// of the game it belongs to. Kept from game to game, so that the same few dozen names
+    /// and their values' buffers are reused rather than allocated again for every game.
+    tags: rustc_hash::FxHashMap<String, (String, u64, u64)>,
+    /// This game's number, and how many tags it has (a repeated one starts the next game in
+    /// files without move text).
+    number: u64,
+    count: usize,
     /// With `--dedupe`: the digest of the moves so far.
     moves: Moves,
 }
 
 impl Game {
     fn tag(&self, name: &str) -> Option<(&str, u64)> {
-        self.tags.get(name).map(|(v, l)| (v.as_str(), *l))
+        let (v, l, n) = self.tags.get(name)?;
+        (*n == self.number).then_some((v.as_str(), *l))
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.tag(name).is_some()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Sets a tag not yet set in this game.
+    fn set(&mut self, name: &str, value: &str, line: u64) {
+        self.count += 1;
+        match self.tags.get_mut(name) {
+            Some((v, l, n)) => {
+                v.clear();
+                v.push_str(value);
+                (*l, *n) = (line, self.number);
+            }
+            None => {
+                let entry = (value.to_string(), line, self.number);
+                self.tags.insert(name.to_string(), entry);
+            }
+        }
+    }
+
+    /// Empties the game for the next one (the names of earlier games are forgotten when a
+    /// hostile file has given many).
+    fn next(&mut self) {
+        self.number += 1;
+        self.count = 0;
+        if self.tags.len() > 4 * 64 {
+            self.tags = Default::default();
+        }
+        self.moves = Moves::default();
     }
 
     /// A tag the game must have, else the error at the game's first line.
@@ -161,21 +202,21 @@ impl super::Reader for Pgn {
                     if comment_depth == 0 && line.starts_with('[') {
                         let (name, value) =
                             parse_tag(line).map_err(|m| ctx.stop(Location::Line(line_no), m))?;
-                        if in_moves || game.tags.contains_key(&name) {
-                            finish_game(ctx, std::mem::take(&mut game))?;
+                        if in_moves || game.has(name) {
+                            finish_game(ctx, &mut game)?;
                             in_moves = false;
                         }
-                        if game.tags.is_empty() {
+                        if game.is_empty() {
                             game.line = line_no;
                         }
-                        if game.tags.len() >= MAX_TAGS {
+                        if game.count >= MAX_TAGS {
                             let m = format!(
                                 "the game has more than {MAX_TAGS} tag pairs (line {line_no}): \
                                  not a chess game's header"
                             );
                             return Err(ctx.stop(Location::Line(game.line), m));
                         }
-                        game.tags.insert(name, (value, line_no));
+                        game.set(name, &value, line_no);
                         continue;
                     }
                     if line.is_empty() || line.starts_with('%') {
@@ -192,13 +233,13 @@ impl super::Reader for Pgn {
                     comment_depth = comment_depth.saturating_sub(1);
                 }
             }
-            in_moves |= !game.tags.is_empty();
+            in_moves |= !game.is_empty();
             if ctx.opts.dedupe {
                 game.moves.feed(moves);
             }
         }
-        if !game.tags.is_empty() {
-            finish_game(ctx, game)?;
+        if !game.is_empty() {
+            finish_game(ctx, &mut game)?;
         }
         Ok(())
     }
@@ -221,7 +262,7 @@ fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 }
 
 /// `[Name "value"]` with `\"` and `\\` escapes in the value.
-fn parse_tag(line: &str) -> Result<(String, String), String> {
+fn parse_tag(line: &str) -> Result<(&str, std::borrow::Cow<'_, str>), String> {
     let bad = || format!("malformed tag pair `{line}`");
     let inner = line.strip_prefix('[').ok_or_else(bad)?.trim_end();
     let inner = inner.strip_suffix(']').ok_or_else(bad)?.trim();
@@ -233,6 +274,12 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .ok_or_else(bad)?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(bad());
+    }
+    if !body.contains('\\') {
+        return Ok((name, std::borrow::Cow::Borrowed(body)));
+    }
     let mut value = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
@@ -242,18 +289,18 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
             c
         });
     }
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(bad());
-    }
-    Ok((name.to_string(), value))
+    Ok((name, std::borrow::Cow::Owned(value)))
 }
 
-fn finish_game(ctx: &mut Context, game: Game) -> anyhow::Result<()> {
+/// Takes a game read whole, and empties it for the next.
+fn finish_game(ctx: &mut Context, game: &mut Game) -> anyhow::Result<()> {
     ctx.source.records += 1;
-    if let Err((line, e)) = check_game(ctx, &game) {
+    if let Err((line, e)) = check_game(ctx, game) {
         ctx.reject(Location::Line(line), e)?;
     }
-    ctx.after_record(&Location::Line(game.line))
+    ctx.after_record(&Location::Line(game.line))?;
+    game.next();
+    Ok(())
 }
 
 fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
@@ -455,11 +502,11 @@ mod tests {
     fn tag_pairs() {
         assert_eq!(
             parse_tag(r#"[White "Carlsen, M"]"#),
-            Ok(("White".into(), "Carlsen, M".into()))
+            Ok(("White", "Carlsen, M".into()))
         );
         assert_eq!(
             parse_tag(r#"[Event "The \"Cup\""]"#),
-            Ok(("Event".into(), "The \"Cup\"".into()))
+            Ok(("Event", "The \"Cup\"".into()))
         );
         assert!(parse_tag("[White Carlsen]").is_err());
         assert!(parse_tag(r#"[White "x""#).is_err());
