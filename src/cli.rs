@@ -697,9 +697,9 @@ pub struct StreamArgs {
     /// Stream the input (read it twice: once to count and check its contests, once to rate
     /// them as they come; a `compare` reads it once for all its systems), so that memory
     /// holds the players, not the contests. `auto` streams games and standings (CSV or
-    /// Parquet) and PGN inputs of 256 MiB and more (a compressed file counts five times its
-    /// size) that are in time order; `on` streams or says why it cannot; `off` reads the
-    /// input whole.
+    /// Parquet) of 256 MiB and more (a compressed file counts five times its size) and PGN
+    /// of 4 million games and more (estimated from its first MiB), when they are in time
+    /// order; `on` streams or says why it cannot; `off` reads the input whole.
     #[arg(long, value_enum, default_value_t = StreamMode::Auto, value_name = "WHEN")]
     pub stream: StreamMode,
     /// Contests per streamed block (for tests of the streaming engine).

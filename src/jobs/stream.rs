@@ -13,6 +13,7 @@ use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
 use crate::state::{AppliedCheck, StateFile, contest_digest_named};
 use crate::systems::{RatingSystem, SystemVisitor};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -20,7 +21,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 /// Whether `replay` streams its input.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum StreamMode {
-    /// Stream inputs of at least 256 MiB that can be streamed; read smaller ones whole.
+    /// Stream inputs of at least 256 MiB (PGN: of 4 million games) that can be streamed;
+    /// read smaller ones whole.
     #[default]
     Auto,
     /// Stream, or say why the input or the options cannot be.
@@ -31,6 +33,12 @@ pub enum StreamMode {
 
 /// `--stream auto` streams inputs from this size on (of text: see [`COMPRESSED_TEXT`]).
 pub const STREAM_ABOVE: u64 = 256 << 20;
+
+/// `--stream auto` streams a PGN input of this many games or more. A game's text ranges
+/// from 300 bytes (tags only) to a few thousand (moves with clocks), while a game read whole
+/// holds about 120 bytes whatever its text: a size rule would stream a month of Lichess
+/// games that fits in 500 MB, and read twice what it decompresses.
+pub const STREAM_GAMES_ABOVE: u64 = 4_000_000;
 
 /// How many bytes of text `--stream auto` takes a byte of a compressed file for: games CSV
 /// and PGN shrink 5 to 10 times under gzip or zstd (Lichess-style PGN 5.2 times at zstd's
@@ -124,6 +132,24 @@ fn text_bytes(p: &Path) -> u64 {
     }
 }
 
+/// The games of a PGN file as `--stream auto` estimates them: its text's size (see
+/// [`text_bytes`]) times the games a byte in its first MiB (`[White` tags at a line's start).
+fn pgn_games(p: &Path) -> u64 {
+    const SAMPLE: u64 = 1 << 20;
+    let text = text_bytes(p);
+    let mut head = Vec::new();
+    let read = crate::ingest::source::open(p)
+        .and_then(|r| Ok(std::io::Read::take(r, SAMPLE).read_to_end(&mut head)?));
+    if read.is_err() || head.is_empty() {
+        // Unreadable here: the read that follows says why.
+        return 0;
+    }
+    let games = memchr::memmem::find_iter(&head, b"\n[White ").count() as u64
+        + u64::from(head.starts_with(b"[White "));
+    // A first MiB without a game (one huge game, or none) counts as one game.
+    text.saturating_mul(games.max(1)) / head.len() as u64
+}
+
 /// Decides whether the replay streams; when it does, runs the counting pass (which reports
 /// bad records as a full read does) and returns the plan.
 pub(crate) fn plan(
@@ -143,11 +169,13 @@ pub(crate) fn plan(
             Ok(None)
         };
     }
-    let size: u64 = crate::ingest::input_files(req.input, &opts.more)?
-        .iter()
-        .map(|p| text_bytes(p))
-        .sum();
-    if !forced && size < STREAM_ABOVE {
+    let files = crate::ingest::input_files(req.input, &opts.more)?;
+    let small = if format == Format::Pgn {
+        files.iter().map(|p| pgn_games(p)).sum::<u64>() < STREAM_GAMES_ABOVE
+    } else {
+        files.iter().map(|p| text_bytes(p)).sum::<u64>() < STREAM_ABOVE
+    };
+    if !forced && small {
         return Ok(None);
     }
     let mut plan = StreamPlan {
