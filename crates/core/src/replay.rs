@@ -713,6 +713,10 @@ pub struct Replayer<'a, S: RatingSystem> {
     /// The time of the latest contest rated.
     end: Option<i64>,
     snapshot_at: SnapshotAt,
+    /// Nothing reads the ratings before the end (no contest scored, no history row, no state
+    /// saved: `--warmup 1 --history-format none`), and the system fits the whole history at
+    /// the end: each round only adds to its counts ([`WholeHistory::accumulate`]).
+    counts_only: bool,
     snapshot: Option<Snapshot<S::Player>>,
     /// With [`SnapshotAt::BeforeLastRound`]: the latest block with rounds, held until the
     /// next one shows whether its last round is the replay's last.
@@ -784,6 +788,11 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             budget: opts.max_contests,
             end: None,
             snapshot_at,
+            counts_only: opts.warmup >= 1.0
+                && !opts.keep_history
+                && !opts.series
+                && snapshot_at == SnapshotAt::Never
+                && system.whole_history().is_some(),
             snapshot: None,
             held: None,
             applied: Vec::new(),
@@ -1197,7 +1206,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             );
         } else {
             self.score(&round);
-            self.system.update(round, &mut self.carry.states);
+            match self.system.whole_history().filter(|_| self.counts_only) {
+                Some(whole) => whole.accumulate(round, &mut self.carry.states),
+                None => self.system.update(round, &mut self.carry.states),
+            }
             record_results(
                 &mut self.carry.records,
                 &mut self.carry.known,

@@ -63,15 +63,22 @@ fn equals_choix_opt_pairwise() {
         .map(|(a, b, s)| (a.as_str(), b.as_str(), *s))
         .collect();
     let h = games(&borrowed);
-    for refit in [Refit::End, Refit::Game, Refit::Week] {
-        let r = run(
-            &h,
-            BtParams {
-                prior_sd: 388.444_793_515_489_3,
-                refit,
-                ..BtParams::default()
-            },
-        );
+    let p = |refit| BtParams {
+        prior_sd: 388.444_793_515_489_3,
+        refit,
+        ..BtParams::default()
+    };
+    // With nothing scored and no history kept, the replay only counts the games and fits
+    // them once at the end (an arena's one fit).
+    let bt = Bt::new(p(Refit::Week)).unwrap();
+    let once = ReplayOptions {
+        warmup: 1.0,
+        keep_history: false,
+        ..ReplayOptions::default()
+    };
+    let fitted_once = replay(&h, &bt, &once).unwrap();
+    let replays = [Refit::End, Refit::Game, Refit::Week].map(|refit| (refit, run(&h, p(refit))));
+    for (refit, r) in replays.into_iter().chain([(Refit::End, fitted_once)]) {
         let mut worst: f64 = 0.0;
         let mut n = 0;
         for l in data("bt_choix_expected.csv").lines().skip(1) {
