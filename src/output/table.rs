@@ -161,24 +161,28 @@ pub fn leaderboard_rows(
         let p = p as usize;
         rule.status(&result.ratings[p], &result.records[p], active_from)
     };
-    // Each player's pool (a pooled history's), status and id, ordered on the pool's threads (a
-    // leaderboard of 358,554 players took a fifth of a second on one): the order is total
-    // (equal ratings by name, names unique), so it is the same whatever the threads; the
-    // ranks are settled after, in order.
+    // Each player's pool (a pooled history's, by its place among the pools' names), status,
+    // rating and id, ordered on the pool's threads (a leaderboard of 358,554 players took a
+    // fifth of a second on one): the order is total (equal ratings by name, names unique),
+    // so it is the same whatever the threads; the ranks are settled after, in order.
     let pool = |p: PlayerId| split_pool(history.name(p)).1;
-    let mut ids: Vec<(Option<&str>, Status, PlayerId)> = (0..history.player_count() as PlayerId)
-        .filter(|&p| result.records[p as usize].contests > 0)
-        .map(|p| (pool(p), status(p), p))
-        .collect();
-    ids.par_sort_by(|&(pa, sa, a), &(pb, sb, b)| {
+    let played = || {
+        (0..history.player_count() as PlayerId).filter(|&p| result.records[p as usize].contests > 0)
+    };
+    let pools: std::collections::BTreeSet<Option<&str>> = played().map(pool).collect();
+    let places: rustc_hash::FxHashMap<Option<&str>, u32> = pools.into_iter().zip(0..).collect();
+    let place = |p: PlayerId| places[&pool(p)];
+    let mut ids: Vec<(u32, Status, f64, PlayerId)> =
+        played().map(|p| (place(p), status(p), key(p), p)).collect();
+    ids.par_sort_by(|&(pa, sa, ka, a), &(pb, sb, kb, b)| {
         pa.cmp(&pb)
             .then(sa.cmp(&sb))
-            .then_with(|| key(b).total_cmp(&key(a)))
+            .then_with(|| kb.total_cmp(&ka))
             .then_with(|| history.name(a).cmp(history.name(b)))
     });
     let mut rows: Vec<LeaderRow> = ids
         .par_iter()
-        .map(|&(_, status, p)| LeaderRow {
+        .map(|&(_, status, _, p)| LeaderRow {
             rank: None,
             status,
             player: p,
