@@ -291,9 +291,10 @@ pub struct RunArgs {
     /// File type of the rating history [default: csv for replay, none for compare].
     #[arg(long, value_enum)]
     pub history_format: Option<HistoryFormat>,
-    /// Fraction of the contests, from the start, that update ratings but are not scored.
-    #[arg(long, default_value_t = 0.1)]
-    pub warmup: f64,
+    /// Fraction of the contests, from the start, that update ratings but are not scored
+    /// [default: 0.1; --preset lichess: 0, every game scored, as Lichess's own figures are].
+    #[arg(long)]
+    pub warmup: Option<f64>,
     /// Print nothing on success but the JSON log with --log-format json (errors still go to
     /// stderr).
     #[arg(long)]
@@ -424,7 +425,7 @@ impl RunArgs {
         preset: &Preset,
     ) -> Result<ReplayOptions, UsageError> {
         let mut opts = ReplayOptions {
-            warmup: self.warmup,
+            warmup: self.warmup.or(preset.warmup).unwrap_or(0.1),
             as_of: self
                 .as_of
                 .as_deref()
@@ -1155,7 +1156,11 @@ impl CompareArgs {
             let mut merged = p.params.clone();
             merged.extend(std::mem::take(&mut params[k]));
             params[k] = merged;
-            let own = Preset { period: None, ..p };
+            let own = Preset {
+                period: None,
+                warmup: None,
+                ..p
+            };
             let mut replay = self.run.replay_options(&run.ingest.time_format, &own)?;
             replay.input_order = run.replay.input_order;
             system_replay[k] = replay;

@@ -73,6 +73,17 @@ fn preset_lichess_equals_liglicko2() {
         }
     }
     assert!(worst.iter().all(|&d| d < 1e-9), "{worst:?}");
+    // Every game is scored (no warm-up), as liglicko2's research replay scores them; a
+    // `--warmup` given still counts.
+    let scored = |out: &Path| {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("metrics.json")).unwrap()).unwrap();
+        m["warmup_contests"].as_u64().unwrap()
+    };
+    assert_eq!(scored(&out), 0);
+    let warm = dir.path().join("warm");
+    replay_encounters(&data("lichess-encounters.csv"), &warm, &["--warmup", "0.5"]);
+    assert_eq!(scored(&warm), 1500); // half of the 3,000 encounters
     // Sorted by time instead (the order the file's start times give), the ratings differ:
     // the order of the input is Lichess's.
     let sorted = dir.path().join("sorted");

@@ -10,7 +10,9 @@
 //!   the rating within 400 and 4000, the rating regulator 1.02 and a change of at most 700 a
 //!   game. Lichess rates every game as it comes and lets the deviation grow with the time
 //!   since a player's last game at his own volatility, 0.21436 rating periods a day,
-//!   fractionally: the replay's `--growth fractional` with `--rating-period 4.665d`.
+//!   fractionally: the replay's `--growth fractional` with `--rating-period 4.665d`. Every
+//!   game is predicted and scored (`--warmup 0`), as liglicko2's research replay scores
+//!   them; a streamed input is then read once.
 
 use crate::replay::{Growth, Period};
 use crate::status::StatusRule;
@@ -41,6 +43,8 @@ pub struct Preset {
     pub input_order: bool,
     /// Lichess's speed classes as rating pools, from the input's time controls.
     pub speed_pools: bool,
+    /// The share of the contests not scored (`--warmup`).
+    pub warmup: Option<f64>,
 }
 
 impl Preset {
@@ -55,6 +59,7 @@ impl Preset {
             status: None,
             input_order: false,
             speed_pools: false,
+            warmup: None,
         }
     }
 }
@@ -93,6 +98,7 @@ pub fn preset(name: &str) -> Result<Preset, String> {
             preset.status = Some(StatusRule::lichess());
             preset.input_order = true;
             preset.speed_pools = true;
+            preset.warmup = Some(0.0);
         }
         other => {
             return Err(format!(
