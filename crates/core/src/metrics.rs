@@ -416,8 +416,17 @@ impl Metrics {
         t.predicted_draws += three[1];
         // The two-outcome metrics: log-loss, Brier score, accuracy.
         let pc = p.clamp(P_CLIP, 1.0 - P_CLIP);
+        // A win or a loss needs one logarithm: the other term is zero (exactly: `0 * ln q`
+        // is -0, and `x + -0` is `x`).
+        let log_loss = if y == 1.0 {
+            -pc.ln()
+        } else if y == 0.0 {
+            -(1.0 - pc).ln()
+        } else {
+            -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln())
+        };
         let terms = (
-            -(y * pc.ln() + (1.0 - y) * (1.0 - pc).ln()),
+            log_loss,
             (p - y) * (p - y),
             if p > 0.5 {
                 y
