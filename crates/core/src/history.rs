@@ -1150,12 +1150,8 @@ impl HistoryBuilder {
         if n < 2 {
             return Err(ContestError::TooFewEntries(n));
         }
-        self.checks += 1;
-        let stamp = self.checks;
-        if self.seen.len() < self.h.names.len() {
-            self.seen.resize(self.h.names.len(), 0);
-        }
-        for e in &self.h.entries[rec.entry_start as usize..rec.entry_end as usize] {
+        let entries = &self.h.entries[rec.entry_start as usize..rec.entry_end as usize];
+        let range = |e: &EntryRec| {
             if e.lo > e.hi || e.hi as usize >= n {
                 return Err(ContestError::BadRankRange {
                     lo: e.lo,
@@ -1163,6 +1159,33 @@ impl HistoryBuilder {
                     entries: n,
                 });
             }
+            Ok(())
+        };
+        // A game of two players: the two compared (no stamp fetched from far in memory).
+        if let [a, b] = entries
+            && a.member_end == a.member_start + 1
+            && b.member_end == b.member_start + 1
+        {
+            range(a)?;
+            range(b)?;
+            let (pa, pb) = (
+                self.h.members[a.member_start as usize],
+                self.h.members[b.member_start as usize],
+            );
+            if pa == pb {
+                return Err(ContestError::DuplicatePlayer(
+                    self.h.names[pa as usize].clone(),
+                ));
+            }
+            return Ok(());
+        }
+        self.checks += 1;
+        let stamp = self.checks;
+        if self.seen.len() < self.h.names.len() {
+            self.seen.resize(self.h.names.len(), 0);
+        }
+        for e in entries {
+            range(e)?;
             for &p in &self.h.members[e.member_start as usize..e.member_end as usize] {
                 let slot = &mut self.seen[p as usize];
                 if *slot == stamp {
