@@ -7,15 +7,18 @@
 #     and its default replay (each battle predicted before it is counted);
 #   - the default command on a million Lichess-style games as `.pgn.zst`: `zstd -dc` the floor;
 #   - with LIGLICKO2 set (a git repository of niklasf/liglicko2: `fetch github:niklasf/liglicko2`
-#     brings one): `--preset lichess` against liglicko2 on generated encounters
-#     (scripts/liglicko2-compare.sh, which also checks that both give the same ratings).
+#     brings one): ENCOUNTERS (default 2,000,000) generated encounters, and the check that
+#     `--preset lichess` gives liglicko2's ratings (scripts/liglicko2-compare.sh, before the
+#     rounds); with LIGLICKO2_REPLAY set too (liglicko2's own `research` replay_encounters,
+#     built as benches/README.md says), the preset against it in every round.
 # The peers are built or installed under DIR, never in the project. Rounds are interleaved
 # (ROUNDS, default 3); each line gives the minimum and the median of wall seconds, CPU seconds
 # (user+sys) and peak resident MiB, from GNU time.
 #
 #   cargo build --release --locked
 #   benches/peers.sh target/release/rate-batch /tmp/peers                 # about 5 minutes
-#   LIGLICKO2=/path/to/liglicko2 ENCOUNTERS=10000000 benches/peers.sh ...  # and the Glicko-2 peer
+#   LIGLICKO2=/path/to/liglicko2 LIGLICKO2_REPLAY=/path/to/replay_encounters \
+#     ENCOUNTERS=10000000 benches/peers.sh ...                           # and the Glicko-2 peer
 set -eu
 BIN=$(realpath "${1:?usage: benches/peers.sh RATE_BATCH_BINARY DIR}")
 DIR=${2:?usage: benches/peers.sh RATE_BATCH_BINARY DIR}
@@ -68,6 +71,11 @@ with open(sys.argv[1], "w") as f:
         f.write(f"{t},model-{a:03},model-{b:03},{r}\n")
 PY
 
+if [ -n "${LIGLICKO2:-}" ] && [ ! -s "$DIR/encounters.csv" ]; then
+    RATE_BATCH="$BIN" "$HERE/scripts/liglicko2-compare.sh" "$LIGLICKO2" --generate "${ENCOUNTERS:-2000000}" \
+        --keep "$DIR/encounters.csv"
+fi
+
 # One measured command: label, then the command (its output discarded).
 run() {
     label=$1
@@ -90,6 +98,13 @@ while [ "$i" -lt "$ROUNDS" ]; do
     run "arena1m.csv: bt (default: weekly refits)" "$BIN" replay "$DIR/arena1m.csv" --system bt --quiet --out "$OUT"
     run "p1m.pgn.zst: zstd -dc (floor)" zstd -dc "$DIR/p1m.pgn.zst"
     run "p1m.pgn.zst: elo (default command)" "$BIN" replay "$DIR/p1m.pgn.zst" --system elo --quiet --out "$OUT"
+    if [ -n "${LIGLICKO2_REPLAY:-}" ] && [ -s "$DIR/encounters.csv" ]; then
+        run "encounters: liglicko2 replay_encounters (peer)" sh -c '"$1" < "$2"' - "$LIGLICKO2_REPLAY" "$DIR/encounters.csv"
+        run "encounters: --preset lichess (default command)" "$BIN" replay "$DIR/encounters.csv" --format games \
+            --map a=white,b=black,time=utc_date_time --preset lichess --quiet --out "$OUT"
+        run "encounters: --preset lichess --history-format none" "$BIN" replay "$DIR/encounters.csv" --format games \
+            --map a=white,b=black,time=utc_date_time --preset lichess --history-format none --quiet --out "$OUT"
+    fi
 done
 
 awk -F '\t' '
@@ -109,8 +124,4 @@ awk -F '\t' '
         }
     }' "$TIMES"
 
-if [ -n "${LIGLICKO2:-}" ]; then
-    RATE_BATCH="$BIN" "$HERE/scripts/liglicko2-compare.sh" "$LIGLICKO2" --generate "${ENCOUNTERS:-2000000}" \
-        --keep "$DIR/encounters.csv"
-fi
 rm -rf "$OUT" "$DIR/.time"
