@@ -7,7 +7,7 @@
 use crate::history::{History, PlayerId};
 use crate::output::LeaderRow;
 use crate::output::site::{H2hLine, Opponent, RecentGame, SiteData, SitePlayer};
-use crate::replay::{HistoryRow, ReplayResult};
+use crate::replay::{HistoryRow, PlayerRecord, ReplayResult};
 use rustc_hash::FxHashMap;
 use std::io::{self, Write};
 use std::path::Path;
@@ -664,12 +664,12 @@ fn site_notes(s: &SiteInput) -> Vec<String> {
 /// A player's page: his leaderboard row, with his curve, last games and head-to-head.
 fn site_player(
     history: &History,
-    r: &crate::output::LeaderRow,
+    (r, records): (&crate::output::LeaderRow, &[PlayerRecord]),
     previous: &FxHashMap<String, u32>,
     (curve, recent, h2h): (Vec<(i64, f64)>, Vec<RecentGame>, Vec<H2hLine>),
 ) -> SitePlayer {
     let p = r.player;
-    let rec = &r.record;
+    let rec = &records[p as usize];
     SitePlayer {
         id: p,
         name: history.name(p).to_string(),
@@ -727,7 +727,7 @@ fn site_pages(s: &SiteInput, players: Vec<SitePlayer>) -> SiteData {
             .iter()
             .any(|r| r.interval.is_some())
             .then_some(s.ci_level),
-        standings: crate::output::is_standings(s.rows),
+        standings: crate::output::is_standings(s.rows, &s.result.records),
         has_previous: !s.previous.is_empty(),
         players,
         metrics,
@@ -807,7 +807,7 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
             }
             site_player(
                 history,
-                r,
+                (r, &s.result.records),
                 s.previous,
                 (curve, recent, h2h_lines(history, h2h.get(p as usize))),
             )

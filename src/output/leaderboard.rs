@@ -20,13 +20,14 @@ pub fn write_leaderboard(
     w: &mut dyn Write,
     history: &History,
     rows: &[LeaderRow],
+    records: &[PlayerRecord],
 ) -> io::Result<()> {
     use rayon::prelude::*;
     /// Rows per piece, and pieces per batch (a batch's text is held at once).
     const PIECE: usize = 4096;
     const BATCH: usize = 16 * PIECE;
     let ci = rows.iter().any(|r| r.interval.is_some());
-    let standings = is_standings(rows);
+    let standings = is_standings(rows, records);
     let pooled = is_pooled(history, rows);
     w.write_all(if pooled {
         b"rank,player,pool,rating,uncertainty,display_rating,rounds,".as_slice()
@@ -49,7 +50,8 @@ pub fn write_leaderboard(
             .map(|piece| {
                 let mut text = String::with_capacity(piece.len() * 96);
                 for r in piece {
-                    row(&mut text, history, r, (standings, ci));
+                    let rec = &records[r.player as usize];
+                    row(&mut text, history, (r, rec), (standings, ci));
                 }
                 text
             })
@@ -71,7 +73,12 @@ fn last_time(history: &History, rec: &PlayerRecord) -> String {
 }
 
 /// One row, with its line end.
-fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bool, bool)) {
+fn row(
+    line: &mut String,
+    history: &History,
+    (r, rec): (&LeaderRow, &PlayerRecord),
+    (standings, ci): (bool, bool),
+) {
     if let Some(rank) = r.rank {
         let _ = write!(line, "{rank}");
     }
@@ -83,7 +90,6 @@ fn row(line: &mut String, history: &History, r: &LeaderRow, (standings, ci): (bo
     number(r.rating.uncertainty.unwrap_or(f64::NAN), line);
     line.push(',');
     number(r.rating.display, line);
-    let rec = &r.record;
     if standings {
         let _ = write!(line, ",{},{},", rec.rounds, rec.contests);
         if rec.places.best > 0 {
@@ -166,24 +172,29 @@ impl super::Output for Leaderboard {
 
     /// Writes it in `--leaderboard-format` (see [`write_leaderboard`] for the columns).
     fn write(&self, _: &str, done: &super::Replayed, w: &mut dyn Write) -> io::Result<()> {
-        let (history, rows) = (done.history, done.rows);
+        let (history, rows, records) = (done.history, done.rows, &done.result.records[..]);
         match done.leaderboard_format {
-            LeaderboardFormat::Csv => write_leaderboard(w, history, rows),
-            LeaderboardFormat::Json => write_json(w, history, rows),
-            LeaderboardFormat::Parquet => write_parquet(w, history, rows),
+            LeaderboardFormat::Csv => write_leaderboard(w, history, rows, records),
+            LeaderboardFormat::Json => write_json(w, history, rows, records),
+            LeaderboardFormat::Parquet => write_parquet(w, history, rows, records),
         }
     }
 }
 
 /// `leaderboard.json`: `[{"rank": 1, "player": ..., ...}, ...]`, numbers as numbers (an
 /// uncertainty or interval the system has not: `null`).
-fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
+fn write_json(
+    w: &mut dyn Write,
+    history: &History,
+    rows: &[LeaderRow],
+    records: &[PlayerRecord],
+) -> io::Result<()> {
     use serde_json::{Value, json};
     let num = |v: f64| serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number);
-    let standings = is_standings(rows);
+    let standings = is_standings(rows, records);
     w.write_all(b"[")?;
     for (k, r) in rows.iter().enumerate() {
-        let rec = &r.record;
+        let rec = &records[r.player as usize];
         let (name, pool) = split_pool(history.name(r.player));
         let mut o = json!({
             "rank": r.rank,
@@ -223,28 +234,36 @@ fn write_json(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::R
 }
 
 /// A Parquet column of one count of each row's record, widened to `u64`.
-fn count_column(rows: &[LeaderRow], name: &str, g: fn(&PlayerRecord) -> u32) -> Column {
-    let values: Vec<u64> = rows.iter().map(|r| u64::from(g(&r.record))).collect();
+fn count_column(
+    (rows, records): (&[LeaderRow], &[PlayerRecord]),
+    name: &str,
+    g: fn(&PlayerRecord) -> u32,
+) -> Column {
+    let values: Vec<u64> = rows
+        .iter()
+        .map(|r| u64::from(g(&records[r.player as usize])))
+        .collect();
     Column::new(name.into(), values)
 }
 
 /// The Parquet leaderboard's record columns: contests and places of standings, else wins,
 /// draws and losses.
-fn record_columns(rows: &[LeaderRow]) -> Vec<Column> {
-    if !is_standings(rows) {
+fn record_columns(rows: &[LeaderRow], records: &[PlayerRecord]) -> Vec<Column> {
+    let both = (rows, records);
+    if !is_standings(rows, records) {
         return vec![
-            count_column(rows, "wins", |r| r.wins),
-            count_column(rows, "draws", |r| r.draws),
-            count_column(rows, "losses", |r| r.losses),
+            count_column(both, "wins", |r| r.wins),
+            count_column(both, "draws", |r| r.draws),
+            count_column(both, "losses", |r| r.losses),
         ];
     }
-    let best: Vec<Option<u32>> = rows
-        .iter()
-        .map(|r| Some(r.record.places.best).filter(|&b| b > 0))
+    let places = || rows.iter().map(|r| &records[r.player as usize].places);
+    let best: Vec<Option<u32>> = places().map(|p| Some(p.best).filter(|&b| b > 0)).collect();
+    let median: Vec<Option<f64>> = places()
+        .map(rate_batch_core::record::Places::median)
         .collect();
-    let median: Vec<Option<f64>> = rows.iter().map(|r| r.record.places.median()).collect();
     vec![
-        count_column(rows, "contests", |r| r.contests),
+        count_column(both, "contests", |r| r.contests),
         Column::new("best_rank".into(), best),
         Column::new("median_rank".into(), median),
     ]
@@ -276,7 +295,12 @@ fn interval_columns(rows: &[LeaderRow]) -> [Column; 5] {
 }
 
 /// `leaderboard.parquet`.
-fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io::Result<()> {
+fn write_parquet(
+    w: &mut dyn Write,
+    history: &History,
+    rows: &[LeaderRow],
+    records: &[PlayerRecord],
+) -> io::Result<()> {
     let f = |name: &str, g: fn(&LeaderRow) -> f64| {
         let values: Vec<Option<f64>> = rows
             .iter()
@@ -287,7 +311,9 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
     let time = Column::new(
         "last_time".into(),
         rows.iter()
-            .map(|r| (!history.source.untimed).then_some(r.record.last_time * 1000))
+            .map(|r| {
+                (!history.source.untimed).then_some(records[r.player as usize].last_time * 1000)
+            })
             .collect::<Vec<Option<i64>>>(),
     )
     .cast(&DataType::Datetime(
@@ -303,9 +329,9 @@ fn write_parquet(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> io
         f("rating", |r| r.rating.mean),
         f("uncertainty", |r| r.rating.uncertainty.unwrap_or(f64::NAN)),
         f("display_rating", |r| r.rating.display),
-        count_column(rows, "rounds", |r| r.rounds),
+        count_column((rows, records), "rounds", |r| r.rounds),
     ]);
-    columns.extend(record_columns(rows));
+    columns.extend(record_columns(rows, records));
     columns.push(time);
     columns.push(Column::new(
         "status".into(),

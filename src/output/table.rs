@@ -22,8 +22,6 @@ pub struct LeaderRow {
     pub player: PlayerId,
     /// Final rating.
     pub rating: Rating,
-    /// Games and results.
-    pub record: PlayerRecord,
     /// With `--ci`: the bootstrap intervals.
     pub interval: Option<Interval>,
 }
@@ -187,7 +185,6 @@ pub fn leaderboard_rows(
             status,
             player: p,
             rating: result.ratings[p as usize],
-            record: result.records[p as usize].clone(),
             interval: None,
         })
         .collect();
@@ -301,22 +298,21 @@ fn interval_cells(r: &LeaderRow, has_unc: bool, has_ci: bool) -> (String, String
 
 /// A printed row's record: contests, best and median place of standings, else wins, draws
 /// and losses.
-fn record_cells(r: &LeaderRow, standings: bool) -> (String, String, String) {
+fn record_cells(rec: &PlayerRecord, standings: bool) -> (String, String, String) {
     if standings {
-        let b = r.record.places.best;
+        let b = rec.places.best;
         (
-            r.record.contests.to_string(),
+            rec.contests.to_string(),
             if b > 0 { b.to_string() } else { "-".into() },
-            r.record
-                .places
+            rec.places
                 .median()
                 .map_or_else(|| "-".into(), |m| format!("{m}")),
         )
     } else {
         (
-            r.record.wins.to_string(),
-            r.record.draws.to_string(),
-            r.record.losses.to_string(),
+            rec.wins.to_string(),
+            rec.draws.to_string(),
+            rec.losses.to_string(),
         )
     }
 }
@@ -355,7 +351,7 @@ fn print_table(
     let has_unc = rows.iter().any(|r| r.rating.uncertainty.is_some());
     let has_ci = rows.iter().any(|r| r.interval.is_some());
     // Standings: contests, best and median place instead of wins, draws and losses.
-    let standings = is_standings(rows);
+    let standings = is_standings(rows, &result.records);
     let (c1, c2, c3) = if standings {
         ("n", "best", "med")
     } else {
@@ -388,7 +384,8 @@ fn print_table(
     )?;
     for r in shown_rows {
         let (unc, ci) = interval_cells(r, has_unc, has_ci);
-        let (n1, n2, n3) = record_cells(r, standings);
+        let rec = &result.records[r.player as usize];
+        let (n1, n2, n3) = record_cells(rec, standings);
         writeln!(
             out,
             "{:>5}  {:<width$}  {:>8.1}{}{}  {:>6}  {:>5}  {:>5}  {:>5}",
@@ -398,7 +395,7 @@ fn print_table(
             r.rating.mean,
             unc,
             ci,
-            r.record.rounds,
+            rec.rounds,
             n1,
             n2,
             n3
@@ -555,6 +552,7 @@ fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::R
 /// more than two entries. Its files then give each player's contests, best place and median
 /// place ([`crate::record::Places`]) instead of wins, draws and losses, which say little of a
 /// contest of thousands.
-pub fn is_standings(rows: &[LeaderRow]) -> bool {
-    rows.iter().any(|r| r.record.places.best > 0)
+pub fn is_standings(rows: &[LeaderRow], records: &[PlayerRecord]) -> bool {
+    rows.iter()
+        .any(|r| records[r.player as usize].places.best > 0)
 }
