@@ -71,6 +71,7 @@ with open(sys.argv[1], "w") as f:
         f.write(f"{t},model-{a:03},model-{b:03},{r}\n")
 PY
 
+mkdir -p "$DIR/liglicko2-reports"
 if [ -n "${LIGLICKO2:-}" ] && [ ! -s "$DIR/encounters.csv" ]; then
     RATE_BATCH="$BIN" "$HERE/scripts/liglicko2-compare.sh" "$LIGLICKO2" --generate "${ENCOUNTERS:-2000000}" \
         --keep "$DIR/encounters.csv"
@@ -99,7 +100,8 @@ while [ "$i" -lt "$ROUNDS" ]; do
     run "p1m.pgn.zst: zstd -dc (floor)" zstd -dc "$DIR/p1m.pgn.zst"
     run "p1m.pgn.zst: elo (default command)" "$BIN" replay "$DIR/p1m.pgn.zst" --system elo --quiet --out "$OUT"
     if [ -n "${LIGLICKO2_REPLAY:-}" ] && [ -s "$DIR/encounters.csv" ]; then
-        run "encounters: liglicko2 replay_encounters (peer)" sh -c '"$1" < "$2"' - "$LIGLICKO2_REPLAY" "$DIR/encounters.csv"
+        # (It writes its report files into the folder it runs in: DIR's own.)
+        run "encounters: liglicko2 replay_encounters (peer)" sh -c 'cd "$3" && "$1" < "$2"' - "$LIGLICKO2_REPLAY" "$DIR/encounters.csv" "$DIR/liglicko2-reports"
         run "encounters: --preset lichess (default command)" "$BIN" replay "$DIR/encounters.csv" --format games \
             --map a=white,b=black,time=utc_date_time --preset lichess --quiet --out "$OUT"
         run "encounters: --preset lichess --history-format none" "$BIN" replay "$DIR/encounters.csv" --format games \
