@@ -10,7 +10,7 @@
 #     brings one): ENCOUNTERS (default 2,000,000) generated encounters, and the check that
 #     `--preset lichess` gives liglicko2's ratings (scripts/liglicko2-compare.sh, before the
 #     rounds); with LIGLICKO2_REPLAY set too (liglicko2's own `research` replay_encounters,
-#     built as benches/README.md says), the preset against it in every round.
+#     built by scripts/liglicko2-replay-build.sh), the preset against it in every round.
 # The peers are built or installed under DIR, never in the project. Rounds are interleaved
 # (ROUNDS, default 3); each line gives the minimum and the median of wall seconds, CPU seconds
 # (user+sys) and peak resident MiB, from GNU time.
