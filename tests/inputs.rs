@@ -126,6 +126,21 @@ fn standard_input_is_read_with_its_format_given() {
         read(&c.join("leaderboard.csv")),
         read(&a.join("leaderboard.csv"))
     );
+    // A PGN that would be read once (`--warmup 0`, as `--preset lichess` sets it): every
+    // game rated, none taken by a look at the input's first MiB.
+    let games: String = (0..50)
+        .map(|k| {
+            format!(
+                "[White \"w{k}\"]\n[Black \"b{k}\"]\n[Result \"1-0\"]\n[Date \"2020.01.{:02}\"]\n\n\
+                 1. e4 1-0\n\n",
+                k % 28 + 1
+            )
+        })
+        .collect();
+    let g = dir.path().join("stdin-pgn");
+    let o = run(games.as_bytes(), &["--format", "pgn", "--warmup", "0"], &g);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_eq!(read(&g.join("leaderboard.csv")).lines().count(), 1 + 100);
     // Without --format: said, not guessed.
     let o = run(text.as_bytes(), &[], &dir.path().join("x"));
     assert_eq!(o.status.code(), Some(1));

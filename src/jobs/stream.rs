@@ -137,6 +137,12 @@ fn text_bytes(p: &Path) -> u64 {
 fn pgn_games(p: &Path) -> u64 {
     const SAMPLE: u64 = 1 << 20;
     let text = text_bytes(p);
+    // Under 256 MiB of text a PGN holds too few games to stream (300 bytes a game at the
+    // least); and only a file is sampled: standard input or a pipe is read once, by the
+    // replay.
+    if text < STREAM_ABOVE || !std::fs::metadata(p).is_ok_and(|m| m.is_file()) {
+        return 0;
+    }
     let mut head = Vec::new();
     let read = crate::ingest::source::open(p)
         .and_then(|r| Ok(std::io::Read::take(r, SAMPLE).read_to_end(&mut head)?));
