@@ -812,6 +812,12 @@ pub struct SystemParams {
     /// glicko2, trueskill, yuksel and bt.
     #[arg(long, value_name = "POINTS|auto")]
     pub advantage: Option<String>,
+    /// A multiplier of K from the margin a game was won by, where the input gives both
+    /// sides' points: `538`, FiveThirtyEight's `ln(max(M, 1) + 1) * 2.2 / (D * 0.001 + 2.2)`
+    /// (M the margin, D the winner's pregame lead, the first side's advantage included), or
+    /// `none` [default: none]. Elo.
+    #[arg(long, value_name = "538|none")]
+    pub mov_multiplier: Option<String>,
     /// Any parameter by name, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub param: Vec<String>,
@@ -1008,6 +1014,9 @@ impl SystemParams {
         }
         if let Some(a) = &self.advantage {
             m.insert("advantage".into(), advantage_value(a)?);
+        }
+        if let Some(v) = &self.mov_multiplier {
+            m.insert("mov_multiplier".into(), Value::from(v.trim()));
         }
         if self.score_share {
             m.insert("score_share".into(), Value::Bool(true));

@@ -478,16 +478,19 @@ pub fn build_params<P: DeserializeOwned + Serialize + Default>(
     let known: Vec<String> = fields.keys().cloned().collect();
     // A parameter left out of the shown set while at its default (`exact`) is still known:
     // the struct takes it.
-    // (All such parameters are switches: probed with `true`, so that a wrong value is
-    // reported as such below, not as an unknown name.)
+    // (Such parameters are switches or choices: probed with `true` and with null, which a
+    // choice takes for its default, so that a wrong value is reported as such below, not as
+    // an unknown name.)
     let takes = |k: &str, v: &Value| {
-        [v.clone(), Value::Bool(true)].into_iter().any(|v| {
-            let mut probe = serde_json::to_value(P::default()).unwrap_or_default();
-            if let Some(m) = probe.as_object_mut() {
-                m.insert(k.to_string(), v);
-            }
-            serde_json::from_value::<P>(probe).is_ok()
-        })
+        [v.clone(), Value::Bool(true), Value::Null]
+            .into_iter()
+            .any(|v| {
+                let mut probe = serde_json::to_value(P::default()).unwrap_or_default();
+                if let Some(m) = probe.as_object_mut() {
+                    m.insert(k.to_string(), v);
+                }
+                serde_json::from_value::<P>(probe).is_ok()
+            })
     };
     for (k, v) in given {
         if !fields.contains_key(k) && !takes(k, v) {

@@ -90,6 +90,68 @@ pub struct EloParams {
     /// in its expected score, in games played with a first side.
     #[serde(skip_serializing_if = "is_zero")]
     pub advantage: f64,
+    /// A multiplier of K from a game's margin of victory (`--mov-multiplier`).
+    #[serde(skip_serializing_if = "MovMultiplier::is_none")]
+    pub mov_multiplier: MovMultiplier,
+}
+
+/// A multiplier of K from the margin a two-entry game was won by, when both sides' points
+/// are known (else 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Value")]
+pub enum MovMultiplier {
+    /// None: K as it is.
+    #[default]
+    #[serde(rename = "none")]
+    None,
+    /// FiveThirtyEight's (its NFL model): `ln(max(M, 1) + 1) * 2.2 / (D * 0.001 + 2.2)` for a
+    /// game won by M points by the side whose pregame rating (the first side's advantage
+    /// included) was D above the loser's, `ln(max(M, 1) + 1) * 2.2` for a draw. The
+    /// denominator damps the big wins of favourites, which would otherwise inflate their
+    /// ratings (autocorrelation); D is taken at -2000 at the least, so that it stays positive.
+    #[serde(rename = "538")]
+    FiveThirtyEight,
+}
+
+/// `538` (as text, or the number `--param` reads it as) or `none` (or null: not given).
+impl TryFrom<serde_json::Value> for MovMultiplier {
+    type Error = String;
+
+    fn try_from(v: serde_json::Value) -> Result<Self, String> {
+        match v.as_str().map(str::trim) {
+            Some("none") => Ok(MovMultiplier::None),
+            None if v.is_null() => Ok(MovMultiplier::None),
+            Some("538") => Ok(MovMultiplier::FiveThirtyEight),
+            _ if v.as_f64() == Some(538.0) => Ok(MovMultiplier::FiveThirtyEight),
+            _ => Err(format!("mov_multiplier is 538 or none, not {v}")),
+        }
+    }
+}
+
+impl MovMultiplier {
+    fn is_none(&self) -> bool {
+        *self == MovMultiplier::None
+    }
+
+    /// The multiplier of a game whose first side scored `x` to the second's `y`, its outcome
+    /// `outcome` (1, 1/2, 0) and its pregame rating difference `d` (the first side's view,
+    /// advantage included).
+    pub fn of(self, (x, y): (f64, f64), outcome: f64, d: f64) -> f64 {
+        match self {
+            MovMultiplier::None => 1.0,
+            MovMultiplier::FiveThirtyEight => {
+                let margin = ((x - y).abs().max(1.0) + 1.0).ln();
+                let winner_ahead = if outcome > 0.5 {
+                    d
+                } else if outcome < 0.5 {
+                    -d
+                } else {
+                    return margin * 2.2;
+                };
+                margin * 2.2 / (winner_ahead.max(-2000.0) * 0.001 + 2.2)
+            }
+        }
+    }
 }
 
 impl Default for EloParams {
@@ -104,6 +166,7 @@ impl Default for EloParams {
             win_bonus: 0.0,
             exact: false,
             advantage: 0.0,
+            mov_multiplier: MovMultiplier::None,
         }
     }
 }
@@ -238,11 +301,18 @@ impl Elo {
             _ => outcome,
         };
         let s = if p.score_share { points } else { outcome };
-        let e = self.expected(ra - rb + self.shift(contest.first_side()));
+        let d = ra - rb + self.shift(contest.first_side());
+        let e = self.expected(d);
+        let k = match (a.score, b.score) {
+            (Some(x), Some(y)) if !p.mov_multiplier.is_none() => {
+                p.k * p.mov_multiplier.of((x, y), outcome, d)
+            }
+            _ => p.k,
+        };
         let w = contest.weight();
         (
-            w * (p.k * (s - e) + p.margin * points + p.win_bonus * outcome),
-            w * (p.k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - outcome)),
+            w * (k * (s - e) + p.margin * points + p.win_bonus * outcome),
+            w * (k * (e - s) + p.margin * (1.0 - points) + p.win_bonus * (1.0 - outcome)),
         )
     }
 
@@ -470,6 +540,64 @@ mod tests {
         let mut p = EloParams::default();
         f(&mut p);
         Elo::new(p).unwrap()
+    }
+
+    /// FiveThirtyEight's margin-of-victory multiplier, K 20, computed by hand:
+    /// `20 ln(M + 1) 2.2 / (D 0.001 + 2.2) (S - E)`, D the winner's pregame lead.
+    #[test]
+    fn margin_of_victory_multiplier_by_hand() {
+        let e = elo(|p| {
+            p.k = 20.0;
+            p.mov_multiplier = MovMultiplier::FiveThirtyEight;
+        });
+        let close = |x: f64, want: f64| assert!((x - want).abs() < 1e-9, "{x} vs {want}");
+        // Equals, 3-0: 20 ln 4 / 2 = 13.8629.
+        close(
+            play(&e, 1500.0, 1500.0, 1.0, Some((3.0, 0.0))).0 - 1500.0,
+            13.862_943_611_198_906,
+        );
+        // The favourite by 100 wins 1-0: damped by 2.2 / 2.3.
+        close(
+            play(&e, 1600.0, 1500.0, 1.0, Some((1.0, 0.0))).0 - 1600.0,
+            4.772_812_584_845_581,
+        );
+        // The underdog wins 1-0: raised by 2.2 / 2.1.
+        close(
+            play(&e, 1600.0, 1500.0, 0.0, Some((0.0, 1.0))).0 - 1600.0,
+            -9.295_717_618_806_076,
+        );
+        // A 2-2 draw counts a margin of 1 and the factor 2.2.
+        close(
+            play(&e, 1600.0, 1500.0, 0.5, Some((2.0, 2.0))).0 - 1600.0,
+            -4.271_769_027_173_962,
+        );
+        // The home side (advantage 65) wins 7-0: its lead includes the advantage.
+        let home = elo(|p| {
+            p.k = 20.0;
+            p.advantage = 65.0;
+            p.mov_multiplier = MovMultiplier::FiveThirtyEight;
+        });
+        close(
+            play(&home, 1500.0, 1500.0, 1.0, Some((7.0, 0.0))).0 - 1500.0,
+            16.462_462_070_398_995,
+        );
+        // Without points the multiplier is 1: K as it is.
+        let (plain, _) = play(&e, 1500.0, 1500.0, 1.0, None);
+        close(plain - 1500.0, 10.0);
+        // Named as `--param` reads it (538 a number), or as text; a wrong value said so.
+        let given = |v: serde_json::Value| {
+            let mut m = crate::systems::ParamMap::new();
+            m.insert("mov_multiplier".into(), v);
+            super::super::base::build_params::<EloParams>(SystemKind::Elo, &m)
+        };
+        let p = given(538.0.into()).unwrap();
+        assert_eq!(p.mov_multiplier, MovMultiplier::FiveThirtyEight);
+        assert_eq!(
+            given("none".into()).unwrap().mov_multiplier,
+            MovMultiplier::None
+        );
+        let bad = given("fivethirtyeight".into()).unwrap_err();
+        assert!(bad.contains("538 or none"), "{bad}");
     }
 
     #[test]
