@@ -11,7 +11,7 @@ use crate::jobs::tune;
 use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::presets::Preset;
-use crate::replay::{Growth, Period, ReplayOptions};
+use crate::replay::{Draws, Growth, Period, ReplayOptions};
 use crate::systems::{ParamMap, SystemKind, parse_param};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
@@ -266,6 +266,10 @@ pub struct RoundArgs {
     /// period); --preset lichess: Lichess's 0.21436 periods a day, 4.665 days].
     #[arg(long, value_name = "SPAN")]
     pub rating_period: Option<String>,
+    /// What a drawn game does: `update` the ratings, or `ignore` (predicted and scored,
+    /// counted in the records, but not rated) [default: update].
+    #[arg(long, value_enum, default_value_t = Draws::Update)]
+    pub draws: Draws,
 }
 
 impl RoundArgs {
@@ -274,6 +278,7 @@ impl RoundArgs {
         opts.period = self.period.or(preset.period).unwrap_or_default();
         opts.decay_per_day = self.decay_per_day.unwrap_or(0.0);
         opts.growth = self.growth.or(preset.growth).unwrap_or_default();
+        opts.draws = self.draws;
         opts.rating_period_days =
             rating_period_days(self.rating_period.as_deref())?.or(preset.rating_period_days);
         Ok(())

@@ -359,9 +359,16 @@ impl<S: RatingSystem> Replicate<'_, S> {
         }
         // The ratings are read only at the end: a whole-history system accumulates the round
         // (`WholeHistory::accumulate`), any other rates it.
+        // Under `--draws ignore` a drawn game is rated as if not played, as in the replay.
+        let mut kept = Vec::new();
+        let rated = if opts.draws == crate::replay::Draws::Ignore {
+            round.filtered(|c| !(c.len() == 2 && c.all_tied()), &mut kept)
+        } else {
+            round
+        };
         match system.whole_history() {
-            Some(whole) => whole.accumulate(round, states),
-            None => system.update(round, states),
+            Some(whole) => whole.accumulate(rated, states),
+            None => system.update(rated, states),
         }
         for c in round.contests() {
             for &p in c.players() {

@@ -417,6 +417,24 @@ impl<'h> Round<'h> {
     pub fn new(history: &'h History, contests: &'h [u32]) -> Self {
         Self { history, contests }
     }
+    /// The round's contests that `keep` keeps, their indices held in `into`.
+    pub fn filtered<'a>(
+        &self,
+        keep: impl Fn(&Contest<'_>) -> bool,
+        into: &'a mut Vec<u32>,
+    ) -> Round<'a>
+    where
+        'h: 'a,
+    {
+        into.clear();
+        into.extend(
+            self.contests
+                .iter()
+                .copied()
+                .filter(|&c| keep(&self.history.contest(c as usize))),
+        );
+        Round::new(self.history, into)
+    }
     /// Number of contests in the round.
     pub fn len(&self) -> usize {
         self.contests.len()
