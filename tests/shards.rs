@@ -98,13 +98,23 @@ fn merge_refuses_what_is_not_the_same_sweep() {
 }
 
 fn compare(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--ci", "30"];
+    args.extend_from_slice(extra);
+    compare_systems("elo,glicko,glicko2,trueskill,yuksel", input, out, &args)
+}
+
+/// `compare` of `systems` into `out`, quietly.
+fn compare_systems(
+    systems: &str,
+    input: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "compare",
         input.to_str().unwrap(),
         "--systems",
-        "elo,glicko,glicko2,trueskill,yuksel",
-        "--ci",
-        "30",
+        systems,
         "--out",
         out.to_str().unwrap(),
         "--quiet",
@@ -216,17 +226,7 @@ fn a_preset_keeps_its_replay_options_in_a_shard() {
     let dir = TempDir::new().unwrap();
     let league = common::league(dir.path(), 12);
     let run = |out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "compare",
-            league.to_str().unwrap(),
-            "--systems",
-            "elo,lichess",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let o = rate_batch(&args);
+        let o = compare_systems("elo,lichess", &league, out, extra);
         assert!(o.status.success(), "{}", texts(&o).1);
     };
     let one = dir.path().join("one");

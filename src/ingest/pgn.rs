@@ -18,6 +18,10 @@ use std::path::Path;
 /// hostile file cannot make one game cost without bound.
 pub(crate) const MAX_TAGS: usize = 10_000;
 
+/// Tag names kept from game to game: a few dozen in a real file; past this many (a hostile
+/// file's), the map starts again.
+const KEPT_TAG_NAMES: usize = 256;
+
 #[derive(Default)]
 struct Game {
     line: u64,
@@ -68,7 +72,7 @@ impl Game {
     fn next(&mut self) {
         self.number += 1;
         self.count = 0;
-        if self.tags.len() > 4 * 64 {
+        if self.tags.len() > KEPT_TAG_NAMES {
             self.tags = Default::default();
         }
         self.moves = Moves::default();

@@ -260,6 +260,15 @@ pub(super) fn polars_io(e: polars::prelude::PolarsError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
+/// A column of numbers, a missing one (not finite) as null.
+pub(super) fn finite_column(
+    name: &str,
+    values: impl Iterator<Item = f64>,
+) -> polars::prelude::Column {
+    let values: Vec<Option<f64>> = values.map(|v| Some(v).filter(|v| v.is_finite())).collect();
+    polars::prelude::Column::new(name.into(), values)
+}
+
 /// The `player` column of a Parquet file, and `pool` after it when `pooled` (`--pool-by`),
 /// one row a name.
 pub(super) fn player_columns<'a>(
@@ -296,14 +305,7 @@ fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::D
     let float = |name: &str, g: fn(&HistoryRow) -> f64| {
         Column::new(name.into(), rows.iter().map(g).collect::<Vec<f64>>())
     };
-    // Missing values as nulls.
-    let opt = |name: &str, g: fn(&HistoryRow) -> f64| {
-        let values: Vec<Option<f64>> = rows
-            .iter()
-            .map(|r| Some(g(r)).filter(|v| v.is_finite()))
-            .collect();
-        Column::new(name.into(), values)
-    };
+    let opt = |name: &str, g: fn(&HistoryRow) -> f64| finite_column(name, rows.iter().map(g));
     let mut columns = vec![
         int("round", |r| r.round),
         int("contest", |r| r.contest),

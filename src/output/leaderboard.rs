@@ -1,7 +1,7 @@
 //! `leaderboard.csv`. Numbers are written in Rust's shortest round-trip form, so the file
 //! holds exactly the values computed and is identical from run to run.
 
-use super::history::{player_columns, polars_io};
+use super::history::{finite_column, player_columns, polars_io};
 use super::table::{Interval, LeaderRow, is_standings};
 use super::text::{csv_name, number};
 use crate::history::{History, split_pool};
@@ -301,13 +301,7 @@ fn write_parquet(
     rows: &[LeaderRow],
     records: &[PlayerRecord],
 ) -> io::Result<()> {
-    let f = |name: &str, g: fn(&LeaderRow) -> f64| {
-        let values: Vec<Option<f64>> = rows
-            .iter()
-            .map(|r| Some(g(r)).filter(|v| v.is_finite()))
-            .collect();
-        Column::new(name.into(), values)
-    };
+    let f = |name: &str, g: fn(&LeaderRow) -> f64| finite_column(name, rows.iter().map(g));
     let time = Column::new(
         "last_time".into(),
         rows.iter()

@@ -361,11 +361,7 @@ impl<S: RatingSystem> Replicate<'_, S> {
         // (`WholeHistory::accumulate`), any other rates it.
         // Under `--draws ignore` a drawn game is rated as if not played, as in the replay.
         let mut kept = Vec::new();
-        let rated = if opts.draws == crate::replay::Draws::Ignore {
-            round.filtered(|c| !(c.len() == 2 && c.all_tied()), &mut kept)
-        } else {
-            round
-        };
+        let rated = opts.draws.rated(round, &mut kept);
         match system.whole_history() {
             Some(whole) => whole.accumulate(rated, states),
             None => system.update(rated, states),

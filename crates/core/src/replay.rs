@@ -52,6 +52,19 @@ pub enum Draws {
     Ignore,
 }
 
+impl Draws {
+    /// The contests of `round` the system rates: under [`Draws::Ignore`] the round without
+    /// its drawn two-entry games (their indices held in `kept`), else the round itself.
+    pub fn rated<'a>(self, round: Round<'a>, kept: &'a mut Vec<u32>) -> Round<'a> {
+        let drawn = |c: &Contest<'_>| c.len() == 2 && c.all_tied();
+        if self == Draws::Ignore && round.contests().any(|c| drawn(&c)) {
+            round.filtered(|c| !drawn(c), kept)
+        } else {
+            round
+        }
+    }
+}
+
 /// How a player's uncertainty grows between his rounds (`--growth`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -1225,13 +1238,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             self.score(&round);
             // Under `--draws ignore` the round's drawn games are rated as if not played.
             let mut kept = Vec::new();
-            let ignored = |c: &Contest<'_>| c.len() == 2 && c.all_tied();
-            let rated = if self.opts.draws == Draws::Ignore && round.contests().any(|c| ignored(&c))
-            {
-                round.filtered(|c| !ignored(c), &mut kept)
-            } else {
-                round
-            };
+            let rated = self.opts.draws.rated(round, &mut kept);
             match self.system.whole_history().filter(|_| self.counts_only) {
                 Some(whole) => whole.accumulate(rated, &mut self.carry.states),
                 None => self.system.update(rated, &mut self.carry.states),

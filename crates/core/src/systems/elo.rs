@@ -304,9 +304,7 @@ impl Elo {
         let d = ra - rb + self.shift(contest.first_side());
         let e = self.expected(d);
         let k = match (a.score, b.score) {
-            (Some(x), Some(y)) if !p.mov_multiplier.is_none() => {
-                p.k * p.mov_multiplier.of((x, y), outcome, d)
-            }
+            (Some(x), Some(y)) => p.k * p.mov_multiplier.of((x, y), outcome, d),
             _ => p.k,
         };
         let w = contest.weight();
