@@ -60,6 +60,26 @@ fn arena_battles_equal_choix_fit() {
     let reading = m["input"]["time_format"].as_str().unwrap();
     assert!(reading.contains("1722471144.6426"), "{reading}");
     assert_eq!(m["input"]["contests"], 2000);
+    // The one fit an arena publishes (nothing predicted, no history): the same ratings, and
+    // a summary that says nothing was scored rather than a table of dashes.
+    let once = dir.path().join("once");
+    let o = rate_batch(&[
+        "replay",
+        data("arena-battles.json").to_str().unwrap(),
+        "--out",
+        once.to_str().unwrap(),
+        "--system",
+        "bt",
+        "--warmup",
+        "1",
+        "--history-format",
+        "none",
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(texts(&o).0.contains("none scored"), "{}", texts(&o).0);
+    for ((name, a), (_, b)) in ours.iter().zip(column(&once, "rating")) {
+        assert!((a - b).abs() < 1e-6, "{name}: {a} against {b}");
+    }
 }
 
 /// Without `--anchor`, the intervals from the fit's curvature are of each rating less the

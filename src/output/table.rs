@@ -502,6 +502,14 @@ pub fn print_intervals(out: &mut dyn Write, iv: &serde_json::Value) -> io::Resul
 
 fn print_metrics(out: &mut dyn Write, m: &MetricsReport, warmup: usize) -> io::Result<()> {
     writeln!(out)?;
+    if m.all.contests_scored == 0 && m.two_player.games_scored == 0 {
+        // (`--warmup 1`, an arena's one fit: a table of dashes would say nothing more.)
+        return writeln!(
+            out,
+            "Prediction before each contest: none scored (the first {warmup} contests are the \
+             warm-up, and a player's first round is not scored)"
+        );
+    }
     writeln!(
         out,
         "Prediction before each contest (first {warmup} contests not scored; players in their first round not scored):"
