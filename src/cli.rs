@@ -12,6 +12,7 @@ use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::presets::Preset;
 use crate::replay::{Draws, Growth, Period, ReplayOptions};
+use crate::seasons::{SeasonBy, Seasons};
 use crate::systems::{ParamMap, SystemKind, parse_param};
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
@@ -270,18 +271,68 @@ pub struct RoundArgs {
     /// counted in the records, but not rated) [default: update].
     #[arg(long, value_enum, default_value_t = Draws::Update)]
     pub draws: Draws,
+    /// Without a season column (`--map season=COLUMN`): a new season begins after a pause of
+    /// the whole league's play of this many days or more (such as 90 for a football league).
+    #[arg(long, value_name = "DAYS")]
+    pub season_gap: Option<f64>,
+    /// Between two seasons every rating moves this fraction of the way to the mean (one
+    /// third in FiveThirtyEight's football forecasts); needs seasons, from a season column or
+    /// --season-gap. Elo, Glicko, Glicko-2, TrueSkill and Yuksel have it [default: 0].
+    #[arg(long, value_name = "FRACTION")]
+    pub season_regress: Option<f64>,
+    /// The mean the ratings move toward between seasons [default: the league's, the mean
+    /// rating of every player who has played so far].
+    #[arg(long, value_name = "RATING")]
+    pub season_mean: Option<f64>,
 }
 
 impl RoundArgs {
-    /// Sets the options' rounds and growth, a preset's where none is given.
-    fn apply(&self, opts: &mut ReplayOptions, preset: &Preset) -> Result<(), UsageError> {
+    /// Sets the options' rounds and growth, a preset's where none is given; the seasons, by
+    /// the input's season column where `column` (`--map season=COLUMN`).
+    fn apply(
+        &self,
+        opts: &mut ReplayOptions,
+        preset: &Preset,
+        column: bool,
+    ) -> Result<(), UsageError> {
         opts.period = self.period.or(preset.period).unwrap_or_default();
         opts.decay_per_day = self.decay_per_day.unwrap_or(0.0);
         opts.growth = self.growth.or(preset.growth).unwrap_or_default();
         opts.draws = self.draws;
         opts.rating_period_days =
             rating_period_days(self.rating_period.as_deref())?.or(preset.rating_period_days);
+        opts.seasons = self.seasons(column)?;
         Ok(())
+    }
+
+    /// The seasons these options and the input's season column (`column`) describe.
+    fn seasons(&self, column: bool) -> Result<Option<Seasons>, UsageError> {
+        let by = match (column, self.season_gap) {
+            (true, Some(_)) => {
+                return Err(UsageError(
+                    "--map season=COLUMN and --season-gap both say where seasons begin: give \
+                     one"
+                    .into(),
+                ));
+            }
+            (true, None) => SeasonBy::Column,
+            (false, Some(days)) => SeasonBy::Gap(days),
+            (false, None) if self.season_regress.is_some() || self.season_mean.is_some() => {
+                return Err(UsageError(
+                    "--season-regress and --season-mean need seasons: a season column \
+                     (--map season=COLUMN) or --season-gap DAYS"
+                        .into(),
+                ));
+            }
+            (false, None) => return Ok(None),
+        };
+        let seasons = Seasons {
+            by,
+            regress: self.season_regress.unwrap_or(0.0),
+            mean: self.season_mean,
+        };
+        seasons.check().map_err(UsageError)?;
+        Ok(Some(seasons))
     }
 }
 
@@ -399,7 +450,7 @@ impl RunArgs {
         history: HistoryFormat,
     ) -> anyhow::Result<RunOptions> {
         let mut ingest = input.ingest_with(preset)?;
-        let mut replay = self.replay_options(&ingest.time_format, preset)?;
+        let mut replay = self.replay_options(&ingest, preset)?;
         replay.input_order = checked_order(&ingest, replay.period)?;
         ingest.events = replay.period == Period::Event;
         Ok(RunOptions {
@@ -426,9 +477,10 @@ impl RunArgs {
     /// The replay options, a preset's where none is given.
     pub fn replay_options(
         &self,
-        times: &TimeFormat,
+        ingest: &IngestOptions,
         preset: &Preset,
     ) -> Result<ReplayOptions, UsageError> {
+        let times = &ingest.time_format;
         let mut opts = ReplayOptions {
             warmup: self.warmup.or(preset.warmup).unwrap_or(0.1),
             as_of: self
@@ -440,7 +492,8 @@ impl RunArgs {
             keep_scores: self.ci.is_some(),
             ..ReplayOptions::default()
         };
-        self.rounds.apply(&mut opts, preset)?;
+        self.rounds
+            .apply(&mut opts, preset, ingest.map.maps("season"))?;
         Ok(opts)
     }
 
@@ -582,9 +635,16 @@ pub struct TuneArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "system")]
     pub preset: Option<String>,
     /// Candidate values, `NAME=V1,V2,...;NAME=...` (default: a grid per system around its
-    /// published defaults).
+    /// published defaults). Besides the system's parameters (words too:
+    /// `mov_multiplier=none,538`), `draws=update,ignore`, and with seasons
+    /// `season_regress=0,0.1,0.33` and `season_mean=...`.
     #[arg(long, value_name = "GRID")]
     pub grid: Option<String>,
+    /// The first side's advantage of every set, in rating points, or `auto`: fitted on the
+    /// tuning part alone (the first --fraction of the contests), as replay fits it on its
+    /// warm-up.
+    #[arg(long, value_name = "POINTS|auto")]
+    pub advantage: Option<String>,
     /// Draw this many parameter sets at random within each parameter's range of the grid.
     #[arg(long, value_name = "N")]
     pub random: Option<usize>,
@@ -632,17 +692,21 @@ impl TuneArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> anyhow::Result<tune::TuneJob> {
         let preset = with_preset(self.system, self.preset.as_deref())?;
-        let (system, base) = (preset.system, preset.params.clone());
+        let (system, mut base) = (preset.system, preset.params.clone());
+        if let Some(a) = &self.advantage {
+            base.insert("advantage".into(), advantage_value(a).map_err(UsageError)?);
+        }
         let grid = match &self.grid {
             Some(g) => tune::parse_grid(g).map_err(UsageError)?,
-            None => system.default_grid(),
+            None => tune::numeric_grid(system.default_grid()),
         };
         let mut ingest = self.input.ingest_with(&preset)?;
         let mut replay = ReplayOptions {
             skip_all_tied: self.skip_all_tied,
             ..ReplayOptions::default()
         };
-        self.rounds.apply(&mut replay, &preset)?;
+        self.rounds
+            .apply(&mut replay, &preset, ingest.map.maps("season"))?;
         replay.input_order = checked_order(&ingest, replay.period)?;
         ingest.events = replay.period == Period::Event;
         Ok(tune::TuneJob {
@@ -1175,7 +1239,7 @@ impl CompareArgs {
                 warmup: None,
                 ..p
             };
-            let mut replay = self.run.replay_options(&run.ingest.time_format, &own)?;
+            let mut replay = self.run.replay_options(&run.ingest, &own)?;
             replay.input_order = run.replay.input_order;
             system_replay[k] = replay;
         }

@@ -11,7 +11,7 @@
 
 pub use rate_batch_core::{
     auto, bootstrap, draws, first_side, history, matchmake, metrics, names, numeric, presets,
-    rater, replay, state, status, systems, time, truth,
+    rater, replay, seasons, state, status, systems, time, truth,
 };
 
 pub mod cli;

@@ -73,9 +73,33 @@ pub(crate) struct GamesSchema {
     neutral: Option<usize>,
     pool: Option<PoolColumn>,
     event: Option<usize>,
+    /// The season column, read only where named (`--map season=COLUMN`).
+    season: Option<usize>,
     /// Side a is a first side (not a file of winners and losers).
     sided: bool,
     names: Vec<String>,
+}
+
+/// The season column where `--map season=COLUMN` names one (a table's `season` column is
+/// read only when asked for: seasons change what a replay does between them); an error when
+/// the table lacks it.
+pub(crate) fn season_column(
+    header: &[String],
+    map: &ColumnMap,
+) -> Result<Option<usize>, FieldError> {
+    if !map.maps("season") {
+        return Ok(None);
+    }
+    let name = map.source("season");
+    find_column(header, name).map(Some).ok_or_else(|| {
+        FieldError::new(
+            name,
+            format!(
+                "missing column: `--map season={name}` names no column of the header (header has: {})",
+                header_list(header)
+            ),
+        )
+    })
 }
 
 impl GamesSchema {
@@ -151,6 +175,7 @@ impl GamesSchema {
                 _ => None,
             },
             event: col("event"),
+            season: season_column(header, map)?,
             sided,
             names,
         })
@@ -170,6 +195,7 @@ impl GamesSchema {
             .into_iter()
             .chain(outcome)
             .chain([self.series, self.weight, self.neutral, pool, self.event])
+            .chain([self.season])
             .flatten()
             .collect();
         used.sort_unstable();
@@ -318,6 +344,9 @@ impl GamesReader {
         let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
         let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), name(i)))?;
         let neutral = s.neutral(&get)?;
+        if let Some(season) = s.season.map(|i| get(i).trim()).filter(|v| !v.is_empty()) {
+            ctx.builder.season_of_next(season);
+        }
         if let (Some(i), true) = (s.event, ctx.opts.events) {
             let event = get(i).trim();
             if !event.is_empty() {

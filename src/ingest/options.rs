@@ -82,6 +82,7 @@ pub const CANONICAL_COLUMNS: &[&str] = &[
     "a_wins",
     "b_wins",
     "draw",
+    "season",
 ];
 
 impl ColumnMap {

@@ -30,6 +30,7 @@ pub(crate) struct StandingsSchema {
     team: Option<usize>,
     weight: Option<usize>,
     share: Option<usize>,
+    season: Option<usize>,
     names: Vec<String>,
 }
 
@@ -55,6 +56,7 @@ impl StandingsSchema {
             team: col("team"),
             weight: col("weight"),
             share: col("share"),
+            season: super::games::season_column(header, map)?,
             names: header.to_vec(),
         })
     }
@@ -63,7 +65,11 @@ impl StandingsSchema {
     pub fn used(&self) -> Vec<usize> {
         [self.contest, self.time, self.player, self.rank]
             .into_iter()
-            .chain([self.team, self.weight, self.share].into_iter().flatten())
+            .chain(
+                [self.team, self.weight, self.share, self.season]
+                    .into_iter()
+                    .flatten(),
+            )
             .collect()
     }
 }
@@ -81,6 +87,8 @@ const NO_TEAM: u32 = u32::MAX;
 
 struct Pending {
     label: String,
+    /// The season of its first row, if the table names seasons.
+    season: Option<String>,
     first: Location,
     time: i64,
     weight: f64,
@@ -234,6 +242,12 @@ impl StandingsReader {
 
         let idx = self.contest_index(label, at, time, weight)?;
         let s = &self.schema;
+        if let Some(i) = s.season
+            && self.pending[idx].season.is_none()
+            && !get(i).trim().is_empty()
+        {
+            self.pending[idx].season = Some(get(i).trim().to_string());
+        }
         let player = ctx.builder.player(player_raw);
         let p = &mut self.pending[idx];
         if p.players.contains(&player) {
@@ -293,6 +307,7 @@ impl StandingsReader {
         self.index.insert(label.to_string(), self.pending.len());
         self.pending.push(Pending {
             label: label.to_string(),
+            season: None,
             first: at.clone(),
             time,
             weight,
@@ -341,6 +356,9 @@ fn build(ctx: &mut Context, p: Pending, streamed: bool) -> Result<(), super::err
     by_entry.sort_by_key(|&i| entry_of[i]);
     let (mut members, mut shares) = (Vec::new(), Vec::new());
     let b = &mut ctx.builder;
+    if let Some(season) = &p.season {
+        b.season_of_next(season);
+    }
     b.begin_contest(p.time, p.weight, Some(&p.label), None);
     let entries = by_entry.chunk_by(|&i, &j| entry_of[i] == entry_of[j]);
     for (entry, &(lo, hi)) in entries.zip(&ranks_to_ranges(&ranks)) {

@@ -200,19 +200,15 @@ fn resolve_each(job: &CompareJob, loaded: &Loaded) -> anyhow::Result<Resolved> {
         .collect::<Result<_, _>>()
         .map_err(UsageError)?;
     // A system that cannot rate a contest of the input is refused before any replay (its
-    // row says why, and what to use); a stream's contests are checked as they come.
-    let refused: Vec<Option<String>> = match loaded.stream {
-        Some(_) => vec![None; job.systems.len()],
-        None => job
-            .systems
-            .iter()
-            .zip(&params)
-            .zip(&job.system_replay)
-            .map(|((kind, map), opts)| {
-                dispatch(*kind, map, FirstRefusal(&loaded.history, opts)).map_err(UsageError)
-            })
-            .collect::<Result<_, _>>()?,
-    };
+    // row says why, and what to use); a stream's contests are checked as they come (its
+    // history here has none).
+    let refused: Vec<Option<String>> = (job.systems.iter())
+        .zip(&params)
+        .zip(&job.system_replay)
+        .map(|((kind, map), opts)| {
+            dispatch(*kind, map, FirstRefusal(&loaded.history, opts)).map_err(UsageError)
+        })
+        .collect::<Result<_, _>>()?;
     if refused.iter().all(Option::is_some) {
         let reasons: Vec<&str> = refused.iter().flatten().map(String::as_str).collect();
         let why = format!("no system can rate this input: {}", reasons.join("; "));

@@ -84,14 +84,13 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     };
     let (params, from_input) = resolved_params(job, resume.as_ref(), &loaded, &replay_opts)?;
     // A system that cannot rate a contest of the input is refused before it rates a round
-    // (a stream's contests are checked as they come).
-    if loaded.stream.is_none()
-        && let Some(why) = dispatch(
-            job.system,
-            &params,
-            crate::replay::FirstRefusal(&loaded.history, &replay_opts),
-        )
-        .map_err(UsageError)?
+    // (a stream's contests are checked as they come: its history here has none).
+    if let Some(why) = dispatch(
+        job.system,
+        &params,
+        crate::replay::FirstRefusal(&loaded.history, &replay_opts),
+    )
+    .map_err(UsageError)?
     {
         return Err(UsageError(format!("{why}; nothing was replayed")).into());
     }
@@ -799,6 +798,16 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     }
     if m.experienced_after != job.run.replay.experienced_after {
         differences.push("it counts experience differently".into());
+    }
+    if m.rules != job.run.replay.rules() {
+        let rules = if m.rules.is_empty() {
+            "draws rated and no seasons".to_string()
+        } else {
+            m.rules.clone()
+        };
+        differences.push(format!(
+            "it was made with {rules} (--draws, --season-*, --map season=)"
+        ));
     }
     if m.skip_all_tied != job.run.replay.skip_all_tied {
         let with = if m.skip_all_tied { "with" } else { "without" };

@@ -208,6 +208,7 @@ pub(crate) fn state_bytes<S: RatingSystem>(
         input_order: opts.input_order,
         asked: state.asked.clone(),
         from_input: state.from_input.clone(),
+        rules: opts.rules(),
     };
     let mut bytes = Vec::new();
     state::write_state(&mut bytes, &meta, &snap.carry).map_err(|e| e.to_string())?;

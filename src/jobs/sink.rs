@@ -23,6 +23,8 @@ pub(crate) enum Rows {
 pub(crate) enum Batch {
     Names(Vec<String>),
     Rows(Vec<HistoryRow>),
+    /// A season's number and name, before its rows.
+    Season(u32, String),
 }
 
 pub(crate) struct Sink<'a> {
@@ -114,6 +116,14 @@ impl RateMeter {
 }
 
 impl Observer for Sink<'_> {
+    fn season(&mut self, number: u32, name: &str) {
+        if let Rows::Stream(tx) = &self.rows
+            && tx.send(Batch::Season(number, name.to_string())).is_err()
+        {
+            self.rows = Rows::Drop;
+        }
+    }
+
     fn rows(&mut self, rows: &[HistoryRow]) {
         self.rated.rows(rows);
         if let Some((history, truth, series)) = &mut self.truth {

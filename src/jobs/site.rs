@@ -831,6 +831,7 @@ mod tests {
             after,
             uncertainty: f64::NAN,
             performance: f64::NAN,
+            season: 0,
         }
     }
 

@@ -509,15 +509,17 @@ fn replay_writing_parquet(
         .open("history.parquet")
         .with_context(|| cannot_write(staged, "history.parquet"))?;
     let history = &loaded.history;
+    let seasons = job.replay.seasons.is_some();
     let (rows_tx, rows_rx) = sync_channel::<Batch>(4);
     std::thread::scope(|scope| {
         let writer = scope.spawn(move || -> std::io::Result<StagedFile> {
             // On a write error this returns, the channel closes, and the replay's sends fail
             // (it carries on without history; the error is reported when joined).
-            let mut parquet = output::HistoryParquet::new(history, &mut file);
+            let mut parquet = output::HistoryParquet::new(history, seasons, &mut file);
             for batch in rows_rx {
                 match batch {
                     Batch::Names(names) => parquet.add_names(&names),
+                    Batch::Season(number, name) => parquet.add_season(number, &name),
                     Batch::Rows(rows) => parquet.rows(&rows)?,
                 }
             }
@@ -562,15 +564,18 @@ fn replay_writing_csv(
     let mut file = staged
         .open("history.csv")
         .with_context(|| cannot_write(staged, "history.csv"))?;
+    let seasons = job.replay.seasons.is_some();
     let mut csv = match &job.continue_history {
-        Some((previous, rows)) => HistoryCsv::continuing(history, &mut file, previous, *rows)
-            .with_context(|| {
-                format!(
-                    "cannot append to {} (use --history-format none, or restore it)",
-                    previous.display()
-                )
-            })?,
-        None => HistoryCsv::new(history, &mut file)
+        Some((previous, rows)) => HistoryCsv::continuing(
+            history, seasons, &mut file, previous, *rows,
+        )
+        .with_context(|| {
+            format!(
+                "cannot append to {} (use --history-format none, or restore it)",
+                previous.display()
+            )
+        })?,
+        None => HistoryCsv::new(history, seasons, &mut file)
             .with_context(|| cannot_write(staged, "history.csv"))?,
     };
     let (rows_tx, rows_rx) = sync_channel::<Batch>(4);
@@ -582,6 +587,7 @@ fn replay_writing_csv(
             for batch in rows_rx {
                 match batch {
                     Batch::Names(names) => csv.add_names(&names),
+                    Batch::Season(number, name) => csv.add_season(number, &name),
                     Batch::Rows(rows) => {
                         let mut pieces = spent_rx.try_recv().unwrap_or_default();
                         csv.rows_into(&rows, &mut pieces);

@@ -12,7 +12,6 @@ use super::options::RunOptions;
 use super::resume::ReplayFailure;
 use super::sink::Sink;
 use super::stream::{RunStream, fan_out};
-use super::system::Noop;
 use crate::history::History;
 use crate::ingest::stream::Streamed;
 use crate::metrics::MetricsReport;
@@ -72,7 +71,7 @@ pub struct TuneJob {
     /// The system.
     pub system: SystemKind,
     /// Parameter names and their candidate values (the grid).
-    pub grid: Vec<(String, Vec<f64>)>,
+    pub grid: Grid,
     /// Parameters every set starts from (a `--preset`'s), the grid's values over them; the
     /// held-out comparison's baseline.
     pub base: ParamMap,
@@ -93,19 +92,37 @@ pub struct TuneJob {
     pub merge: Vec<PathBuf>,
 }
 
-/// Parses `k=16,24,32;scale=400`.
-pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
-    let mut grid: Vec<(String, Vec<f64>)> = Vec::new();
+/// Parameter names and their candidate values: numbers, or words (`mov_multiplier=none,538`,
+/// `draws=update,ignore`).
+pub type Grid = Vec<(String, Vec<Value>)>;
+
+/// A grid of numbers (a system's default grid) as a [`Grid`].
+pub fn numeric_grid(grid: Vec<(String, Vec<f64>)>) -> Grid {
+    let value = |v: f64| number(v).unwrap_or(Value::Null);
+    (grid.into_iter())
+        .map(|(name, vs)| (name, vs.into_iter().map(value).collect()))
+        .collect()
+}
+
+/// Parses `k=16,24,32;scale=400`; a value that is not a number is a word
+/// (`mov_multiplier=none,538`).
+pub fn parse_grid(text: &str) -> Result<Grid, String> {
+    let mut grid: Grid = Vec::new();
     for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
         let (name, values) = part
             .split_once('=')
             .ok_or_else(|| format!("--grid: `{part}` is not NAME=V1,V2,..."))?;
         let name = name.trim().replace('-', "_");
-        let finite = |v: &str| v.trim().parse::<f64>().ok().filter(|v| v.is_finite());
-        let values = values
-            .split(',')
-            .map(|v| finite(v).ok_or_else(|| format!("--grid: `{v}` of {name} is not a number")));
-        let values = values.collect::<Result<Vec<f64>, String>>()?;
+        let value = |v: &str| match v.trim() {
+            "" => Err(format!("--grid: an empty value of {name}")),
+            v => Ok(match v.parse::<f64>() {
+                Ok(x) if x.is_finite() => number(x).unwrap_or(Value::Null),
+                Ok(_) => return Err(format!("--grid: `{v}` of {name} is not a finite number")),
+                Err(_) => Value::String(v.to_string()),
+            }),
+        };
+        let values = values.split(',').map(value);
+        let values = values.collect::<Result<Vec<Value>, String>>()?;
         if grid.iter().any(|(n, _)| *n == name) {
             return Err(format!("--grid: {name} is given twice"));
         }
@@ -118,9 +135,10 @@ pub fn parse_grid(text: &str) -> Result<Vec<(String, Vec<f64>)>, String> {
 }
 
 /// The parameter sets: every combination of the grid, or `random` draws uniform within each
-/// parameter's [min, max] (rounded to integers when all its values are integers).
+/// parameter's [min, max] (rounded to integers when all its values are integers), or, for a
+/// parameter with a word among its values, one of its values drawn uniformly.
 pub fn parameter_sets(
-    grid: &[(String, Vec<f64>)],
+    grid: &[(String, Vec<Value>)],
     random: Option<usize>,
     seed: u64,
 ) -> Vec<ParamMap> {
@@ -129,28 +147,31 @@ pub fn parameter_sets(
         // Every combination, the last parameter varying fastest.
         let mut sets = vec![ParamMap::new()];
         for (name, vs) in grid {
-            let with = |s: &ParamMap, v: f64| {
+            let with = |s: &ParamMap, v: &Value| {
                 let mut s = s.clone();
-                s.insert(name.clone(), value(v));
+                s.insert(name.clone(), v.clone());
                 s
             };
             sets = sets
                 .iter()
-                .flat_map(|s| vs.iter().map(move |&v| with(s, v)))
+                .flat_map(|s| vs.iter().map(move |v| with(s, v)))
                 .collect();
         }
         return sets;
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut draw = |(name, vs): &(String, Vec<f64>)| {
-        let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut draw = |(name, vs): &(String, Vec<Value>)| {
+        let Some(xs) = vs.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>() else {
+            return (name.clone(), vs[rng.random_range(0..vs.len())].clone());
+        };
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let v = if hi > lo {
             rng.random_range(lo..=hi)
         } else {
             lo
         };
-        let integers = vs.iter().all(|x| x.fract() == 0.0);
+        let integers = xs.iter().all(|x| x.fract() == 0.0);
         (name.clone(), value(if integers { v.round() } else { v }))
     };
     (0..n)
@@ -171,6 +192,42 @@ pub struct Trial {
 
 /// A replay's metrics, or the runaway that stopped it.
 type Scored = Result<MetricsReport, crate::replay::Divergence>;
+
+/// Grid keys that set a replay option rather than a system parameter: the draw policy
+/// (`update`, `ignore`), and the regression between seasons and its mean (with seasons).
+pub const OPTION_KEYS: [&str; 3] = ["draws", "season_regress", "season_mean"];
+
+/// A trial's system parameters (without its [`OPTION_KEYS`]) and its replay options: `base`
+/// with what those keys set.
+pub fn trial_options(
+    params: &ParamMap,
+    base: &ReplayOptions,
+) -> Result<(ParamMap, ReplayOptions), String> {
+    let mut params = params.clone();
+    let mut opts = base.clone();
+    if let Some(v) = params.remove("draws") {
+        opts.draws = match v.as_str() {
+            Some("update") => crate::replay::Draws::Update,
+            Some("ignore") => crate::replay::Draws::Ignore,
+            _ => return Err(format!("draws={v}: the draw policy is update or ignore")),
+        };
+    }
+    for key in &OPTION_KEYS[1..] {
+        let Some(v) = params.remove(*key) else {
+            continue;
+        };
+        let x = (v.as_f64()).ok_or_else(|| format!("{key}={v} is not a number"))?;
+        let seasons = opts.seasons.as_mut().ok_or_else(|| {
+            format!("{key} needs seasons: --map season=COLUMN or --season-gap DAYS")
+        })?;
+        match *key {
+            "season_regress" => seasons.regress = x,
+            _ => seasons.mean = Some(x),
+        }
+        seasons.check()?;
+    }
+    Ok((params, opts))
+}
 
 /// The replay of a history with one set of parameters, scored.
 struct Score<'a> {
@@ -213,7 +270,10 @@ fn replay_sets(
     sets: &[&ParamMap],
     opts: &ReplayOptions,
 ) -> Result<Vec<Scored>, String> {
-    let score = |params| dispatch(kind, params, Score { history, opts });
+    let score = |params| {
+        let (params, opts) = &trial_options(params, opts)?;
+        dispatch(kind, params, Score { history, opts })
+    };
     sets.par_iter().map(|&params| score(params)).collect()
 }
 
@@ -249,6 +309,7 @@ pub fn held_out(
     base: &ReplayOptions,
 ) -> Result<Scored, String> {
     let opts = &held_options(fraction, base);
+    let (params, opts) = &trial_options(params, opts)?;
     dispatch(kind, params, Score { history, opts })
 }
 
@@ -274,10 +335,14 @@ fn rank(
     // Best first; unmeasured last; among equals the sets with more parameters at their
     // defaults first (no change without evidence), then the order of the sets.
     let defaults = dispatch(kind, &ParamMap::new(), ParamsOf)?;
+    let same = |d: &Value, v: &Value| match (d.as_f64(), v.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => d == v,
+    };
     let at_default = |t: &Trial| {
         t.params
             .iter()
-            .filter(|&(k, v)| defaults.get(k).and_then(Value::as_f64) == v.as_f64())
+            .filter(|&(k, v)| defaults.get(k).is_some_and(|d| same(d, v)))
             .count()
     };
     trials.sort_by(|a, b| {
@@ -312,6 +377,7 @@ fn replay_loaded(
     };
     let runs = fan_out(plan, opts.period, sets.len(), |k, pieces| {
         let mut sink = Sink::quiet();
+        let (params, opts) = &trial_options(sets[k], opts)?;
         let visitor = RunStream {
             pieces,
             contests: plan.contests,
@@ -321,7 +387,7 @@ fn replay_loaded(
             input: &plan.path,
             seeds: None,
         };
-        dispatch(job.system, sets[k], visitor)
+        dispatch(job.system, params, visitor)
     })?;
     let mut read = None;
     let mut scored = Vec::with_capacity(runs.len());
@@ -398,6 +464,17 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     // them.
     let held_opts = held_options(job.fraction, &job.run.replay);
     let loaded = super::load::load_or_stream(&job.run, &job.run.ingest, &held_opts, false, false)?;
+    // `advantage=auto`: fitted on the tuning part only (the held-out replays' warm-up).
+    let (mut sets, mut base) = (sets, job.base.clone());
+    let history = loaded.stream.is_none().then_some(&loaded.history);
+    for set in sets.iter_mut().chain([&mut base]) {
+        let (mut params, _) = trial_options(set, &held_opts).map_err(UsageError)?;
+        crate::first_side::resolve(job.system, &mut params, history, &held_opts)
+            .map_err(UsageError)?;
+        if let Some(points) = params.get("advantage") {
+            set.insert("advantage".into(), points.clone());
+        }
+    }
     if let Some(shard) = job.shard {
         return run_shard(job, shard, &sets, &loaded, staged, stdout);
     }
@@ -408,11 +485,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let trials = rank(job.system, sets, outcomes, job.metric).map_err(UsageError)?;
     // The best set that did not fail (failed sets sort last) and the defaults, held out.
     let best = trials.iter().find(|t| t.failed.is_none());
-    let held_sets: Vec<&ParamMap> = best
-        .map(|t| &t.params)
-        .into_iter()
-        .chain([&job.base])
-        .collect();
+    let held_sets: Vec<&ParamMap> = best.map(|t| &t.params).into_iter().chain([&base]).collect();
     let (mut held, read) = replay_loaded(job, &loaded, &held_sets, &held_opts)?;
     let default_held = held
         .pop()
@@ -486,8 +559,18 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     if sets.is_empty() {
         return Err(UsageError("no parameter set to try".into()).into());
     }
+    let none = History::default();
     for set in &sets {
-        dispatch(job.system, set, Noop).map_err(UsageError)?;
+        let (mut params, opts) = trial_options(set, &job.run.replay).map_err(UsageError)?;
+        // `advantage=auto` is fitted once the input is read; its place is checked here.
+        if params.get("advantage") == Some(&Value::from("auto")) {
+            params.insert("advantage".into(), Value::from(0));
+        }
+        let (params, opts) = (&params, &opts);
+        let why = dispatch(job.system, params, crate::replay::FirstRefusal(&none, opts));
+        if let Some(why) = why.map_err(UsageError)? {
+            return Err(UsageError(why).into());
+        }
     }
     Ok(sets)
 }
@@ -565,7 +648,10 @@ fn fmt(v: Option<f64>) -> String {
 fn describe(params: &ParamMap) -> String {
     params
         .iter()
-        .map(|(k, v)| format!("{}={v}", k.replace('_', "-")))
+        .map(|(k, v)| match v {
+            Value::String(word) => format!("{}={word}", k.replace('_', "-")),
+            _ => format!("{}={v}", k.replace('_', "-")),
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -573,7 +659,7 @@ fn describe(params: &ParamMap) -> String {
 /// `tune.csv`: one row per set, best first: the parameters, then the tuning metrics.
 fn write_trials(
     w: &mut dyn Write,
-    grid: &[(String, Vec<f64>)],
+    grid: &[(String, Vec<Value>)],
     trials: &[Trial],
 ) -> std::io::Result<()> {
     let mut out = csv::Writer::from_writer(w);
@@ -591,7 +677,11 @@ fn write_trials(
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
         let mut record = vec![(i + 1).to_string()];
-        let value = |n: &String| t.params.get(n).map_or(String::new(), Value::to_string);
+        let value = |n: &String| match t.params.get(n) {
+            Some(Value::String(word)) => word.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
         record.extend(grid.iter().map(|(n, _)| value(n)));
         let (all, two) = (&t.tuning.all, &t.tuning.two_player);
         let metrics = [all.pair_inversion, all.rank_deviation, two.log_loss];
@@ -658,7 +748,23 @@ mod tests {
         assert_eq!(sets.len(), 3);
         assert_eq!(sets[1]["k"], serde_json::json!(24));
         assert_eq!(sets[1]["scale"], serde_json::json!(400));
-        assert!(parse_grid("k=1,x").is_err());
+        assert!(parse_grid("k=1,").is_err());
+        assert!(parse_grid("k=1,inf").is_err());
+        // Words: a system's named choices, or the draw policy.
+        let words = parse_grid("mov_multiplier=none,538;draws=update,ignore").unwrap();
+        assert_eq!(
+            words[0].1,
+            [serde_json::json!("none"), serde_json::json!(538)]
+        );
+        assert_eq!(
+            words[1].1,
+            [serde_json::json!("update"), serde_json::json!("ignore")]
+        );
+        assert_eq!(parameter_sets(&words, None, 0).len(), 4);
+        let drawn = parameter_sets(&words, Some(40), 1);
+        for d in ["update", "ignore"] {
+            assert!(drawn.iter().any(|s| s["draws"] == d), "{d} drawn");
+        }
         assert!(parse_grid("k").is_err());
         assert!(parse_grid("k=1;k=2").is_err());
         let random = parameter_sets(&g, Some(50), 7);
@@ -670,8 +776,8 @@ mod tests {
         assert_eq!(random, parameter_sets(&g, Some(50), 7), "seeded");
         // Every default grid is valid for its system and holds the defaults.
         for &kind in SystemKind::ALL {
-            for set in parameter_sets(&kind.default_grid(), None, 0) {
-                dispatch(kind, &set, Noop).unwrap();
+            for set in parameter_sets(&numeric_grid(kind.default_grid()), None, 0) {
+                dispatch(kind, &set, super::super::system::Noop).unwrap();
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The rating history: `history.csv` (written as the replay produces rows, and continued on
 //! resume) or `history.parquet`. CSV numbers are in Rust's shortest round-trip form.
 
-use super::text::{csv_name, number};
+use super::text::{csv_field, csv_name, number};
 use crate::history::History;
 use crate::replay::HistoryRow;
 use crate::time::push_time;
@@ -21,14 +21,36 @@ pub enum HistoryFormat {
     None,
 }
 
-/// The header of `history.csv`.
-const HISTORY_HEADER: &[u8] =
-    b"round,contest,time,player,rating_before,rating_after,uncertainty_after,performance\n";
+/// The header of `history.csv`: with `pool` after `player` in a pooled history
+/// (`--pool-by`), `season` last with seasons.
+fn header(pooled: bool, seasons: bool) -> String {
+    format!(
+        "round,contest,time,player,{}rating_before,rating_after,uncertainty_after,performance{}\n",
+        if pooled { "pool," } else { "" },
+        if seasons { ",season" } else { "" }
+    )
+}
 
-/// The header of `history.csv` of a pooled history (`--pool-by`): each player's pool beside
-/// his name.
-const POOLED_HEADER: &[u8] =
-    b"round,contest,time,player,pool,rating_before,rating_after,uncertainty_after,performance\n";
+/// The seasons' names by number, as the replay tells them ([`crate::replay::Observer::season`]),
+/// in the order of their numbers.
+#[derive(Clone, Default)]
+struct SeasonNames(Vec<(u32, String)>);
+
+impl SeasonNames {
+    fn add(&mut self, number: u32, name: String) {
+        if self.0.last().is_none_or(|(n, _)| *n < number) {
+            self.0.push((number, name));
+        }
+    }
+    /// The name of season `number` (empty for one not told).
+    fn get(&self, number: u32) -> &str {
+        let i = self.0.partition_point(|(n, _)| *n < number);
+        self.0
+            .get(i)
+            .filter(|(n, _)| *n == number)
+            .map_or("", |(_, name)| name.as_str())
+    }
+}
 
 /// Whether a history rates its players in pools (its first player's name holds one).
 pub fn pooled(names: &[String]) -> bool {
@@ -41,7 +63,7 @@ pub fn pooled(names: &[String]) -> bool {
 /// `round,contest,time,player,rating_before,rating_after,uncertainty_after,performance` (with
 /// `pool` after `player` in a pooled history).
 pub struct HistoryCsv {
-    /// Player names as CSV fields, by id.
+    /// Player names as CSV fields, by id (and the seasons' names).
     names: Names,
     time_of: (u32, String),
 }
@@ -56,6 +78,8 @@ struct Names {
     ends: Vec<usize>,
     /// The input has no times: the time column is left empty.
     untimed: bool,
+    /// With seasons: their names as CSV fields, written last on each row.
+    seasons: Option<SeasonNames>,
 }
 
 impl Names {
@@ -67,22 +91,29 @@ impl Names {
 }
 
 impl HistoryCsv {
-    /// Writes the header; the players are those of `history` (and those added later).
-    pub fn new(history: &History, w: &mut dyn Write) -> io::Result<Self> {
-        w.write_all(if pooled(history.names()) {
-            POOLED_HEADER
-        } else {
-            HISTORY_HEADER
-        })?;
+    /// Writes the header; the players are those of `history` (and those added later); a
+    /// `season` column with `seasons`.
+    pub fn new(history: &History, seasons: bool, w: &mut dyn Write) -> io::Result<Self> {
+        w.write_all(header(pooled(history.names()), seasons).as_bytes())?;
         let mut out = Self {
             names: Names {
                 untimed: history.source.untimed,
+                seasons: seasons.then(SeasonNames::default),
                 ..Names::default()
             },
             time_of: (u32::MAX, String::new()),
         };
         out.add_names(history.names());
         Ok(out)
+    }
+
+    /// A season's name, before its rows.
+    pub fn add_season(&mut self, number: u32, name: &str) {
+        if let Some(s) = &mut self.names.seasons {
+            let mut field = String::new();
+            csv_field(name, &mut field);
+            s.add(number, field);
+        }
     }
 
     /// Players new to a streamed history, in the order of their ids.
@@ -98,17 +129,20 @@ impl HistoryCsv {
     /// byte), so that the new rows continue it. Quoted fields may hold line breaks.
     pub fn continuing(
         history: &History,
+        seasons: bool,
         w: &mut dyn Write,
         previous: &Path,
         rows: u64,
     ) -> io::Result<Self> {
         let mut r = io::BufReader::new(super::publish::open_no_follow(previous)?);
-        let mut header = Vec::new();
-        r.read_until(b'\n', &mut header)?;
-        if header != HISTORY_HEADER && header != POOLED_HEADER {
-            return Err(io::Error::other("it is not a rate-batch history.csv"));
+        let mut first = Vec::new();
+        r.read_until(b'\n', &mut first)?;
+        if first != header(pooled(history.names()), seasons).as_bytes() {
+            return Err(io::Error::other(
+                "it is not a rate-batch history.csv with this run's columns",
+            ));
         }
-        let out = Self::new(history, w)?;
+        let out = Self::new(history, seasons, w)?;
         let mut line = Vec::new();
         let mut copied = 0u64;
         let mut in_quotes = false;
@@ -182,6 +216,10 @@ fn format_rows(names: &Names, rows: &[HistoryRow], s: &mut String, time_of: &mut
         number(r.uncertainty, s);
         s.push(',');
         number(r.performance, s);
+        if let Some(seasons) = &names.seasons {
+            s.push(',');
+            s.push_str(seasons.get(r.season));
+        }
         s.push('\n');
     }
 }
@@ -195,16 +233,20 @@ pub const PARQUET_ROW_GROUP: usize = 1 << 20;
 /// UTC timestamp in milliseconds, missing uncertainty and performance as nulls.
 pub struct HistoryParquet<W: Write> {
     names: Vec<String>,
+    /// With seasons: their names, for the `season` column.
+    seasons: Option<SeasonNames>,
     pending: Vec<HistoryRow>,
     writer: Option<polars::prelude::BatchedWriter<W>>,
     out: Option<W>,
 }
 
 impl<W: Write> HistoryParquet<W> {
-    /// A writer to `w` whose players are those of `history` (and those added later).
-    pub fn new(history: &History, w: W) -> Self {
+    /// A writer to `w` whose players are those of `history` (and those added later); a
+    /// `season` column with `seasons`.
+    pub fn new(history: &History, seasons: bool, w: W) -> Self {
         Self {
             names: history.names().to_vec(),
+            seasons: seasons.then(SeasonNames::default),
             pending: Vec::new(),
             writer: None,
             out: Some(w),
@@ -214,6 +256,13 @@ impl<W: Write> HistoryParquet<W> {
     /// Players new to a streamed history, in the order of their ids.
     pub fn add_names(&mut self, names: &[String]) {
         self.names.extend_from_slice(names);
+    }
+
+    /// A season's name, before its rows.
+    pub fn add_season(&mut self, number: u32, name: &str) {
+        if let Some(s) = &mut self.seasons {
+            s.add(number, name.to_string());
+        }
     }
 
     /// Takes rows, writing every full row group.
@@ -242,7 +291,7 @@ impl<W: Write> HistoryParquet<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        let mut df = frame(&self.names, &self.pending)?;
+        let mut df = frame(&self.names, self.seasons.as_ref(), &self.pending)?;
         self.pending.clear();
         if self.writer.is_none() {
             let out = self.out.take().expect("the writer is there until finish");
@@ -290,7 +339,11 @@ pub(super) fn player_columns<'a>(
 }
 
 /// Rows as a data frame of `history.parquet`'s columns.
-fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::DataFrame> {
+fn frame(
+    names: &[String],
+    seasons: Option<&SeasonNames>,
+    rows: &[HistoryRow],
+) -> io::Result<polars::prelude::DataFrame> {
     use polars::prelude::*;
     let time_ms: Vec<i64> = rows.iter().map(|r| r.time * 1000).collect();
     let time = Column::new("time".into(), time_ms)
@@ -319,5 +372,9 @@ fn frame(names: &[String], rows: &[HistoryRow]) -> io::Result<polars::prelude::D
         opt("uncertainty_after", |r| r.uncertainty),
         opt("performance", |r| r.performance),
     ]);
+    if let Some(s) = seasons {
+        let names: Vec<&str> = rows.iter().map(|r| s.get(r.season)).collect();
+        columns.push(Column::new("season".into(), names));
+    }
     DataFrame::new(rows.len(), columns).map_err(polars_io)
 }

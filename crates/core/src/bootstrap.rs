@@ -261,8 +261,15 @@ fn replicate<S: RatingSystem>(
         parts: Vec::new(),
     };
     let mut list: Vec<u32> = Vec::new();
+    let mut season = None;
     for k in 0..rounds.len() {
         let contests = rounds.round(k);
+        // Seasons begin where the replay's begin (with the round as played, not resampled).
+        if let Some(s) = &opts.seasons
+            && s.begins(&mut season, &Round::new(history, contests))
+        {
+            s.regress(system, &mut states, |p| run.played[p]);
+        }
         if opts.period == Period::Game {
             for &c in contests {
                 for _ in 0..poisson_count(seed, r, c) {

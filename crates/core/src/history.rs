@@ -36,6 +36,8 @@ struct ContestRec {
     entry_end: u32,
     label: u32,
     series: u32,
+    /// The season it belongs to (`--map season=COLUMN`), an index of [`History`]'s table.
+    season: u32,
     /// The first entry played the first side (home, white, side a of a games file), not on
     /// neutral ground: the first-side advantage applies.
     first_side: bool,
@@ -150,6 +152,7 @@ pub struct History {
     weights: Vec<f64>,
     labels: Vec<String>,
     series: Vec<String>,
+    seasons: Vec<String>,
     /// Index of the first contest: a block of a longer history (see [`History::block`])
     /// numbers its contests as the whole history does.
     offset: u32,
@@ -234,6 +237,10 @@ impl<'h> Contest<'h> {
     /// The series id (games of one best-of-N share it), if any.
     pub fn series(&self) -> Option<u32> {
         (self.rec.series != NONE).then_some(self.rec.series)
+    }
+    /// The season the input names for it (its `season` column), if any.
+    pub fn season(&self) -> Option<&'h str> {
+        (self.rec.season != NONE).then(|| self.history.seasons[self.rec.season as usize].as_str())
     }
     /// Number of entries.
     pub fn len(&self) -> usize {
@@ -359,6 +366,7 @@ impl History {
             names: self.names.clone(),
             labels: self.labels.clone(),
             series: self.series.clone(),
+            seasons: self.seasons.clone(),
             offset: range.start as u32,
             source: self.source.clone(),
             ..History::default()
@@ -555,6 +563,7 @@ pub struct HistoryBuilder {
     pooled_key: String,
     label_ids: FxHashMap<Box<str>, u32>,
     series_ids: FxHashMap<Box<str>, u32>,
+    season_ids: FxHashMap<Box<str>, u32>,
     open: Option<ContestRec>,
     /// Contests and players already handed over in blocks ([`HistoryBuilder::take_block`]).
     contests_taken: u32,
@@ -577,6 +586,8 @@ pub struct HistoryBuilder {
     keep_order: bool,
     /// The name of the next game added ([`HistoryBuilder::name_next_game`]).
     next_label: Option<String>,
+    /// The season of the next contest begun ([`HistoryBuilder::season_of_next`]).
+    next_season: Option<String>,
 }
 
 /// A name's id in the builder's table, with the name itself when it is short: a lookup then
@@ -624,7 +635,7 @@ struct Dedupe {
     fingerprint: u64,
 }
 
-/// Moves the names a block's contests refer to (labels or series: the field `id` picks one)
+/// Moves the names a block's contests refer to (labels, series or seasons: the field `id` picks one)
 /// into the block's own table, and interns those of the contests left in a new table of the
 /// builder.
 fn split_names<'c>(
@@ -886,7 +897,7 @@ impl HistoryBuilder {
         if let Some(open) = &mut self.open {
             open.entry_start -= entries_end as u32;
         }
-        // Labels and series names go with their contests; the builder starts new tables for
+        // Labels, series and season names go with their contests; the builder starts new tables for
         // those left.
         split_names(
             |c| &mut c.label,
@@ -899,6 +910,12 @@ impl HistoryBuilder {
             (&mut block.contests, &mut block.series),
             h.contests.iter_mut().chain(self.open.as_mut()),
             (&mut h.series, &mut self.series_ids),
+        );
+        split_names(
+            |c| &mut c.season,
+            (&mut block.contests, &mut block.seasons),
+            h.contests.iter_mut().chain(self.open.as_mut()),
+            (&mut h.seasons, &mut self.season_ids),
         );
         self.contests_taken += n as u32;
         self.names_taken = h.names.len() as u32;
@@ -1060,6 +1077,9 @@ impl HistoryBuilder {
         let series = series.map_or(NONE, |s| {
             Self::intern(&mut self.series_ids, &mut self.h.series, s)
         });
+        let season = self.next_season.take().map_or(NONE, |s| {
+            Self::intern(&mut self.season_ids, &mut self.h.seasons, &s)
+        });
         let start = self.h.entries.len() as u32;
         self.open = Some(ContestRec {
             time,
@@ -1068,6 +1088,7 @@ impl HistoryBuilder {
             entry_end: start,
             label,
             series,
+            season,
             first_side: false,
             origin: 0,
         });
@@ -1148,9 +1169,11 @@ impl HistoryBuilder {
         self.live_index.clear();
         h.labels.clear();
         h.series.clear();
+        h.seasons.clear();
         self.ids.clear();
         self.label_ids.clear();
         self.series_ids.clear();
+        self.season_ids.clear();
     }
 
     fn discard(&mut self, rec: &ContestRec) {
@@ -1283,6 +1306,11 @@ impl HistoryBuilder {
     /// Names the next game added (its event, under `--period event`).
     pub fn name_next_game(&mut self, label: &str) {
         self.next_label = Some(label.to_owned());
+    }
+
+    /// The season of the next contest begun (`--map season=COLUMN`).
+    pub fn season_of_next(&mut self, season: &str) {
+        self.next_season = Some(season.to_owned());
     }
 
     /// Says where the contests kept from the `from`-th on were found (a reader's encoding of

@@ -23,6 +23,7 @@ pub mod presets;
 pub mod rater;
 pub mod record;
 pub mod replay;
+pub mod seasons;
 pub mod state;
 pub mod status;
 pub mod systems;

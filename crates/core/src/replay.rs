@@ -250,6 +250,8 @@ pub struct ReplayOptions {
     pub skip_all_tied: bool,
     /// What a drawn two-entry game does to the ratings.
     pub draws: Draws,
+    /// Seasons, and the regression toward the mean between them ([`crate::seasons`]).
+    pub seasons: Option<crate::seasons::Seasons>,
     /// Keep every scored contest's parts of the metrics ([`Series::scores`]).
     pub keep_scores: bool,
     /// Ask the system for its Hessian's standard deviations at the end
@@ -277,6 +279,7 @@ impl Default for ReplayOptions {
             skip: None,
             skip_all_tied: false,
             draws: Draws::Update,
+            seasons: None,
             keep_scores: false,
             hessian_reference: None,
         }
@@ -284,6 +287,16 @@ impl Default for ReplayOptions {
 }
 
 impl ReplayOptions {
+    /// The draw policy and the seasons as a state keeps them (JSON; empty for the defaults,
+    /// draws rated and no seasons, as a state before version 8 made them).
+    pub fn rules(&self) -> String {
+        if self.draws == Draws::Update && self.seasons.is_none() {
+            return String::new();
+        }
+        let rules = serde_json::json!({"draws": self.draws, "seasons": self.seasons});
+        rules.to_string()
+    }
+
     /// The length in days of the rating periods measured in real time for `system`: under
     /// [`Growth::Time`] with a game or a series a round, for a system whose uncertainty grows
     /// with time; `None` when periods are counted.
@@ -384,6 +397,8 @@ pub struct HistoryRow {
     pub uncertainty: f64,
     /// The round's performance (NaN when the system has none).
     pub performance: f64,
+    /// The season's number ([`crate::seasons::SeasonMark::number`]; 0 without seasons).
+    pub season: u32,
 }
 
 /// What happened contest by contest (kept with [`ReplayOptions::series`]).
@@ -501,6 +516,10 @@ pub trait Observer {
     fn rows(&mut self, _rows: &[HistoryRow]) {}
     /// Contests and rounds done so far (every 32,768 placings or so, and at the end).
     fn progress(&mut self, _contests_done: u64, _rounds_done: u64) {}
+    /// A season's number and name (its column's value, else its number), before its rows:
+    /// with seasons, at the first round of a replay (the season in progress, for a resumed
+    /// one) and where each new one begins.
+    fn season(&mut self, _number: u32, _name: &str) {}
 }
 
 /// Keeps every history row in memory.
@@ -565,12 +584,23 @@ const ELAPSE_AHEAD: usize = 8;
 /// takes it as its pairs, partial play, teams where only individuals are rated), named, with
 /// the reason and what to use instead. Checked before a replay, so that such a system is
 /// refused before it rates a round. (Contests after the cutoff, applied before or past
-/// `max_contests` are not rated, and not checked.)
+/// `max_contests` are not rated, and not checked.) A system without a regression between
+/// seasons ([`RatingSystem::shift`]) is refused `--season-regress` here too.
 pub fn first_refusal<S: RatingSystem>(
     history: &History,
     system: &S,
     opts: &ReplayOptions,
 ) -> Option<String> {
+    if let Some(s) = &opts.seasons
+        && s.regress > 0.0
+        && !system.shift(&mut system.new_player(), 0.0)
+    {
+        return Some(format!(
+            "{} has no regression between seasons (--season-regress): its state is more than \
+             a rating to move; elo, elo-gaussian, glicko, glicko2, trueskill and yuksel have one",
+            system.name()
+        ));
+    }
     let skipped = |i: usize| opts.skip.as_ref().is_some_and(|s| s.get(i) == Some(&true));
     history
         .contests()
@@ -742,6 +772,8 @@ pub struct Replayer<'a, S: RatingSystem> {
     budget: Option<usize>,
     /// The time of the latest contest rated.
     end: Option<i64>,
+    /// The season last told to the observer (0: none yet).
+    season_told: u32,
     snapshot_at: SnapshotAt,
     /// Nothing reads the ratings before the end (no contest scored, no history row, no state
     /// saved: `--warmup 1 --history-format none`), and the system fits the whole history at
@@ -782,6 +814,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             outcomes: None,
             places: None,
             base: None,
+            season: None,
         });
         let (draws, three) = c.outcomes.take().unwrap_or_default();
         for (r, p) in c
@@ -817,6 +850,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             placings_since_report: 0,
             budget: opts.max_contests,
             end: None,
+            season_told: 0,
             snapshot_at,
             counts_only: opts.warmup >= 1.0
                 && !opts.keep_history
@@ -939,6 +973,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 };
                 self.snapshot = Some(snap);
             }
+            if let Some(seasons) = &self.opts.seasons {
+                self.season_turn(seasons, &round, observer);
+            }
             let first_row = self.rows.len();
             let mut step = || {
                 self.elapse(&round);
@@ -1024,6 +1061,30 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             applied,
             open_from: None,
             last_applied: None,
+        }
+    }
+
+    /// Before a round: with seasons, whether it opens one, then the regression toward the
+    /// mean; the season told to the observer when it is new to this replay.
+    fn season_turn(
+        &mut self,
+        seasons: &crate::seasons::Seasons,
+        round: &Round<'_>,
+        observer: &mut dyn Observer,
+    ) {
+        let c = &mut self.carry;
+        if seasons.begins(&mut c.season, round) {
+            // Those who played: a seeded player not met yet keeps the rating he came with.
+            let records = &c.records;
+            seasons.regress(self.system, &mut c.states, |p| records[p].contests > 0);
+        }
+        let mark = c
+            .season
+            .as_ref()
+            .expect("a season begins with the first round");
+        if mark.number != self.season_told {
+            self.season_told = mark.number;
+            observer.season(mark.number, &mark.label());
         }
     }
 
@@ -1190,6 +1251,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 after: f64::NAN,
                 uncertainty: f64::NAN,
                 performance: f64::NAN,
+                season: self.carry.season.as_ref().map_or(0, |s| s.number),
             });
         }
     }

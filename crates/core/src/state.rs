@@ -74,6 +74,8 @@ pub struct Carry<P> {
     /// The base rate's sums of the scored games (version 7 on; a state of an earlier version
     /// resumes with none, and counts them from there).
     pub base: Option<crate::metrics::BaseSums>,
+    /// The season in progress, with seasons (version 8 on).
+    pub season: Option<crate::seasons::SeasonMark>,
 }
 
 /// When to take the snapshot for `--save-state`.
@@ -104,7 +106,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -157,6 +159,10 @@ pub struct StateMeta {
     /// What the parameters took from the input ([`crate::auto::FromInput`], JSON; version 7
     /// on): a resumed run keeps these values and reports them again.
     pub from_input: String,
+    /// The draw policy and the seasons with their regression (version 8 on; JSON of
+    /// [`crate::replay::ReplayOptions::rules`], empty for the defaults: draws rated, no
+    /// seasons): a resumed run must rate draws, cut seasons and regress the same way.
+    pub rules: String,
 }
 
 impl StateMeta {
@@ -175,11 +181,13 @@ impl StateMeta {
 /// text, `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
 /// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
 /// last; versions before 7 lack `growth`, `rating_period_days`, `input_order`, `asked` and
-/// `from_input`. A new version that adds a field with a default encoded otherwise needs its
+/// `from_input`; versions before 8 lack `rules`. A new version that adds a field with a default encoded otherwise needs its
 /// own rule.
 fn meta_padding(version: u32) -> usize {
     let before_7 = if version < 7 { 5 } else { 0 };
-    before_7
+    let before_8 = usize::from(version < 8);
+    before_8
+        + before_7
         + match version {
             1 => 4,
             2 | 3 => 1,
@@ -277,10 +285,12 @@ impl StateFile {
         head.resize(head.len() + meta_padding(version), 0);
         let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
         let mut body = all[20 + len..].to_vec();
+        if version < 8 {
+            // Versions 5 to 8 each added a field at the carry's end (`outcomes`, `places`,
+            // `base`, `season`), `None` in an earlier version's: one zero byte each.
+            body.resize(body.len() + (8 - version.max(4)) as usize, 0);
+        }
         if version < 7 {
-            // Versions 5, 6 and 7 each added a field at the carry's end (`outcomes`, `places`,
-            // `base`), `None` in an earlier version's: one zero byte each.
-            body.resize(body.len() + (7 - version.max(4)) as usize, 0);
             body = upgrade_body(&meta.system, body)?;
         }
         Ok(StateFile { meta, body })
@@ -572,6 +582,7 @@ mod tests {
             input_order: false,
             asked: String::new(),
             from_input: String::new(),
+            rules: String::new(),
         };
         let carry = Carry {
             states: vec![(1500.0, f64::NAN), (1400.0, 30.0)],
@@ -586,6 +597,7 @@ mod tests {
             outcomes: None,
             places: None,
             base: None,
+            season: None,
         };
         let mut bytes = Vec::new();
         write_state(&mut bytes, &meta, &carry).unwrap();
@@ -597,21 +609,21 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v8 = bytes.clone();
-        v8[8] = 8;
+        let mut v9 = bytes.clone();
+        v9[8] = 9;
         assert!(
-            StateFile::read(&mut v8.as_slice())
+            StateFile::read(&mut v9.as_slice())
                 .unwrap_err()
-                .contains("version 8")
+                .contains("version 9")
         );
         // A version 3 file (no --skip-all-tied, --growth, --rating-period, --order nor the
         // parameters asked and taken from the input in its meta, postcard's last six bytes here; no draw model, no places and no base rate in
         // its carry, the carry's last three bytes) is read as made without the options, and
         // resumes with a fresh draw model and no places.
         let head = postcard::to_stdvec(&meta).unwrap();
-        let head3 = &head[..head.len() - 6];
+        let head3 = &head[..head.len() - 7];
         let body = postcard::to_stdvec(&carry).unwrap();
-        let body = &body[..body.len() - 3];
+        let body = &body[..body.len() - 4];
         let mut v3 = Vec::new();
         v3.extend_from_slice(MAGIC);
         v3.extend_from_slice(&3u32.to_le_bytes());
@@ -726,6 +738,7 @@ mod tests {
             input_order: false,
             asked: String::new(),
             from_input: String::new(),
+            rules: String::new(),
         };
         let old = Carry {
             states: vec![(1612.5, 87.25, 0.0599)],
@@ -740,16 +753,17 @@ mod tests {
             outcomes: None,
             places: None,
             base: None,
+            season: None,
         };
         let head = postcard::to_stdvec(&meta).unwrap();
-        let head6 = &head[..head.len() - 5];
+        let head6 = &head[..head.len() - 6];
         let mut v6 = MAGIC.to_vec();
         v6.extend_from_slice(&6u32.to_le_bytes());
         v6.extend_from_slice(&(head6.len() as u64).to_le_bytes());
         v6.extend_from_slice(head6);
-        // (Version 6 carries end with the places: no base rate.)
+        // (Version 6 carries end with the places: no base rate, no season.)
         let body = postcard::to_stdvec(&old).unwrap();
-        v6.extend_from_slice(&body[..body.len() - 1]);
+        v6.extend_from_slice(&body[..body.len() - 2]);
         let sum = hash(&v6);
         v6.extend_from_slice(&sum.to_le_bytes());
         let file = StateFile::read(&mut v6.as_slice()).unwrap();
@@ -770,13 +784,23 @@ mod tests {
             input_order: true,
             asked: r#"{"advantage":"auto"}"#.into(),
             from_input: r#"{"advantage":{"points":61.5}}"#.into(),
+            rules: r#"{"draws":"ignore","seasons":null}"#.into(),
             ..meta
         };
+        // Version 8 keeps the draw policy, the seasons and the season in progress.
+        let mut carry = carry;
+        carry.season = Some(crate::seasons::SeasonMark {
+            number: 3,
+            name: Some("1931-32".into()),
+            latest: 86_400,
+        });
         let mut bytes = Vec::new();
         write_state(&mut bytes, &new, &carry).unwrap();
         let back = StateFile::read(&mut bytes.as_slice()).unwrap();
         assert_eq!(back.meta, new);
-        assert_eq!(back.carry::<Glicko2Player>().unwrap().states, carry.states);
+        let back = back.carry::<Glicko2Player>().unwrap();
+        assert_eq!(back.states, carry.states);
+        assert_eq!(back.season, carry.season);
     }
 
     #[test]
@@ -803,6 +827,7 @@ mod tests {
             input_order: false,
             asked: String::new(),
             from_input: String::new(),
+            rules: String::new(),
         };
         let record = PlayerRecord {
             rounds: 1,
@@ -824,6 +849,7 @@ mod tests {
             outcomes: None,
             places: None,
             base: None,
+            season: None,
         };
         assert_eq!(check_values(&elo, &meta, &good), Ok(()));
         let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {

@@ -199,6 +199,15 @@ pub trait RatingSystem: Sync {
     /// first); the rating does not change. Systems without an uncertainty ignore it.
     fn elapse(&self, _p: &mut Self::Player, _time: Elapsed) {}
 
+    /// Moves a player's rating by `points` (the system's rating units), the rest of his state
+    /// as it is: the regression toward the mean between two seasons ([`crate::seasons`]).
+    /// Returns false, and moves nothing, for a system whose state is more than a rating that
+    /// can move so (a history of performances, a whole-history fit): such a system refuses
+    /// `--season-regress` (the replay asks with 0 points before it starts).
+    fn shift(&self, _p: &mut Self::Player, _points: f64) -> bool {
+        false
+    }
+
     /// How long one rating period of the system lasts, in days, when its uncertainty grows
     /// with the time that passes (`--growth time`, the default, with a game or a series a
     /// round): the replay measures a player's time away in these periods
@@ -370,6 +379,9 @@ impl<S: RatingSystem> RatingSystem for &S {
     }
     fn elapse(&self, p: &mut Self::Player, time: Elapsed) {
         (*self).elapse(p, time);
+    }
+    fn shift(&self, p: &mut Self::Player, points: f64) -> bool {
+        (*self).shift(p, points)
     }
     fn rating_period_days(&self) -> Option<f64> {
         (*self).rating_period_days()

@@ -442,6 +442,11 @@ impl RatingSystem for Elo {
         }
     }
 
+    fn shift(&self, r: &mut f64, points: f64) -> bool {
+        *r += points;
+        true
+    }
+
     fn update(&self, round: Round<'_>, players: &mut [f64]) {
         if round.len() == 1 {
             let contest = round.contests().next().expect("a round has a contest");

@@ -173,6 +173,11 @@ impl RatingSystem for Glicko {
     /// so) does not grow.
     /// `RD^2 += c^2 t` for the `t` periods passed (fractional under `--growth time`), plus
     /// the decay, capped at the newcomers' deviation.
+    fn shift(&self, p: &mut MuSigma, points: f64) -> bool {
+        p.mu += points;
+        true
+    }
+
     fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
         let growth = self.p.c * self.p.c * time.periods + time.variance;
         self.pairs

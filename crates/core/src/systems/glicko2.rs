@@ -474,6 +474,11 @@ impl RatingSystem for Glicko2 {
     /// first, plus the decay; the first period (or the fraction of one passed) is left
     /// pending for the next update's step 6, and with measured time it shows in the deviation
     /// as of now.
+    fn shift(&self, p: &mut Glicko2Player, points: f64) -> bool {
+        p.rating += points;
+        true
+    }
+
     fn elapse(&self, p: &mut Glicko2Player, time: Elapsed) {
         let idle = (time.periods - 1.0).max(0.0);
         let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;

@@ -928,6 +928,11 @@ impl RatingSystem for TrueSkill {
     /// each contest (in `update`), not with the periods.
     /// The decay, and under `--growth time` the drift of the days passed (that growth capped
     /// at the newcomers' sigma).
+    fn shift(&self, p: &mut TrueSkillPlayer, points: f64) -> bool {
+        p.mu += points;
+        true
+    }
+
     fn elapse(&self, p: &mut TrueSkillPlayer, time: Elapsed) {
         let drift = if time.idle_growth {
             self.p.drift_per_day * time.days

@@ -291,6 +291,14 @@ impl RatingSystem for Yuksel {
     }
 
     /// `phi^2 = V / W` grows by `variance`.
+    /// The rating and the weighted mean of his past ratings move together (the mean is
+    /// where the update pulls the rating back toward).
+    fn shift(&self, p: &mut YukselPlayer, points: f64) -> bool {
+        p.r += points;
+        p.mean += points;
+        true
+    }
+
     fn elapse(&self, p: &mut YukselPlayer, time: Elapsed) {
         p.var += time.variance * p.w;
     }
