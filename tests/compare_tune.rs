@@ -208,7 +208,11 @@ fn tune_writes_its_table_and_a_held_out_score() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     // A word where the system takes a number: refused by the system, before any replay.
-    assert!(texts(&o).1.contains(r#"string "x", expected f64"#), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains(r#"string "x", expected f64"#),
+        "{}",
+        texts(&o).1
+    );
     // More sets than any run should try: a usage error, not an allocation failure.
     let o = rate_batch(&[
         "tune",

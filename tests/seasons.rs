@@ -1,0 +1,285 @@
+//! Seasons through the binary: where they begin (a season column, or a pause of the league),
+//! the regression toward the mean between them (hand-computed), the history's season column,
+//! a resumed run across a season's start, and the options refused where they mean nothing.
+
+mod common;
+
+use common::{rate_batch, read_csv, replay, replay_ok, texts, write};
+use tempfile::TempDir;
+
+const MAP: &str = "a=home,b=away,score_a=hs,score_b=as,time=date";
+
+/// Two seasons of a three-team league: A beats B in 2021; in 2022 A and B draw, then C,
+/// seeded at 1800 and new, plays A.
+fn two_seasons(dir: &std::path::Path) -> std::path::PathBuf {
+    write(
+        dir,
+        "league.csv",
+        "date,season,home,away,hs,as\n\
+         2021-09-01,2021,A,B,1,0\n\
+         2022-09-01,2022,A,B,0,0\n\
+         2022-09-08,2022,C,A,2,1\n",
+    )
+}
+
+/// `rating_before` and `season` of each row of history.csv, by player.
+fn befores(out: &std::path::Path) -> Vec<(String, String, String)> {
+    let rows = read_csv(&out.join("history.csv"));
+    let h = &rows[0];
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (p, b, s) = (col("player"), col("rating_before"), col("season"));
+    rows[1..]
+        .iter()
+        .map(|r| (r[p].clone(), r[b].clone(), r[s].clone()))
+        .collect()
+}
+
+#[test]
+fn ratings_move_toward_the_mean_between_seasons() {
+    let dir = TempDir::new().unwrap();
+    let input = two_seasons(dir.path());
+    let seeds = write(dir.path(), "seeds.csv", "player,rating\nC,1800\n");
+    let map = format!("{MAP},season=season");
+    let base = [
+        "--map",
+        &map,
+        "--param",
+        "k=32",
+        "--warmup",
+        "0",
+        "--initial-ratings",
+        seeds.to_str().unwrap(),
+    ];
+    // 2021: A 1516, B 1484. Before 2022, a quarter of the way to 1400: A 1516 - 29 = 1487,
+    // B 1484 - 21 = 1463. C came with 1800 and had not played: he keeps it.
+    let out = dir.path().join("fixed");
+    let mut args = base.to_vec();
+    args.extend(["--season-regress", "0.25", "--season-mean", "1400"]);
+    replay_ok(&input, &out, &args);
+    let rows = befores(&out);
+    let want = [
+        ("A", "1500", "2021"),
+        ("B", "1500", "2021"),
+        ("A", "1487", "2022"),
+        ("B", "1463", "2022"),
+        ("C", "1800", "2022"),
+    ];
+    assert_eq!(rows.len(), 6);
+    for (got, (p, b, s)) in rows.iter().zip(want) {
+        assert_eq!((got.0.as_str(), got.2.as_str()), (p, s));
+        let before: f64 = got.1.parse().unwrap();
+        assert!((before - b.parse::<f64>().unwrap()).abs() < 1e-9, "{got:?}");
+    }
+    // The league's mean: of those who played (A and B), 1500; a half-way pull takes A from
+    // 1516 to 1508 and B from 1484 to 1492.
+    let out = dir.path().join("league");
+    let mut args = base.to_vec();
+    args.extend(["--season-regress", "0.5"]);
+    replay_ok(&input, &out, &args);
+    let rows = befores(&out);
+    assert_eq!((rows[2].1.as_str(), rows[3].1.as_str()), ("1508", "1492"));
+    // Without a season column, a pause of 180 days or more starts a season: the same
+    // ratings, the seasons numbered.
+    let out = dir.path().join("gap");
+    let args = [
+        "--map",
+        MAP,
+        "--param",
+        "k=32",
+        "--warmup",
+        "0",
+        "--season-gap",
+        "180",
+        "--season-regress",
+        "0.5",
+    ];
+    replay_ok(&input, &out, &args);
+    let rows = befores(&out);
+    assert_eq!((rows[2].1.as_str(), rows[3].1.as_str()), ("1508", "1492"));
+    assert_eq!((rows[0].2.as_str(), rows[2].2.as_str()), ("1", "2"));
+    // Without seasons the history has no season column.
+    let out = dir.path().join("none");
+    replay_ok(&input, &out, &["--map", MAP]);
+    let header = &read_csv(&out.join("history.csv"))[0];
+    assert!(!header.iter().any(|c| c == "season"), "{header:?}");
+}
+
+/// Six teams, three seasons of a double round robin with made-up scores.
+fn league(dir: &std::path::Path, seasons: usize) -> std::path::PathBuf {
+    let teams = ["A", "B", "C", "D", "E", "F"];
+    let mut text = String::from("date,season,home,away,hs,as\n");
+    let mut n = 0u32;
+    for s in 0..seasons {
+        let year = 2000 + s;
+        for (i, h) in teams.iter().enumerate() {
+            for (j, a) in teams.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                n += 1;
+                let day = 1 + n % 28;
+                let month = 1 + (n / 28) % 6;
+                let (x, y) = ((n * 7 + i as u32) % 4, (n * 3 + j as u32) % 3);
+                text.push_str(&format!(
+                    "{year}-{month:02}-{day:02},{year},{h},{a},{x},{y}\n"
+                ));
+            }
+        }
+    }
+    write(dir, &format!("league{seasons}.csv"), &text)
+}
+
+#[test]
+fn a_resumed_run_regresses_as_one_whole_replay() {
+    let dir = TempDir::new().unwrap();
+    let (first, all) = (league(dir.path(), 2), league(dir.path(), 3));
+    let map = format!("{MAP},season=season");
+    let args = [
+        "--map",
+        map.as_str(),
+        "--season-regress",
+        "0.3",
+        "--mov-multiplier",
+        "538",
+        "--warmup",
+        "0",
+    ];
+    let whole = dir.path().join("whole");
+    replay_ok(&all, &whole, &args);
+    let state = dir.path().join("state.bin");
+    let night1 = dir.path().join("night1");
+    let mut a1 = args.to_vec();
+    a1.extend(["--save-state", state.to_str().unwrap()]);
+    replay_ok(&first, &night1, &a1);
+    // The next night begins a season: the regression happens in the resumed run.
+    let night2 = dir.path().join("night2");
+    std::fs::create_dir_all(&night2).unwrap();
+    std::fs::copy(night1.join("history.csv"), night2.join("history.csv")).unwrap();
+    let mut a2 = args.to_vec();
+    a2.extend(["--resume", state.to_str().unwrap()]);
+    replay_ok(&all, &night2, &a2);
+    for file in ["leaderboard.csv", "history.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(whole.join(file)).unwrap(),
+            std::fs::read_to_string(night2.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // Other seasons, or another draw policy, cannot continue that state.
+    let regress = args.iter().position(|&a| a == "0.3").unwrap();
+    for other in [("0.2", None), ("0.3", Some(["--draws", "ignore"]))] {
+        let mut a = args.to_vec();
+        a[regress] = other.0;
+        a.extend(other.1.into_iter().flatten());
+        a.extend(["--resume", state.to_str().unwrap()]);
+        let o = replay(&all, &dir.path().join("other"), &a);
+        assert_eq!(o.status.code(), Some(2), "{other:?}");
+        assert!(texts(&o).1.contains("cannot resume"), "{}", texts(&o).1);
+    }
+}
+
+#[test]
+fn season_options_are_refused_where_they_mean_nothing() {
+    let dir = TempDir::new().unwrap();
+    let input = two_seasons(dir.path());
+    let out = dir.path().join("out");
+    let map = format!("{MAP},season=season");
+    let cases: [(&[&str], &str); 5] = [
+        (&["--map", MAP, "--season-regress", "0.3"], "need seasons"),
+        (
+            &["--map", &map, "--season-gap", "90"],
+            "both say where seasons begin",
+        ),
+        (
+            &["--map", &map, "--season-regress", "1.5"],
+            "not a fraction within 0 and 1",
+        ),
+        (
+            &[
+                "--map",
+                &map,
+                "--season-regress",
+                "0.3",
+                "--system",
+                "codeforces",
+            ],
+            "codeforces has no regression between seasons",
+        ),
+        (
+            &[
+                "--map",
+                "a=home,b=away,score_a=hs,score_b=as,time=date,season=year",
+            ],
+            "`--map season=year` names no column",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = replay(&input, &out, args);
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        assert!(texts(&o).1.contains(message), "{args:?}: {}", texts(&o).1);
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+#[test]
+fn tune_searches_the_draw_policy_and_the_regression() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), 3);
+    let out = dir.path().join("tune");
+    let map = format!("{MAP},season=season");
+    let o = rate_batch(&[
+        "tune",
+        input.to_str().unwrap(),
+        "--map",
+        &map,
+        "--advantage",
+        "auto",
+        "--grid",
+        "k=16,32;mov_multiplier=none,538;draws=update,ignore;season_regress=0,0.3",
+        "--metric",
+        "logloss",
+        "--fraction",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let rows = read_csv(&out.join("tune.csv"));
+    assert_eq!(rows.len(), 1 + 16, "every combination");
+    let header = &rows[0];
+    for c in ["k", "mov_multiplier", "draws", "season_regress", "log_loss"] {
+        assert!(header.iter().any(|h| h == c), "{c} in {header:?}");
+    }
+    let col = header.iter().position(|h| h == "draws").unwrap();
+    assert!(
+        rows[1..]
+            .iter()
+            .all(|r| r[col] == "update" || r[col] == "ignore")
+    );
+    // The sets differ: the option keys reach the replays.
+    let ll = header.iter().position(|h| h == "log_loss").unwrap();
+    let mut losses: Vec<&str> = rows[1..].iter().map(|r| r[ll].as_str()).collect();
+    losses.sort_unstable();
+    losses.dedup();
+    assert!(losses.len() > 8, "{losses:?}");
+    // The advantage is fitted on the tuning part, and printed as a number.
+    assert!(texts(&o).0.contains("advantage="), "{}", texts(&o).0);
+    assert!(
+        !texts(&o).0.contains("advantage=\"auto\""),
+        "{}",
+        texts(&o).0
+    );
+    // Option keys without seasons are refused.
+    let o = rate_batch(&[
+        "tune",
+        input.to_str().unwrap(),
+        "--map",
+        MAP,
+        "--grid",
+        "season_regress=0,0.3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("needs seasons"), "{}", texts(&o).1);
+}
