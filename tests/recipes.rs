@@ -497,6 +497,22 @@ go away""]",1,0,0
 /// lmarena's published battles (`clean_battle_*.json`): a JSON array of objects with
 /// `model_a`, `model_b`, `winner` (`model_a`, `model_b`, `tie`, `tie (bothbad)`), `tstamp`
 /// (Unix seconds with a fraction) and metadata that is not read; invented battles.
+/// fivethirtyeight/nfl-elo-game's `data/nfl_games.csv`: its header (copied from the real
+/// file), invented games of four teams over two seasons and one not yet played; KC wins all
+/// of its games. `data/initial_elos.csv` beside it, as published (`team,elo`).
+const NFL: &str =
+    "date,season,neutral,playoff,team1,team2,elo1,elo2,elo_prob1,score1,score2,result1
+2019-09-08,2019,0,0,KC,DEN,1600.0,1480.0,0.74,31,10,1
+2019-09-08,2019,0,0,BUF,MIA,1500.0,1450.0,0.66,17,20,0
+2019-09-15,2019,0,0,MIA,KC,1460.0,1610.0,0.23,14,28,0
+2019-09-15,2019,0,0,DEN,BUF,1470.0,1490.0,0.56,21,21,0.5
+2020-09-13,2020,0,0,KC,BUF,1590.0,1490.0,0.71,24,3,1
+2020-09-13,2020,1,0,DEN,MIA,1470.0,1470.0,0.5,10,13,0
+2020-09-20,2020,0,0,DEN,KC,1460.0,1600.0,0.4,7,35,0
+2021-09-12,2021,0,0,KC,MIA,1620.0,1480.0,0.77,,,
+";
+const NFL_ELOS: &str = "team,elo\nKC,1600.0\nDEN,1480.0\nBUF,1500.0\nMIA,1450.0\n";
+
 /// `chatbot-x` wins its four.
 const ARENA_JSON: &str = r#"[
 {"model_a": "chatbot-x", "model_b": "helper-7b", "winner": "model_a", "judge": "arena_user_1", "turn": 1, "anony": true, "language": "English", "tstamp": 1723456789.21, "conv_metadata": {"sum_user_tokens": 12}},
@@ -540,6 +556,37 @@ fn fixtures() -> Vec<Fixture> {
                 assert_eq!(row(&board, "Atalanta")[6..9], ["6", "0", "0"]);
                 assert_eq!(total(&board, 7), 6, "three drawn matches");
                 assert!(row(&board, "Atalanta")[9].starts_with("2025-02-16"));
+            },
+        },
+        Fixture {
+            input: "nfl_games.csv",
+            make: |d| {
+                write(d, "nfl_games.csv", NFL);
+                write(d, "initial_elos.csv", NFL_ELOS);
+            },
+            players: 4,
+            contests: 7,
+            top: "KC",
+            check: |out, m| {
+                assert_eq!(
+                    m["input"]["skipped_unfinished"], 1,
+                    "the 2021 game is to come"
+                );
+                // Between the seasons every team moved a third of the way to 1505: KC's
+                // first rating of 2020 is his last of 2019 less a third of its lead.
+                let history = read_csv(&out.join("history.csv"));
+                assert_eq!(history[0].last().map(String::as_str), Some("season"));
+                let kc: Vec<&Vec<String>> = history[1..].iter().filter(|r| r[3] == "KC").collect();
+                let (end_2019, start_2020) = (&kc[1], &kc[2]);
+                assert_eq!(
+                    (end_2019[8].as_str(), start_2020[8].as_str()),
+                    ("2019", "2020")
+                );
+                let after: f64 = end_2019[5].parse().unwrap();
+                let before: f64 = start_2020[4].parse().unwrap();
+                assert!((before - (after - 0.3333 * (after - 1505.0))).abs() < 1e-9);
+                // Seeded at 1600, not 1500.
+                assert_eq!(kc[0][4], "1600");
             },
         },
         Fixture {
@@ -722,8 +769,8 @@ fn every_readme_recipe_runs_as_printed() {
     let commands = recipe_commands();
     assert_eq!(
         commands.len(),
-        11,
-        "the README's Recipes section has eleven commands: {commands:#?}"
+        12,
+        "the README's Recipes section has twelve commands: {commands:#?}"
     );
     let fixtures = fixtures();
     let mut used = vec![false; fixtures.len()];

@@ -38,7 +38,8 @@ fn befores(out: &std::path::Path) -> Vec<(String, String, String)> {
 fn ratings_move_toward_the_mean_between_seasons() {
     let dir = TempDir::new().unwrap();
     let input = two_seasons(dir.path());
-    let seeds = write(dir.path(), "seeds.csv", "player,rating\nC,1800\n");
+    // FiveThirtyEight's `team,elo` list of starting ratings, read as published.
+    let seeds = write(dir.path(), "seeds.csv", "team,elo\nC,1800\n");
     let map = format!("{MAP},season=season");
     let base = [
         "--map",

@@ -29,8 +29,14 @@ fn read_rows(
 ) -> Result<(), InputError> {
     const EXPECTED: &str = "player,rating[,uncertainty][,volatility]";
     let csv = SmallCsv::open(path)?;
-    let player_col = csv.require("player", EXPECTED)?;
-    let rating_col = csv.require("rating", EXPECTED)?;
+    // A published list of a league's teams and their Elo (FiveThirtyEight's `team,elo`) is
+    // read as it is.
+    let either = |name: &str, other: &str| match csv.column(other) {
+        Some(c) if csv.column(name).is_none() => Ok(c),
+        _ => csv.require(name, EXPECTED),
+    };
+    let player_col = either("player", "team")?;
+    let rating_col = either("rating", "elo")?;
     let (unc_col, vol_col) = (csv.column("uncertainty"), csv.column("volatility"));
     csv.for_each(player_col, |csv, line, name, rec| {
         let values = || -> Result<Values, InputError> {
