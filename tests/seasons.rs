@@ -98,6 +98,20 @@ fn ratings_move_toward_the_mean_between_seasons() {
     let rows = befores(&out);
     assert_eq!((rows[2].1.as_str(), rows[3].1.as_str()), ("1508", "1492"));
     assert_eq!((rows[0].2.as_str(), rows[2].2.as_str()), ("1", "2"));
+    // history.parquet has the column too, with the seasons' names.
+    let out = dir.path().join("parquet");
+    let mut args = base.to_vec();
+    args.extend(["--season-regress", "0.5", "--history-format", "parquet"]);
+    replay_ok(&input, &out, &args);
+    use polars::prelude::{ParquetReader, SerReader};
+    let df = ParquetReader::new(std::fs::File::open(out.join("history.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let seasons: Vec<Option<&str>> = df.column("season").unwrap().str().unwrap().iter().collect();
+    assert_eq!(
+        seasons,
+        ["2021", "2021", "2022", "2022", "2022", "2022"].map(Some)
+    );
     // Without seasons the history has no season column.
     let out = dir.path().join("none");
     replay_ok(&input, &out, &["--map", MAP]);
