@@ -781,12 +781,16 @@ pub struct StreamArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Systems to compare, comma-separated, or `all`.
+    /// Systems to compare, comma-separated, or `all`; `SYSTEM@LABEL` is an entry of its own,
+    /// to compare a system with itself under other parameters or options (`elo,elo@mov`
+    /// with `--param elo@mov:mov_multiplier=538`).
     #[arg(long, default_value = "all", value_name = "S1,S2,...|all")]
     pub systems: String,
     #[command(flatten)]
     pub run: RunArgs,
-    /// A parameter of one system, SYSTEM:NAME=VALUE (repeatable), e.g. `elo:k=24`.
+    /// A parameter of one system, SYSTEM:NAME=VALUE (repeatable), e.g. `elo:k=24`; besides
+    /// the system's parameters, an entry's `draws` (update, ignore) and, with seasons,
+    /// `season_regress` and `season_mean`.
     #[arg(long = "param", value_name = "SYSTEM:NAME=VALUE")]
     pub param: Vec<String>,
     /// The first side's advantage for every system that has one (elo, elo-gaussian, glicko,
@@ -1200,21 +1204,30 @@ impl ReplayArgs {
 impl CompareArgs {
     /// The job these arguments describe.
     pub fn job(&self) -> anyhow::Result<compare::CompareJob> {
-        // A preset in --systems is its system with the preset's parameters under them.
+        // A preset in --systems is its system with the preset's parameters under them (its
+        // label, if it has one, kept: `lichess@fast`).
         let mut presets = Vec::new();
-        let names: Vec<String> = self
+        let entries = self
             .systems
             .split(',')
-            .map(|n| match crate::presets::preset(n) {
-                Ok(p) if SystemKind::from_name(n.trim()).is_none() => {
-                    presets.push(p.clone());
-                    p.system.name().to_string()
+            .map(str::trim)
+            .filter(|n| !n.is_empty());
+        let names: Vec<String> = entries
+            .enumerate()
+            .map(|(k, n)| {
+                let (base, label) = n.split_once('@').map_or((n, None), |(b, l)| (b, Some(l)));
+                match crate::presets::preset(base.trim()) {
+                    Ok(p) if SystemKind::from_name(base.trim()).is_none() => {
+                        presets.push((k, p.clone()));
+                        let system = p.system.name();
+                        label.map_or_else(|| system.to_string(), |l| format!("{system}@{l}"))
+                    }
+                    _ => n.to_string(),
                 }
-                _ => n.trim().to_string(),
             })
             .collect();
-        let systems = compare::parse_systems(&names.join(",")).map_err(UsageError)?;
-        let mut params = compare::parse_system_params(&self.param, &systems).map_err(UsageError)?;
+        let (systems, names) = compare::parse_systems(&names.join(",")).map_err(UsageError)?;
+        let mut params = compare::parse_system_params(&self.param, &names).map_err(UsageError)?;
         let no_preset = with_preset(SystemKind::Elo, None)?;
         let run = self
             .run
@@ -1222,15 +1235,7 @@ impl CompareArgs {
         // A preset's growth and rating period are its system's own (the round grouping is
         // the comparison's: --period).
         let mut system_replay = vec![run.replay.clone(); systems.len()];
-        for p in presets {
-            if systems.iter().filter(|&&k| k == p.system).count() > 1 {
-                return Err(UsageError(format!(
-                    "--systems names {} twice (once through a preset): compare them in two runs",
-                    p.system.name()
-                ))
-                .into());
-            }
-            let k = systems.iter().position(|&k| k == p.system).expect("listed");
+        for (k, p) in presets {
             let mut merged = p.params.clone();
             merged.extend(std::mem::take(&mut params[k]));
             params[k] = merged;
@@ -1242,6 +1247,11 @@ impl CompareArgs {
             let mut replay = self.run.replay_options(&run.ingest, &own)?;
             replay.input_order = run.replay.input_order;
             system_replay[k] = replay;
+        }
+        // An entry's draw policy and seasons' regression, taken out of its parameters first
+        // (`elo@mov:season_regress=0.33`).
+        for (map, replay) in params.iter_mut().zip(system_replay.iter_mut()) {
+            (*map, *replay) = crate::jobs::options::set_options(map, replay).map_err(UsageError)?;
         }
         let mut without_advantage = Vec::new();
         if let Some(a) = &self.advantage {
@@ -1260,6 +1270,7 @@ impl CompareArgs {
             run,
             system_replay,
             systems,
+            names,
             params,
             without_advantage,
             shard: self.shard.as_deref().map(parse_shard).transpose()?,

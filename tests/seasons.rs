@@ -298,3 +298,95 @@ fn tune_searches_the_draw_policy_and_the_regression() {
     assert_eq!(o.status.code(), Some(2));
     assert!(texts(&o).1.contains("needs seasons"), "{}", texts(&o).1);
 }
+
+#[test]
+fn compare_sets_one_system_beside_itself_with_the_options() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), 3);
+    let map = format!("{MAP},season=season");
+    let out = dir.path().join("cmp");
+    let o = rate_batch(&[
+        "compare",
+        input.to_str().unwrap(),
+        "--map",
+        &map,
+        "--systems",
+        "elo,elo@mov,elo@third",
+        "--param",
+        "elo@mov:mov_multiplier=538",
+        "--param",
+        "elo@third:mov_multiplier=538",
+        "--param",
+        "elo@third:season_regress=0.3333",
+        "--param",
+        "elo@third:draws=ignore",
+        "--advantage",
+        "40",
+        "--warmup",
+        "0",
+        "--report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let table = read_csv(&out.join("compare.csv"));
+    let names: Vec<&str> = table[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["elo", "elo@mov", "elo@third"]);
+    // Each entry is what replay gives with its options, in a folder of its name.
+    let alone = |name: &str, extra: &[&str]| {
+        let to = dir.path().join(format!("alone-{name}"));
+        let mut args = vec!["--map", map.as_str(), "--advantage", "40", "--warmup", "0"];
+        args.extend_from_slice(extra);
+        replay_ok(&input, &to, &args);
+        assert_eq!(
+            std::fs::read(to.join("leaderboard.csv")).unwrap(),
+            std::fs::read(out.join(name).join("leaderboard.csv")).unwrap(),
+            "{name}"
+        );
+    };
+    alone("elo", &[]);
+    alone("elo@mov", &["--mov-multiplier", "538"]);
+    alone(
+        "elo@third",
+        &[
+            "--mov-multiplier",
+            "538",
+            "--season-regress",
+            "0.3333",
+            "--draws",
+            "ignore",
+        ],
+    );
+    // The report draws each entry's charts, its calibration among them.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for name in names {
+        assert!(html.contains(&format!("<h2>{name}</h2>")), "{name}");
+    }
+    // Entries named twice, labels that are no folder name, a parameter of no entry.
+    for (systems, param, message) in [
+        ("elo,elo", None, "listed twice"),
+        ("elo,elo@a/b", None, "not letters, digits"),
+        (
+            "elo,elo@x",
+            Some("elo@y:k=20"),
+            "elo@y is not among --systems",
+        ),
+    ] {
+        let mut args = vec![
+            "compare",
+            input.to_str().unwrap(),
+            "--map",
+            &map,
+            "--systems",
+            systems,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(p) = param {
+            args.extend(["--param", p]);
+        }
+        let o = rate_batch(&args);
+        assert_eq!(o.status.code(), Some(2), "{systems}");
+        assert!(texts(&o).1.contains(message), "{systems}: {}", texts(&o).1);
+    }
+}

@@ -36,6 +36,10 @@ pub struct CompareJob {
     pub run: RunOptions,
     /// The systems, in the order of the table.
     pub systems: Vec<SystemKind>,
+    /// Their names in the table and their folders' (same order): the system's, or
+    /// `SYSTEM@LABEL` for an entry that `--systems` labels (one system compared with itself
+    /// under other parameters or options).
+    pub names: Vec<String>,
     /// Each system's parameters (same order).
     pub params: Vec<ParamMap>,
     /// Each system's (same order): `run.replay`, with a preset's growth and rating period.
@@ -49,48 +53,74 @@ pub struct CompareJob {
     pub merge: Vec<PathBuf>,
 }
 
-/// `all` or a comma-separated list of system names.
-pub fn parse_systems(text: &str) -> Result<Vec<SystemKind>, String> {
+/// `all` or a comma-separated list of system names, each with a label or not
+/// (`elo,elo@mov`): the systems and the entries' names.
+pub fn parse_systems(text: &str) -> Result<(Vec<SystemKind>, Vec<String>), String> {
     if text.trim() == "all" {
-        return Ok(SystemKind::ALL.to_vec());
+        let names = SystemKind::ALL.iter().map(|k| k.name().to_string());
+        return Ok((SystemKind::ALL.to_vec(), names.collect()));
     }
-    let mut systems = Vec::new();
+    let (mut systems, mut names) = (Vec::new(), Vec::<String>::new());
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let kind = SystemKind::from_name(name).ok_or_else(|| {
+        let (system, label) = match name.split_once('@') {
+            Some((s, l)) => (s.trim(), Some(l.trim())),
+            None => (name, None),
+        };
+        let kind = SystemKind::from_name(system).ok_or_else(|| {
             let known: Vec<&str> = SystemKind::ALL.iter().map(|k| k.name()).collect();
             format!(
-                "--systems: unknown system `{name}` (known: {}, or all)",
+                "--systems: unknown system `{system}` (known: {}, or all)",
                 known.join(", ")
             )
         })?;
-        if systems.contains(&kind) {
-            return Err(format!("--systems: `{name}` is listed twice"));
+        if let Some(l) = label
+            && (l.is_empty()
+                || !l
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)))
+        {
+            return Err(format!(
+                "--systems: the label of `{name}` is not letters, digits, `-`, `_` and `.` (it \
+                 names a folder)"
+            ));
+        }
+        let entry = label.map_or_else(
+            || kind.name().to_string(),
+            |l| format!("{}@{l}", kind.name()),
+        );
+        if names.contains(&entry) {
+            return Err(format!(
+                "--systems: `{entry}` is listed twice (label one to compare a system with itself: \
+                 {}@other)",
+                kind.name()
+            ));
         }
         systems.push(kind);
+        names.push(entry);
     }
     if systems.is_empty() {
         return Err("--systems: no system given".into());
     }
-    Ok(systems)
+    Ok((systems, names))
 }
 
-/// `SYSTEM:NAME=VALUE` parameters into one map per system (in the order of `systems`); a
-/// parameter of a system that is not compared is an error.
-pub fn parse_system_params(
-    specs: &[String],
-    systems: &[SystemKind],
-) -> Result<Vec<ParamMap>, String> {
-    let mut maps = vec![ParamMap::new(); systems.len()];
+/// `SYSTEM:NAME=VALUE` parameters into one map per entry (in the order of `names`, the
+/// entries' names: `elo:k=24`, `elo@mov:mov_multiplier=538`); a parameter of an entry that is
+/// not compared is an error.
+pub fn parse_system_params(specs: &[String], names: &[String]) -> Result<Vec<ParamMap>, String> {
+    let mut maps = vec![ParamMap::new(); names.len()];
     for spec in specs {
-        let (system, rest) = spec
+        let (entry, rest) = spec
             .split_once(':')
             .ok_or_else(|| format!("--param `{spec}` is not of the form SYSTEM:NAME=VALUE"))?;
-        let kind = SystemKind::from_name(system)
+        let entry = entry.trim();
+        let system = entry.split_once('@').map_or(entry, |(s, _)| s);
+        SystemKind::from_name(system)
             .ok_or_else(|| format!("--param `{spec}`: unknown system `{system}`"))?;
-        let k = systems
+        let k = names
             .iter()
-            .position(|&s| s == kind)
-            .ok_or_else(|| format!("--param `{spec}`: {} is not among --systems", kind.name()))?;
+            .position(|n| n == entry)
+            .ok_or_else(|| format!("--param `{spec}`: {entry} is not among --systems"))?;
         parse_param(rest, &mut maps[k])?;
     }
     Ok(maps)
@@ -108,6 +138,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         None => vec!["compare.csv", "compare.json", "compare.md", "report.html"],
     };
     owned.extend(SystemKind::ALL.iter().map(|k| k.name()));
+    owned.extend(job.names.iter().map(String::as_str));
     let staged = Publication::begin(&job.run.out, &owned)
         .with_context(|| format!("cannot prepare {}", job.run.out.display()))?;
     if !job.merge.is_empty() {
@@ -150,8 +181,8 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
         return write_shard(whole, (job, shard), tables, described, staged, stdout);
     }
     let report = job.run.report.then(|| {
-        let pairs: Vec<(SystemKind, &SystemOutcome)> = (job.systems.iter().zip(&done))
-            .filter_map(|(&k, o)| Some((k, o.as_ref()?)))
+        let pairs: Vec<(&str, &SystemOutcome)> = (job.names.iter().zip(&done))
+            .filter_map(|(name, o)| Some((name.as_str(), o.as_ref()?)))
             .collect();
         report_input(&loaded, &pairs, job.run.ci.as_ref())
     });
@@ -232,7 +263,7 @@ fn write_shard(
     let systems = systems
         .map(|(j, (i, row))| entry(i, row, reports.as_ref().and_then(|r| r[j].as_ref())))
         .collect();
-    let names: Vec<&str> = job.systems.iter().map(|s| s.name()).collect();
+    let names: Vec<&str> = job.names.iter().map(String::as_str).collect();
     let done = format!(
         "{} of {} systems replayed ({})",
         rows.len(),
@@ -256,13 +287,13 @@ fn merge_shards(
     staged: Publication,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let (merged, input) = super::compare_shard::merge(&job_key(job), &job.merge, &job.systems)?;
+    let (merged, input) = super::compare_shard::merge(&job_key(job), &job.merge, &job.names)?;
     let (mut rows, mut replicates) = (Vec::new(), Vec::new());
-    for (kind, (row, folder, reps)) in job.systems.iter().zip(merged) {
+    for (name, (row, folder, reps)) in job.names.iter().zip(merged) {
         if let Some(from) = folder {
-            let to = staged.folder(kind.name()).with_context(|| {
-                format!("cannot create {}", job.run.out.join(kind.name()).display())
-            })?;
+            let to = staged
+                .folder(name)
+                .with_context(|| format!("cannot create {}", job.run.out.join(name).display()))?;
             super::compare_shard::copy_folder(&from, &to)
                 .with_context(|| format!("cannot copy {}", from.display()))?;
         }
@@ -312,7 +343,7 @@ fn finish(
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
-        .map(|r| r.system)
+        .map(|r| r.system.as_str())
         .collect();
     let path = input["input"]["path"].as_str().unwrap_or("");
     if job.run.json {
@@ -357,15 +388,14 @@ fn finish(
 fn progress_bars(job: &CompareJob, contests: usize) -> Vec<Mutex<Option<ProgressBar>>> {
     let multi = (!job.run.quiet && std::io::stderr().is_terminal())
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
-    job.systems
+    job.names
         .iter()
-        .map(|k| {
+        .map(|name| {
             Mutex::new(multi.as_ref().map(|m| {
                 let bar = m.add(ProgressBar::new(contests as u64));
                 bar.set_style(
                     ProgressStyle::with_template(&format!(
-                        "{:>16} {{bar:40}} {{pos}}/{{len}} contests ({{eta}} left)",
-                        k.name()
+                        "{name:>16} {{bar:40}} {{pos}}/{{len}} contests ({{eta}} left)"
                     ))
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
@@ -399,9 +429,9 @@ fn replay_each(
         if let Some(why) = &refused[k] {
             return Err(anyhow::anyhow!("{why}"));
         }
-        let dir = job.run.out.join(kind.name());
+        let dir = job.run.out.join(&job.names[k]);
         let folder = staged
-            .folder(kind.name())
+            .folder(&job.names[k])
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let sys_job = SystemJob {
             site: false,
@@ -445,15 +475,21 @@ fn table_rows(
 ) -> anyhow::Result<(Vec<CompareRow>, Vec<Option<SystemOutcome>>)> {
     let mut rows = Vec::with_capacity(outcomes.len());
     let mut done = Vec::with_capacity(outcomes.len());
-    for ((&kind, outcome), refused) in job.systems.iter().zip(outcomes).zip(refused) {
+    for ((name, outcome), refused) in job.names.iter().zip(outcomes).zip(refused) {
         let (row, outcome) = match (refused, outcome) {
-            (Some(why), _) => (CompareRow::refused(kind.name(), why.clone()), None),
-            (None, Ok(o)) => (CompareRow::new(&o), Some(o)),
+            (Some(why), _) => (CompareRow::refused(name, why.clone()), None),
+            (None, Ok(o)) => {
+                let row = CompareRow {
+                    system: name.clone(),
+                    ..CompareRow::new(&o)
+                };
+                (row, Some(o))
+            }
             (None, Err(e)) => match e
                 .chain()
                 .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())
             {
-                Some(d) => (CompareRow::failed(kind.name(), d.to_string()), None),
+                Some(d) => (CompareRow::failed(name, d.to_string()), None),
                 None => return Err(e),
             },
         };
@@ -542,6 +578,7 @@ fn shard_part(job: &CompareJob, k: usize, n: usize) -> CompareJob {
     let mine = super::shard::indices(job.systems.len(), k, n);
     CompareJob {
         systems: mine.iter().map(|&i| job.systems[i]).collect(),
+        names: mine.iter().map(|&i| job.names[i].clone()).collect(),
         params: mine.iter().map(|&i| job.params[i].clone()).collect(),
         system_replay: mine.iter().map(|&i| job.system_replay[i].clone()).collect(),
         ..job.clone()
@@ -553,7 +590,7 @@ fn job_key(job: &CompareJob) -> serde_json::Value {
     let name =
         |p: &Option<PathBuf>| Some(p.as_deref()?.file_name()?.to_string_lossy().into_owned());
     let key = serde_json::json!({
-        "systems": job.systems.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "systems": job.names,
         "params": job.params,
         "replay": format!("{:?}", job.run.replay),
         "ingest": format!("{:?}", job.run.ingest),

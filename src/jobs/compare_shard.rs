@@ -14,7 +14,6 @@ use super::rows::CompareRow;
 use super::shard::{bad, exact, gather, numbers, read_shards};
 use crate::metrics::MetricsReport;
 use crate::output::{Folder, open_no_follow};
-use crate::systems::SystemKind;
 use serde_json::{Value, json};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -34,7 +33,7 @@ pub type Merged = (CompareRow, Option<PathBuf>, Option<Vec<MetricsReport>>);
 pub fn merge(
     key: &Value,
     paths: &[PathBuf],
-    systems: &[SystemKind],
+    systems: &[String],
 ) -> anyhow::Result<(Vec<Merged>, Value)> {
     let mut shards = read_shards("compare", paths, key)?;
     shards.sort_by_key(|s| s.k);
@@ -43,19 +42,19 @@ pub fn merge(
         .map(|s| &s.doc["input"])
         .find(|i| !i.is_null());
     let input = input.cloned().unwrap_or(Value::Null);
-    let name = |i: usize| systems[i].name().to_string();
+    let name = |i: usize| systems[i].clone();
     let merged = gather(
         &shards,
         ("systems", "system", systems.len()),
         (&name, "is in two shards"),
         |file, i, s| {
-            let kind = systems[i].name();
+            let kind = systems[i].as_str();
             // A row as a shard wrote it (its intervals are worked out again at the merge).
             let row = (s["row"]["system"] == kind)
                 .then(|| serde_json::from_value::<CompareRow>(numbers(&s["row"])).ok())
                 .flatten()
                 .map(|row| CompareRow {
-                    system: kind,
+                    system: kind.to_string(),
                     ..row
                 })
                 .ok_or_else(|| bad(file, format!("{kind}'s row is not one compare wrote")))?;

@@ -6,6 +6,7 @@ use crate::bootstrap::CiOptions;
 use crate::ingest::IngestOptions;
 use crate::output::{HistoryFormat, LeaderboardFormat, LeaderboardOptions};
 use crate::replay::ReplayOptions;
+use crate::systems::ParamMap;
 use std::path::PathBuf;
 
 /// How to read, how to replay and what to write: the options `replay` and `compare` share.
@@ -43,4 +44,41 @@ pub struct RunOptions {
     pub ci: Option<CiOptions>,
     /// `--ci-level` (also the level of the Hessian's intervals without `--ci`).
     pub ci_level: f64,
+}
+
+/// Parameter names that set a replay option rather than a system parameter, in `tune`'s grid
+/// and in `compare`'s `--param SYSTEM:NAME=VALUE`: the draw policy (`update`, `ignore`), and
+/// the regression between seasons and its mean (with seasons).
+pub const OPTION_KEYS: [&str; 3] = ["draws", "season_regress", "season_mean"];
+
+/// A set's system parameters (without its [`OPTION_KEYS`]) and its replay options: `base`
+/// with what those keys set.
+pub fn set_options(
+    params: &ParamMap,
+    base: &ReplayOptions,
+) -> Result<(ParamMap, ReplayOptions), String> {
+    let mut params = params.clone();
+    let mut opts = base.clone();
+    if let Some(v) = params.remove("draws") {
+        opts.draws = match v.as_str() {
+            Some("update") => crate::replay::Draws::Update,
+            Some("ignore") => crate::replay::Draws::Ignore,
+            _ => return Err(format!("draws={v}: the draw policy is update or ignore")),
+        };
+    }
+    for key in &OPTION_KEYS[1..] {
+        let Some(v) = params.remove(*key) else {
+            continue;
+        };
+        let x = (v.as_f64()).ok_or_else(|| format!("{key}={v} is not a number"))?;
+        let seasons = opts.seasons.as_mut().ok_or_else(|| {
+            format!("{key} needs seasons: --map season=COLUMN or --season-gap DAYS")
+        })?;
+        match *key {
+            "season_regress" => seasons.regress = x,
+            _ => seasons.mean = Some(x),
+        }
+        seasons.check()?;
+    }
+    Ok((params, opts))
 }

@@ -111,7 +111,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     if job.run.report {
         let input = super::report_input::report_input(
             &loaded,
-            &[(job.system, &outcome)],
+            &[(job.system.name(), &outcome)],
             job.run.ci.as_ref(),
         );
         staged

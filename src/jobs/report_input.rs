@@ -4,7 +4,6 @@ use super::load::Loaded;
 use super::rows::{CompareRow, HEADER, describe};
 use super::system::SystemOutcome;
 use crate::output;
-use crate::systems::SystemKind;
 
 /// A game as the calibration chart shows it: from its first side when it has one; from its
 /// favourite's otherwise (neutral ground, a file of winners and losers), so that the chart
@@ -19,14 +18,20 @@ fn charted(first_side: bool, p: f64, y: f64) -> (f64, f64) {
     }
 }
 
-/// What the report shows for the given systems' outcomes.
+/// What the report shows for the given systems' outcomes (each with its name in the table:
+/// the system's, or a labelled entry's).
 pub fn report_input(
     loaded: &Loaded,
-    outcomes: &[(SystemKind, &SystemOutcome)],
+    outcomes: &[(&str, &SystemOutcome)],
     ci: Option<&crate::bootstrap::CiOptions>,
 ) -> output::report::ReportInput {
     let history = &loaded.history;
-    let mut rows: Vec<CompareRow> = outcomes.iter().map(|(_, o)| CompareRow::new(o)).collect();
+    let mut rows: Vec<CompareRow> = (outcomes.iter())
+        .map(|(name, o)| CompareRow {
+            system: (*name).to_string(),
+            ..CompareRow::new(o)
+        })
+        .collect();
     if let Some(ci) = ci {
         // The metrics' intervals, and with several systems the marks against the best.
         let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = outcomes
@@ -50,8 +55,8 @@ pub fn report_input(
         table_rows: rows.iter().map(CompareRow::cells).collect(),
         systems: outcomes
             .iter()
-            .map(|(kind, o)| output::report::SystemCharts {
-                system: kind.name().to_string(),
+            .map(|(name, o)| output::report::SystemCharts {
+                system: (*name).to_string(),
                 warnings: o.warnings.clone(),
                 trajectories: o.trajectories.clone(),
                 final_ratings: o.rows.iter().map(|r| r.rating.mean).collect(),

@@ -10,9 +10,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// intervals, which the merge sets).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
-    /// The system.
+    /// The system (as `--systems` names it: `elo`, or a labelled entry such as `elo@mov`).
     #[serde(skip_deserializing)]
-    pub system: &'static str,
+    pub system: String,
     /// Pair inversion, all scored participants (%).
     pub pair_inversion_all: Option<f64>,
     /// Pair inversion, experienced participants (%).
@@ -151,7 +151,7 @@ impl CompareRow {
         let m = &outcome.result.metrics;
         let mean = outcome.rounds_per_second();
         Self {
-            system: outcome.result.system,
+            system: outcome.result.system.to_string(),
             pair_inversion_all: m.all.pair_inversion,
             pair_inversion_experienced: m.experienced.pair_inversion,
             rank_deviation_all: m.all.rank_deviation,
@@ -188,7 +188,7 @@ impl CompareRow {
     }
 
     /// The row of a system refused before the replay.
-    pub(crate) fn refused(system: &'static str, why: String) -> Self {
+    pub(crate) fn refused(system: &str, why: String) -> Self {
         Self {
             failed: None,
             refused: Some(why),
@@ -197,9 +197,9 @@ impl CompareRow {
     }
 
     /// The row of a system that failed.
-    pub(crate) fn failed(system: &'static str, why: String) -> Self {
+    pub(crate) fn failed(system: &str, why: String) -> Self {
         Self {
-            system,
+            system: system.to_string(),
             wall_seconds: f64::NAN,
             rounds_per_second: f64::NAN,
             peak_rounds_per_second: f64::NAN,

@@ -8,7 +8,7 @@
 
 use super::errors::{PartialFailure, ReaderFailed, UsageError};
 use super::load::{Loaded, check_replay_options};
-use super::options::RunOptions;
+use super::options::{RunOptions, set_options};
 use super::resume::ReplayFailure;
 use super::sink::Sink;
 use super::stream::{RunStream, fan_out};
@@ -193,42 +193,6 @@ pub struct Trial {
 /// A replay's metrics, or the runaway that stopped it.
 type Scored = Result<MetricsReport, crate::replay::Divergence>;
 
-/// Grid keys that set a replay option rather than a system parameter: the draw policy
-/// (`update`, `ignore`), and the regression between seasons and its mean (with seasons).
-pub const OPTION_KEYS: [&str; 3] = ["draws", "season_regress", "season_mean"];
-
-/// A trial's system parameters (without its [`OPTION_KEYS`]) and its replay options: `base`
-/// with what those keys set.
-pub fn trial_options(
-    params: &ParamMap,
-    base: &ReplayOptions,
-) -> Result<(ParamMap, ReplayOptions), String> {
-    let mut params = params.clone();
-    let mut opts = base.clone();
-    if let Some(v) = params.remove("draws") {
-        opts.draws = match v.as_str() {
-            Some("update") => crate::replay::Draws::Update,
-            Some("ignore") => crate::replay::Draws::Ignore,
-            _ => return Err(format!("draws={v}: the draw policy is update or ignore")),
-        };
-    }
-    for key in &OPTION_KEYS[1..] {
-        let Some(v) = params.remove(*key) else {
-            continue;
-        };
-        let x = (v.as_f64()).ok_or_else(|| format!("{key}={v} is not a number"))?;
-        let seasons = opts.seasons.as_mut().ok_or_else(|| {
-            format!("{key} needs seasons: --map season=COLUMN or --season-gap DAYS")
-        })?;
-        match *key {
-            "season_regress" => seasons.regress = x,
-            _ => seasons.mean = Some(x),
-        }
-        seasons.check()?;
-    }
-    Ok((params, opts))
-}
-
 /// The replay of a history with one set of parameters, scored.
 struct Score<'a> {
     history: &'a History,
@@ -271,7 +235,7 @@ fn replay_sets(
     opts: &ReplayOptions,
 ) -> Result<Vec<Scored>, String> {
     let score = |params| {
-        let (params, opts) = &trial_options(params, opts)?;
+        let (params, opts) = &set_options(params, opts)?;
         dispatch(kind, params, Score { history, opts })
     };
     sets.par_iter().map(|&params| score(params)).collect()
@@ -309,7 +273,7 @@ pub fn held_out(
     base: &ReplayOptions,
 ) -> Result<Scored, String> {
     let opts = &held_options(fraction, base);
-    let (params, opts) = &trial_options(params, opts)?;
+    let (params, opts) = &set_options(params, opts)?;
     dispatch(kind, params, Score { history, opts })
 }
 
@@ -377,7 +341,7 @@ fn replay_loaded(
     };
     let runs = fan_out(plan, opts.period, sets.len(), |k, pieces| {
         let mut sink = Sink::quiet();
-        let (params, opts) = &trial_options(sets[k], opts)?;
+        let (params, opts) = &set_options(sets[k], opts)?;
         let visitor = RunStream {
             pieces,
             contests: plan.contests,
@@ -468,7 +432,7 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     let (mut sets, mut base) = (sets, job.base.clone());
     let history = loaded.stream.is_none().then_some(&loaded.history);
     for set in sets.iter_mut().chain([&mut base]) {
-        let (mut params, _) = trial_options(set, &held_opts).map_err(UsageError)?;
+        let (mut params, _) = set_options(set, &held_opts).map_err(UsageError)?;
         crate::first_side::resolve(job.system, &mut params, history, &held_opts)
             .map_err(UsageError)?;
         if let Some(points) = params.get("advantage") {
@@ -561,7 +525,7 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     }
     let none = History::default();
     for set in &sets {
-        let (mut params, opts) = trial_options(set, &job.run.replay).map_err(UsageError)?;
+        let (mut params, opts) = set_options(set, &job.run.replay).map_err(UsageError)?;
         // `advantage=auto` is fitted once the input is read; its place is checked here.
         if params.get("advantage") == Some(&Value::from("auto")) {
             params.insert("advantage".into(), Value::from(0));
