@@ -523,7 +523,7 @@ fn write_csv(w: &mut dyn Write, rows: &[CompareRow]) -> std::io::Result<()> {
     out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for r in rows {
-        let mut record = vec![r.system.to_string()];
+        let mut record = vec![r.system.clone()];
         record.extend(r.points().map(f));
         let times = [
             r.wall_seconds,

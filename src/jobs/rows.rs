@@ -219,7 +219,7 @@ impl CompareRow {
 
     /// The cells of the table, as text (empty where the metric does not apply).
     pub fn cells(&self) -> Vec<String> {
-        let mut cells = vec![self.system.to_string()];
+        let mut cells = vec![self.system.clone()];
         if let Some(failure) = self.failure() {
             cells.push(failure);
             cells.resize(HEADER.len(), String::new());
