@@ -37,6 +37,12 @@ CASES = [
     (LOL, "elo", [], {}),
     (HOCKEY, "glicko2", [], {}),
     (HOCKEY, "elo", ["--param", "k=24", "--advantage", "auto"], {"k": 24, "advantage": "auto"}),
+    # The winter break (9 days) as a season's end: the regression, the draw policy and the
+    # margin multiplier as keyword arguments.
+    (HOCKEY, "elo",
+     ["--season-gap", "7", "--season-regress", "0.2", "--draws", "ignore",
+      "--mov-multiplier", "538"],
+     {"season_gap": 7, "season_regress": 0.2, "draws": "ignore", "mov_multiplier": "538"}),
     ("codeforces", "elo-mmr", [], {}),
     ("codeforces", "codeforces", [], {}),
 ]

@@ -203,6 +203,10 @@ _OPTIONS = {
     "stream": "--stream",
     "subsample": "--subsample",
     "split_ties": "--split-ties",
+    "draws": "--draws",
+    "season_gap": "--season-gap",
+    "season_regress": "--season-regress",
+    "season_mean": "--season-mean",
 }
 
 
