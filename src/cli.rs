@@ -645,6 +645,10 @@ pub struct TuneArgs {
     /// warm-up.
     #[arg(long, value_name = "POINTS|auto")]
     pub advantage: Option<String>,
+    /// Players who start with a rating from elsewhere, in every set's replays: a CSV
+    /// `player,rating[,uncertainty][,volatility]` (or a published `team,elo`).
+    #[arg(long, value_name = "FILE")]
+    pub initial_ratings: Option<PathBuf>,
     /// Draw this many parameter sets at random within each parameter's range of the grid.
     #[arg(long, value_name = "N")]
     pub random: Option<usize>,
@@ -715,7 +719,7 @@ impl TuneArgs {
                 input: self.input.first(),
                 ingest,
                 replay,
-                initial_ratings: None,
+                initial_ratings: self.initial_ratings.clone(),
                 truth: None,
                 stream: (self.stream.stream, self.stream.stream_block.max(1)),
                 quiet: self.quiet,

@@ -284,6 +284,54 @@ fn tune_searches_the_draw_policy_and_the_regression() {
         "{}",
         texts(&o).0
     );
+    // `--initial-ratings` seeds every set's replays, read whole or streamed alike.
+    let seeds = write(dir.path(), "seeds.csv", "team,elo\nA,1700\nF,1300\n");
+    let tune_seeded = |name: &str, stream: &str| {
+        let to = dir.path().join(name);
+        let o = rate_batch(&[
+            "tune",
+            input.to_str().unwrap(),
+            "--map",
+            &map,
+            "--advantage",
+            "30",
+            "--grid",
+            "k=16,32;season_regress=0,0.3",
+            "--initial-ratings",
+            seeds.to_str().unwrap(),
+            "--stream",
+            stream,
+            "--quiet",
+            "--out",
+            to.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", texts(&o).1);
+        std::fs::read_to_string(to.join("tune.csv")).unwrap()
+    };
+    let (whole, streamed) = (
+        tune_seeded("seeded", "off"),
+        tune_seeded("seeded-stream", "on"),
+    );
+    assert_eq!(whole, streamed);
+    let unseeded = dir.path().join("unseeded");
+    let o = rate_batch(&[
+        "tune",
+        input.to_str().unwrap(),
+        "--map",
+        &map,
+        "--advantage",
+        "30",
+        "--grid",
+        "k=16,32;season_regress=0,0.3",
+        "--quiet",
+        "--out",
+        unseeded.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert_ne!(
+        whole,
+        std::fs::read_to_string(unseeded.join("tune.csv")).unwrap()
+    );
     // Option keys without seasons are refused.
     let o = rate_batch(&[
         "tune",

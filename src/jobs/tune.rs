@@ -336,6 +336,11 @@ fn replay_loaded(
     opts: &ReplayOptions,
 ) -> anyhow::Result<(Vec<Scored>, Option<Arc<Streamed>>)> {
     let Some(plan) = &loaded.stream else {
+        // `--initial-ratings`: every set starts the seeded players where the file says.
+        let opts = &ReplayOptions {
+            seeds: loaded.seeds.clone(),
+            ..opts.clone()
+        };
         let scored = replay_sets(&loaded.history, job.system, sets, opts).map_err(UsageError)?;
         return Ok((scored, None));
     };
@@ -349,7 +354,7 @@ fn replay_loaded(
             sink: &mut sink,
             state: None,
             input: &plan.path,
-            seeds: None,
+            seeds: loaded.seed_list.as_deref(),
         };
         dispatch(job.system, params, visitor)
     })?;
