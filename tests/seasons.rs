@@ -284,6 +284,26 @@ fn tune_searches_the_draw_policy_and_the_regression() {
         "{}",
         texts(&o).0
     );
+    // Option keys without seasons are refused.
+    let o = rate_batch(&[
+        "tune",
+        input.to_str().unwrap(),
+        "--map",
+        MAP,
+        "--grid",
+        "season_regress=0,0.3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(texts(&o).1.contains("needs seasons"), "{}", texts(&o).1);
+}
+
+#[test]
+fn tune_seeds_every_set_read_whole_or_streamed() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), 3);
+    let map = format!("{MAP},season=season");
     // `--initial-ratings` seeds every set's replays, read whole or streamed alike.
     let seeds = write(dir.path(), "seeds.csv", "team,elo\nA,1700\nF,1300\n");
     let tune_seeded = |name: &str, stream: &str| {
@@ -332,19 +352,6 @@ fn tune_searches_the_draw_policy_and_the_regression() {
         whole,
         std::fs::read_to_string(unseeded.join("tune.csv")).unwrap()
     );
-    // Option keys without seasons are refused.
-    let o = rate_batch(&[
-        "tune",
-        input.to_str().unwrap(),
-        "--map",
-        MAP,
-        "--grid",
-        "season_regress=0,0.3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(texts(&o).1.contains("needs seasons"), "{}", texts(&o).1);
 }
 
 #[test]
