@@ -892,7 +892,7 @@ pub struct SystemParams {
     /// A multiplier of K from the margin a game was won by, where the input gives both
     /// sides' points: `538`, FiveThirtyEight's `ln(max(M, 1) + 1) * 2.2 / (D * 0.001 + 2.2)`
     /// (M the margin, D the winner's pregame lead, the first side's advantage included), or
-    /// `none` [default: none]. Elo.
+    /// `none` [default: none]. Elo and Elo with the normal curve.
     #[arg(long, value_name = "538|none")]
     pub mov_multiplier: Option<String>,
     /// Any parameter by name, NAME=VALUE (repeatable).

@@ -196,6 +196,9 @@ pub struct EloGaussianParams {
     /// The first-side advantage, in rating points (as `elo`'s).
     #[serde(skip_serializing_if = "is_zero")]
     pub advantage: f64,
+    /// A multiplier of K from a game's margin of victory (as `elo`'s).
+    #[serde(skip_serializing_if = "MovMultiplier::is_none")]
+    pub mov_multiplier: MovMultiplier,
 }
 
 impl Default for EloGaussianParams {
@@ -211,6 +214,7 @@ impl Default for EloGaussianParams {
             win_bonus: e.win_bonus,
             exact: false,
             advantage: 0.0,
+            mov_multiplier: MovMultiplier::None,
         }
     }
 }
@@ -264,6 +268,7 @@ impl Elo {
             win_bonus: g.win_bonus,
             exact: g.exact,
             advantage: g.advantage,
+            mov_multiplier: g.mov_multiplier,
             ..EloParams::default()
         })?;
         elo.curve = Curve::Normal(SQRT_2 * g.beta);
@@ -273,7 +278,7 @@ impl Elo {
 
     /// The first-side advantage a game gives its first entry.
     #[inline]
-    fn shift(&self, first_side: bool) -> f64 {
+    fn advantage_of(&self, first_side: bool) -> f64 {
         if first_side { self.p.advantage } else { 0.0 }
     }
 
@@ -301,7 +306,7 @@ impl Elo {
             _ => outcome,
         };
         let s = if p.score_share { points } else { outcome };
-        let d = ra - rb + self.shift(contest.first_side());
+        let d = ra - rb + self.advantage_of(contest.first_side());
         let e = self.expected(d);
         let k = match (a.score, b.score) {
             (Some(x), Some(y)) => p.k * p.mov_multiplier.of((x, y), outcome, d),
@@ -518,7 +523,7 @@ impl RatingSystem for Elo {
     ) -> Option<f64> {
         let ra = side_mean(players, a, |r| *r);
         let rb = side_mean(players, b, |r| *r);
-        Some(self.expected(ra - rb + self.shift(first_side)))
+        Some(self.expected(ra - rb + self.advantage_of(first_side)))
     }
 }
 
@@ -632,6 +637,15 @@ mod tests {
         assert!((loss - 1500.0 + other - 1900.0).abs() < 1e-9, "zero-sum");
         let p = g.win_probability(&[1500.0, 1900.0], &[0], &[1]).unwrap();
         assert!((p - 0.0786496035).abs() < 1e-9);
+        // The margin multiplier: the underdog by 400 wins 3-0, K 32 times ln 4 * 2.2 /
+        // (-0.4 + 2.2) = 1.6943598 times 1 - 0.0786496: +49.955170 (python3, math.erfc).
+        let mov = Elo::gaussian(EloGaussianParams {
+            mov_multiplier: MovMultiplier::FiveThirtyEight,
+            ..EloGaussianParams::default()
+        })
+        .unwrap();
+        let (won, _) = play(&mov, 1500.0, 1900.0, 1.0, Some((3.0, 0.0)));
+        assert!((won - 1549.955170).abs() < 1e-6, "{won}");
     }
 
     /// 1500, 1600, 1700 finishing 2nd, 3rd, 1st: K/(n-1) = 16 times (S - sum of Phi(d / (sqrt 2
