@@ -277,7 +277,8 @@ pub struct RoundArgs {
     pub season_gap: Option<f64>,
     /// Between two seasons every rating moves this fraction of the way to the mean (one
     /// third in FiveThirtyEight's football forecasts); needs seasons, from a season column or
-    /// --season-gap. Elo, Glicko, Glicko-2, TrueSkill and Yuksel have it [default: 0].
+    /// --season-gap. elo, elo-gaussian, glicko, glicko2, trueskill and yuksel have it
+    /// [default: 0].
     #[arg(long, value_name = "FRACTION")]
     pub season_regress: Option<f64>,
     /// The mean the ratings move toward between seasons [default: the league's, the mean

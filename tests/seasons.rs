@@ -306,9 +306,9 @@ fn tune_seeds_every_set_read_whole_or_streamed() {
     let map = format!("{MAP},season=season");
     // `--initial-ratings` seeds every set's replays, read whole or streamed alike.
     let seeds = write(dir.path(), "seeds.csv", "team,elo\nA,1700\nF,1300\n");
-    let tune_seeded = |name: &str, stream: &str| {
+    let tune = |name: &str, extra: &[&str]| {
         let to = dir.path().join(name);
-        let o = rate_batch(&[
+        let mut args = vec![
             "tune",
             input.to_str().unwrap(),
             "--map",
@@ -317,41 +317,23 @@ fn tune_seeds_every_set_read_whole_or_streamed() {
             "30",
             "--grid",
             "k=16,32;season_regress=0,0.3",
-            "--initial-ratings",
-            seeds.to_str().unwrap(),
-            "--stream",
-            stream,
             "--quiet",
             "--out",
             to.to_str().unwrap(),
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        let o = rate_batch(&args);
         assert!(o.status.success(), "{}", texts(&o).1);
         std::fs::read_to_string(to.join("tune.csv")).unwrap()
     };
-    let (whole, streamed) = (
-        tune_seeded("seeded", "off"),
-        tune_seeded("seeded-stream", "on"),
+    let seeded = ["--initial-ratings", seeds.to_str().unwrap()];
+    let whole = tune("seeded", &[&seeded[..], &["--stream", "off"]].concat());
+    let streamed = tune(
+        "seeded-stream",
+        &[&seeded[..], &["--stream", "on"]].concat(),
     );
     assert_eq!(whole, streamed);
-    let unseeded = dir.path().join("unseeded");
-    let o = rate_batch(&[
-        "tune",
-        input.to_str().unwrap(),
-        "--map",
-        &map,
-        "--advantage",
-        "30",
-        "--grid",
-        "k=16,32;season_regress=0,0.3",
-        "--quiet",
-        "--out",
-        unseeded.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", texts(&o).1);
-    assert_ne!(
-        whole,
-        std::fs::read_to_string(unseeded.join("tune.csv")).unwrap()
-    );
+    assert_ne!(whole, tune("unseeded", &[]));
 }
 
 #[test]
@@ -444,4 +426,35 @@ fn compare_sets_one_system_beside_itself_with_the_options() {
         assert_eq!(o.status.code(), Some(2), "{systems}");
         assert!(texts(&o).1.contains(message), "{systems}: {}", texts(&o).1);
     }
+}
+
+/// `tune --advantage auto` for bt: bt fits its own advantage (`fit_advantage`), which the
+/// sets carry in place of `auto`.
+#[test]
+fn tune_takes_bts_own_advantage_fit() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), 2);
+    let out = dir.path().join("bt");
+    let o = rate_batch(&[
+        "tune",
+        input.to_str().unwrap(),
+        "--map",
+        MAP,
+        "--system",
+        "bt",
+        "--advantage",
+        "auto",
+        "--grid",
+        "prior_sd=200,400",
+        "--fraction",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    assert!(
+        texts(&o).0.contains("fit-advantage=true"),
+        "{}",
+        texts(&o).0
+    );
 }

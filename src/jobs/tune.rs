@@ -8,7 +8,7 @@
 
 use super::errors::{PartialFailure, ReaderFailed, UsageError};
 use super::load::{Loaded, check_replay_options};
-use super::options::{RunOptions, set_options};
+use super::options::{OPTION_KEYS, RunOptions, set_options};
 use super::resume::ReplayFailure;
 use super::sink::Sink;
 use super::stream::{RunStream, fan_out};
@@ -433,16 +433,23 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
     // them.
     let held_opts = held_options(job.fraction, &job.run.replay);
     let loaded = super::load::load_or_stream(&job.run, &job.run.ingest, &held_opts, false, false)?;
-    // `advantage=auto`: fitted on the tuning part only (the held-out replays' warm-up).
+    // `advantage=auto`: fitted once, on the tuning part only (the held-out replays' warm-up),
+    // each set's system parameters resolved, its option keys kept beside them.
     let (mut sets, mut base) = (sets, job.base.clone());
     let history = loaded.stream.is_none().then_some(&loaded.history);
-    for set in sets.iter_mut().chain([&mut base]) {
-        let (mut params, _) = set_options(set, &held_opts).map_err(UsageError)?;
-        crate::first_side::resolve(job.system, &mut params, history, &held_opts)
-            .map_err(UsageError)?;
-        if let Some(points) = params.get("advantage") {
-            set.insert("advantage".into(), points.clone());
-        }
+    let all = || sets.iter().chain([&base]);
+    let mut resolved: Vec<ParamMap> = all()
+        .map(|set| set_options(set, &held_opts).map(|(params, _)| params))
+        .collect::<Result<_, _>>()
+        .map_err(UsageError)?;
+    crate::first_side::resolve_all(job.system, &mut resolved, history, &held_opts)
+        .map_err(UsageError)?;
+    for (set, mut params) in sets.iter_mut().chain([&mut base]).zip(resolved) {
+        let options = set
+            .iter()
+            .filter(|(k, _)| OPTION_KEYS.contains(&k.as_str()));
+        params.extend(options.map(|(k, v)| (k.clone(), v.clone())));
+        *set = params;
     }
     if let Some(shard) = job.shard {
         return run_shard(job, shard, &sets, &loaded, staged, stdout);
@@ -530,13 +537,14 @@ fn checked_sets(job: &TuneJob) -> anyhow::Result<Vec<ParamMap>> {
     }
     let none = History::default();
     for set in &sets {
-        let (mut params, opts) = set_options(set, &job.run.replay).map_err(UsageError)?;
+        let (params, opts) = set_options(set, &job.run.replay).map_err(UsageError)?;
         // `advantage=auto` is fitted once the input is read; its place is checked here.
-        if params.get("advantage") == Some(&Value::from("auto")) {
-            params.insert("advantage".into(), Value::from(0));
-        }
-        let (params, opts) = (&params, &opts);
-        let why = dispatch(job.system, params, crate::replay::FirstRefusal(&none, opts));
+        let params = crate::first_side::checkable(job.system, &params).map_err(UsageError)?;
+        let why = dispatch(
+            job.system,
+            &params,
+            crate::replay::FirstRefusal(&none, &opts),
+        );
         if let Some(why) = why.map_err(UsageError)? {
             return Err(UsageError(why).into());
         }

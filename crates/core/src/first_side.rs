@@ -89,6 +89,43 @@ pub fn resolve(
     history: Option<&History>,
     opts: &ReplayOptions,
 ) -> Result<Option<serde_json::Value>, String> {
+    resolve_by(kind, params, &mut || fit(history, opts))
+}
+
+/// [`resolve`] of several parameter sets of one system (`tune`'s): the warm-up is fitted
+/// once, when the first set asks for it.
+pub fn resolve_all<'p>(
+    kind: crate::systems::SystemKind,
+    sets: impl IntoIterator<Item = &'p mut crate::systems::ParamMap>,
+    history: Option<&History>,
+    opts: &ReplayOptions,
+) -> Result<(), String> {
+    let mut fitted = None;
+    for params in sets {
+        resolve_by(kind, params, &mut || match fitted {
+            Some(f) => Ok(f),
+            None => Ok(*fitted.insert(fit(history, opts)?)),
+        })?;
+    }
+    Ok(())
+}
+
+/// [`fit_on_warmup`] of a history held whole (a stream cannot be fitted before its replay).
+fn fit(history: Option<&History>, opts: &ReplayOptions) -> Result<(f64, usize, usize), String> {
+    let history = history.ok_or(
+        "--advantage auto fits on the warm-up before the replay, and a streamed input is read \
+         as it is rated: read it whole (--stream off) or give --advantage POINTS",
+    )?;
+    fit_on_warmup(history, opts)
+}
+
+/// [`resolve`], the warm-up's fit (the advantage in Elo points, its games and contests)
+/// given by `fit`, called only for `auto`.
+fn resolve_by(
+    kind: crate::systems::SystemKind,
+    params: &mut crate::systems::ParamMap,
+    fit: &mut dyn FnMut() -> Result<(f64, usize, usize), String>,
+) -> Result<Option<serde_json::Value>, String> {
     use crate::systems::SystemKind;
     use serde_json::Value;
     let Some(given) = params.get("advantage").cloned() else {
@@ -114,11 +151,7 @@ pub fn resolve(
             "fitted": "by bt itself, with the ratings, at each refit",
         })));
     }
-    let history = history.ok_or(
-        "--advantage auto fits on the warm-up before the replay, and a streamed input is read \
-         as it is rated: read it whole (--stream off) or give --advantage POINTS",
-    )?;
-    let (elo, games, contests) = fit_on_warmup(history, opts)?;
+    let (elo, games, contests) = fit()?;
     let points = elo * per_elo;
     params.insert(
         "advantage".into(),

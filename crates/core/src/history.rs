@@ -586,8 +586,9 @@ pub struct HistoryBuilder {
     keep_order: bool,
     /// The name of the next game added ([`HistoryBuilder::name_next_game`]).
     next_label: Option<String>,
-    /// The season of the next contest begun ([`HistoryBuilder::season_of_next`]).
-    next_season: Option<String>,
+    /// The season of the next contest begun, interned ([`HistoryBuilder::season_of_next`];
+    /// `None` for no season).
+    next_season: Option<u32>,
 }
 
 /// A name's id in the builder's table, with the name itself when it is short: a lookup then
@@ -1077,9 +1078,7 @@ impl HistoryBuilder {
         let series = series.map_or(NONE, |s| {
             Self::intern(&mut self.series_ids, &mut self.h.series, s)
         });
-        let season = self.next_season.take().map_or(NONE, |s| {
-            Self::intern(&mut self.season_ids, &mut self.h.seasons, &s)
-        });
+        let season = self.next_season.take().unwrap_or(NONE);
         let start = self.h.entries.len() as u32;
         self.open = Some(ContestRec {
             time,
@@ -1310,7 +1309,8 @@ impl HistoryBuilder {
 
     /// The season of the next contest begun (`--map season=COLUMN`).
     pub fn season_of_next(&mut self, season: &str) {
-        self.next_season = Some(season.to_owned());
+        let id = Self::intern(&mut self.season_ids, &mut self.h.seasons, season);
+        self.next_season = Some(id);
     }
 
     /// Says where the contests kept from the `from`-th on were found (a reader's encoding of
@@ -1460,9 +1460,6 @@ mod tests {
         assert_eq!(h.player_count(), 8);
     }
 
-    /// A counting builder's ids within a contest past the scanned first players (looked up by
-    /// hash): the same name the same id at any distance, and a repeat refused as a whole
-    /// read refuses it; the next contest starts afresh.
     /// Names kept whole in their slot, names longer than a slot and names a slot's prefix or
     /// padding could confuse each get their own id, and the same id when met again.
     #[test]
@@ -1487,6 +1484,9 @@ mod tests {
         assert_eq!(b.pooled_player("a", "blitz"), names.len() as PlayerId);
     }
 
+    /// A counting builder's ids within a contest past the scanned first players (looked up by
+    /// hash): the same name the same id at any distance, and a repeat refused as a whole
+    /// read refuses it; the next contest starts afresh.
     #[test]
     fn counting_finds_a_large_contests_players_by_hash() {
         let names: Vec<String> = (0..5_000).map(|i| format!("p{i}")).collect();

@@ -92,26 +92,21 @@ impl Seasons {
             (lo.min(c.time()), hi.max(c.time()))
         });
         let named = round.contests().find_map(|c| c.season());
-        let new = match (&*mark, self.by) {
-            (None, _) => {
-                *mark = Some(SeasonMark {
-                    number: 1,
-                    name: named.map(str::to_string),
-                    latest: last,
-                });
-                return false;
-            }
-            (Some(m), SeasonBy::Column) => {
-                named.is_some_and(|n| m.name.as_deref() != Some(n)) && m.name.is_some()
-            }
-            (Some(m), SeasonBy::Gap(days)) => (first - m.latest) as f64 >= days * 86_400.0,
+        let Some(m) = mark else {
+            *mark = Some(SeasonMark {
+                number: 1,
+                name: named.map(str::to_string),
+                latest: last,
+            });
+            return false;
         };
-        let m = mark.as_mut().expect("set above");
-        if new {
-            m.number += 1;
-            m.name = named.map(str::to_string);
-        } else if m.name.is_none() {
-            // The first contests without a season name, then one with: still the first season.
+        let new = match self.by {
+            SeasonBy::Column => matches!((named, &m.name), (Some(n), Some(now)) if n != now),
+            SeasonBy::Gap(days) => (first - m.latest) as f64 >= days * 86_400.0,
+        };
+        m.number += u32::from(new);
+        // (First contests without a season name, then one with: still the first season.)
+        if new || m.name.is_none() {
             m.name = named.map(str::to_string);
         }
         m.latest = m.latest.max(last);
