@@ -458,3 +458,23 @@ fn tune_takes_bts_own_advantage_fit() {
         texts(&o).0
     );
 }
+
+/// A season whose first game names none: its rows from the first named game on carry its
+/// name, not its number.
+#[test]
+fn a_season_named_after_its_first_game_is_shown_by_its_name() {
+    let dir = TempDir::new().unwrap();
+    let input = write(
+        dir.path(),
+        "late.csv",
+        "date,season,home,away,hs,as\n\
+         2021-09-01,,A,B,1,0\n\
+         2021-09-08,2021,B,A,1,0\n\
+         2022-09-01,2022,A,B,0,0\n",
+    );
+    let out = dir.path().join("out");
+    let map = format!("{MAP},season=season");
+    replay_ok(&input, &out, &["--map", &map, "--season-regress", "0.5"]);
+    let seasons: Vec<String> = befores(&out).into_iter().map(|r| r.2).collect();
+    assert_eq!(seasons[2..], ["2021", "2021", "2022", "2022"]);
+}

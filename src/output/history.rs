@@ -37,9 +37,12 @@ fn header(pooled: bool, seasons: bool) -> String {
 struct SeasonNames(Vec<(u32, String)>);
 
 impl SeasonNames {
+    /// Season `number`'s name: a new season, or the latest one named anew.
     fn add(&mut self, number: u32, name: String) {
-        if self.0.last().is_none_or(|(n, _)| *n < number) {
-            self.0.push((number, name));
+        match self.0.last_mut() {
+            Some((n, last)) if *n == number => *last = name,
+            Some((n, _)) if *n > number => {}
+            _ => self.0.push((number, name)),
         }
     }
     /// The name of season `number` (empty for one not told).

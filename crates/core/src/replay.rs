@@ -518,7 +518,8 @@ pub trait Observer {
     fn progress(&mut self, _contests_done: u64, _rounds_done: u64) {}
     /// A season's number and name (its column's value, else its number), before its rows:
     /// with seasons, at the first round of a replay (the season in progress, for a resumed
-    /// one) and where each new one begins.
+    /// one), where each new one begins, and again with its name when the first contests of
+    /// a season had none.
     fn season(&mut self, _number: u32, _name: &str) {}
 }
 
@@ -772,8 +773,8 @@ pub struct Replayer<'a, S: RatingSystem> {
     budget: Option<usize>,
     /// The time of the latest contest rated.
     end: Option<i64>,
-    /// The season last told to the observer (0: none yet).
-    season_told: u32,
+    /// The season last told to the observer (0: none yet), and whether by its name.
+    season_told: (u32, bool),
     snapshot_at: SnapshotAt,
     /// Nothing reads the ratings before the end (no contest scored, no history row, no state
     /// saved: `--warmup 1 --history-format none`), and the system fits the whole history at
@@ -850,7 +851,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             placings_since_report: 0,
             budget: opts.max_contests,
             end: None,
-            season_told: 0,
+            season_told: (0, false),
             snapshot_at,
             counts_only: opts.warmup >= 1.0
                 && !opts.keep_history
@@ -1082,8 +1083,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             .season
             .as_ref()
             .expect("a season begins with the first round");
-        if mark.number != self.season_told {
-            self.season_told = mark.number;
+        // Told again when the season in progress gets its name (its first contests had none).
+        let told = (mark.number, mark.name.is_some());
+        if told != self.season_told {
+            self.season_told = told;
             observer.season(mark.number, &mark.label());
         }
     }
