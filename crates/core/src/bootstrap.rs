@@ -193,13 +193,9 @@ pub fn rating_intervals<S: RatingSystem>(
     for i in 0..top {
         for j in 0..top {
             if i != j {
-                let above: f64 = done
-                    .iter()
-                    .map(|d| match d.0[i].total_cmp(&d.0[j]) {
-                        std::cmp::Ordering::Greater => 1.0,
-                        std::cmp::Ordering::Equal => 0.5,
-                        std::cmp::Ordering::Less => 0.0,
-                    })
+                // Ordering as -1, 0, 1: 0, 1/2 or 1 above.
+                let above: f64 = (done.iter())
+                    .map(|d| f64::from(d.0[i].total_cmp(&d.0[j]) as i8 + 1) / 2.0)
                     .sum();
                 out.superiority[i * top + j] = above / done.len() as f64;
             }

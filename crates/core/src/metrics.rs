@@ -231,7 +231,7 @@ struct TwoSums {
 }
 
 /// Running sums of the three-outcome metrics of two-entry contests (win, draw, loss): kept
-/// in a state file apart from the others ([`Metrics::three_sums`]), which older state files
+/// in a state file apart from the others (the [`Metrics`]' `three`), which older state files
 /// lack.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ThreeSums {
@@ -327,10 +327,11 @@ pub struct Metrics {
     two: TwoSums,
     #[serde(skip)]
     scratch: Scratch,
+    /// The three-outcome sums and the base rate's sums, kept apart in a state file.
     #[serde(skip)]
-    three: ThreeSums,
+    pub(crate) three: ThreeSums,
     #[serde(skip)]
-    base: BaseSums,
+    pub(crate) base: BaseSums,
 }
 
 /// Probabilities are kept this far from 0 and 1 in the log-loss.
@@ -468,26 +469,6 @@ impl Metrics {
                 m.three.log_loss += kf * s.log_loss_3;
             }
         }
-    }
-
-    /// The base rate's sums (kept apart in a state file).
-    pub fn base_sums(&self) -> &BaseSums {
-        &self.base
-    }
-
-    /// Puts back the base rate's sums read from a state file.
-    pub fn set_base_sums(&mut self, base: BaseSums) {
-        self.base = base;
-    }
-
-    /// The three-outcome sums (kept apart in a state file).
-    pub fn three_sums(&self) -> &ThreeSums {
-        &self.three
-    }
-
-    /// Puts back three-outcome sums read from a state file.
-    pub fn set_three_sums(&mut self, three: ThreeSums) {
-        self.three = three;
     }
 
     /// The averages.

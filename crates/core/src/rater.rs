@@ -222,14 +222,12 @@ impl<S: RatingSystem> Rater<S> {
                 (order.len() - 1) as PlayerId
             });
         }
-        let mut b;
-        if whole.is_some() {
-            b = HistoryBuilder::unnamed(self.states.len());
-            add(&|p| p, &mut b)?;
+        let mut b = HistoryBuilder::unnamed(if whole.is_some() {
+            self.states.len()
         } else {
-            b = HistoryBuilder::unnamed(order.len());
-            add(&|p| local_of[&p], &mut b)?;
-        }
+            order.len()
+        });
+        add(&|p| if whole.is_some() { p } else { local_of[&p] }, &mut b)?;
         let h = b.finish(SourceInfo::default());
         if let Some(why) = h.contests().find_map(|c| refusal(&self.system, &c)) {
             return Err(RateError::Refused(why));

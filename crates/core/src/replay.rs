@@ -580,43 +580,6 @@ const PARALLEL_FROM: usize = 4_096;
 /// How many players ahead the time-passed step asks for the records it will read.
 const ELAPSE_AHEAD: usize = 8;
 
-/// Why `system` cannot rate `history` as `opts` replays it, if it cannot: its first contest
-/// the system refuses ([`crate::systems::refusal`]: a standings too large for a system that
-/// takes it as its pairs, partial play, teams where only individuals are rated), named, with
-/// the reason and what to use instead. Checked before a replay, so that such a system is
-/// refused before it rates a round. (Contests after the cutoff, applied before or past
-/// `max_contests` are not rated, and not checked.) A system without a regression between
-/// seasons ([`RatingSystem::shift`]) is refused `--season-regress` here too.
-pub fn first_refusal<S: RatingSystem>(
-    history: &History,
-    system: &S,
-    opts: &ReplayOptions,
-) -> Option<String> {
-    if let Some(s) = &opts.seasons
-        && s.regress > 0.0
-        && !system.shift(&mut system.new_player(), 0.0)
-    {
-        return Some(format!(
-            "{} has no regression between seasons (--season-regress): its state is more than \
-             a rating to move; elo, elo-gaussian, glicko, glicko2, trueskill and yuksel have one",
-            system.name()
-        ));
-    }
-    let skipped = |i: usize| opts.skip.as_ref().is_some_and(|s| s.get(i) == Some(&true));
-    history
-        .contests()
-        .take(opts.max_contests.unwrap_or(usize::MAX))
-        .filter(|c| opts.as_of.is_none_or(|t| c.time() < t) && !skipped(c.index()))
-        .find_map(|c| {
-            let why = crate::systems::refusal(system, &c)?;
-            Some(format!(
-                "{} cannot rate contest {}: {why}",
-                system.name(),
-                contest_named(&c)
-            ))
-        })
-}
-
 /// A contest as the replay's messages name it: its label (else its number) and its time.
 fn contest_named(c: &Contest) -> String {
     let name = c
@@ -625,13 +588,44 @@ fn contest_named(c: &Contest) -> String {
     format!("{name} of {}", crate::time::format_time(c.time()))
 }
 
-/// [`first_refusal`] for a system chosen at run time ([`crate::systems::dispatch`]).
+/// Why a system (visited: [`crate::systems::dispatch`]) cannot rate the history as the
+/// options replay it, if it cannot: its first contest the system refuses
+/// ([`crate::systems::refusal`]: a standings too large for a system that takes it as its
+/// pairs, partial play, teams where only individuals are rated), named, with the reason and
+/// what to use instead. Checked before a replay, so that such a system is refused before it
+/// rates a round. (Contests after the cutoff, applied before or past `max_contests` are not
+/// rated, and not checked.) A system without a regression between seasons
+/// ([`RatingSystem::shift`]) is refused `--season-regress` here too.
 pub struct FirstRefusal<'a>(pub &'a History, pub &'a ReplayOptions);
 
 impl crate::systems::SystemVisitor for FirstRefusal<'_> {
     type Output = Option<String>;
     fn visit<S: RatingSystem>(self, system: &S) -> Option<String> {
-        first_refusal(self.0, system, self.1)
+        let FirstRefusal(history, opts) = self;
+        if let Some(s) = &opts.seasons
+            && s.regress > 0.0
+            && !system.shift(&mut system.new_player(), 0.0)
+        {
+            return Some(format!(
+                "{} has no regression between seasons (--season-regress): its state is more \
+                 than a rating to move; elo, elo-gaussian, glicko, glicko2, trueskill and \
+                 yuksel have one",
+                system.name()
+            ));
+        }
+        let skipped = |i: usize| opts.skip.as_ref().is_some_and(|s| s.get(i) == Some(&true));
+        history
+            .contests()
+            .take(opts.max_contests.unwrap_or(usize::MAX))
+            .filter(|c| opts.as_of.is_none_or(|t| c.time() < t) && !skipped(c.index()))
+            .find_map(|c| {
+                let why = crate::systems::refusal(system, &c)?;
+                let named = contest_named(&c);
+                Some(format!(
+                    "{} cannot rate contest {named}: {why}",
+                    system.name()
+                ))
+            })
     }
 }
 
@@ -825,9 +819,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         {
             r.places = p;
         }
-        c.metrics.set_three_sums(three);
+        c.metrics.three = three;
         if let Some(base) = c.base.take() {
-            c.metrics.set_base_sums(base);
+            c.metrics.base = base;
         }
         let mut replayer = Self {
             system,
@@ -1054,9 +1048,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 rounds_done: c.rounds_done + self.rounds as u64,
                 contests_done: c.contests_done + self.seen_contests as u64,
                 history_rows: c.history_rows + self.rows.len() as u64,
-                outcomes: Some((self.draws.clone(), c.metrics.three_sums().clone())),
+                outcomes: Some((self.draws.clone(), c.metrics.three.clone())),
                 places: Some(c.records.iter().map(|r| r.places.clone()).collect()),
-                base: Some(c.metrics.base_sums().clone()),
+                base: Some(c.metrics.base.clone()),
                 ..c.clone()
             },
             applied,
@@ -1283,21 +1277,17 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if let Some(c) = large.filter(|_| replay_index as u64 >= self.carry.warmup_contests) {
             self.rows_before(&c, replay_index);
             let game = self.gather(&c);
-            let system = self.system;
-            let states = &mut self.carry.states;
-            let buffers = &mut self.buffers;
-            let metrics = &mut self.carry.metrics;
-            let series = &mut self.series;
-            let draws = &mut self.draws;
             let keep = (self.opts.series, self.opts.keep_scores);
-            let (records, known) = (&mut self.carry.records, &mut self.carry.known);
-            let participants = &self.participants;
+            let carry = &mut self.carry;
+            // (The closures borrow disjoint fields.)
             rayon::join(
                 || {
-                    add_scores(&c, game, buffers, (metrics, series, draws), keep);
-                    record_results(records, known, participants, &round);
+                    let sums = (&mut carry.metrics, &mut self.series, &mut self.draws);
+                    add_scores(&c, game, &mut self.buffers, sums, keep);
+                    let (records, known) = (&mut carry.records, &mut carry.known);
+                    record_results(records, known, &self.participants, &round);
                 },
-                || system.update(round, states),
+                || self.system.update(round, &mut carry.states),
             );
         } else {
             self.score(&round);

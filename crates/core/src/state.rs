@@ -378,8 +378,8 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         .check()
         .map_err(|e| format!("damaged state file: {e}"))?;
     if let Some((draws, three)) = &carry.outcomes {
-        let mut m = crate::metrics::Metrics::new();
-        m.set_three_sums(three.clone());
+        let mut m = Metrics::new();
+        m.three = three.clone();
         m.check()
             .and_then(|()| draws.check())
             .map_err(|e| format!("damaged state file: {e}"))?;
