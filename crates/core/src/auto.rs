@@ -120,10 +120,8 @@ pub fn resolve_draw_probability(
     if kind != SystemKind::TrueSkill {
         return None;
     }
-    match params.get("draw_probability") {
-        None => {}
-        Some(Value::String(s)) if s == "auto" => {}
-        Some(_) => return None,
+    if (params.get("draw_probability")).is_some_and(|v| v.as_str() != Some("auto")) {
+        return None;
     }
     let (value, why) = match counts {
         None => {

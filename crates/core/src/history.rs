@@ -1201,6 +1201,11 @@ impl HistoryBuilder {
             }
             Ok(())
         };
+        let twice = |p| {
+            Err(ContestError::DuplicatePlayer(
+                self.h.names[p as usize].clone(),
+            ))
+        };
         // A game of two players: the two compared (no stamp fetched from far in memory).
         if let [a, b] = entries
             && a.member_end == a.member_start + 1
@@ -1208,14 +1213,9 @@ impl HistoryBuilder {
         {
             range(a)?;
             range(b)?;
-            let (pa, pb) = (
-                self.h.members[a.member_start as usize],
-                self.h.members[b.member_start as usize],
-            );
-            if pa == pb {
-                return Err(ContestError::DuplicatePlayer(
-                    self.h.names[pa as usize].clone(),
-                ));
+            let pa = self.h.members[a.member_start as usize];
+            if pa == self.h.members[b.member_start as usize] {
+                return twice(pa);
             }
             return Ok(());
         }
@@ -1229,9 +1229,7 @@ impl HistoryBuilder {
             for &p in &self.h.members[e.member_start as usize..e.member_end as usize] {
                 let slot = &mut self.seen[p as usize];
                 if *slot == stamp {
-                    return Err(ContestError::DuplicatePlayer(
-                        self.h.names[p as usize].clone(),
-                    ));
+                    return twice(p);
                 }
                 *slot = stamp;
             }

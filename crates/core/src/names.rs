@@ -402,15 +402,14 @@ impl<'a> Names<'a> {
     /// Whether `p` is a better spelling to keep than `q`: written out, then the most
     /// contests, then the longest.
     fn better(&self, p: PlayerId, q: PlayerId) -> bool {
-        (
-            self.full(p),
-            self.count(p),
-            self.names[p as usize].chars().count(),
-        ) > (
-            self.full(q),
-            self.count(q),
-            self.names[q as usize].chars().count(),
-        )
+        let key = |p: PlayerId| {
+            (
+                self.full(p),
+                self.count(p),
+                self.names[p as usize].chars().count(),
+            )
+        };
+        key(p) > key(q)
     }
 
     /// Links names of the same letters ([`Likeness::Spelling`]), then of the same words in

@@ -131,10 +131,8 @@ impl StatusRule {
         if record.last_time < active_from {
             return Status::Inactive;
         }
-        let uncertain = match (self.provisional_above, rating.uncertainty) {
-            (Some(max), Some(u)) => u > max || u.is_nan(),
-            _ => false,
-        };
+        let uncertain = (self.provisional_above.zip(rating.uncertainty))
+            .is_some_and(|(max, u)| u > max || u.is_nan());
         if uncertain || record.contests < self.min_contests || record.rounds < self.min_rounds {
             Status::Provisional
         } else {
