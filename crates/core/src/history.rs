@@ -534,14 +534,11 @@ impl<'n> NameIndex<'n> {
 
     /// The player of a name as a side file gives it.
     pub fn find(&self, name: &str) -> Option<PlayerId> {
-        let exact = canonical_name(name);
-        if let Some(id) = self.get(&exact) {
-            return Some(id);
-        }
-        let trimmed = name.trim();
-        (trimmed.len() != name.len() && !trimmed.is_empty())
-            .then(|| self.get(&canonical_name(trimmed)))
-            .flatten()
+        self.get(&canonical_name(name)).or_else(|| {
+            let trimmed = name.trim();
+            (trimmed.len() != name.len() && !trimmed.is_empty())
+                .then(|| self.get(&canonical_name(trimmed)))?
+        })
     }
 }
 
@@ -1016,10 +1013,8 @@ impl HistoryBuilder {
     fn contest_player(&mut self, name: &str) -> PlayerId {
         let live = self.live;
         let names = &mut self.h.names;
+        // `None`: looked for by a scan (few players so far, or a hash another name shares).
         let hash = if live < LIVE_SCAN {
-            if let Some(i) = names[..live].iter().position(|n| n == name) {
-                return i as PlayerId;
-            }
             None
         } else {
             if self.live_index.is_empty() {
@@ -1030,15 +1025,15 @@ impl HistoryBuilder {
             let h = fx_hash(name);
             match self.live_index.get(&h) {
                 Some(&i) if names[i as usize] == name => return i as PlayerId,
-                Some(_) => {
-                    if let Some(i) = names[..live].iter().position(|n| n == name) {
-                        return i as PlayerId;
-                    }
-                    None
-                }
+                Some(_) => None,
                 None => Some(h),
             }
         };
+        if hash.is_none()
+            && let Some(i) = names[..live].iter().position(|n| n == name)
+        {
+            return i as PlayerId;
+        }
         match names.get_mut(live) {
             Some(slot) => {
                 slot.clear();

@@ -986,9 +986,8 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 step()?;
             }
             self.report(observer, &round);
-            if let Some(t) = round.contests().map(|c| c.time()).max() {
-                self.end = Some(self.end.map_or(t, |e| e.max(t)));
-            }
+            // (`None` is below every time.)
+            self.end = self.end.max(round.contests().map(|c| c.time()).max());
             if keep_applied {
                 self.applied.extend_from_slice(rounds.round(k));
             }
@@ -1353,11 +1352,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             system: self.system.name(),
             round: self.carry.rounds_done + self.rounds as u64,
             contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
-            player: if p < self.names.len() {
-                self.names[p].to_string()
-            } else {
-                String::new()
-            },
+            player: (p < self.names.len())
+                .then(|| self.names[p].to_string())
+                .unwrap_or_default(),
             value,
             refused: None,
         }
