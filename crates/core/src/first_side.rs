@@ -18,10 +18,8 @@ pub fn fit_on_warmup(
     history: &History,
     opts: &ReplayOptions,
 ) -> Result<(f64, usize, usize), String> {
-    let mut contests = crate::numeric::first_share(history.len(), opts.warmup);
-    if let Some(m) = opts.max_contests {
-        contests = contests.min(m);
-    }
+    let contests = crate::numeric::first_share(history.len(), opts.warmup)
+        .min(opts.max_contests.unwrap_or(usize::MAX));
     let warmup = || history.contests().take(contests);
     let games = warmup().filter(crate::history::Contest::first_side).count();
     if games == 0 {

@@ -820,9 +820,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             r.places = p;
         }
         c.metrics.three = three;
-        if let Some(base) = c.base.take() {
-            c.metrics.base = base;
-        }
+        c.metrics.base = c.base.take().unwrap_or_default();
         let mut replayer = Self {
             system,
             opts,
