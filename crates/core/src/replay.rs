@@ -1350,9 +1350,11 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             system: self.system.name(),
             round: self.carry.rounds_done + self.rounds as u64,
             contest: at.map_or_else(|| "at the end of the history".to_string(), contest_named),
-            player: (p < self.names.len())
-                .then(|| self.names[p].to_string())
-                .unwrap_or_default(),
+            player: if p < self.names.len() {
+                self.names[p].to_string()
+            } else {
+                String::new()
+            },
             value,
             refused: None,
         }
