@@ -293,16 +293,14 @@ impl ReplayOptions {
         if self.draws == Draws::Update && self.seasons.is_none() {
             return String::new();
         }
-        let rules = serde_json::json!({"draws": self.draws, "seasons": self.seasons});
-        rules.to_string()
+        serde_json::json!({"draws": self.draws, "seasons": self.seasons}).to_string()
     }
 
     /// The length in days of the rating periods measured in real time for `system`: under
     /// [`Growth::Time`] with a game or a series a round, for a system whose uncertainty grows
     /// with time; `None` when periods are counted.
     pub fn measured_period<S: RatingSystem>(&self, system: &S) -> Option<f64> {
-        let counted = self.growth == Growth::Rounds || self.period.calendar_key(0).is_some();
-        if counted {
+        if self.growth == Growth::Rounds || self.period.calendar_key(0).is_some() {
             return None;
         }
         system
