@@ -47,15 +47,38 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// `Display` (the message that `write!` makes of `$s`, the value) and `Error` for a type.
+macro_rules! error_display {
+    ($t:ty, $s:ident => $($message:tt)+) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&$s, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, $($message)+)
+            }
+        }
+        impl std::error::Error for $t {}
+    };
+}
+pub(crate) use error_display;
+
 impl InputError {
-    /// An error about a file as a whole (no line, no field).
-    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+    /// An error at `at` in `file`, about `field` when one is to blame.
+    pub fn new(
+        file: impl Into<String>,
+        at: Location,
+        field: Option<String>,
+        message: String,
+    ) -> Self {
         InputError {
             file: file.into(),
-            at: Location::File,
-            field: None,
+            at,
+            field,
             message,
         }
+    }
+
+    /// An error about a file as a whole (no line, no field).
+    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+        Self::new(file, Location::File, None, message)
     }
 
     /// An input that holds no contest to rate, with what was read and skipped.
@@ -181,9 +204,9 @@ pub(crate) fn json_error_as(
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
         _ => format!("{what} ({e})"),
     };
-    let mut err = InputError::whole_file(file.display().to_string(), message);
-    if e.line() > 0 {
-        err.at = Location::Line(e.line() as u64);
-    }
-    err
+    let at = match e.line() {
+        0 => Location::File,
+        l => Location::Line(l as u64),
+    };
+    InputError::new(file.display().to_string(), at, None, message)
 }

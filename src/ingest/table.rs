@@ -85,16 +85,11 @@ pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format>
     // The columns as `--map` names them: a file of `home_team,away_team` mapped to a and b
     // is a games table.
     format_from_header(&header, map).ok_or_else(|| {
-        InputError {
-            file: path.display().to_string(),
-            at: Location::Line(1),
-            field: None,
-            message: format!(
-                "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
-                header_list(&header)
-            ),
-        }
-        .into()
+        let m = format!(
+            "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
+            header_list(&header)
+        );
+        InputError::new(path.display().to_string(), Location::Line(1), None, m).into()
     })
 }
 

@@ -53,14 +53,7 @@ macro_rules! error {
 /// Another run holds the lock of an output folder or a state file (exit code 5).
 #[derive(Debug)]
 pub struct Busy(pub String);
-
-impl std::fmt::Display for Busy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Busy {}
+crate::ingest::error_display!(Busy, self => "{}", self.0);
 
 const MARK: &str = ".rate-batch-";
 

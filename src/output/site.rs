@@ -429,11 +429,6 @@ impl fmt::Display for JsStr<'_> {
     }
 }
 
-/// Formats a rating for display (see [`Rating`]).
-pub fn format_rating(v: f64) -> String {
-    Rating(v).to_string()
-}
-
 /// "[lo, hi]".
 struct Interval<'a>(&'a (f64, f64));
 
@@ -959,7 +954,7 @@ mod tests {
             (f64::INFINITY, "–"),
             (f64::NEG_INFINITY, "–"),
         ] {
-            assert_eq!(format_rating(v), s, "{v}");
+            assert_eq!(Rating(v).to_string(), s, "{v}");
         }
         assert_eq!(Percent(&0.95).to_string(), "95%");
         assert_eq!(Percent(&0.683).to_string(), "68.3%");
