@@ -71,11 +71,8 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
         let Ok(n) = stem.parse::<u64>() else { continue };
         let path = entry.path();
         // A FIFO (or a device, a folder) named like a contest is not one, and opening a FIFO
-        // would wait for a writer for ever: refused, named, never read nor passed over. A path
-        // whose metadata cannot be read is kept, so that reading it names the problem.
-        if let Ok(m) = std::fs::metadata(&path) {
-            super::errors::not_a_file(&path, &m)?;
-        }
+        // would wait for a writer for ever: refused, named, never read nor passed over.
+        super::errors::not_a_file(&path)?;
         files.push((n, path));
     }
     files.sort_unstable();

@@ -168,9 +168,13 @@ pub fn origin_of(
 }
 
 /// Refuses a folder's member named as a data file that is not a regular file (nor a link to
-/// one): a FIFO, a device, a socket or a folder.
-pub(crate) fn not_a_file(path: &std::path::Path, m: &std::fs::Metadata) -> Result<(), InputError> {
+/// one): a FIFO, a device, a socket or a folder. A path whose metadata cannot be read passes,
+/// so that reading it names the problem.
+pub(crate) fn not_a_file(path: &std::path::Path) -> Result<(), InputError> {
     use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::metadata(path) else {
+        return Ok(());
+    };
     let t = m.file_type();
     let what = if m.is_file() {
         return Ok(());

@@ -230,9 +230,7 @@ pub fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         );
         if !hidden && data {
             // (A FIFO or a device named as a data file is refused, never passed over.)
-            if let Ok(m) = std::fs::metadata(&path) {
-                super::errors::not_a_file(&path, &m)?;
-            }
+            super::errors::not_a_file(&path)?;
             files.push(path);
         }
     }
