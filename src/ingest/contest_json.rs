@@ -199,12 +199,10 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         return super::json_games::read(path, &bytes, ctx);
     }
     let contests: Vec<RawContest> = parse(&bytes).map_err(|e| json_error(path, &e))?;
-    let mut order: Vec<usize> = (0..contests.len()).collect();
-    order.sort_by_key(|&i| contests[i].time_seconds);
-    let mut slots: Vec<Option<RawContest>> = contests.into_iter().map(Some).collect();
-    for i in order {
+    let mut order: Vec<(usize, RawContest)> = contests.into_iter().enumerate().collect();
+    order.sort_by_key(|(_, c)| c.time_seconds);
+    for (i, c) in order {
         ctx.source.records += 1;
-        let c = slots[i].take().expect("each contest once");
         add_checked(ctx, check(&format!("#{i}"), c, ctx.opts.trim_names))?;
         // Streamed: handed on as added (in time order already).
         ctx.after_record(&Location::Contest(format!("#{i}")))?;
