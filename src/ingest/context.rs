@@ -126,16 +126,13 @@ impl<'o> Context<'o> {
             self.builder.mark_origins(self.marked, origin);
         }
         self.marked = kept;
-        // A whole read (most runs) has nothing to do here.
-        if self.emit.is_none() && self.builder.count().is_none() {
-            return Ok(());
-        }
         if let Some(count) = self.builder.count() {
             if count.first_disorder.is_some() && self.disorder_at.is_none() {
                 self.disorder_at = Some((self.file.clone(), at.clone()));
             }
             return Ok(());
         }
+        // A whole read (most runs) has nothing more to do here.
         let Some(e) = &mut self.emit else {
             return Ok(());
         };

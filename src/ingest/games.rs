@@ -245,16 +245,6 @@ fn winner_token(v: &str, (a_column, b_column): (&str, &str)) -> Option<f64> {
     }
 }
 
-/// A one-hot outcome cell: set (`1`, `true`, `yes`) or not (`0`, `false`, `no`, empty);
-/// `1.0` as pandas writes it counts too.
-fn one_hot_cell(v: &str) -> Option<bool> {
-    match v.trim() {
-        "1.0" => Some(true),
-        "0.0" => Some(false),
-        v => parse_flag(v),
-    }
-}
-
 /// Reads rows of a games table into the history.
 pub(crate) struct GamesReader {
     pub(crate) schema: GamesSchema,
@@ -456,12 +446,17 @@ impl GamesSchema {
         get: impl Fn(usize) -> &'r str,
     ) -> Result<f64, FieldError> {
         let name = |i: usize| self.name(i);
+        // A cell is set (`1`, `true`, `yes`) or not (`0`, `false`, `no`, empty); `1.0` as
+        // pandas writes it counts too.
         let cell = |i: usize| {
-            one_hot_cell(get(i)).ok_or_else(|| {
-                FieldError::new(
-                    name(i),
-                    format!("`{}` is not 1 or 0 (true or false)", get(i).trim()),
-                )
+            let v = get(i).trim();
+            let set = match v {
+                "1.0" => Some(true),
+                "0.0" => Some(false),
+                v => parse_flag(v),
+            };
+            set.ok_or_else(|| {
+                FieldError::new(name(i), format!("`{v}` is not 1 or 0 (true or false)"))
             })
         };
         let set = (

@@ -118,7 +118,6 @@ impl Table {
             Some(rows) => rows,
             None => {
                 self.columns = object.keys().map(|k| k.trim().to_string()).collect();
-                ctx.source.record_unit = Rows::UNIT.into();
                 let rows = Rows::new(Format::Games, &self.columns, ctx).map_err(|e| {
                     let mut err = ctx.error(at.clone(), e);
                     err.message = format!(

@@ -156,7 +156,6 @@ impl super::Reader for Parquet {
         };
         ctx.source.format = format!("parquet ({format})");
         let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
-        ctx.source.record_unit = Rows::UNIT.into();
         // Only the columns read are decoded: one of a type that cannot be read is no matter
         // unless it is used.
         let used: Vec<String> = rows.used().into_iter().map(|i| header[i].clone()).collect();

@@ -100,12 +100,13 @@ pub(crate) enum Rows {
 }
 
 impl Rows {
-    /// The reader of a table of `format` with this header.
+    /// The reader of a table of `format` with this header (whose records are rows).
     pub(crate) fn new(
         format: Format,
         header: &[String],
-        ctx: &Context,
+        ctx: &mut Context,
     ) -> Result<Self, FieldError> {
+        ctx.source.record_unit = "rows".into();
         let (map, times) = (&ctx.opts.map, ctx.opts.time_format.clone());
         // A streamed read (or its counting pass) takes a standings contest's rows together.
         let contiguous = ctx.emit.is_some() || ctx.builder.count().is_some();
@@ -162,7 +163,4 @@ impl Rows {
             Rows::Standings(s) => s.finish(ctx),
         }
     }
-
-    /// What a record of a table is.
-    pub(crate) const UNIT: &'static str = "rows";
 }
