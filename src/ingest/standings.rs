@@ -56,13 +56,11 @@ impl StandingsSchema {
 
     /// The columns read, by position.
     pub fn used(&self) -> Vec<usize> {
-        [self.contest, self.time, self.player, self.rank]
+        let optional = [self.team, self.weight, self.share, self.season];
+        let required = [self.contest, self.time, self.player, self.rank];
+        required
             .into_iter()
-            .chain(
-                [self.team, self.weight, self.share, self.season]
-                    .into_iter()
-                    .flatten(),
-            )
+            .chain(optional.into_iter().flatten())
             .collect()
     }
 }

@@ -123,7 +123,6 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
     ReportPage {
         title: &input.title,
         description: &input.description,
-        style: &style(),
         header: &input.table_header,
         rows: &input.table_rows,
         sections,
@@ -138,7 +137,6 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
 struct ReportPage<'a> {
     title: &'a str,
     description: &'a str,
-    style: &'a str,
     header: &'a [String],
     rows: &'a [Vec<String>],
     sections: Vec<Section<'a>>,
@@ -639,7 +637,6 @@ pub fn write_lines_page(
     LinesPage {
         title,
         text,
-        style: &style(),
         header,
         rows,
         chart: log_lines_chart(series, x_desc, y_desc)?,
@@ -653,7 +650,6 @@ pub fn write_lines_page(
 struct LinesPage<'a> {
     title: &'a str,
     text: &'a str,
-    style: &'a str,
     header: &'a [String],
     rows: &'a [Vec<String>],
     chart: Option<String>,
