@@ -267,8 +267,6 @@ struct BoardPage<'a> {
     page: usize,
     /// Leads to the site's root.
     up: &'static str,
-    columns: Columns,
-    search_js: &'static str,
     /// The players of the page, each with the heading of his status above the first of the
     /// players not ranked who have it.
     rows: Vec<(Option<&'static str>, &'a SitePlayer)>,
@@ -296,8 +294,6 @@ impl<'a> BoardPage<'a> {
             site,
             page,
             up: if page == 1 { "" } else { "../" },
-            columns: site.columns,
-            search_js: SEARCH_JS.trim_end(),
             rows,
             pager: Pager::new(site.pages, page, on_page),
         }
