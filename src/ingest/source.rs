@@ -105,12 +105,7 @@ impl Ahead {
 
 impl Read for Ahead {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let have = self.fill_buf()?;
-            let n = out.len().min(have.len());
-            out[..n].copy_from_slice(&have[..n]);
-            n
-        };
+        let n = self.fill_buf()?.read(out)?;
         self.consume(n);
         Ok(n)
     }
