@@ -97,10 +97,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
             table.row(at, &object, ctx)?;
         }
     }
-    match table.rows {
-        Some(rows) => rows.finish(ctx),
-        None => Ok(()),
-    }
+    table.rows.map_or(Ok(()), |rows| rows.finish(ctx))
 }
 
 /// The columns (the first object's keys), the games reader, and one row's fields.

@@ -142,8 +142,7 @@ impl super::Reader for Parquet {
             .map_err(|e| ctx.stop(Location::File, format!("not a readable Parquet file: {e}")))?;
         let header = file.header.clone();
         let format = match ctx.opts.format {
-            Some(Format::Games) => Format::Games,
-            Some(Format::Standings) => Format::Standings,
+            Some(f @ (Format::Games | Format::Standings)) => f,
             _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
                 ctx.stop(
                     Location::File,
