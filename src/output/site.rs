@@ -451,15 +451,15 @@ impl fmt::Display for Percent<'_> {
     }
 }
 
-/// The signed change from `before` to `after`, with the decimals of the ratings shown beside
-/// it, and its cell's class.
-struct Delta {
-    /// "", " up" or " down".
+/// A change as a cell shows it: its text, and the cell's class.
+struct Change {
     class: &'static str,
     text: String,
 }
 
-fn delta(before: &f64, after: &f64) -> Delta {
+/// The signed change from `before` to `after`, with the decimals of the ratings shown beside
+/// it; its class "", " up" or " down".
+fn delta(before: &f64, after: &f64) -> Change {
     let delta = after - before;
     let (class, text) = if !delta.is_finite() {
         ("", DASH.to_string())
@@ -472,7 +472,7 @@ fn delta(before: &f64, after: &f64) -> Delta {
             Some(units) => (" down", format!("-{}", Fixed { units, d })),
         }
     };
-    Delta { class, text }
+    Change { class, text }
 }
 
 /// What the heading above a status's entrants says.
@@ -486,11 +486,6 @@ fn status_heading(s: &Status) -> &'static str {
 
 /// The change of rank since the previous run: ▲3, ▼2, "new", "=", and its class; nothing
 /// for a player not ranked.
-struct Change {
-    class: &'static str,
-    text: String,
-}
-
 fn change(p: &SitePlayer) -> Option<Change> {
     let rank = p.rank?;
     let (class, text) = match p.previous_rank {
