@@ -142,10 +142,9 @@ struct ReportPage<'a> {
     sections: Vec<Section<'a>>,
 }
 
-/// One system's section: its warnings, and its charts under their headings (`None`: no data).
+/// One system's section: the system, and its charts under their headings (`None`: no data).
 struct Section<'a> {
-    system: &'a str,
-    warnings: &'a [String],
+    sys: &'a SystemCharts,
     charts: Vec<(String, Option<String>)>,
 }
 
@@ -199,11 +198,7 @@ impl<'a> Section<'a> {
                 )?,
             ));
         }
-        Ok(Self {
-            system: &sys.system,
-            warnings: &sys.warnings,
-            charts,
-        })
+        Ok(Self { sys, charts })
     }
 }
 
