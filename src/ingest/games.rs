@@ -272,14 +272,9 @@ impl GamesReader {
 
     /// Ends the table: how its time column was read ([`UNTIMED`] without one).
     pub fn finish(self, ctx: &mut Context) {
-        let timed = self.schema.time.is_some();
-        let reading = if timed {
-            self.times.reading()
-        } else {
-            UNTIMED.to_string()
-        };
-        ctx.source.time_format = Some(reading);
-        ctx.source.untimed |= !timed;
+        let reading = self.schema.time.map(|_| self.times.reading());
+        ctx.source.untimed |= reading.is_none();
+        ctx.source.time_format = Some(reading.unwrap_or_else(|| UNTIMED.to_string()));
     }
 
     /// Validates one row and adds its game. `get(i)` is the i-th field ("" when null).
