@@ -1,5 +1,7 @@
 //! Finding a table's columns by name, and listing them in an error.
 
+use super::errors::FieldError;
+
 /// Index of the column named `name` (case-insensitive, surrounding spaces and a BOM ignored).
 pub(crate) fn find_column(header: &[String], name: &str) -> Option<usize> {
     header.iter().position(|h| {
@@ -7,6 +9,13 @@ pub(crate) fn find_column(header: &[String], name: &str) -> Option<usize> {
             .trim()
             .eq_ignore_ascii_case(name)
     })
+}
+
+/// The error of a missing column `field`: `missing column{what}header has: ...)`, `what`
+/// saying what the format needs and opening the parenthesis that lists the header.
+pub(crate) fn missing_column(header: &[String], field: &str, what: &str) -> FieldError {
+    let m = format!("missing column{what}header has: {})", header_list(header));
+    FieldError::new(field, m)
 }
 
 /// About how many characters of a header [`header_list`] shows.

@@ -71,11 +71,8 @@ pub(crate) fn numbered_files(dir: &Path) -> anyhow::Result<Vec<(u64, PathBuf)>> 
         let Ok(n) = stem.parse::<u64>() else { continue };
         let path = entry.path();
         // A FIFO (or a device, a folder) named like a contest is not one, and opening a FIFO
-        // would wait for a writer for ever: refused, named, never read nor passed over. A path
-        // whose metadata cannot be read is kept, so that reading it names the problem.
-        if let Ok(m) = std::fs::metadata(&path) {
-            super::errors::not_a_file(&path, &m)?;
-        }
+        // would wait for a writer for ever: refused, named, never read nor passed over.
+        super::errors::not_a_file(&path)?;
         files.push((n, path));
     }
     files.sort_unstable();
@@ -202,12 +199,10 @@ fn read_array(path: &Path, ctx: &mut Context) -> anyhow::Result<()> {
         return super::json_games::read(path, &bytes, ctx);
     }
     let contests: Vec<RawContest> = parse(&bytes).map_err(|e| json_error(path, &e))?;
-    let mut order: Vec<usize> = (0..contests.len()).collect();
-    order.sort_by_key(|&i| contests[i].time_seconds);
-    let mut slots: Vec<Option<RawContest>> = contests.into_iter().map(Some).collect();
-    for i in order {
+    let mut order: Vec<(usize, RawContest)> = contests.into_iter().enumerate().collect();
+    order.sort_by_key(|(_, c)| c.time_seconds);
+    for (i, c) in order {
         ctx.source.records += 1;
-        let c = slots[i].take().expect("each contest once");
         add_checked(ctx, check(&format!("#{i}"), c, ctx.opts.trim_names))?;
         // Streamed: handed on as added (in time order already).
         ctx.after_record(&Location::Contest(format!("#{i}")))?;

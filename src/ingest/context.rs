@@ -54,14 +54,7 @@ pub(crate) struct Emit<'o> {
 /// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
 #[derive(Debug)]
 pub struct ReplayStopped;
-
-impl std::fmt::Display for ReplayStopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the replay stopped")
-    }
-}
-
-impl std::error::Error for ReplayStopped {}
+super::errors::error_display!(ReplayStopped, self => "the replay stopped");
 
 /// The skipped records whose errors the source summary keeps.
 pub(crate) const SKIPPED_EXAMPLES: usize = 5;
@@ -133,16 +126,13 @@ impl<'o> Context<'o> {
             self.builder.mark_origins(self.marked, origin);
         }
         self.marked = kept;
-        // A whole read (most runs) has nothing to do here.
-        if self.emit.is_none() && self.builder.count().is_none() {
-            return Ok(());
-        }
         if let Some(count) = self.builder.count() {
             if count.first_disorder.is_some() && self.disorder_at.is_none() {
                 self.disorder_at = Some((self.file.clone(), at.clone()));
             }
             return Ok(());
         }
+        // A whole read (most runs) has nothing more to do here.
         let Some(e) = &mut self.emit else {
             return Ok(());
         };
@@ -151,11 +141,8 @@ impl<'o> Context<'o> {
         if n > e.looked {
             // Games and PGN give one contest per record at most.
             let t = b.pending_time(n - 1);
-            let error = |field: Option<&str>, message| InputError {
-                file: self.file.clone(),
-                at: at.clone(),
-                field: field.map(str::to_string),
-                message,
+            let error = |field: Option<&str>, message| {
+                InputError::new(&self.file, at.clone(), field.map(str::to_string), message)
             };
             if t < e.latest && !self.opts.input_order {
                 let m = format!(
@@ -232,12 +219,7 @@ impl<'o> Context<'o> {
 
     /// Builds the full error for a place in the file being read.
     pub fn error(&self, at: Location, e: FieldError) -> InputError {
-        InputError {
-            file: self.file.clone(),
-            at,
-            field: e.field,
-            message: e.message,
-        }
+        InputError::new(&self.file, at, e.field, e.message)
     }
 
     /// The error that stops the read: `message`, about a place in the file being read.

@@ -54,7 +54,6 @@ fn read_header<R: Read>(
         }
     }
     let rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::Line(1), e))?;
-    ctx.source.record_unit = Rows::UNIT.into();
     Ok((header, rows))
 }
 

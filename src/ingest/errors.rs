@@ -47,15 +47,38 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// `Display` (the message that `write!` makes of `$s`, the value) and `Error` for a type.
+macro_rules! error_display {
+    ($t:ty, $s:ident => $($message:tt)+) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&$s, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, $($message)+)
+            }
+        }
+        impl std::error::Error for $t {}
+    };
+}
+pub(crate) use error_display;
+
 impl InputError {
-    /// An error about a file as a whole (no line, no field).
-    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+    /// An error at `at` in `file`, about `field` when one is to blame.
+    pub fn new(
+        file: impl Into<String>,
+        at: Location,
+        field: Option<String>,
+        message: String,
+    ) -> Self {
         InputError {
             file: file.into(),
-            at: Location::File,
-            field: None,
+            at,
+            field,
             message,
         }
+    }
+
+    /// An error about a file as a whole (no line, no field).
+    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+        Self::new(file, Location::File, None, message)
     }
 
     /// An input that holds no contest to rate, with what was read and skipped.
@@ -145,9 +168,13 @@ pub fn origin_of(
 }
 
 /// Refuses a folder's member named as a data file that is not a regular file (nor a link to
-/// one): a FIFO, a device, a socket or a folder.
-pub(crate) fn not_a_file(path: &std::path::Path, m: &std::fs::Metadata) -> Result<(), InputError> {
+/// one): a FIFO, a device, a socket or a folder. A path whose metadata cannot be read passes,
+/// so that reading it names the problem.
+pub(crate) fn not_a_file(path: &std::path::Path) -> Result<(), InputError> {
     use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::metadata(path) else {
+        return Ok(());
+    };
     let t = m.file_type();
     let what = if m.is_file() {
         return Ok(());
@@ -181,9 +208,9 @@ pub(crate) fn json_error_as(
         serde_json::error::Category::Eof => format!("truncated JSON ({e})"),
         _ => format!("{what} ({e})"),
     };
-    let mut err = InputError::whole_file(file.display().to_string(), message);
-    if e.line() > 0 {
-        err.at = Location::Line(e.line() as u64);
-    }
-    err
+    let at = match e.line() {
+        0 => Location::File,
+        l => Location::Line(l as u64),
+    };
+    InputError::new(file.display().to_string(), at, None, message)
 }

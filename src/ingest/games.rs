@@ -18,7 +18,7 @@
 //! empty is not neutral), and in every game of a file whose `winner` column is side a's or
 //! side b's own column (sides listed as winner and loser have no first side).
 
-use super::columns::{find_column, header_list};
+use super::columns::{find_column, missing_column};
 use super::context::{Context, weight};
 use super::errors::FieldError;
 use super::options::{ColumnMap, TeamSeparator};
@@ -92,13 +92,8 @@ pub(crate) fn season_column(
     }
     let name = map.source("season");
     find_column(header, name).map(Some).ok_or_else(|| {
-        FieldError::new(
-            name,
-            format!(
-                "missing column: `--map season={name}` names no column of the header (header has: {})",
-                header_list(header)
-            ),
-        )
+        let what = format!(": `--map season={name}` names no column of the header (");
+        missing_column(header, name, &what)
     })
 }
 
@@ -108,16 +103,9 @@ impl GamesSchema {
     pub fn resolve(header: &[String], map: &ColumnMap, speed: bool) -> Result<Self, FieldError> {
         let col = |name: &str| find_column(header, map.source(name));
         let need = |name: &str| {
-            col(name).ok_or_else(|| {
-                FieldError::new(
-                    map.source(name),
-                    format!(
-                        "missing column (the games format needs a, b and a result, and reads \
-                         time where there is one; header has: {})",
-                        header_list(header)
-                    ),
-                )
-            })
+            let what = " (the games format needs a, b and a result, and reads time where there \
+                        is one; ";
+            col(name).ok_or_else(|| missing_column(header, map.source(name), what))
         };
         // A file of winners and losers (`--map winner=...,loser=...`): the winner is side a,
         // the loser side b, and neither plays a first side.
@@ -146,15 +134,10 @@ impl GamesSchema {
             _ => match one_hot(header, map)? {
                 Some((x, y, d)) => OutcomeColumns::OneHot(x, y, d),
                 None => {
-                    return Err(FieldError::new(
-                        map.source("result"),
-                        format!(
-                            "missing column: the games format needs `result`, `score_a` and \
-                             `score_b`, `winner`, or one column per outcome (`--map \
-                             a_wins=COLUMN,b_wins=COLUMN,draw=COLUMN`) (header has: {})",
-                            header_list(header)
-                        ),
-                    ));
+                    let what = ": the games format needs `result`, `score_a` and `score_b`, \
+                                `winner`, or one column per outcome (`--map \
+                                a_wins=COLUMN,b_wins=COLUMN,draw=COLUMN`) (";
+                    return Err(missing_column(header, map.source("result"), what));
                 }
             },
         };
@@ -224,14 +207,9 @@ fn one_hot(
 ) -> Result<Option<(usize, usize, Option<usize>)>, FieldError> {
     let col = |name: &str| find_column(header, map.source(name));
     let missing = |name: &str| {
-        FieldError::new(
-            map.source(name),
-            format!(
-                "missing column: one column per outcome needs a_wins and b_wins (and draw \
-                 where games can be drawn) (header has: {})",
-                header_list(header)
-            ),
-        )
+        let what = ": one column per outcome needs a_wins and b_wins (and draw where games \
+                    can be drawn) (";
+        missing_column(header, map.source(name), what)
     };
     let named = ["a_wins", "b_wins", "draw"]
         .iter()
@@ -267,16 +245,6 @@ fn winner_token(v: &str, (a_column, b_column): (&str, &str)) -> Option<f64> {
     }
 }
 
-/// A one-hot outcome cell: set (`1`, `true`, `yes`) or not (`0`, `false`, `no`, empty);
-/// `1.0` as pandas writes it counts too.
-fn one_hot_cell(v: &str) -> Option<bool> {
-    match v.trim() {
-        "1.0" => Some(true),
-        "0.0" => Some(false),
-        v => parse_flag(v),
-    }
-}
-
 /// Reads rows of a games table into the history.
 pub(crate) struct GamesReader {
     pub(crate) schema: GamesSchema,
@@ -304,14 +272,9 @@ impl GamesReader {
 
     /// Ends the table: how its time column was read ([`UNTIMED`] without one).
     pub fn finish(self, ctx: &mut Context) {
-        let timed = self.schema.time.is_some();
-        let reading = if timed {
-            self.times.reading()
-        } else {
-            UNTIMED.to_string()
-        };
-        ctx.source.time_format = Some(reading);
-        ctx.source.untimed |= !timed;
+        let reading = self.schema.time.map(|_| self.times.reading());
+        ctx.source.untimed |= reading.is_none();
+        ctx.source.time_format = Some(reading.unwrap_or_else(|| UNTIMED.to_string()));
     }
 
     /// Validates one row and adds its game. `get(i)` is the i-th field ("" when null).
@@ -478,12 +441,17 @@ impl GamesSchema {
         get: impl Fn(usize) -> &'r str,
     ) -> Result<f64, FieldError> {
         let name = |i: usize| self.name(i);
+        // A cell is set (`1`, `true`, `yes`) or not (`0`, `false`, `no`, empty); `1.0` as
+        // pandas writes it counts too.
         let cell = |i: usize| {
-            one_hot_cell(get(i)).ok_or_else(|| {
-                FieldError::new(
-                    name(i),
-                    format!("`{}` is not 1 or 0 (true or false)", get(i).trim()),
-                )
+            let v = get(i).trim();
+            let set = match v {
+                "1.0" => Some(true),
+                "0.0" => Some(false),
+                v => parse_flag(v),
+            };
+            set.ok_or_else(|| {
+                FieldError::new(name(i), format!("`{v}` is not 1 or 0 (true or false)"))
             })
         };
         let set = (

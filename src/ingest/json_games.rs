@@ -97,10 +97,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
             table.row(at, &object, ctx)?;
         }
     }
-    match table.rows {
-        Some(rows) => rows.finish(ctx),
-        None => Ok(()),
-    }
+    table.rows.map_or(Ok(()), |rows| rows.finish(ctx))
 }
 
 /// The columns (the first object's keys), the games reader, and one row's fields.
@@ -118,7 +115,6 @@ impl Table {
             Some(rows) => rows,
             None => {
                 self.columns = object.keys().map(|k| k.trim().to_string()).collect();
-                ctx.source.record_unit = Rows::UNIT.into();
                 let rows = Rows::new(Format::Games, &self.columns, ctx).map_err(|e| {
                     let mut err = ctx.error(at.clone(), e);
                     err.message = format!(

@@ -22,18 +22,8 @@ pub struct LineTooLong {
     pub line: u64,
 }
 
-impl std::fmt::Display for LineTooLong {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "line {} is longer than {} MiB, the most a line may hold",
-            self.line,
-            MAX_LINE >> 20
-        )
-    }
-}
-
-impl std::error::Error for LineTooLong {}
+super::errors::error_display!(LineTooLong, self =>
+    "line {} is longer than {} MiB, the most a line may hold", self.line, MAX_LINE >> 20);
 
 /// The line of a [`LineTooLong`] inside an I/O error, if that is what it is.
 pub fn too_long(e: &std::io::Error) -> Option<u64> {

@@ -32,6 +32,7 @@ use clap::ValueEnum as _;
 use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
+pub(crate) use errors::error_display;
 pub use errors::{InputError, Location, origin_of};
 pub use options::{CANONICAL_COLUMNS, ColumnMap, Format, IngestOptions, TeamSeparator};
 pub use parquet::probe_parquet_here;
@@ -170,12 +171,7 @@ fn check_series(h: &History) -> Result<(), InputError> {
             .map_err(|message| {
                 let (file, at) = errors::origin_of(&h.source, c.origin())
                     .unwrap_or_else(|| (h.source.path.clone(), Location::File));
-                InputError {
-                    file,
-                    at,
-                    field: Some("series".into()),
-                    message,
-                }
+                InputError::new(file, at, Some("series".into()), message)
             })?;
     }
     Ok(())

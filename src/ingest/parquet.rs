@@ -142,8 +142,7 @@ impl super::Reader for Parquet {
             .map_err(|e| ctx.stop(Location::File, format!("not a readable Parquet file: {e}")))?;
         let header = file.header.clone();
         let format = match ctx.opts.format {
-            Some(Format::Games) => Format::Games,
-            Some(Format::Standings) => Format::Standings,
+            Some(f @ (Format::Games | Format::Standings)) => f,
             _ => format_from_header(&header, &ctx.opts.map).ok_or_else(|| {
                 ctx.stop(
                     Location::File,
@@ -156,7 +155,6 @@ impl super::Reader for Parquet {
         };
         ctx.source.format = format!("parquet ({format})");
         let mut rows = Rows::new(format, &header, ctx).map_err(|e| ctx.error(Location::File, e))?;
-        ctx.source.record_unit = Rows::UNIT.into();
         // Only the columns read are decoded: one of a type that cannot be read is no matter
         // unless it is used.
         let used: Vec<String> = rows.used().into_iter().map(|i| header[i].clone()).collect();

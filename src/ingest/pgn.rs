@@ -43,10 +43,6 @@ impl Game {
         (*n == self.number).then_some((v.as_str(), *l))
     }
 
-    fn has(&self, name: &str) -> bool {
-        self.tag(name).is_some()
-    }
-
     fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -206,7 +202,7 @@ impl super::Reader for Pgn {
                     if comment_depth == 0 && line.starts_with('[') {
                         let (name, value) =
                             parse_tag(line).map_err(|m| ctx.stop(Location::Line(line_no), m))?;
-                        if in_moves || game.has(name) {
+                        if in_moves || game.tag(name).is_some() {
                             finish_game(ctx, &mut game)?;
                             in_moves = false;
                         }

@@ -93,10 +93,5 @@ fn error(file: &str, line: u64, field: Option<&str>, message: String) -> InputEr
     } else {
         Location::Line(line)
     };
-    InputError {
-        file: file.to_string(),
-        at,
-        field: field.map(str::to_string),
-        message,
-    }
+    InputError::new(file, at, field.map(str::to_string), message)
 }

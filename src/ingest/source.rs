@@ -105,12 +105,7 @@ impl Ahead {
 
 impl Read for Ahead {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let have = self.fill_buf()?;
-            let n = out.len().min(have.len());
-            out[..n].copy_from_slice(&have[..n]);
-            n
-        };
+        let n = self.fill_buf()?.read(out)?;
         self.consume(n);
         Ok(n)
     }
@@ -173,14 +168,7 @@ impl<R: Read> Read for Damaged<R> {
 /// read error.
 #[derive(Debug)]
 pub struct DamagedData(pub String);
-
-impl std::fmt::Display for DamagedData {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DamagedData {}
+super::errors::error_display!(DamagedData, self => "{}", self.0);
 
 /// How `path` is compressed (plain for standard input, which is not looked at).
 pub fn compression(path: &Path) -> Compression {
@@ -218,15 +206,9 @@ fn fill(r: &mut impl Read, buf: &mut [u8]) -> (usize, std::io::Result<()>) {
 /// The extension that tells the format, in lower case: the last one, or the one before a
 /// compression extension (`games.csv.gz` is a CSV).
 pub fn format_extension(path: &Path) -> Option<String> {
-    let ext = |p: &Path| {
-        p.extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-    };
-    match Compression::from_path(path) {
-        Compression::None => ext(path),
-        kind => ext(&kind.content_path(path)),
-    }
+    let content = Compression::from_path(path).content_path(path);
+    let ext = content.extension()?.to_str()?;
+    Some(ext.to_ascii_lowercase())
 }
 
 /// The data files of a folder that is not a contest JSON folder: CSV, TSV and PGN files
@@ -243,9 +225,7 @@ pub fn folder_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         );
         if !hidden && data {
             // (A FIFO or a device named as a data file is refused, never passed over.)
-            if let Ok(m) = std::fs::metadata(&path) {
-                super::errors::not_a_file(&path, &m)?;
-            }
+            super::errors::not_a_file(&path)?;
             files.push(path);
         }
     }

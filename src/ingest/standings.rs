@@ -13,7 +13,7 @@
 //! Its contests, players and errors are those of a whole read: a contest found invalid is
 //! reported where a whole read reports it, after every row.
 
-use super::columns::{find_column, header_list};
+use super::columns::{find_column, missing_column};
 use super::context::{Context, weight};
 use super::errors::{FieldError, Location};
 use super::options::ColumnMap;
@@ -38,15 +38,8 @@ impl StandingsSchema {
     pub fn resolve(header: &[String], map: &ColumnMap) -> Result<Self, FieldError> {
         let col = |name: &str| find_column(header, map.source(name));
         let need = |name: &str| {
-            col(name).ok_or_else(|| {
-                FieldError::new(
-                    map.source(name),
-                    format!(
-                        "missing column (the standings format needs contest, time, player and rank; header has: {})",
-                        header_list(header)
-                    ),
-                )
-            })
+            let what = " (the standings format needs contest, time, player and rank; ";
+            col(name).ok_or_else(|| missing_column(header, map.source(name), what))
         };
         Ok(Self {
             contest: need("contest")?,
@@ -63,13 +56,11 @@ impl StandingsSchema {
 
     /// The columns read, by position.
     pub fn used(&self) -> Vec<usize> {
-        [self.contest, self.time, self.player, self.rank]
+        let optional = [self.team, self.weight, self.share, self.season];
+        let required = [self.contest, self.time, self.player, self.rank];
+        required
             .into_iter()
-            .chain(
-                [self.team, self.weight, self.share, self.season]
-                    .into_iter()
-                    .flatten(),
-            )
+            .chain(optional.into_iter().flatten())
             .collect()
     }
 }

@@ -85,16 +85,11 @@ pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format>
     // The columns as `--map` names them: a file of `home_team,away_team` mapped to a and b
     // is a games table.
     format_from_header(&header, map).ok_or_else(|| {
-        InputError {
-            file: path.display().to_string(),
-            at: Location::Line(1),
-            field: None,
-            message: format!(
-                "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
-                header_list(&header)
-            ),
-        }
-        .into()
+        let m = format!(
+            "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
+            header_list(&header)
+        );
+        InputError::new(path.display().to_string(), Location::Line(1), None, m).into()
     })
 }
 
@@ -105,12 +100,13 @@ pub(crate) enum Rows {
 }
 
 impl Rows {
-    /// The reader of a table of `format` with this header.
+    /// The reader of a table of `format` with this header (whose records are rows).
     pub(crate) fn new(
         format: Format,
         header: &[String],
-        ctx: &Context,
+        ctx: &mut Context,
     ) -> Result<Self, FieldError> {
+        ctx.source.record_unit = "rows".into();
         let (map, times) = (&ctx.opts.map, ctx.opts.time_format.clone());
         // A streamed read (or its counting pass) takes a standings contest's rows together.
         let contiguous = ctx.emit.is_some() || ctx.builder.count().is_some();
@@ -167,7 +163,4 @@ impl Rows {
             Rows::Standings(s) => s.finish(ctx),
         }
     }
-
-    /// What a record of a table is.
-    pub(crate) const UNIT: &'static str = "rows";
 }

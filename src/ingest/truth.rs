@@ -82,26 +82,22 @@ pub fn read_truth(
         let Some(player) = players.find(name) else {
             return Ok(());
         };
+        let twice = |what: String| {
+            let m = format!("`{name}` has a second true value{what}");
+            Err(csv.error(line, Some("player"), m))
+        };
         match contest_col {
             Some(c) => {
                 let label = rec.get(c).unwrap_or("").trim();
                 for &k in contests_of.get(label).map_or(&[][..], Vec::as_slice) {
                     if per_contest.insert((k, player), value).is_some() {
-                        return Err(csv.error(
-                            line,
-                            Some("player"),
-                            format!("`{name}` has a second true value for contest `{label}`"),
-                        ));
+                        return twice(format!(" for contest `{label}`"));
                     }
                 }
             }
             None => {
                 if constant.insert(player, value).is_some() {
-                    return Err(csv.error(
-                        line,
-                        Some("player"),
-                        format!("`{name}` has a second true value"),
-                    ));
+                    return twice(String::new());
                 }
             }
         }

@@ -82,14 +82,12 @@ pub fn time_ticks(t0: i64, t1: i64, steps: &TickSteps) -> Option<(Vec<i64>, Time
                 .map_while(|i| first.checked_add(i * step))
                 .take_while(|&t| t <= t1)
                 .collect();
-            return Some((
-                ticks,
-                if step < DAY {
-                    TimeUnit::Hour
-                } else {
-                    TimeUnit::Day
-                },
-            ));
+            let unit = if step < DAY {
+                TimeUnit::Hour
+            } else {
+                TimeUnit::Day
+            };
+            return Some((ticks, unit));
         }
     }
     let month_start = |m: i64| -> Option<i64> {

@@ -37,10 +37,8 @@ pub fn table(
     (as_of, skip_all_tied): (Option<i64>, bool),
 ) -> H2h {
     let n = top.len();
-    let mut position = rustc_hash::FxHashMap::default();
-    for (k, r) in top.iter().enumerate() {
-        position.insert(r.player, k);
-    }
+    let position: rustc_hash::FxHashMap<_, _> =
+        top.iter().enumerate().map(|(k, r)| (r.player, k)).collect();
     // (wins of the first, draws, wins of the second) by (first, second) positions.
     let mut counts = vec![(0u64, 0u64, 0u64); n * n];
     for c in history.contests() {

@@ -1,5 +1,5 @@
 //! The one HTML escaper of the site and the report: askama applies it to every `{{ }}` of an
-//! `.html` template (`askama.toml`), and code that builds markup itself calls [`escape`].
+//! `.html` template (`askama.toml`).
 //!
 //! Markup's characters become the entities `&amp; &lt; &gt; &quot; &#39;`, and the control
 //! characters HTML does not allow in a page (see [`html_control`]) become U+FFFD, the
@@ -65,16 +65,16 @@ impl askama::filters::Escaper for Html {
     }
 }
 
-/// `s` escaped for HTML text and attribute values (see [`Html`]).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let _ = askama::filters::Escaper::write_escaped_str(&Html, &mut out, s);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `s` escaped for HTML text and attribute values (see [`Html`]).
+    fn escape(s: &str) -> String {
+        let mut out = String::new();
+        let _ = askama::filters::Escaper::write_escaped_str(&Html, &mut out, s);
+        out
+    }
 
     /// Markup's characters as entities, the control characters HTML refuses (C0 but tab and
     /// line ends, DEL, C1) as U+FFFD, the rest as it is (multi-byte characters beside them

@@ -147,14 +147,13 @@ pub enum LeaderboardFormat {
     Parquet,
 }
 
+/// The leaderboard's file in each format, in the order of [`LeaderboardFormat`]'s variants.
+const FILES: [&str; 3] = ["leaderboard.csv", "leaderboard.json", "leaderboard.parquet"];
+
 impl LeaderboardFormat {
     /// The file's name.
     pub fn file_name(self) -> &'static str {
-        match self {
-            Self::Csv => "leaderboard.csv",
-            Self::Json => "leaderboard.json",
-            Self::Parquet => "leaderboard.parquet",
-        }
+        FILES[self as usize]
     }
 }
 
@@ -163,7 +162,7 @@ pub struct Leaderboard;
 
 impl super::Output for Leaderboard {
     fn names(&self) -> &'static [&'static str] {
-        &["leaderboard.csv", "leaderboard.json", "leaderboard.parquet"]
+        &FILES
     }
 
     fn wanted(&self, done: &super::Replayed) -> Vec<&'static str> {

@@ -53,14 +53,7 @@ macro_rules! error {
 /// Another run holds the lock of an output folder or a state file (exit code 5).
 #[derive(Debug)]
 pub struct Busy(pub String);
-
-impl std::fmt::Display for Busy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Busy {}
+crate::ingest::error_display!(Busy, self => "{}", self.0);
 
 const MARK: &str = ".rate-batch-";
 
@@ -211,13 +204,6 @@ fn fault(step: &str) -> bool {
 
 fn injected(step: &str) -> io::Error {
     error!("injected failure at {step} (RATE_BATCH_FAULT)")
-}
-
-/// Removes what killed runs left for `base` in the folder `dir`; see [`remove_leftovers_in`].
-fn remove_leftovers(dir: &Path, base: &str, start: SystemTime) {
-    if let Ok(dir) = File::open(dir) {
-        remove_leftovers_in(&dir, base, start);
-    }
 }
 
 /// Removes the `.BASE.rate-batch-*` folders and regular files of an open folder that have a
@@ -832,7 +818,9 @@ impl FileSet {
     pub fn open(&mut self, path: &Path) -> io::Result<StagedFile> {
         let (dir, base) = split(path)?;
         fs::create_dir_all(&dir)?;
-        remove_leftovers(&dir, &base, SystemTime::now());
+        if let Ok(d) = File::open(&dir) {
+            remove_leftovers_in(&d, &base, SystemTime::now());
+        }
         let tmp = dir.join(temporary_name(&base));
         let file = open_at(CWD, &tmp, NEW_FILE, 0o666)?;
         // Removed on failure (only once made here: a name that already existed is another's).
@@ -936,7 +924,7 @@ mod tests {
         assert_eq!(temporaries().len(), 3);
         // Every one is older than this start.
         let later = SystemTime::now() + std::time::Duration::from_secs(3600);
-        remove_leftovers(dir.path(), "pairs.csv", later);
+        remove_leftovers_in(&File::open(dir.path()).unwrap(), "pairs.csv", later);
         assert_eq!(temporaries(), live, "only the killed run's file goes");
         assert_eq!(waiting.commit().unwrap(), std::slice::from_ref(&target));
         assert_eq!(fs::read_to_string(&target).unwrap(), "new");

@@ -123,7 +123,6 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
     ReportPage {
         title: &input.title,
         description: &input.description,
-        style: &style(),
         header: &input.table_header,
         rows: &input.table_rows,
         sections,
@@ -138,16 +137,14 @@ pub fn write_report(w: &mut dyn Write, input: &ReportInput) -> io::Result<()> {
 struct ReportPage<'a> {
     title: &'a str,
     description: &'a str,
-    style: &'a str,
     header: &'a [String],
     rows: &'a [Vec<String>],
     sections: Vec<Section<'a>>,
 }
 
-/// One system's section: its warnings, and its charts under their headings (`None`: no data).
+/// One system's section: the system, and its charts under their headings (`None`: no data).
 struct Section<'a> {
-    system: &'a str,
-    warnings: &'a [String],
+    sys: &'a SystemCharts,
     charts: Vec<(String, Option<String>)>,
 }
 
@@ -201,11 +198,7 @@ impl<'a> Section<'a> {
                 )?,
             ));
         }
-        Ok(Self {
-            system: &sys.system,
-            warnings: &sys.warnings,
-            charts,
-        })
+        Ok(Self { sys, charts })
     }
 }
 
@@ -215,6 +208,19 @@ fn style() -> String {
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A chart's frame on `area`: its margins (all round, and on the right), 48 pixels for the x
+/// labels and `y_labels` for the y labels.
+fn frame<'a, 'b>(
+    area: &'a Area<'b>,
+    (margin, right): (u32, u32),
+    y_labels: u32,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut chart = ChartBuilder::on(area);
+    chart.margin(margin).margin_right(right);
+    chart.x_label_area_size(48).y_label_area_size(y_labels);
+    chart
+}
 type DrawResult = Result<(), Box<dyn std::error::Error + 'static>>;
 
 /// Draws onto a fresh SVG canvas of `size` pixels and returns the `<svg>` element (`Some`,
@@ -332,10 +338,7 @@ fn trajectory_chart(players: &[(String, Vec<(i64, f64)>)]) -> io::Result<Option<
         let (plot, legend) = root.split_horizontally(WIDE - LEGEND_W);
         let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(70)
+        let mut chart = frame(&plot, (12, 12), 70)
             .build_cartesian_2d((t0..t1).with_key_points(ticks), y0..y1)?;
         chart
             .configure_mesh()
@@ -405,12 +408,7 @@ fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
     let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.08;
     let total: u64 = counts.iter().sum();
     render((NARROW + 160, 400), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(48)
-            .margin_right(36)
-            .y_label_area_size(80)
-            .build_cartesian_2d(lo..hi, 0.0..top)?;
+        let mut chart = frame(root, (12, 36), 80).build_cartesian_2d(lo..hi, 0.0..top)?;
         chart
             .configure_mesh()
             .x_labels(12)
@@ -454,12 +452,8 @@ fn interval_chart(players: &[(String, f64, f64, f64)]) -> io::Result<Option<Stri
     let n = players.len();
     let height = 80 + 22 * n as u32;
     render((WIDE, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_right(36)
-            .x_label_area_size(48)
-            .y_label_area_size(220)
-            .build_cartesian_2d(lo..hi, -0.5..n as f64 - 0.5)?;
+        let mut chart =
+            frame(root, (12, 36), 220).build_cartesian_2d(lo..hi, -0.5..n as f64 - 0.5)?;
         chart
             .configure_mesh()
             .x_labels(12)
@@ -595,11 +589,7 @@ fn time_lines_chart(
     render((WIDE, 400), |root| {
         let (ticks, with_time) = time_axis(t0, t1);
         let xfmt = |t: &i64| time_label(*t, with_time);
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_right(30)
-            .x_label_area_size(48)
-            .y_label_area_size(70)
+        let mut chart = frame(root, (12, 30), 70)
             .build_cartesian_2d((t0..t1).with_key_points(ticks), 0.0..top)?;
         chart
             .configure_mesh()
@@ -642,7 +632,6 @@ pub fn write_lines_page(
     LinesPage {
         title,
         text,
-        style: &style(),
         header,
         rows,
         chart: log_lines_chart(series, x_desc, y_desc)?,
@@ -656,7 +645,6 @@ pub fn write_lines_page(
 struct LinesPage<'a> {
     title: &'a str,
     text: &'a str,
-    style: &'a str,
     header: &'a [String],
     rows: &'a [Vec<String>],
     chart: Option<String>,
@@ -687,11 +675,7 @@ fn log_lines_chart(
         return Ok(None);
     };
     render((WIDE, 520), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .margin_right(30)
-            .x_label_area_size(48)
-            .y_label_area_size(80)
+        let mut chart = frame(root, (12, 30), 80)
             .build_cartesian_2d(x0..x1.max(x0 + 1.0), (y0 * 0.8..y1 * 1.25).log_scale())?;
         chart
             .configure_mesh()
@@ -780,11 +764,7 @@ fn calibration_chart(
     }
     let total: u64 = bins.iter().map(|b| b.games).sum();
     render((NARROW, 610), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(16)
-            .margin_right(28)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
+        let mut chart = frame(root, (16, 28), 64)
             // A little room around [0, 1] so that points on the edges are drawn whole.
             .build_cartesian_2d(-0.02..1.02, -0.02..1.02)?;
         chart

@@ -267,8 +267,6 @@ struct BoardPage<'a> {
     page: usize,
     /// Leads to the site's root.
     up: &'static str,
-    columns: Columns,
-    search_js: &'static str,
     /// The players of the page, each with the heading of his status above the first of the
     /// players not ranked who have it.
     rows: Vec<(Option<&'static str>, &'a SitePlayer)>,
@@ -296,8 +294,6 @@ impl<'a> BoardPage<'a> {
             site,
             page,
             up: if page == 1 { "" } else { "../" },
-            columns: site.columns,
-            search_js: SEARCH_JS.trim_end(),
             rows,
             pager: Pager::new(site.pages, page, on_page),
         }
@@ -429,11 +425,6 @@ impl fmt::Display for JsStr<'_> {
     }
 }
 
-/// Formats a rating for display (see [`Rating`]).
-pub fn format_rating(v: f64) -> String {
-    Rating(v).to_string()
-}
-
 /// "[lo, hi]".
 struct Interval<'a>(&'a (f64, f64));
 
@@ -460,15 +451,15 @@ impl fmt::Display for Percent<'_> {
     }
 }
 
-/// The signed change from `before` to `after`, with the decimals of the ratings shown beside
-/// it, and its cell's class.
-struct Delta {
-    /// "", " up" or " down".
+/// A change as a cell shows it: its text, and the cell's class.
+struct Change {
     class: &'static str,
     text: String,
 }
 
-fn delta(before: &f64, after: &f64) -> Delta {
+/// The signed change from `before` to `after`, with the decimals of the ratings shown beside
+/// it; its class "", " up" or " down".
+fn delta(before: &f64, after: &f64) -> Change {
     let delta = after - before;
     let (class, text) = if !delta.is_finite() {
         ("", DASH.to_string())
@@ -481,7 +472,7 @@ fn delta(before: &f64, after: &f64) -> Delta {
             Some(units) => (" down", format!("-{}", Fixed { units, d })),
         }
     };
-    Delta { class, text }
+    Change { class, text }
 }
 
 /// What the heading above a status's entrants says.
@@ -495,11 +486,6 @@ fn status_heading(s: &Status) -> &'static str {
 
 /// The change of rank since the previous run: ▲3, ▼2, "new", "=", and its class; nothing
 /// for a player not ranked.
-struct Change {
-    class: &'static str,
-    text: String,
-}
-
 fn change(p: &SitePlayer) -> Option<Change> {
     let rank = p.rank?;
     let (class, text) = match p.previous_rank {
@@ -959,7 +945,7 @@ mod tests {
             (f64::INFINITY, "–"),
             (f64::NEG_INFINITY, "–"),
         ] {
-            assert_eq!(format_rating(v), s, "{v}");
+            assert_eq!(Rating(v).to_string(), s, "{v}");
         }
         assert_eq!(Percent(&0.95).to_string(), "95%");
         assert_eq!(Percent(&0.683).to_string(), "68.3%");

@@ -241,26 +241,18 @@ pub fn print_summary(
     top: usize,
 ) -> io::Result<()> {
     let pool = |r: &LeaderRow| split_pool(history.name(r.player)).1;
-    let mut start = 0;
-    while start < rows.len() {
-        let end = start
-            + rows[start..]
-                .iter()
-                .take_while(|r| pool(r) == pool(&rows[start]))
-                .count();
-        let group = &rows[start..end];
-        if let Some(name) = pool(&rows[start]) {
+    for (k, group) in rows.chunk_by(|a, b| pool(a) == pool(b)).enumerate() {
+        if let Some(name) = pool(&group[0]) {
             let n = status_counts(group);
             writeln!(
                 out,
                 "{}pool {name}: {} rated, {} ranked",
-                if start > 0 { "\n" } else { "" },
+                if k > 0 { "\n" } else { "" },
                 group.len(),
                 n[0]
             )?;
         }
         print_table(out, history, result, group, top)?;
-        start = end;
     }
     let counts = status_counts(rows);
     writeln!(
