@@ -219,12 +219,7 @@ impl InputArgs {
             time_format,
             trim_names: self.trim_names,
             seed_from_pgn: self.seed_from_pgn,
-            aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
-                    p,
-                )?)),
-                None => None,
-            },
+            aliases: read_aliases(self.aliases.as_deref())?,
             dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
             input_order: self.order == Some(Order::Input),
@@ -452,8 +447,7 @@ impl RunArgs {
     ) -> anyhow::Result<RunOptions> {
         let mut ingest = input.ingest_with(preset)?;
         let mut replay = self.replay_options(&ingest, preset)?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        ingest.events = replay.period == Period::Event;
+        set_order(&mut ingest, &mut replay)?;
         Ok(RunOptions {
             input: input.first(),
             ingest,
@@ -523,28 +517,22 @@ impl RunArgs {
 
     /// The leaderboard options (a preset's status rule under the thresholds given).
     pub fn leaderboard(&self, preset: &Preset) -> Result<LeaderboardOptions, UsageError> {
-        let mut anchors = Vec::with_capacity(self.anchor.len());
-        for a in &self.anchor {
+        let anchor = |a: &String| {
             let parsed = a.rsplit_once('=').and_then(|(name, r)| {
                 let r: f64 = r.trim().parse().ok()?;
                 (r.is_finite() && !name.trim().is_empty()).then(|| (name.trim().to_string(), r))
             });
-            match parsed {
-                Some(p) => anchors.push(p),
-                None => {
-                    return Err(UsageError(format!(
-                        "--anchor `{a}` is not of the form NAME=RATING (a finite number)"
-                    )));
-                }
-            }
-        }
-        let active_since = match &self.active_since {
-            Some(t) => Some(
-                crate::ingest::time::parse_time(t.trim())
-                    .map_err(|e| UsageError(format!("--active-since: {e}")))?,
-            ),
-            None => None,
+            parsed.ok_or_else(|| {
+                UsageError(format!(
+                    "--anchor `{a}` is not of the form NAME=RATING (a finite number)"
+                ))
+            })
         };
+        let anchors = self.anchor.iter().map(anchor).collect::<Result<_, _>>()?;
+        let active_since = (self.active_since.as_deref())
+            .map(|t| crate::ingest::time::parse_time(t.trim()))
+            .transpose()
+            .map_err(|e| UsageError(format!("--active-since: {e}")))?;
         let active_within_days = match self.active_within.as_deref().map(str::trim) {
             Some("none") => Some(None),
             Some(s) => Some(Some(
@@ -712,8 +700,7 @@ impl TuneArgs {
         };
         self.rounds
             .apply(&mut replay, &preset, ingest.map.maps("season"))?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        ingest.events = replay.period == Period::Event;
+        set_order(&mut ingest, &mut replay)?;
         Ok(tune::TuneJob {
             // What tune does not write is left at its defaults.
             run: RunOptions {
@@ -721,18 +708,12 @@ impl TuneArgs {
                 ingest,
                 replay,
                 initial_ratings: self.initial_ratings.clone(),
-                truth: None,
                 stream: (self.stream.stream, self.stream.stream_block.max(1)),
                 quiet: self.quiet,
-                json: false,
                 out: self.out.clone(),
                 history_format: HistoryFormat::None,
-                leaderboard_format: crate::output::LeaderboardFormat::Csv,
-                leaderboard: LeaderboardOptions::default(),
-                report: false,
-                predictions: false,
-                ci: None,
                 ci_level: 0.95,
+                ..RunOptions::default()
             },
             system,
             grid,
@@ -1001,17 +982,19 @@ fn parse_span_days(flag: &str, text: &str) -> Result<f64, String> {
     }
 }
 
-/// Whether the contests keep the input's order; refused with rounds of a calendar period
-/// (which gather contests by time).
-fn checked_order(ingest: &IngestOptions, period: Period) -> Result<bool, UsageError> {
-    if ingest.input_order && period.calendar_key(0).is_some() {
+/// Whether the contests keep the input's order (refused with rounds of a calendar period,
+/// which gather contests by time), and whether the reader gathers events.
+fn set_order(ingest: &mut IngestOptions, replay: &mut ReplayOptions) -> Result<(), UsageError> {
+    if ingest.input_order && replay.period.calendar_key(0).is_some() {
         return Err(UsageError(
             "--order input replays the contests as the input lists them, a game or a series a \
              round: --period day, week and month gather contests by time (use --order time)"
                 .into(),
         ));
     }
-    Ok(ingest.input_order)
+    replay.input_order = ingest.input_order;
+    ingest.events = replay.period == Period::Event;
+    Ok(())
 }
 
 /// `--rating-period`: a span of more than 0 days (and at most 100 years).
@@ -1027,6 +1010,14 @@ fn rating_period_days(text: Option<&str>) -> Result<Option<f64>, UsageError> {
         )));
     }
     Ok(Some(days))
+}
+
+/// `--aliases`: the file read, shared by the jobs that take it.
+fn read_aliases(
+    file: Option<&std::path::Path>,
+) -> Result<Option<std::sync::Arc<crate::names::Aliases>>, crate::ingest::InputError> {
+    let aliases = file.map(crate::ingest::aliases::read_aliases).transpose()?;
+    Ok(aliases.map(std::sync::Arc::new))
 }
 
 /// The preset a `--preset` names, else `system` with its defaults and no option of its own.
@@ -1096,14 +1087,13 @@ impl SystemParams {
         if let Some(v) = &self.mov_multiplier {
             m.insert("mov_multiplier".into(), Value::from(v.trim()));
         }
-        if self.score_share {
-            m.insert("score_share".into(), Value::Bool(true));
-        }
-        if self.zero_sum {
-            m.insert("zero_sum".into(), Value::Bool(true));
-        }
-        if self.split_ties {
-            m.insert("split_ties".into(), Value::Bool(true));
+        let flags = [
+            ("score_share", self.score_share),
+            ("zero_sum", self.zero_sum),
+            ("split_ties", self.split_ties),
+        ];
+        for (name, _) in flags.into_iter().filter(|f| f.1) {
+            m.insert(name.into(), Value::Bool(true));
         }
         for p in &self.param {
             parse_param(p, &mut m)?;
@@ -1174,12 +1164,7 @@ impl MatchArgs {
             out: self.out.clone(),
             unknown: self.unknown,
             quiet: self.quiet,
-            aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
-                    p,
-                )?)),
-                None => None,
-            },
+            aliases: read_aliases(self.aliases.as_deref())?,
         })
     }
 }

@@ -152,12 +152,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
     let (rows, done) = table_rows(job, &refused, outcomes)?;
     for r in &rows {
-        for w in &r.warnings {
-            eprintln!(
-                "warning: {} predicts worse than knowing nothing of the players: {w}",
-                r.system
-            );
-        }
+        super::metrics_doc::print_warnings(&r.system, &r.warnings);
     }
     // Every completed system's metrics re-summed with the same counts: paired.
     let reports: Option<Replicates> = job.run.ci.map(|ci| {

@@ -96,6 +96,13 @@ pub(crate) fn warnings(m: &MetricsReport) -> Vec<String> {
     out
 }
 
+/// Prints a system's [`warnings`] on standard error.
+pub(crate) fn print_warnings(system: &str, warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {system} predicts worse than knowing nothing of the players: {w}");
+    }
+}
+
 /// The metrics' bootstrap replicates as intervals (and, where given, how many of the
 /// rating replicates completed and failed), for `metrics.json`.
 pub(crate) fn intervals(

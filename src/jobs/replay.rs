@@ -102,12 +102,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         resume.as_ref(),
     );
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
-    for w in &outcome.warnings {
-        eprintln!(
-            "warning: {} predicts worse than knowing nothing of the players: {w}",
-            job.system.name()
-        );
-    }
+    super::metrics_doc::print_warnings(job.system.name(), &outcome.warnings);
     if job.run.report {
         let input = super::report_input::report_input(
             &loaded,

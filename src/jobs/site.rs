@@ -388,18 +388,20 @@ fn tallies(history: &History, rated: &[u32], earlier: Option<&EarlierSite>) -> T
         let ([p], [q]) = (x.players, y.players) else {
             continue;
         };
-        // p's result: 0 a win, 1 a draw, 2 a loss.
-        let k = if x.hi == 0 {
-            0
-        } else if x.lo == 0 {
-            1
-        } else {
-            2
-        };
+        let k = result_of(&x);
         let (a, b, k) = if p < q { (*p, *q, k) } else { (*q, *p, 2 - k) };
         pairs.entry((a, b)).or_default()[k] += 1;
     }
     Tallies(pairs)
+}
+
+/// An entry's result in a two-entry contest: 0 a win, 1 a draw, 2 a loss.
+fn result_of(e: &crate::history::Entry) -> usize {
+    match (e.hi, e.lo) {
+        (0, _) => 0,
+        (_, 0) => 1,
+        _ => 2,
+    }
 }
 
 /// Per player, the opponents met most: (opponent, wins, draws, losses).
@@ -502,14 +504,7 @@ fn recent_game(
                         .join(" + "),
                 ),
             };
-            let result = if e.hi == 0 {
-                "W"
-            } else if e.lo == 0 {
-                "D"
-            } else {
-                "L"
-            };
-            (opponent, result.to_string())
+            (opponent, ["W", "D", "L"][result_of(&e)].to_string())
         }
         Some(e) => {
             let place = if e.lo == e.hi {

@@ -5,7 +5,7 @@ use super::errors::UsageError;
 use super::load::Loaded;
 use super::options::RunOptions;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
-use super::sink::{Batch, RateMeter, Rows, Sink};
+use super::sink::{Batch, Rows, Sink};
 use super::stream::{Piece, Ran, RunStream, replay_streamed};
 use crate::history::{History, PlayerId};
 use crate::ingest::stream::Streamed;
@@ -228,16 +228,14 @@ pub fn replay_system(
     let history = &loaded.history;
     let t1 = Instant::now();
     let mut sink = Sink {
-        rows: Rows::Drop,
         bar: job.bar.clone(),
         trajectory: (job.chart_players() > 0).then(Vec::new),
-        rate: RateMeter::new(),
         truth: loaded
             .truth
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
         site: job.site.then(super::site::SiteTrack::default),
-        rated: super::sink::Rated::default(),
+        ..Sink::quiet()
     };
     let Ran {
         result,

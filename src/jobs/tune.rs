@@ -6,7 +6,7 @@
 //!
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
-use super::errors::{PartialFailure, ReaderFailed, UsageError};
+use super::errors::{PartialFailure, UsageError};
 use super::load::{Loaded, check_replay_options};
 use super::options::{OPTION_KEYS, RunOptions, set_options};
 use super::resume::ReplayFailure;
@@ -249,34 +249,6 @@ fn outcomes(scored: Vec<Scored>) -> Vec<Outcome> {
         .collect()
 }
 
-/// Scores every set on the first `fraction` of the contests (in parallel), best first.
-pub fn run_trials(
-    history: &History,
-    kind: SystemKind,
-    sets: Vec<ParamMap>,
-    metric: TuneMetric,
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Vec<Trial>, String> {
-    let slice = slice_options(history.len(), fraction, base);
-    let scored = replay_sets(history, kind, &sets.iter().collect::<Vec<_>>(), &slice)?;
-    rank(kind, sets, outcomes(scored), metric)
-}
-
-/// Metrics of a whole replay scored on everything after the first `fraction` of contests
-/// (the inner error: the replay diverged).
-pub fn held_out(
-    history: &History,
-    kind: SystemKind,
-    params: &ParamMap,
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Scored, String> {
-    let opts = &held_options(fraction, base);
-    let (params, opts) = &set_options(params, opts)?;
-    dispatch(kind, params, Score { history, opts })
-}
-
 pub use super::shard::Outcome;
 
 /// The trials of the sets scored `outcomes` (a set whose replay ran away has failed), best
@@ -367,9 +339,8 @@ fn replay_loaded(
                 scored.push(Ok(ran.result.metrics));
             }
             Err(ReplayFailure::Diverged(d)) => scored.push(Err(d)),
-            Err(ReplayFailure::State(e)) => return Err(e),
-            // The reader's error was returned by the fan-out.
-            Err(ReplayFailure::Unread) => return Err(ReaderFailed.into()),
+            // (Unread: the reader's error was returned by the fan-out.)
+            Err(failure) => return Err(failure.error()),
         }
     }
     Ok((scored, read))
@@ -696,6 +667,34 @@ fn job_key(job: &TuneJob, sets: usize) -> Value {
 mod tests {
     use super::*;
     use crate::history::{HistoryBuilder, SourceInfo};
+
+    /// Scores every set on the first `fraction` of the contests (in parallel), best first.
+    fn run_trials(
+        history: &History,
+        kind: SystemKind,
+        sets: Vec<ParamMap>,
+        metric: TuneMetric,
+        fraction: f64,
+        base: &ReplayOptions,
+    ) -> Result<Vec<Trial>, String> {
+        let slice = slice_options(history.len(), fraction, base);
+        let scored = replay_sets(history, kind, &sets.iter().collect::<Vec<_>>(), &slice)?;
+        rank(kind, sets, outcomes(scored), metric)
+    }
+
+    /// Metrics of a whole replay scored on everything after the first `fraction` of contests
+    /// (the inner error: the replay diverged).
+    fn held_out(
+        history: &History,
+        kind: SystemKind,
+        params: &ParamMap,
+        fraction: f64,
+        base: &ReplayOptions,
+    ) -> Result<Scored, String> {
+        let opts = &held_options(fraction, base);
+        let (params, opts) = &set_options(params, opts)?;
+        dispatch(kind, params, Score { history, opts })
+    }
 
     /// Every default grid holds each of its parameters' default value exactly, as promised
     /// (the tie rule prefers sets at their defaults only if the grid has them).
