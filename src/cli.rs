@@ -4,11 +4,12 @@
 
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
+use crate::jobs::UsageError;
 use crate::jobs::compare;
 use crate::jobs::options::RunOptions;
+use crate::jobs::replay::{ReplayJob, run_replay};
 use crate::jobs::stream::StreamMode;
 use crate::jobs::tune;
-use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::presets::Preset;
 use crate::replay::{Draws, Growth, Period, ReplayOptions};

@@ -473,13 +473,7 @@ fn table_rows(
     for ((name, outcome), refused) in job.names.iter().zip(outcomes).zip(refused) {
         let (row, outcome) = match (refused, outcome) {
             (Some(why), _) => (CompareRow::refused(name, why.clone()), None),
-            (None, Ok(o)) => {
-                let row = CompareRow {
-                    system: name.clone(),
-                    ..CompareRow::new(&o)
-                };
-                (row, Some(o))
-            }
+            (None, Ok(o)) => (CompareRow::new(name, &o), Some(o)),
             (None, Err(e)) => match e
                 .chain()
                 .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())

@@ -18,6 +18,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// An ingested history with the players seeded from `--initial-ratings`.
+#[derive(Default)]
 pub struct Loaded {
     /// The history.
     pub history: History,
@@ -122,8 +123,7 @@ pub fn load(
         seeds_file: initial_ratings.map(Path::to_path_buf),
         ingest_time: t0.elapsed(),
         truth,
-        stream: None,
-        seed_list: None,
+        ..Loaded::default()
     })
 }
 
@@ -194,14 +194,11 @@ pub(crate) fn load_or_stream(
             );
             Ok(Loaded {
                 history: History::players_only(Vec::new(), source),
-                seeds: Vec::new(),
-                seeds_absent: 0,
-                seeded_from_pgn: 0,
                 seeds_file: run.initial_ratings.clone(),
                 ingest_time: t0.elapsed(),
-                truth: None,
                 stream: Some(plan),
                 seed_list: seeds.map(std::sync::Arc::new),
+                ..Loaded::default()
             })
         }
         None => load(

@@ -22,11 +22,7 @@ pub mod stream;
 pub mod system;
 pub mod tune;
 
-pub use errors::{PartialFailure, UsageError, exit_code};
-pub use load::{Loaded, check_replay_options, load};
-pub use replay::{ReplayJob, replay_outputs, run_replay};
-pub use resume::StateJob;
-pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
+pub use errors::{UsageError, exit_code};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -121,7 +121,7 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
     let done = Done {
         site: job.site.as_deref().zip(site_pages),
         history: outcome.input(&loaded),
-        contests: outcome.totals(&loaded).contests,
+        contests: super::system::totals(&loaded, outcome.streamed.as_ref()).contests,
         outcome: &outcome,
         from_input: &system_job.from_input,
         written: &written,

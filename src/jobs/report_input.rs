@@ -26,12 +26,8 @@ pub fn report_input(
     ci: Option<&crate::bootstrap::CiOptions>,
 ) -> output::report::ReportInput {
     let history = &loaded.history;
-    let mut rows: Vec<CompareRow> = (outcomes.iter())
-        .map(|(name, o)| CompareRow {
-            system: (*name).to_string(),
-            ..CompareRow::new(o)
-        })
-        .collect();
+    let rows = outcomes.iter().map(|(name, o)| CompareRow::new(name, o));
+    let mut rows: Vec<CompareRow> = rows.collect();
     if let Some(ci) = ci {
         // The metrics' intervals, and with several systems the marks against the best.
         let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = outcomes

@@ -102,11 +102,6 @@ impl SystemOutcome {
             .map_or(&loaded.history, |s| &s.players)
     }
 
-    /// The size of the input.
-    pub fn totals(&self, loaded: &Loaded) -> super::load::Totals {
-        totals(loaded, self.streamed.as_ref())
-    }
-
     /// Rounds per second over the whole replay.
     pub fn rounds_per_second(&self) -> f64 {
         self.result.rounds as f64 / self.replay_seconds.max(1e-9)

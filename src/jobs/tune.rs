@@ -594,14 +594,18 @@ fn fmt(v: Option<f64>) -> String {
 
 /// Parameters as printed: `name=value`, the names as the command line spells them.
 fn describe(params: &ParamMap) -> String {
-    params
+    let each = params
         .iter()
-        .map(|(k, v)| match v {
-            Value::String(word) => format!("{}={word}", k.replace('_', "-")),
-            _ => format!("{}={v}", k.replace('_', "-")),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+        .map(|(k, v)| format!("{}={}", k.replace('_', "-"), text(v)));
+    each.collect::<Vec<_>>().join(" ")
+}
+
+/// A parameter's value as printed and in `tune.csv`: a word as it is, a number as JSON.
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(word) => word.clone(),
+        _ => v.to_string(),
+    }
 }
 
 /// `tune.csv`: one row per set, best first: the parameters, then the tuning metrics.
@@ -619,17 +623,13 @@ fn write_trials(
         "log_loss",
         "brier",
         "accuracy",
+        "failed",
     ]);
-    header.push("failed");
     out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
         let mut record = vec![(i + 1).to_string()];
-        let value = |n: &String| match t.params.get(n) {
-            Some(Value::String(word)) => word.clone(),
-            Some(v) => v.to_string(),
-            None => String::new(),
-        };
+        let value = |n: &String| t.params.get(n).map_or(String::new(), text);
         record.extend(grid.iter().map(|(n, _)| value(n)));
         let (all, two) = (&t.tuning.all, &t.tuning.two_player);
         let metrics = [all.pair_inversion, all.rank_deviation, two.log_loss];
