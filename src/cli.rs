@@ -469,7 +469,6 @@ impl RunArgs {
         })
     }
 
-    /// The replay options.
     /// The replay options, a preset's where none is given.
     pub fn replay_options(
         &self,

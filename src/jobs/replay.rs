@@ -109,12 +109,8 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
             &[(job.system.name(), &outcome)],
             job.run.ci.as_ref(),
         );
-        staged
-            .root()
-            .write("report.html", |w| output::report::write_report(w, &input))
-            .with_context(|| {
-                format!("cannot write {}", job.run.out.join("report.html").display())
-            })?;
+        let write = |w: &mut dyn Write| output::report::write_report(w, &input);
+        super::write_file(&staged.root(), "report.html", write)?;
     }
     let site_pages = write_site_pages(job, site.as_ref(), &outcome, &loaded)?;
     let written = publish(job, staged, site, &outcome)?;
@@ -471,7 +467,7 @@ impl Done<'_> {
             "metrics": result.metrics,
             "intervals": self.outcome.intervals,
             "warnings": self.outcome.warnings,
-            "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "written": super::shown(self.written),
             "site": self.site.map(|(d, n)| serde_json::json!({"folder": d.display().to_string(), "player_pages": n})),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
             "seconds": self.seconds,
@@ -517,12 +513,7 @@ impl Done<'_> {
             output::print_intervals(stdout, iv)?;
         }
         writeln!(stdout)?;
-        let names: Vec<String> = self
-            .written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        writeln!(stdout, "Wrote {}", names.join(", "))?;
+        writeln!(stdout, "Wrote {}", super::shown(self.written).join(", "))?;
         if let Some((dir, pages)) = self.site {
             writeln!(
                 stdout,

@@ -289,9 +289,7 @@ pub fn replay_system(
     };
     for file in output::SYSTEM_FILES {
         for name in file.wanted(&done) {
-            staged
-                .write(name, |w| file.write(name, &done, w))
-                .with_context(|| cannot_write(staged, name))?;
+            super::write_file(staged, name, |w| file.write(name, &done, w))?;
         }
     }
     let site = sink.site.take().map(|track| (track, metrics));
@@ -413,7 +411,7 @@ pub(crate) fn streamed_totals(s: &Streamed) -> super::load::Totals {
     }
 }
 
-fn cannot_write(staged: &Folder, name: &str) -> String {
+pub(crate) fn cannot_write(staged: &Folder, name: &str) -> String {
     format!("cannot write {}", staged.final_path(name).display())
 }
 

@@ -438,10 +438,8 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .pop()
         .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
     let best_held = held.pop();
-    staged
-        .root()
-        .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
-        .with_context(|| format!("cannot write {}", job.run.out.join("tune.csv").display()))?;
+    let write = |w: &mut dyn Write| write_trials(w, &job.grid, &trials);
+    super::write_file(&staged.root(), "tune.csv", write)?;
     let written = staged.commit()?;
     let held = [
         ("tuned", best_held.as_ref()),
@@ -582,8 +580,7 @@ fn print_report(
     if let Some(best) = trials.iter().find(|t| t.failed.is_none()) {
         writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
     }
-    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    writeln!(stdout, "Wrote {}", names.join(", "))?;
+    writeln!(stdout, "Wrote {}", super::shown(written).join(", "))?;
     Ok(())
 }
 
