@@ -44,7 +44,7 @@ pub enum Command {
     /// Pair waiting players as Yuksel 2024 proposes (section 4): each player's desired win
     /// probability from his recent results, the opponent rating that gives it, and group
     /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
-    Matchmake(Box<MatchArgs>),
+    Matchmake(Box<crate::jobs::matchmake::MatchJob>),
     /// List the player names of a history that look like one player written several ways
     /// (case, accents, punctuation, word order, initials; with --one-edit, surnames one edit
     /// apart), as a CSV `alias,player,reason,...` to check and give back as `--aliases`.
@@ -220,7 +220,10 @@ impl InputArgs {
             time_format,
             trim_names: self.trim_names,
             seed_from_pgn: self.seed_from_pgn,
-            aliases: read_aliases(self.aliases.as_deref())?,
+            aliases: (self.aliases.as_deref())
+                .map(crate::ingest::aliases::read_aliases)
+                .transpose()?
+                .map(std::sync::Arc::new),
             dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
             input_order: self.order == Some(Order::Input),
@@ -1012,14 +1015,6 @@ fn rating_period_days(text: Option<&str>) -> Result<Option<f64>, UsageError> {
     Ok(Some(days))
 }
 
-/// `--aliases`: the file read, shared by the jobs that take it.
-fn read_aliases(
-    file: Option<&std::path::Path>,
-) -> Result<Option<std::sync::Arc<crate::names::Aliases>>, crate::ingest::InputError> {
-    let aliases = file.map(crate::ingest::aliases::read_aliases).transpose()?;
-    Ok(aliases.map(std::sync::Arc::new))
-}
-
 /// The preset a `--preset` names, else `system` with its defaults and no option of its own.
 fn with_preset(system: SystemKind, preset: Option<&str>) -> Result<Preset, UsageError> {
     match preset {
@@ -1099,73 +1094,6 @@ impl SystemParams {
             parse_param(p, &mut m)?;
         }
         Ok(m)
-    }
-}
-
-/// The matchmaking's options.
-#[derive(Debug, Args)]
-pub struct MatchArgs {
-    /// A state written by `replay --save-state` (any system).
-    #[arg(long, value_name = "FILE")]
-    state: PathBuf,
-    /// The waiting players: a CSV with a `player` column.
-    #[arg(long, value_name = "FILE")]
-    pool: PathBuf,
-    /// n: the recent games the win rate is kept on target over (at most 16 are stored).
-    #[arg(long, default_value_t = 5)]
-    window: usize,
-    /// lambda: the target win rate.
-    #[arg(long, default_value_t = 0.5)]
-    target: f64,
-    /// delta_p: the acceptable opponents' window in win probability.
-    #[arg(long, default_value_t = 0.05)]
-    delta_p: f64,
-    /// Swap players at most this many places in the sorted list, to vary the pairs.
-    #[arg(long, default_value_t = 0)]
-    shuffle: usize,
-    /// Seed of the shuffle.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Output CSV of the pairs.
-    #[arg(long, default_value = "output/pairs.csv")]
-    out: PathBuf,
-    /// A waiting player the state does not know: an error listing them (`error`), or a
-    /// newcomer at the system's starting rating (`newcomer`).
-    #[arg(long, value_enum, default_value_t = crate::jobs::matchmake::Unknown::Error)]
-    unknown: crate::jobs::matchmake::Unknown,
-    /// A CSV `alias,player`: waiting players named by an alias are found under their
-    /// player's name (as `replay --aliases` rated them).
-    #[arg(long, value_name = "FILE")]
-    aliases: Option<PathBuf>,
-    /// Print nothing on success.
-    #[arg(long)]
-    quiet: bool,
-}
-
-impl MatchArgs {
-    /// The job these arguments describe.
-    pub fn job(&self) -> anyhow::Result<crate::jobs::matchmake::MatchJob> {
-        if self.window > crate::replay::RECENT {
-            return Err(UsageError(format!(
-                "--window {}: at most {} recent results are kept per player",
-                self.window,
-                crate::replay::RECENT
-            ))
-            .into());
-        }
-        Ok(crate::jobs::matchmake::MatchJob {
-            state: self.state.clone(),
-            pool: self.pool.clone(),
-            window: self.window,
-            target: self.target,
-            delta_p: self.delta_p,
-            shuffle: self.shuffle,
-            seed: self.seed,
-            out: self.out.clone(),
-            unknown: self.unknown,
-            quiet: self.quiet,
-            aliases: read_aliases(self.aliases.as_deref())?,
-        })
     }
 }
 
@@ -1347,7 +1275,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
         }
-        Command::Matchmake(args) => crate::jobs::matchmake::run_matchmake(&args.job()?, stdout),
+        Command::Matchmake(job) => crate::jobs::matchmake::run_matchmake(&job, stdout),
         Command::Names(args) => crate::jobs::names::run_names(
             &crate::jobs::names::NamesJob {
                 input: args.input.first(),
