@@ -1039,42 +1039,30 @@ impl SystemParams {
     /// The parameters given, by name.
     pub fn to_map(&self) -> Result<ParamMap, String> {
         let mut m = ParamMap::new();
-        let mut bad: Option<String> = None;
-        let mut num = |k: &str, v: Option<f64>| {
-            if let Some(v) = v {
-                match crate::systems::number(v) {
-                    Some(n) => {
-                        m.insert(k.into(), n);
-                    }
-                    None => {
-                        bad.get_or_insert(format!(
-                            "--{}: {v} is not a finite number",
-                            k.replace('_', "-")
-                        ));
-                    }
-                }
-            }
-        };
-        num("k", self.k);
-        num("scale", self.scale);
-        num("start", self.start);
-        num("floor", self.floor);
-        num("margin", self.margin);
-        num("win_bonus", self.win_bonus);
-        num("alpha", self.alpha);
-        num("max_delta", self.max_delta);
-        num("step_scale", self.step_scale);
-        num("beta", self.beta);
-        num("gamma", self.gamma);
-        num("rho", self.rho);
-        num("subsample", self.subsample.map(|v| v as f64));
-        num("history", self.history.map(|v| v as f64));
-        num("drift_per_day", self.drift_per_day);
-        num("c", self.c);
-        num("tau", self.tau);
-        num("prior_sd", self.prior_sd);
-        if let Some(message) = bad {
-            return Err(message);
+        let numbers = [
+            ("k", self.k),
+            ("scale", self.scale),
+            ("start", self.start),
+            ("floor", self.floor),
+            ("margin", self.margin),
+            ("win_bonus", self.win_bonus),
+            ("alpha", self.alpha),
+            ("max_delta", self.max_delta),
+            ("step_scale", self.step_scale),
+            ("beta", self.beta),
+            ("gamma", self.gamma),
+            ("rho", self.rho),
+            ("subsample", self.subsample.map(|v| v as f64)),
+            ("history", self.history.map(|v| v as f64)),
+            ("drift_per_day", self.drift_per_day),
+            ("c", self.c),
+            ("tau", self.tau),
+            ("prior_sd", self.prior_sd),
+        ];
+        for (k, v) in numbers.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+            let n = crate::systems::number(v);
+            let why = || format!("--{}: {v} is not a finite number", k.replace('_', "-"));
+            m.insert(k.into(), n.ok_or_else(why)?);
         }
         if let Some(a) = &self.advantage {
             m.insert("advantage".into(), advantage_value(a)?);

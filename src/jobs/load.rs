@@ -172,13 +172,22 @@ pub(crate) fn load_or_stream(
         mode,
         block,
         quiet: run.quiet,
-        // (`--seed-from-pgn` seeds players from tags read before the replay: read whole.)
-        needs_whole: super::stream::needs_whole(
-            run.truth.is_some(),
-            seeds.as_ref().is_some_and(|l| l.padded),
-            report,
-        )
-        .or(ingest.seed_from_pgn.then_some("--seed-from-pgn")),
+        // `--truth` is matched against every player before the replay, and so is an
+        // `--initial-ratings` file whose names have whitespace around them (a whole read
+        // matches one to a trimmed name only if no player has it exactly); the report draws
+        // trajectories over every contest; `--seed-from-pgn` seeds players from tags read
+        // before the replay.
+        needs_whole: [
+            (run.truth.is_some(), "--truth"),
+            (
+                seeds.as_ref().is_some_and(|l| l.padded),
+                "--initial-ratings with names padded by whitespace",
+            ),
+            (report, "--report, --predictions or --site"),
+            (ingest.seed_from_pgn, "--seed-from-pgn"),
+        ]
+        .into_iter()
+        .find_map(|(needs, option)| needs.then_some(option)),
         state,
     };
     match super::stream::plan(&request, ingest)? {
