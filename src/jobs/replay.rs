@@ -756,21 +756,14 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         differences.push(format!("it was made with --period {}", m.period));
     }
     if m.decay_per_day != job.run.replay.decay_per_day {
-        differences.push(format!(
-            "it was made with --decay-per-day {}",
-            m.decay_per_day
-        ));
+        let decay = m.decay_per_day;
+        differences.push(format!("it was made with --decay-per-day {decay}"));
     }
     if m.growth() != cli_name(job.run.replay.growth) {
-        differences.push(format!(
-            "it was made with --growth {}{}",
-            m.growth(),
-            if m.growth.is_empty() {
-                " (the growth of the earlier versions)"
-            } else {
-                ""
-            }
-        ));
+        let growth = m.growth();
+        let earlier = (m.growth.is_empty()).then_some(" (the growth of the earlier versions)");
+        let earlier = earlier.unwrap_or_default();
+        differences.push(format!("it was made with --growth {growth}{earlier}"));
     }
     if m.rating_period_days != job.run.replay.rating_period_days {
         differences.push(match m.rating_period_days {
