@@ -580,15 +580,12 @@ impl EarlierGame {
     fn shown(&self, index: &crate::history::NameIndex) -> RecentGame {
         RecentGame {
             date: self.date.clone(),
-            opponent: match self.kind.as_str() {
-                "player" => match index.find(&self.opponent) {
-                    Some(id) => Opponent::Player {
-                        id,
-                        name: self.opponent.clone(),
-                    },
-                    None => Opponent::Team(self.opponent.clone()),
+            opponent: match (self.kind.as_str(), index.find(&self.opponent)) {
+                ("player", Some(id)) => Opponent::Player {
+                    id,
+                    name: self.opponent.clone(),
                 },
-                "field" => Opponent::Field {
+                ("field", _) => Opponent::Field {
                     label: self.opponent.clone(),
                     entrants: self.entrants,
                 },
