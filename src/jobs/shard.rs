@@ -122,10 +122,7 @@ pub(crate) fn trials(indices: &[usize], mine: &[ParamMap], outcomes: &[Outcome])
     let trials = indices.iter().zip(mine).zip(outcomes);
     trials
         .map(|((i, params), outcome)| {
-            let (tuning, failed) = match outcome {
-                Ok(m) => (Some(m), None),
-                Err(why) => (None, Some(why)),
-            };
+            let (tuning, failed) = (outcome.as_ref().ok(), outcome.as_ref().err());
             exact(&json!({"index": i, "params": params, "tuning": tuning, "failed": failed}))
         })
         .collect()
