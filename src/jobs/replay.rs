@@ -760,9 +760,12 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         differences.push(format!("it was made with --decay-per-day {decay}"));
     }
     if m.growth() != cli_name(job.run.replay.growth) {
+        let earlier = if m.growth.is_empty() {
+            " (the growth of the earlier versions)"
+        } else {
+            ""
+        };
         let growth = m.growth();
-        let earlier = (m.growth.is_empty()).then_some(" (the growth of the earlier versions)");
-        let earlier = earlier.unwrap_or_default();
         differences.push(format!("it was made with --growth {growth}{earlier}"));
     }
     if m.rating_period_days != job.run.replay.rating_period_days {
