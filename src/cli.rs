@@ -4,11 +4,12 @@
 
 use crate::ingest::time::TimeFormat;
 use crate::ingest::{ColumnMap, Format, IngestOptions, TeamSeparator};
+use crate::jobs::UsageError;
 use crate::jobs::compare;
 use crate::jobs::options::RunOptions;
+use crate::jobs::replay::{ReplayJob, run_replay};
 use crate::jobs::stream::StreamMode;
 use crate::jobs::tune;
-use crate::jobs::{ReplayJob, UsageError, run_replay};
 use crate::output::{HistoryFormat, LeaderboardOptions, RankBy};
 use crate::presets::Preset;
 use crate::replay::{Draws, Growth, Period, ReplayOptions};
@@ -43,7 +44,7 @@ pub enum Command {
     /// Pair waiting players as Yuksel 2024 proposes (section 4): each player's desired win
     /// probability from his recent results, the opponent rating that gives it, and group
     /// matchmaking by desired opponent rating. Uses the ratings of a `--save-state` file.
-    Matchmake(Box<MatchArgs>),
+    Matchmake(Box<crate::jobs::matchmake::MatchJob>),
     /// List the player names of a history that look like one player written several ways
     /// (case, accents, punctuation, word order, initials; with --one-edit, surnames one edit
     /// apart), as a CSV `alias,player,reason,...` to check and give back as `--aliases`.
@@ -219,12 +220,10 @@ impl InputArgs {
             time_format,
             trim_names: self.trim_names,
             seed_from_pgn: self.seed_from_pgn,
-            aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
-                    p,
-                )?)),
-                None => None,
-            },
+            aliases: (self.aliases.as_deref())
+                .map(crate::ingest::aliases::read_aliases)
+                .transpose()?
+                .map(std::sync::Arc::new),
             dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
             input_order: self.order == Some(Order::Input),
@@ -452,8 +451,7 @@ impl RunArgs {
     ) -> anyhow::Result<RunOptions> {
         let mut ingest = input.ingest_with(preset)?;
         let mut replay = self.replay_options(&ingest, preset)?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        ingest.events = replay.period == Period::Event;
+        set_order(&mut ingest, &mut replay)?;
         Ok(RunOptions {
             input: input.first(),
             ingest,
@@ -474,7 +472,6 @@ impl RunArgs {
         })
     }
 
-    /// The replay options.
     /// The replay options, a preset's where none is given.
     pub fn replay_options(
         &self,
@@ -523,28 +520,22 @@ impl RunArgs {
 
     /// The leaderboard options (a preset's status rule under the thresholds given).
     pub fn leaderboard(&self, preset: &Preset) -> Result<LeaderboardOptions, UsageError> {
-        let mut anchors = Vec::with_capacity(self.anchor.len());
-        for a in &self.anchor {
+        let anchor = |a: &String| {
             let parsed = a.rsplit_once('=').and_then(|(name, r)| {
                 let r: f64 = r.trim().parse().ok()?;
                 (r.is_finite() && !name.trim().is_empty()).then(|| (name.trim().to_string(), r))
             });
-            match parsed {
-                Some(p) => anchors.push(p),
-                None => {
-                    return Err(UsageError(format!(
-                        "--anchor `{a}` is not of the form NAME=RATING (a finite number)"
-                    )));
-                }
-            }
-        }
-        let active_since = match &self.active_since {
-            Some(t) => Some(
-                crate::ingest::time::parse_time(t.trim())
-                    .map_err(|e| UsageError(format!("--active-since: {e}")))?,
-            ),
-            None => None,
+            parsed.ok_or_else(|| {
+                UsageError(format!(
+                    "--anchor `{a}` is not of the form NAME=RATING (a finite number)"
+                ))
+            })
         };
+        let anchors = self.anchor.iter().map(anchor).collect::<Result<_, _>>()?;
+        let active_since = (self.active_since.as_deref())
+            .map(|t| crate::ingest::time::parse_time(t.trim()))
+            .transpose()
+            .map_err(|e| UsageError(format!("--active-since: {e}")))?;
         let active_within_days = match self.active_within.as_deref().map(str::trim) {
             Some("none") => Some(None),
             Some(s) => Some(Some(
@@ -712,8 +703,7 @@ impl TuneArgs {
         };
         self.rounds
             .apply(&mut replay, &preset, ingest.map.maps("season"))?;
-        replay.input_order = checked_order(&ingest, replay.period)?;
-        ingest.events = replay.period == Period::Event;
+        set_order(&mut ingest, &mut replay)?;
         Ok(tune::TuneJob {
             // What tune does not write is left at its defaults.
             run: RunOptions {
@@ -721,18 +711,12 @@ impl TuneArgs {
                 ingest,
                 replay,
                 initial_ratings: self.initial_ratings.clone(),
-                truth: None,
                 stream: (self.stream.stream, self.stream.stream_block.max(1)),
                 quiet: self.quiet,
-                json: false,
                 out: self.out.clone(),
                 history_format: HistoryFormat::None,
-                leaderboard_format: crate::output::LeaderboardFormat::Csv,
-                leaderboard: LeaderboardOptions::default(),
-                report: false,
-                predictions: false,
-                ci: None,
                 ci_level: 0.95,
+                ..RunOptions::default()
             },
             system,
             grid,
@@ -1001,17 +985,19 @@ fn parse_span_days(flag: &str, text: &str) -> Result<f64, String> {
     }
 }
 
-/// Whether the contests keep the input's order; refused with rounds of a calendar period
-/// (which gather contests by time).
-fn checked_order(ingest: &IngestOptions, period: Period) -> Result<bool, UsageError> {
-    if ingest.input_order && period.calendar_key(0).is_some() {
+/// Whether the contests keep the input's order (refused with rounds of a calendar period,
+/// which gather contests by time), and whether the reader gathers events.
+fn set_order(ingest: &mut IngestOptions, replay: &mut ReplayOptions) -> Result<(), UsageError> {
+    if ingest.input_order && replay.period.calendar_key(0).is_some() {
         return Err(UsageError(
             "--order input replays the contests as the input lists them, a game or a series a \
              round: --period day, week and month gather contests by time (use --order time)"
                 .into(),
         ));
     }
-    Ok(ingest.input_order)
+    replay.input_order = ingest.input_order;
+    ingest.events = replay.period == Period::Event;
+    Ok(())
 }
 
 /// `--rating-period`: a span of more than 0 days (and at most 100 years).
@@ -1053,42 +1039,30 @@ impl SystemParams {
     /// The parameters given, by name.
     pub fn to_map(&self) -> Result<ParamMap, String> {
         let mut m = ParamMap::new();
-        let mut bad: Option<String> = None;
-        let mut num = |k: &str, v: Option<f64>| {
-            if let Some(v) = v {
-                match crate::systems::number(v) {
-                    Some(n) => {
-                        m.insert(k.into(), n);
-                    }
-                    None => {
-                        bad.get_or_insert(format!(
-                            "--{}: {v} is not a finite number",
-                            k.replace('_', "-")
-                        ));
-                    }
-                }
-            }
-        };
-        num("k", self.k);
-        num("scale", self.scale);
-        num("start", self.start);
-        num("floor", self.floor);
-        num("margin", self.margin);
-        num("win_bonus", self.win_bonus);
-        num("alpha", self.alpha);
-        num("max_delta", self.max_delta);
-        num("step_scale", self.step_scale);
-        num("beta", self.beta);
-        num("gamma", self.gamma);
-        num("rho", self.rho);
-        num("subsample", self.subsample.map(|v| v as f64));
-        num("history", self.history.map(|v| v as f64));
-        num("drift_per_day", self.drift_per_day);
-        num("c", self.c);
-        num("tau", self.tau);
-        num("prior_sd", self.prior_sd);
-        if let Some(message) = bad {
-            return Err(message);
+        let numbers = [
+            ("k", self.k),
+            ("scale", self.scale),
+            ("start", self.start),
+            ("floor", self.floor),
+            ("margin", self.margin),
+            ("win_bonus", self.win_bonus),
+            ("alpha", self.alpha),
+            ("max_delta", self.max_delta),
+            ("step_scale", self.step_scale),
+            ("beta", self.beta),
+            ("gamma", self.gamma),
+            ("rho", self.rho),
+            ("subsample", self.subsample.map(|v| v as f64)),
+            ("history", self.history.map(|v| v as f64)),
+            ("drift_per_day", self.drift_per_day),
+            ("c", self.c),
+            ("tau", self.tau),
+            ("prior_sd", self.prior_sd),
+        ];
+        for (k, v) in numbers.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+            let n = crate::systems::number(v);
+            let why = || format!("--{}: {v} is not a finite number", k.replace('_', "-"));
+            m.insert(k.into(), n.ok_or_else(why)?);
         }
         if let Some(a) = &self.advantage {
             m.insert("advantage".into(), advantage_value(a)?);
@@ -1096,91 +1070,18 @@ impl SystemParams {
         if let Some(v) = &self.mov_multiplier {
             m.insert("mov_multiplier".into(), Value::from(v.trim()));
         }
-        if self.score_share {
-            m.insert("score_share".into(), Value::Bool(true));
-        }
-        if self.zero_sum {
-            m.insert("zero_sum".into(), Value::Bool(true));
-        }
-        if self.split_ties {
-            m.insert("split_ties".into(), Value::Bool(true));
+        let flags = [
+            ("score_share", self.score_share),
+            ("zero_sum", self.zero_sum),
+            ("split_ties", self.split_ties),
+        ];
+        for (name, _) in flags.into_iter().filter(|f| f.1) {
+            m.insert(name.into(), Value::Bool(true));
         }
         for p in &self.param {
             parse_param(p, &mut m)?;
         }
         Ok(m)
-    }
-}
-
-/// The matchmaking's options.
-#[derive(Debug, Args)]
-pub struct MatchArgs {
-    /// A state written by `replay --save-state` (any system).
-    #[arg(long, value_name = "FILE")]
-    state: PathBuf,
-    /// The waiting players: a CSV with a `player` column.
-    #[arg(long, value_name = "FILE")]
-    pool: PathBuf,
-    /// n: the recent games the win rate is kept on target over (at most 16 are stored).
-    #[arg(long, default_value_t = 5)]
-    window: usize,
-    /// lambda: the target win rate.
-    #[arg(long, default_value_t = 0.5)]
-    target: f64,
-    /// delta_p: the acceptable opponents' window in win probability.
-    #[arg(long, default_value_t = 0.05)]
-    delta_p: f64,
-    /// Swap players at most this many places in the sorted list, to vary the pairs.
-    #[arg(long, default_value_t = 0)]
-    shuffle: usize,
-    /// Seed of the shuffle.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Output CSV of the pairs.
-    #[arg(long, default_value = "output/pairs.csv")]
-    out: PathBuf,
-    /// A waiting player the state does not know: an error listing them (`error`), or a
-    /// newcomer at the system's starting rating (`newcomer`).
-    #[arg(long, value_enum, default_value_t = crate::jobs::matchmake::Unknown::Error)]
-    unknown: crate::jobs::matchmake::Unknown,
-    /// A CSV `alias,player`: waiting players named by an alias are found under their
-    /// player's name (as `replay --aliases` rated them).
-    #[arg(long, value_name = "FILE")]
-    aliases: Option<PathBuf>,
-    /// Print nothing on success.
-    #[arg(long)]
-    quiet: bool,
-}
-
-impl MatchArgs {
-    /// The job these arguments describe.
-    pub fn job(&self) -> anyhow::Result<crate::jobs::matchmake::MatchJob> {
-        if self.window > crate::replay::RECENT {
-            return Err(UsageError(format!(
-                "--window {}: at most {} recent results are kept per player",
-                self.window,
-                crate::replay::RECENT
-            ))
-            .into());
-        }
-        Ok(crate::jobs::matchmake::MatchJob {
-            state: self.state.clone(),
-            pool: self.pool.clone(),
-            window: self.window,
-            target: self.target,
-            delta_p: self.delta_p,
-            shuffle: self.shuffle,
-            seed: self.seed,
-            out: self.out.clone(),
-            unknown: self.unknown,
-            quiet: self.quiet,
-            aliases: match &self.aliases {
-                Some(p) => Some(std::sync::Arc::new(crate::ingest::aliases::read_aliases(
-                    p,
-                )?)),
-                None => None,
-            },
-        })
     }
 }
 
@@ -1362,7 +1263,7 @@ pub fn run(cli: Cli, stdout: &mut dyn Write) -> anyhow::Result<()> {
             set_threads(args.run.threads)?;
             compare::run_compare(&args.job()?, stdout)
         }
-        Command::Matchmake(args) => crate::jobs::matchmake::run_matchmake(&args.job()?, stdout),
+        Command::Matchmake(job) => crate::jobs::matchmake::run_matchmake(&job, stdout),
         Command::Names(args) => crate::jobs::names::run_names(
             &crate::jobs::names::NamesJob {
                 input: args.input.first(),

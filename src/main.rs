@@ -10,19 +10,11 @@ struct ExitOnOom;
 unsafe impl GlobalAlloc for ExitOnOom {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc(layout) };
-        if p.is_null() {
-            out_of_memory(layout.size());
-        }
-        p
+        or_exit(unsafe { System.alloc(layout) }, layout.size())
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() {
-            out_of_memory(layout.size());
-        }
-        p
+        or_exit(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: forwarded with the caller's pointer and layout.
@@ -30,12 +22,16 @@ unsafe impl GlobalAlloc for ExitOnOom {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded with the caller's pointer, layout and size.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if p.is_null() {
-            out_of_memory(new_size);
-        }
-        p
+        or_exit(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
     }
+}
+
+/// The allocation `p` of `size` bytes, or the end of the run if it failed.
+fn or_exit(p: *mut u8, size: usize) -> *mut u8 {
+    if p.is_null() {
+        out_of_memory(size);
+    }
+    p
 }
 
 #[global_allocator]

@@ -98,11 +98,8 @@ impl Rater {
     #[pyo3(signature = (system, **params))]
     fn new(system: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let kind = SystemKind::from_name(system).ok_or_else(|| {
-            let known: Vec<&str> = SystemKind::ALL.iter().map(|k| k.name()).collect();
-            PyValueError::new_err(format!(
-                "unknown system `{system}` (known: {})",
-                known.join(", ")
-            ))
+            let known = systems().join(", ");
+            PyValueError::new_err(format!("unknown system `{system}` (known: {known})"))
         })?;
         let params = params_of(params)?;
         let inner = any_rater(kind, &params).map_err(PyValueError::new_err)?;

@@ -15,6 +15,7 @@ use super::rows::{CompareRow, HEADER, METRICS};
 use super::stream::{Piece, fan_out};
 use super::system::totals;
 use super::system::{Noop, SystemJob, SystemOutcome, replay_system};
+use super::write_file;
 use crate::auto::FromInput;
 use crate::bootstrap::metric_replicates;
 use crate::ingest::stream::Streamed;
@@ -152,12 +153,7 @@ pub fn run_compare(job: &CompareJob, stdout: &mut dyn Write) -> anyhow::Result<(
     let outcomes = replay_each(job, (&params, &advantages, &refused), &loaded, &staged)?;
     let (rows, done) = table_rows(job, &refused, outcomes)?;
     for r in &rows {
-        for w in &r.warnings {
-            eprintln!(
-                "warning: {} predicts worse than knowing nothing of the players: {w}",
-                r.system
-            );
-        }
+        super::metrics_doc::print_warnings(&r.system, &r.warnings);
     }
     // Every completed system's metrics re-summed with the same counts: paired.
     let reports: Option<Replicates> = job.run.ci.map(|ci| {
@@ -319,27 +315,20 @@ fn finish(
         super::rows::add_intervals(&mut rows, replicates, ci.level);
     }
     let table = markdown(&rows);
-    let ctx = |name: &str| format!("cannot write {}", job.run.out.join(name).display());
     let root = staged.root();
-    root.write("compare.csv", |w| write_csv(w, &rows))
-        .with_context(|| ctx("compare.csv"))?;
+    write_file(&root, "compare.csv", |w| write_csv(w, &rows))?;
     let mut doc = input.clone();
     doc["systems"] = serde_json::to_value(&rows).map_err(std::io::Error::other)?;
-    root.write("compare.json", |w| output::write_metrics(w, &doc))
-        .with_context(|| ctx("compare.json"))?;
-    root.write("compare.md", |w| w.write_all(table.as_bytes()))
-        .with_context(|| ctx("compare.md"))?;
+    write_file(&root, "compare.json", |w| output::write_metrics(w, &doc))?;
+    write_file(&root, "compare.md", |w| w.write_all(table.as_bytes()))?;
     if let Some(report) = report {
-        root.write("report.html", |w| output::report::write_report(w, &report))
-            .with_context(|| ctx("report.html"))?;
+        write_file(&root, "report.html", |w| {
+            output::report::write_report(w, &report)
+        })?;
     }
-    let written: Vec<String> = staged
-        .commit()
-        .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?
-        .into_iter()
-        .filter(|p| p.parent() == Some(job.run.out.as_path()))
-        .map(|p| p.display().to_string())
-        .collect();
+    let written = (staged.commit())
+        .with_context(|| format!("cannot publish the outputs in {}", job.run.out.display()))?;
+    let written = super::shown(written.iter().filter(|p| p.parent() == Some(&job.run.out)));
     let failed: Vec<&str> = rows
         .iter()
         .filter(|r| r.failed.is_some())
@@ -478,13 +467,7 @@ fn table_rows(
     for ((name, outcome), refused) in job.names.iter().zip(outcomes).zip(refused) {
         let (row, outcome) = match (refused, outcome) {
             (Some(why), _) => (CompareRow::refused(name, why.clone()), None),
-            (None, Ok(o)) => {
-                let row = CompareRow {
-                    system: name.clone(),
-                    ..CompareRow::new(&o)
-                };
-                (row, Some(o))
-            }
+            (None, Ok(o)) => (CompareRow::new(name, &o), Some(o)),
             (None, Err(e)) => match e
                 .chain()
                 .find_map(|c| c.downcast_ref::<crate::replay::Divergence>())

@@ -9,38 +9,23 @@ use crate::replay::Divergence;
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
 /// Some parts of a job failed (a `compare` system or `tune` set); the others completed.
 #[derive(Debug)]
 pub struct PartialFailure(pub String);
 
-impl std::fmt::Display for PartialFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// `Display` as the message held, and `Error`.
+macro_rules! message_errors {
+    ($($t:ident),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::error::Error for $t {}
+    )*};
 }
-
-impl std::error::Error for PartialFailure {}
-
-/// A replay fed by a reader it does not own (one of a `compare`'s systems) found the input
-/// unread to its end: the reader's error, reported by whoever joins it, says why.
-#[derive(Debug)]
-pub(crate) struct ReaderFailed;
-
-impl std::fmt::Display for ReaderFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the input's reader stopped before its end")
-    }
-}
-
-impl std::error::Error for ReaderFailed {}
+message_errors!(UsageError, PartialFailure);
 
 /// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O, 4 a rating system failed (its ratings ran
 /// away; with `compare` and `tune`, the other rows are complete), 5 another run holds the

@@ -18,6 +18,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// An ingested history with the players seeded from `--initial-ratings`.
+#[derive(Default)]
 pub struct Loaded {
     /// The history.
     pub history: History,
@@ -122,8 +123,7 @@ pub fn load(
         seeds_file: initial_ratings.map(Path::to_path_buf),
         ingest_time: t0.elapsed(),
         truth,
-        stream: None,
-        seed_list: None,
+        ..Loaded::default()
     })
 }
 
@@ -172,13 +172,22 @@ pub(crate) fn load_or_stream(
         mode,
         block,
         quiet: run.quiet,
-        // (`--seed-from-pgn` seeds players from tags read before the replay: read whole.)
-        needs_whole: super::stream::needs_whole(
-            run.truth.is_some(),
-            seeds.as_ref().is_some_and(|l| l.padded),
-            report,
-        )
-        .or(ingest.seed_from_pgn.then_some("--seed-from-pgn")),
+        // `--truth` is matched against every player before the replay, and so is an
+        // `--initial-ratings` file whose names have whitespace around them (a whole read
+        // matches one to a trimmed name only if no player has it exactly); the report draws
+        // trajectories over every contest; `--seed-from-pgn` seeds players from tags read
+        // before the replay.
+        needs_whole: [
+            (run.truth.is_some(), "--truth"),
+            (
+                seeds.as_ref().is_some_and(|l| l.padded),
+                "--initial-ratings with names padded by whitespace",
+            ),
+            (report, "--report, --predictions or --site"),
+            (ingest.seed_from_pgn, "--seed-from-pgn"),
+        ]
+        .into_iter()
+        .find_map(|(needs, option)| needs.then_some(option)),
         state,
     };
     match super::stream::plan(&request, ingest)? {
@@ -194,14 +203,11 @@ pub(crate) fn load_or_stream(
             );
             Ok(Loaded {
                 history: History::players_only(Vec::new(), source),
-                seeds: Vec::new(),
-                seeds_absent: 0,
-                seeded_from_pgn: 0,
                 seeds_file: run.initial_ratings.clone(),
                 ingest_time: t0.elapsed(),
-                truth: None,
                 stream: Some(plan),
                 seed_list: seeds.map(std::sync::Arc::new),
+                ..Loaded::default()
             })
         }
         None => load(

@@ -5,32 +5,46 @@ use super::errors::UsageError;
 use crate::history::PlayerId;
 use crate::ingest::InputError;
 use crate::matchmake::{desired_opponent, desired_probability, group_pairs};
+use std::sync::Arc;
 
-/// Everything `matchmake` needs.
-#[derive(Clone, Debug)]
+/// The matchmaking's options.
+#[derive(Clone, Debug, clap::Args)]
 pub struct MatchJob {
-    /// A state written by `replay --save-state`.
+    /// A state written by `replay --save-state` (any system).
+    #[arg(long, value_name = "FILE")]
     pub state: std::path::PathBuf,
     /// The waiting players: a CSV with a `player` column.
+    #[arg(long, value_name = "FILE")]
     pub pool: std::path::PathBuf,
-    /// `n`: the games the recent win rate is taken over.
+    /// n: the recent games the win rate is kept on target over (at most 16 are stored).
+    #[arg(long, default_value_t = 5)]
     pub window: usize,
-    /// `lambda`: the target win rate.
+    /// lambda: the target win rate.
+    #[arg(long, default_value_t = 0.5)]
     pub target: f64,
-    /// `delta_p`: the acceptable opponents' probability window.
+    /// delta_p: the acceptable opponents' window in win probability.
+    #[arg(long, default_value_t = 0.05)]
     pub delta_p: f64,
-    /// Swap players at most this many places in the sorted list (0: none).
+    /// Swap players at most this many places in the sorted list, to vary the pairs.
+    #[arg(long, default_value_t = 0)]
     pub shuffle: usize,
     /// Seed of the shuffle.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Where the pairs go (CSV).
+    /// Output CSV of the pairs.
+    #[arg(long, default_value = "output/pairs.csv")]
     pub out: std::path::PathBuf,
-    /// What a waiting player unknown to the state is.
+    /// A waiting player the state does not know: an error listing them (`error`), or a
+    /// newcomer at the system's starting rating (`newcomer`).
+    #[arg(long, value_enum, default_value_t = Unknown::Error)]
     pub unknown: Unknown,
+    /// A CSV `alias,player`: waiting players named by an alias are found under their
+    /// player's name (as `replay --aliases` rated them).
+    #[arg(long, value_name = "FILE")]
+    pub aliases: Option<std::path::PathBuf>,
     /// Print nothing on success.
+    #[arg(long)]
     pub quiet: bool,
-    /// Spellings of players read as the names the state keeps (`--aliases`).
-    pub aliases: Option<std::sync::Arc<crate::names::Aliases>>,
 }
 
 /// What `matchmake` makes of a waiting player the state does not know.
@@ -132,6 +146,14 @@ impl crate::systems::SystemVisitor for Plan<'_> {
 /// Runs `matchmake`: pairs the waiting players and writes the pairs.
 pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow::Result<()> {
     use anyhow::Context as _;
+    if job.window > crate::replay::RECENT {
+        let (window, kept) = (job.window, crate::replay::RECENT);
+        let why = format!("--window {window}: at most {kept} recent results are kept per player");
+        return Err(UsageError(why).into());
+    }
+    let aliases = (job.aliases.as_deref())
+        .map(crate::ingest::aliases::read_aliases)
+        .transpose()?;
     if job.window == 0 || !(0.0..=1.0).contains(&job.target) || !(0.0..).contains(&job.delta_p) {
         let why = "--window must be at least 1, --target within [0, 1], --delta-p at least 0";
         return Err(UsageError(why.into()).into());
@@ -152,7 +174,7 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         .map_err(|e| UsageError(format!("the state's parameters: {e}")))?;
     let names = read_pool(&job.pool)?;
     let index =
-        crate::history::NameIndex::new(&state.meta.players).with_aliases(job.aliases.clone());
+        crate::history::NameIndex::new(&state.meta.players).with_aliases(aliases.map(Arc::new));
     let ids: Vec<Option<PlayerId>> = names.iter().map(|n| index.find(n)).collect();
     let unknown: Vec<String> = names
         .iter()

@@ -96,6 +96,13 @@ pub(crate) fn warnings(m: &MetricsReport) -> Vec<String> {
     out
 }
 
+/// Prints a system's [`warnings`] on standard error.
+pub(crate) fn print_warnings(system: &str, warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {system} predicts worse than knowing nothing of the players: {w}");
+    }
+}
+
 /// The metrics' bootstrap replicates as intervals (and, where given, how many of the
 /// rating replicates completed and failed), for `metrics.json`.
 pub(crate) fn intervals(
@@ -104,41 +111,37 @@ pub(crate) fn intervals(
     ratings: Option<(u32, u32)>,
 ) -> serde_json::Value {
     let reports = crate::bootstrap::metric_replicates(scores, ci);
+    // Each metric's interval over the replicates (`null` where no replicate has the metric).
+    let pick = |f: &dyn Fn(&MetricsReport) -> Option<f64>| {
+        let mut v: Vec<f64> = reports.iter().filter_map(f).collect();
+        crate::bootstrap::central(&mut v, ci.level).map(|(lo, hi)| [lo, hi])
+    };
     let mut doc = serde_json::json!({
         "level": ci.level,
         "replicates": ci.replicates,
         "seed": ci.seed,
         "method": "Poisson bootstrap over whole contests",
-        "metrics": metric_intervals(&reports, ci.level),
+        "metrics": {
+            "all": {
+                "pair_inversion": pick(&|m| m.all.pair_inversion),
+                "rank_deviation": pick(&|m| m.all.rank_deviation),
+            },
+            "experienced": {
+                "pair_inversion": pick(&|m| m.experienced.pair_inversion),
+                "rank_deviation": pick(&|m| m.experienced.rank_deviation),
+            },
+            "two_player": {
+                "log_loss": pick(&|m| m.two_player.log_loss),
+                "brier": pick(&|m| m.two_player.brier),
+                "accuracy": pick(&|m| m.two_player.accuracy),
+                "log_loss_3": pick(&|m| m.two_player.log_loss_3),
+            },
+        },
     });
     if let Some((done, failed)) = ratings {
         doc["ratings"] = serde_json::json!({ "replicates": done, "failed": failed });
     }
     doc
-}
-
-/// Each metric's interval over the replicates (`null` where no replicate has the metric).
-pub(crate) fn metric_intervals(reports: &[MetricsReport], level: f64) -> serde_json::Value {
-    let pick = |f: &dyn Fn(&MetricsReport) -> Option<f64>| {
-        let mut v: Vec<f64> = reports.iter().filter_map(f).collect();
-        crate::bootstrap::central(&mut v, level).map(|(lo, hi)| [lo, hi])
-    };
-    serde_json::json!({
-        "all": {
-            "pair_inversion": pick(&|m| m.all.pair_inversion),
-            "rank_deviation": pick(&|m| m.all.rank_deviation),
-        },
-        "experienced": {
-            "pair_inversion": pick(&|m| m.experienced.pair_inversion),
-            "rank_deviation": pick(&|m| m.experienced.rank_deviation),
-        },
-        "two_player": {
-            "log_loss": pick(&|m| m.two_player.log_loss),
-            "brier": pick(&|m| m.two_player.brier),
-            "accuracy": pick(&|m| m.two_player.accuracy),
-            "log_loss_3": pick(&|m| m.two_player.log_loss_3),
-        },
-    })
 }
 
 /// What `--truth` measured.

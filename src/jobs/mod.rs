@@ -22,13 +22,25 @@ pub mod stream;
 pub mod system;
 pub mod tune;
 
-pub use errors::{PartialFailure, UsageError, exit_code};
-pub use load::{Loaded, check_replay_options, load};
-pub use replay::{ReplayJob, replay_outputs, run_replay};
-pub use resume::StateJob;
-pub use system::{Noop, REPORT_PLAYERS, SystemJob, SystemOutcome, replay_system};
+pub use errors::{UsageError, exit_code};
 
+use anyhow::Context as _;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Files' paths as printed.
+pub(crate) fn shown<'a>(files: impl IntoIterator<Item = &'a std::path::PathBuf>) -> Vec<String> {
+    files.into_iter().map(|p| p.display().to_string()).collect()
+}
+
+/// Writes the file `name` in `folder` of an output generation; an error names the file
+/// where it would have been published.
+pub(crate) fn write_file(
+    folder: &crate::output::Folder,
+    name: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    (folder.write(name, write)).with_context(|| system::cannot_write(folder, name))
+}
 
 /// Set by the program's `main`: the process ends when the job returns.
 static PROCESS_ENDS_AFTER: AtomicBool = AtomicBool::new(false);

@@ -10,7 +10,7 @@ use crate::systems::ParamMap;
 use std::path::PathBuf;
 
 /// How to read, how to replay and what to write: the options `replay` and `compare` share.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The input file or folder (the others are in `ingest.more`).
     pub input: PathBuf,

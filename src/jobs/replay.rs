@@ -102,31 +102,22 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         resume.as_ref(),
     );
     let outcome = replay_system(&loaded, &system_job, &staged.root())?;
-    for w in &outcome.warnings {
-        eprintln!(
-            "warning: {} predicts worse than knowing nothing of the players: {w}",
-            job.system.name()
-        );
-    }
+    super::metrics_doc::print_warnings(job.system.name(), &outcome.warnings);
     if job.run.report {
         let input = super::report_input::report_input(
             &loaded,
             &[(job.system.name(), &outcome)],
             job.run.ci.as_ref(),
         );
-        staged
-            .root()
-            .write("report.html", |w| output::report::write_report(w, &input))
-            .with_context(|| {
-                format!("cannot write {}", job.run.out.join("report.html").display())
-            })?;
+        let write = |w: &mut dyn Write| output::report::write_report(w, &input);
+        super::write_file(&staged.root(), "report.html", write)?;
     }
     let site_pages = write_site_pages(job, site.as_ref(), &outcome, &loaded)?;
     let written = publish(job, staged, site, &outcome)?;
     let done = Done {
         site: job.site.as_deref().zip(site_pages),
         history: outcome.input(&loaded),
-        contests: outcome.totals(&loaded).contests,
+        contests: super::system::totals(&loaded, outcome.streamed.as_ref()).contests,
         outcome: &outcome,
         from_input: &system_job.from_input,
         written: &written,
@@ -476,7 +467,7 @@ impl Done<'_> {
             "metrics": result.metrics,
             "intervals": self.outcome.intervals,
             "warnings": self.outcome.warnings,
-            "written": self.written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "written": super::shown(self.written),
             "site": self.site.map(|(d, n)| serde_json::json!({"folder": d.display().to_string(), "player_pages": n})),
             "state": job.save_state.as_ref().map(|p| p.display().to_string()),
             "seconds": self.seconds,
@@ -522,12 +513,7 @@ impl Done<'_> {
             output::print_intervals(stdout, iv)?;
         }
         writeln!(stdout)?;
-        let names: Vec<String> = self
-            .written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        writeln!(stdout, "Wrote {}", names.join(", "))?;
+        writeln!(stdout, "Wrote {}", super::shown(self.written).join(", "))?;
         if let Some((dir, pages)) = self.site {
             writeln!(
                 stdout,
@@ -770,21 +756,17 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         differences.push(format!("it was made with --period {}", m.period));
     }
     if m.decay_per_day != job.run.replay.decay_per_day {
-        differences.push(format!(
-            "it was made with --decay-per-day {}",
-            m.decay_per_day
-        ));
+        let decay = m.decay_per_day;
+        differences.push(format!("it was made with --decay-per-day {decay}"));
     }
     if m.growth() != cli_name(job.run.replay.growth) {
-        differences.push(format!(
-            "it was made with --growth {}{}",
-            m.growth(),
-            if m.growth.is_empty() {
-                " (the growth of the earlier versions)"
-            } else {
-                ""
-            }
-        ));
+        let earlier = if m.growth.is_empty() {
+            " (the growth of the earlier versions)"
+        } else {
+            ""
+        };
+        let growth = m.growth();
+        differences.push(format!("it was made with --growth {growth}{earlier}"));
     }
     if m.rating_period_days != job.run.replay.rating_period_days {
         differences.push(match m.rating_period_days {

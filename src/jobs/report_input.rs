@@ -3,6 +3,7 @@
 use super::load::Loaded;
 use super::rows::{CompareRow, HEADER, describe};
 use super::system::SystemOutcome;
+use crate::bootstrap::metric_replicates;
 use crate::output;
 
 /// A game as the calibration chart shows it: from its first side when it has one; from its
@@ -26,32 +27,18 @@ pub fn report_input(
     ci: Option<&crate::bootstrap::CiOptions>,
 ) -> output::report::ReportInput {
     let history = &loaded.history;
-    let mut rows: Vec<CompareRow> = (outcomes.iter())
-        .map(|(name, o)| CompareRow {
-            system: (*name).to_string(),
-            ..CompareRow::new(o)
-        })
-        .collect();
+    let rows = outcomes.iter().map(|(name, o)| CompareRow::new(name, o));
+    let mut rows: Vec<CompareRow> = rows.collect();
     if let Some(ci) = ci {
         // The metrics' intervals, and with several systems the marks against the best.
-        let reports: Vec<Option<Vec<crate::metrics::MetricsReport>>> = outcomes
-            .iter()
-            .map(|(_, o)| {
-                Some(crate::bootstrap::metric_replicates(
-                    &o.result.series.scores,
-                    ci,
-                ))
-            })
-            .collect();
+        let replicates = |o: &SystemOutcome| metric_replicates(&o.result.series.scores, ci);
+        let reports: Vec<_> = outcomes.iter().map(|(_, o)| Some(replicates(o))).collect();
         super::rows::add_intervals(&mut rows, &reports, ci.level);
     }
     output::report::ReportInput {
         title: format!("rate-batch: {}", history.source.path),
         description: describe(history, super::load::Totals::of(history)),
-        table_header: HEADER
-            .iter()
-            .map(std::string::ToString::to_string)
-            .collect(),
+        table_header: HEADER.map(String::from).to_vec(),
         table_rows: rows.iter().map(CompareRow::cells).collect(),
         systems: outcomes
             .iter()

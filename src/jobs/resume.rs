@@ -92,7 +92,9 @@ impl ReplayFailure {
     pub(crate) fn error(self) -> anyhow::Error {
         match self {
             ReplayFailure::Diverged(d) => d.into(),
-            ReplayFailure::Unread => super::errors::ReaderFailed.into(),
+            // Fed by a reader it does not own (one of a `compare`'s systems): the reader's
+            // error, reported by whoever joins it, says why.
+            ReplayFailure::Unread => anyhow::anyhow!("the input's reader stopped before its end"),
             ReplayFailure::State(e) => e,
         }
     }

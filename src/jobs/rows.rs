@@ -146,12 +146,12 @@ pub(crate) fn add_intervals(
 }
 
 impl CompareRow {
-    /// The row of a system that replayed to the end.
-    pub(crate) fn new(outcome: &SystemOutcome) -> Self {
+    /// The row of a system that replayed to the end (`system`: its entry's name).
+    pub(crate) fn new(system: &str, outcome: &SystemOutcome) -> Self {
         let m = &outcome.result.metrics;
         let mean = outcome.rounds_per_second();
         Self {
-            system: outcome.result.system.to_string(),
+            system: system.to_string(),
             pair_inversion_all: m.all.pair_inversion,
             pair_inversion_experienced: m.experienced.pair_inversion,
             rank_deviation_all: m.all.rank_deviation,

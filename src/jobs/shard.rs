@@ -20,7 +20,6 @@ use crate::ingest::InputError;
 use crate::metrics::MetricsReport;
 use crate::output::Publication;
 use crate::systems::ParamMap;
-use anyhow::Context as _;
 use serde_json::{Value, json};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -102,20 +101,13 @@ pub(crate) fn publish(
     doc.insert("shard".into(), json!([k, n]));
     doc.extend(fields.into_iter().map(|(name, v)| (name.to_string(), v)));
     let name = file_name(what, k, n);
-    staged
-        .root()
-        .write(&name, |w| {
-            serde_json::to_writer(&mut *w, &doc).map_err(io::Error::other)?;
-            w.write_all(b"\n")
-        })
-        .with_context(|| format!("cannot write {}", out.join(&name).display()))?;
+    super::write_file(&staged.root(), &name, |w| {
+        serde_json::to_writer(&mut *w, &doc).map_err(io::Error::other)?;
+        w.write_all(b"\n")
+    })?;
     let written = staged.commit()?;
     if let Some(done) = done {
-        let files: Vec<String> = written
-            .iter()
-            .filter(|p| p.parent() == Some(out))
-            .map(|p| p.display().to_string())
-            .collect();
+        let files = super::shown(written.iter().filter(|p| p.parent() == Some(out)));
         writeln!(
             stdout,
             "{what} shard {k}/{n}: {done}; merge the {n} shards with --merge\nWrote {}",
@@ -130,10 +122,7 @@ pub(crate) fn trials(indices: &[usize], mine: &[ParamMap], outcomes: &[Outcome])
     let trials = indices.iter().zip(mine).zip(outcomes);
     trials
         .map(|((i, params), outcome)| {
-            let (tuning, failed) = match outcome {
-                Ok(m) => (Some(m), None),
-                Err(why) => (None, Some(why)),
-            };
+            let (tuning, failed) = (outcome.as_ref().ok(), outcome.as_ref().err());
             exact(&json!({"index": i, "params": params, "tuning": tuning, "failed": failed}))
         })
         .collect()

@@ -189,20 +189,19 @@ impl SiteTrack {
 /// The previous run's ranks, by player name, from `DIR/ranks.csv` (none when absent or not a
 /// file this program wrote: a link planted there is not followed).
 pub fn previous_ranks(dir: &Path) -> FxHashMap<String, u32> {
-    let mut ranks = FxHashMap::default();
-    let Ok(file) = crate::output::open_no_follow(&dir.join("ranks.csv")) else {
-        return ranks;
+    let Some(mut r) = site_csv(dir, "ranks.csv") else {
+        return FxHashMap::default();
     };
-    let mut r = csv::Reader::from_reader(io::BufReader::new(file));
-    for rec in r.records() {
-        let Ok(rec) = rec else {
-            return FxHashMap::default();
-        };
-        if let (Some(rank), Some(name)) = (rec.get(0).and_then(|s| s.parse().ok()), rec.get(1)) {
-            ranks.insert(name.to_string(), rank);
-        }
-    }
-    ranks
+    let rank = |rec: csv::StringRecord| Some((rec.get(1)?.to_string(), rec.get(0)?.parse().ok()?));
+    let ranks = r.records().filter_map(|rec| rec.map(rank).transpose());
+    ranks.collect::<Result<_, _>>().unwrap_or_default()
+}
+
+/// A CSV of the site's folder, to read (none when absent; a link planted there is not
+/// followed).
+fn site_csv(dir: &Path, name: &str) -> Option<csv::Reader<io::BufReader<std::fs::File>>> {
+    let file = crate::output::open_no_follow(&dir.join(name)).ok()?;
+    Some(csv::Reader::from_reader(io::BufReader::new(file)))
 }
 
 /// `ranks.csv`: `rank,player` of this run (what the next run compares with).
@@ -250,9 +249,10 @@ struct EarlierGame {
 /// the two and read first: without it, nothing is taken).
 pub fn earlier_site(dir: &Path) -> Option<EarlierSite> {
     let records = |name: &str| -> Option<Vec<csv::StringRecord>> {
-        let file = crate::output::open_no_follow(&dir.join(name)).ok()?;
-        let mut r = csv::Reader::from_reader(io::BufReader::new(file));
-        r.records().collect::<Result<Vec<_>, _>>().ok()
+        site_csv(dir, name)?
+            .records()
+            .collect::<Result<_, _>>()
+            .ok()
     };
     let mut earlier = EarlierSite::default();
     for rec in records("recent.csv")? {
@@ -388,18 +388,20 @@ fn tallies(history: &History, rated: &[u32], earlier: Option<&EarlierSite>) -> T
         let ([p], [q]) = (x.players, y.players) else {
             continue;
         };
-        // p's result: 0 a win, 1 a draw, 2 a loss.
-        let k = if x.hi == 0 {
-            0
-        } else if x.lo == 0 {
-            1
-        } else {
-            2
-        };
+        let k = result_of(&x);
         let (a, b, k) = if p < q { (*p, *q, k) } else { (*q, *p, 2 - k) };
         pairs.entry((a, b)).or_default()[k] += 1;
     }
     Tallies(pairs)
+}
+
+/// An entry's result in a two-entry contest: 0 a win, 1 a draw, 2 a loss.
+fn result_of(e: &crate::history::Entry) -> usize {
+    match (e.hi, e.lo) {
+        (0, _) => 0,
+        (_, 0) => 1,
+        _ => 2,
+    }
 }
 
 /// Per player, the opponents met most: (opponent, wins, draws, losses).
@@ -502,14 +504,7 @@ fn recent_game(
                         .join(" + "),
                 ),
             };
-            let result = if e.hi == 0 {
-                "W"
-            } else if e.lo == 0 {
-                "D"
-            } else {
-                "L"
-            };
-            (opponent, result.to_string())
+            (opponent, ["W", "D", "L"][result_of(&e)].to_string())
         }
         Some(e) => {
             let place = if e.lo == e.hi {
@@ -585,15 +580,12 @@ impl EarlierGame {
     fn shown(&self, index: &crate::history::NameIndex) -> RecentGame {
         RecentGame {
             date: self.date.clone(),
-            opponent: match self.kind.as_str() {
-                "player" => match index.find(&self.opponent) {
-                    Some(id) => Opponent::Player {
-                        id,
-                        name: self.opponent.clone(),
-                    },
-                    None => Opponent::Team(self.opponent.clone()),
+            opponent: match (self.kind.as_str(), index.find(&self.opponent)) {
+                ("player", Some(id)) => Opponent::Player {
+                    id,
+                    name: self.opponent.clone(),
                 },
-                "field" => Opponent::Field {
+                ("field", _) => Opponent::Field {
                     label: self.opponent.clone(),
                     entrants: self.entrants,
                 },
@@ -604,21 +596,6 @@ impl EarlierGame {
             after: self.after,
         }
     }
-}
-
-/// A player's head-to-head lines as the page lists them.
-fn h2h_lines(history: &History, lines: Option<&Vec<(PlayerId, [u32; 3])>>) -> Vec<H2hLine> {
-    lines
-        .into_iter()
-        .flatten()
-        .map(|&(q, [w, d, l])| H2hLine {
-            id: q,
-            name: history.name(q).to_string(),
-            wins: w,
-            draws: d,
-            losses: l,
-        })
-        .collect()
 }
 
 /// The metrics page's notes: the input, the leaderboard, the parameters, what the metrics
@@ -666,7 +643,8 @@ fn site_player(
     history: &History,
     (r, records): (&crate::output::LeaderRow, &[PlayerRecord]),
     previous: &FxHashMap<String, u32>,
-    (curve, recent, h2h): (Vec<(i64, f64)>, Vec<RecentGame>, Vec<H2hLine>),
+    (curve, recent): (Vec<(i64, f64)>, Vec<RecentGame>),
+    h2h: &[(PlayerId, [u32; 3])],
 ) -> SitePlayer {
     let p = r.player;
     let rec = &records[p as usize];
@@ -693,7 +671,18 @@ fn site_player(
         },
         history: curve,
         recent,
-        h2h,
+        h2h: (h2h.iter())
+            .map(|&(q, [wins, draws, losses])| {
+                let name = history.name(q).to_string();
+                H2hLine {
+                    id: q,
+                    name,
+                    wins,
+                    draws,
+                    losses,
+                }
+            })
+            .collect(),
     }
 }
 
@@ -785,9 +774,7 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
             let curve = t.map(Track::curve).unwrap_or_default();
             let mut recent: Vec<RecentGame> = t
                 .map(|t| {
-                    let k = t.recent.len();
-                    (0..k)
-                        .map(|i| t.recent[(t.next as usize + k - 1 - i) % k])
+                    (t.ordered_recent().into_iter().rev())
                         // Resumed with the earlier site's games: those stand for the
                         // earlier runs' (which the input may not hold).
                         .filter(|g| s.earlier.is_none() || g.0 != UNKNOWN)
@@ -809,7 +796,8 @@ pub fn site_data(s: &SiteInput) -> (SiteData, Tallies) {
                 history,
                 (r, &s.result.records),
                 s.previous,
-                (curve, recent, h2h_lines(history, h2h.get(p as usize))),
+                (curve, recent),
+                h2h.get(p as usize).map_or(&[][..], Vec::as_slice),
             )
         })
         .collect();

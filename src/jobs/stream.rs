@@ -76,23 +76,6 @@ pub(crate) struct StreamRequest<'a> {
     pub(crate) state: bool,
 }
 
-/// The first of a job's options that needs the whole input in memory (so that it cannot
-/// stream), if any: `--truth` is matched against every player before the replay, and so is an
-/// `--initial-ratings` file whose names have whitespace around them (a whole read matches one
-/// to a trimmed name only if no player has it exactly); the report draws trajectories over
-/// every contest.
-pub(crate) fn needs_whole(truth: bool, padded_seeds: bool, report: bool) -> Option<&'static str> {
-    if truth {
-        Some("--truth")
-    } else if padded_seeds {
-        Some("--initial-ratings with names padded by whitespace")
-    } else if report {
-        Some("--report, --predictions or --site")
-    } else {
-        None
-    }
-}
-
 /// Why a replay cannot stream with these options, if it cannot.
 fn obstacle(req: &StreamRequest, more: &[PathBuf]) -> Option<String> {
     let once = req.replay.warmup == 0.0;

@@ -5,7 +5,7 @@ use super::errors::UsageError;
 use super::load::Loaded;
 use super::options::RunOptions;
 use super::resume::{ReplayFailure, RunReplay, StateJob};
-use super::sink::{Batch, RateMeter, Rows, Sink};
+use super::sink::{Batch, Rows, Sink};
 use super::stream::{Piece, Ran, RunStream, replay_streamed};
 use crate::history::{History, PlayerId};
 use crate::ingest::stream::Streamed;
@@ -102,11 +102,6 @@ impl SystemOutcome {
             .map_or(&loaded.history, |s| &s.players)
     }
 
-    /// The size of the input.
-    pub fn totals(&self, loaded: &Loaded) -> super::load::Totals {
-        totals(loaded, self.streamed.as_ref())
-    }
-
     /// Rounds per second over the whole replay.
     pub fn rounds_per_second(&self) -> f64 {
         self.result.rounds as f64 / self.replay_seconds.max(1e-9)
@@ -171,18 +166,27 @@ fn add_intervals(
     rows: &mut [output::LeaderRow],
     result: &ReplayResult,
 ) -> anyhow::Result<(Option<serde_json::Value>, Option<Vec<f64>>)> {
-    // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
-    let mut superiority: Option<Vec<f64>> = None;
+    // From the fit's observed information (`bt`, `whr`) at the level asked.
     if let Some(sds) = &result.hessian_sds {
-        hessian_intervals(rows, sds, job.run.ci_level);
+        let z = crate::numeric::normal_quantile(0.5 + job.run.ci_level / 2.0);
+        for row in rows.iter_mut() {
+            let (r, sd) = (row.rating.mean, sds[row.player as usize]);
+            let rating = (r - z * sd, r + z * sd);
+            row.interval = Some(output::Interval {
+                rating,
+                rank: None,
+                group: None,
+            });
+        }
     }
     let Some(ci) = &job.run.ci else {
         return Ok((None, None));
     };
-    let ratings = job
-        .ci_ratings
-        .then(|| rating_intervals(loaded, job, history, rows, ci, &mut superiority))
-        .transpose()?;
+    // With --h2h and --ci: the bootstrap's likelihood of superiority among the top.
+    let (ratings, superiority) = (job.ci_ratings)
+        .then(|| rating_intervals(loaded, job, history, rows, ci))
+        .transpose()?
+        .unzip();
     let intervals = super::metrics_doc::intervals(&result.series.scores, ci, ratings);
     Ok((Some(intervals), superiority))
 }
@@ -203,20 +207,6 @@ fn refuse_streamed(loaded: &Loaded, job: &SystemJob) -> Result<(), UsageError> {
     Err(UsageError(why.into()))
 }
 
-/// Intervals from the fit's observed information (`bt`, `whr`) at `level`.
-fn hessian_intervals(rows: &mut [output::LeaderRow], sds: &[f64], level: f64) {
-    let z = crate::numeric::normal_quantile(0.5 + level / 2.0);
-    for row in rows.iter_mut() {
-        let sd = sds[row.player as usize];
-        let r = row.rating.mean;
-        row.interval = Some(output::Interval {
-            rating: (r - z * sd, r + z * sd),
-            rank: None,
-            group: None,
-        });
-    }
-}
-
 /// Replays one system and stages `leaderboard.csv`, `metrics.json` and the history file in
 /// `staged`, a folder of an output generation (published by the caller).
 pub fn replay_system(
@@ -228,16 +218,14 @@ pub fn replay_system(
     let history = &loaded.history;
     let t1 = Instant::now();
     let mut sink = Sink {
-        rows: Rows::Drop,
         bar: job.bar.clone(),
         trajectory: (job.chart_players() > 0).then(Vec::new),
-        rate: RateMeter::new(),
         truth: loaded
             .truth
             .as_ref()
             .map(|t| (history, t, RmseSeries::default())),
         site: job.site.then(super::site::SiteTrack::default),
-        rated: super::sink::Rated::default(),
+        ..Sink::quiet()
     };
     let Ran {
         result,
@@ -296,9 +284,7 @@ pub fn replay_system(
     };
     for file in output::SYSTEM_FILES {
         for name in file.wanted(&done) {
-            staged
-                .write(name, |w| file.write(name, &done, w))
-                .with_context(|| cannot_write(staged, name))?;
+            super::write_file(staged, name, |w| file.write(name, &done, w))?;
         }
     }
     let site = sink.site.take().map(|track| (track, metrics));
@@ -324,15 +310,14 @@ pub fn replay_system(
 
 /// `--ci` on the leaderboard: every row's rating and rank intervals and tie group, from the
 /// bootstrap replicates of the history (held whole: a streamed input is refused); the
-/// replicates that completed and failed.
+/// replicates that completed and failed, and the likelihoods of superiority among the top.
 fn rating_intervals(
     loaded: &Loaded,
     job: &SystemJob,
     history: &History,
     rows: &mut [output::LeaderRow],
     ci: &crate::bootstrap::CiOptions,
-    superiority: &mut Option<Vec<f64>>,
-) -> anyhow::Result<(u32, u32)> {
+) -> anyhow::Result<((u32, u32), Vec<f64>)> {
     let index = crate::history::NameIndex::new(history.names());
     let anchors: Vec<(PlayerId, f64)> = job
         .run
@@ -399,16 +384,15 @@ fn rating_intervals(
             group: Some(iv.group[k]),
         });
     }
-    *superiority = Some(iv.superiority);
-    Ok((iv.replicates, iv.failed))
+    Ok(((iv.replicates, iv.failed), iv.superiority))
 }
 
 /// The size of the input: the loaded history's, or what a streamed replay read.
 pub(crate) fn totals(loaded: &Loaded, streamed: Option<&Arc<Streamed>>) -> super::load::Totals {
-    match streamed {
-        Some(s) => streamed_totals(s),
-        None => super::load::Totals::of(&loaded.history),
-    }
+    streamed.map_or_else(
+        || super::load::Totals::of(&loaded.history),
+        |s| streamed_totals(s),
+    )
 }
 
 /// The size of a streamed input, once read.
@@ -420,7 +404,7 @@ pub(crate) fn streamed_totals(s: &Streamed) -> super::load::Totals {
     }
 }
 
-fn cannot_write(staged: &Folder, name: &str) -> String {
+pub(crate) fn cannot_write(staged: &Folder, name: &str) -> String {
     format!("cannot write {}", staged.final_path(name).display())
 }
 

@@ -6,7 +6,7 @@
 //!
 //! Nothing after the tuning slice can influence the choice: the slice is replayed on its own.
 
-use super::errors::{PartialFailure, ReaderFailed, UsageError};
+use super::errors::{PartialFailure, UsageError};
 use super::load::{Loaded, check_replay_options};
 use super::options::{OPTION_KEYS, RunOptions, set_options};
 use super::resume::ReplayFailure;
@@ -249,34 +249,6 @@ fn outcomes(scored: Vec<Scored>) -> Vec<Outcome> {
         .collect()
 }
 
-/// Scores every set on the first `fraction` of the contests (in parallel), best first.
-pub fn run_trials(
-    history: &History,
-    kind: SystemKind,
-    sets: Vec<ParamMap>,
-    metric: TuneMetric,
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Vec<Trial>, String> {
-    let slice = slice_options(history.len(), fraction, base);
-    let scored = replay_sets(history, kind, &sets.iter().collect::<Vec<_>>(), &slice)?;
-    rank(kind, sets, outcomes(scored), metric)
-}
-
-/// Metrics of a whole replay scored on everything after the first `fraction` of contests
-/// (the inner error: the replay diverged).
-pub fn held_out(
-    history: &History,
-    kind: SystemKind,
-    params: &ParamMap,
-    fraction: f64,
-    base: &ReplayOptions,
-) -> Result<Scored, String> {
-    let opts = &held_options(fraction, base);
-    let (params, opts) = &set_options(params, opts)?;
-    dispatch(kind, params, Score { history, opts })
-}
-
 pub use super::shard::Outcome;
 
 /// The trials of the sets scored `outcomes` (a set whose replay ran away has failed), best
@@ -367,9 +339,8 @@ fn replay_loaded(
                 scored.push(Ok(ran.result.metrics));
             }
             Err(ReplayFailure::Diverged(d)) => scored.push(Err(d)),
-            Err(ReplayFailure::State(e)) => return Err(e),
-            // The reader's error was returned by the fan-out.
-            Err(ReplayFailure::Unread) => return Err(ReaderFailed.into()),
+            // (Unread: the reader's error was returned by the fan-out.)
+            Err(failure) => return Err(failure.error()),
         }
     }
     Ok((scored, read))
@@ -467,10 +438,8 @@ pub fn run_tune(job: &TuneJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
         .pop()
         .ok_or_else(|| anyhow::anyhow!("the defaults were not replayed"))?;
     let best_held = held.pop();
-    staged
-        .root()
-        .write("tune.csv", |w| write_trials(w, &job.grid, &trials))
-        .with_context(|| format!("cannot write {}", job.run.out.join("tune.csv").display()))?;
+    let write = |w: &mut dyn Write| write_trials(w, &job.grid, &trials);
+    super::write_file(&staged.root(), "tune.csv", write)?;
     let written = staged.commit()?;
     let held = [
         ("tuned", best_held.as_ref()),
@@ -611,8 +580,7 @@ fn print_report(
     if let Some(best) = trials.iter().find(|t| t.failed.is_none()) {
         writeln!(stdout, "  tuned parameters: {}", describe(&best.params))?;
     }
-    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    writeln!(stdout, "Wrote {}", names.join(", "))?;
+    writeln!(stdout, "Wrote {}", super::shown(written).join(", "))?;
     Ok(())
 }
 
@@ -623,14 +591,18 @@ fn fmt(v: Option<f64>) -> String {
 
 /// Parameters as printed: `name=value`, the names as the command line spells them.
 fn describe(params: &ParamMap) -> String {
-    params
+    let each = params
         .iter()
-        .map(|(k, v)| match v {
-            Value::String(word) => format!("{}={word}", k.replace('_', "-")),
-            _ => format!("{}={v}", k.replace('_', "-")),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+        .map(|(k, v)| format!("{}={}", k.replace('_', "-"), text(v)));
+    each.collect::<Vec<_>>().join(" ")
+}
+
+/// A parameter's value as printed and in `tune.csv`: a word as it is, a number as JSON.
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(word) => word.clone(),
+        _ => v.to_string(),
+    }
 }
 
 /// `tune.csv`: one row per set, best first: the parameters, then the tuning metrics.
@@ -648,17 +620,13 @@ fn write_trials(
         "log_loss",
         "brier",
         "accuracy",
+        "failed",
     ]);
-    header.push("failed");
     out.write_record(&header)?;
     let f = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for (i, t) in trials.iter().enumerate() {
         let mut record = vec![(i + 1).to_string()];
-        let value = |n: &String| match t.params.get(n) {
-            Some(Value::String(word)) => word.clone(),
-            Some(v) => v.to_string(),
-            None => String::new(),
-        };
+        let value = |n: &String| t.params.get(n).map_or(String::new(), text);
         record.extend(grid.iter().map(|(n, _)| value(n)));
         let (all, two) = (&t.tuning.all, &t.tuning.two_player);
         let metrics = [all.pair_inversion, all.rank_deviation, two.log_loss];
@@ -696,6 +664,34 @@ fn job_key(job: &TuneJob, sets: usize) -> Value {
 mod tests {
     use super::*;
     use crate::history::{HistoryBuilder, SourceInfo};
+
+    /// Scores every set on the first `fraction` of the contests (in parallel), best first.
+    fn run_trials(
+        history: &History,
+        kind: SystemKind,
+        sets: Vec<ParamMap>,
+        metric: TuneMetric,
+        fraction: f64,
+        base: &ReplayOptions,
+    ) -> Result<Vec<Trial>, String> {
+        let slice = slice_options(history.len(), fraction, base);
+        let scored = replay_sets(history, kind, &sets.iter().collect::<Vec<_>>(), &slice)?;
+        rank(kind, sets, outcomes(scored), metric)
+    }
+
+    /// Metrics of a whole replay scored on everything after the first `fraction` of contests
+    /// (the inner error: the replay diverged).
+    fn held_out(
+        history: &History,
+        kind: SystemKind,
+        params: &ParamMap,
+        fraction: f64,
+        base: &ReplayOptions,
+    ) -> Result<Scored, String> {
+        let opts = &held_options(fraction, base);
+        let (params, opts) = &set_options(params, opts)?;
+        dispatch(kind, params, Score { history, opts })
+    }
 
     /// Every default grid holds each of its parameters' default value exactly, as promised
     /// (the tie rule prefers sets at their defaults only if the grid has them).
