@@ -43,11 +43,7 @@ impl MuSigma {
     /// The rating the outputs show: the mean, its deviation, and the mean again as display
     /// (neither Glickman nor Weng and Lin define a conservative rating).
     pub fn rating(&self) -> Rating {
-        Rating {
-            mean: self.mu,
-            uncertainty: Some(self.sigma),
-            display: self.mu,
-        }
+        Rating::new(self.mu, Some(self.sigma))
     }
 }
 

@@ -357,10 +357,7 @@ impl RatingSystem for Bar {
     }
 
     fn new_player(&self) -> MuSigma {
-        MuSigma {
-            mu: self.p.mu_init,
-            sigma: self.p.sigma_init,
-        }
+        self.seeded(self.p.mu_init, None, None)
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> MuSigma {

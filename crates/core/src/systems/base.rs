@@ -19,6 +19,17 @@ pub struct Rating {
     pub display: f64,
 }
 
+impl Rating {
+    /// A rating whose display is its mean.
+    pub fn new(mean: f64, uncertainty: Option<f64>) -> Self {
+        Rating {
+            mean,
+            uncertainty,
+            display: mean,
+        }
+    }
+}
+
 /// The time that passed for a player since his last round, as the replay hands it to
 /// [`RatingSystem::elapse`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,13 +121,17 @@ pub trait RatingSystem: Sync {
     fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
 
     /// Probability that side `a` beats side `b` (a draw counting half), where the system
-    /// defines one.
+    /// defines one. A system implements this or
+    /// [`win_probability_sided`](Self::win_probability_sided) (each defaults to the other):
+    /// by default, the latter on neutral ground.
     fn win_probability(
         &self,
         players: &[Self::Player],
         a: &[PlayerId],
         b: &[PlayerId],
-    ) -> Option<f64>;
+    ) -> Option<f64> {
+        self.win_probability_sided(players, a, b, false)
+    }
 
     /// [`win_probability`](Self::win_probability) of a game as it is played: with
     /// `first_side`, side `a` plays the first side (home, white; see

@@ -656,21 +656,11 @@ impl RatingSystem for Bt {
     }
 
     fn new_player(&self) -> BtPlayer {
-        BtPlayer {
-            rating: self.p.start,
-            sd: self.p.prior_sd,
-            prior: (self.p.start, self.p.prior_sd),
-            pairs: Vec::new(),
-            fit: None,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn rating(&self, p: &BtPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(p.sd),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(p.sd))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [BtPlayer]) {
@@ -702,10 +692,6 @@ impl RatingSystem for Bt {
             fit.key = key;
         }
         players[0].fit = Some(fit);
-    }
-
-    fn win_probability(&self, players: &[BtPlayer], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {

@@ -561,10 +561,7 @@ impl RatingSystem for Codeforces {
     }
 
     fn new_player(&self) -> CodeforcesPlayer {
-        CodeforcesPlayer {
-            rating: self.p.start,
-            performance: f64::NAN,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> CodeforcesPlayer {
@@ -575,11 +572,7 @@ impl RatingSystem for Codeforces {
     }
 
     fn rating(&self, p: &CodeforcesPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: None,
-            display: p.rating,
-        }
+        Rating::new(p.rating, None)
     }
 
     fn update(&self, round: Round<'_>, players: &mut [CodeforcesPlayer]) {

@@ -426,10 +426,7 @@ impl RatingSystem for Elo {
     }
 
     fn new_player(&self) -> f64 {
-        match self.p.floor {
-            Some(f) => self.p.start.max(f),
-            None => self.p.start,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> f64 {
@@ -440,11 +437,7 @@ impl RatingSystem for Elo {
     }
 
     fn rating(&self, r: &f64) -> Rating {
-        Rating {
-            mean: *r,
-            uncertainty: None,
-            display: *r,
-        }
+        Rating::new(*r, None)
     }
 
     fn shift(&self, r: &mut f64, points: f64) -> bool {
@@ -495,10 +488,6 @@ impl RatingSystem for Elo {
         for (p, d) in changes {
             self.apply(&mut players[p as usize], d);
         }
-    }
-
-    fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// A team plays at its members' mean rating weighted by their shares, and each member's

@@ -196,10 +196,6 @@ impl RatingSystem for Glicko {
         allpairs::update_round(self, round, players);
     }
 
-    fn win_probability(&self, players: &[MuSigma], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.pairs.win_probability(players, a, b)
-    }
-
     fn advantage_per_elo(&self) -> Option<f64> {
         Some(self.p.scale / 400.0)
     }

@@ -449,11 +449,7 @@ impl RatingSystem for Glicko2 {
     }
 
     fn new_player(&self) -> Glicko2Player {
-        Glicko2Player::new(
-            self.bounded_rating(self.p.start),
-            self.bounded_rd(self.p.start_rd),
-            self.bounded_volatility(self.p.start_volatility),
-        )
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(
@@ -492,11 +488,7 @@ impl RatingSystem for Glicko2 {
     }
 
     fn rating(&self, p: &Glicko2Player) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(self.current_rd(p)),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(self.current_rd(p)))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [Glicko2Player]) {
@@ -523,15 +515,6 @@ impl RatingSystem for Glicko2 {
                 *p = self.rate(p, total);
             }
         }
-    }
-
-    fn win_probability(
-        &self,
-        players: &[Glicko2Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// Glicko-2's ratings are on the Elo scale (173.7178 = 400 / ln 10 per unit).

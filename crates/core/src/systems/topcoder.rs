@@ -418,12 +418,7 @@ impl RatingSystem for Topcoder {
     }
 
     fn new_player(&self) -> TopcoderPlayer {
-        TopcoderPlayer {
-            rating: self.p.start,
-            volatility: self.p.start_volatility,
-            times_played: 0,
-            performance: f64::NAN,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     /// The volatility is the file's `volatility`, else its `uncertainty` (Topcoder shows the
@@ -450,11 +445,7 @@ impl RatingSystem for Topcoder {
     }
 
     fn rating(&self, p: &TopcoderPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(p.volatility),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(p.volatility))
     }
 
     /// Rates the round's contests in turn, each from the states the one before left: Topcoder

@@ -813,10 +813,7 @@ impl RatingSystem for TrueSkill {
     }
 
     fn new_player(&self) -> TrueSkillPlayer {
-        TrueSkillPlayer {
-            mu: self.p.mu,
-            sigma: self.p.sigma,
-        }
+        self.seeded(self.p.mu, None, None)
     }
 
     fn rating(&self, p: &TrueSkillPlayer) -> Rating {
@@ -856,15 +853,6 @@ impl RatingSystem for TrueSkill {
             s.mu += same.iter().map(|c| c.1).sum::<f64>();
             s.sigma = (var0 * same.iter().map(|c| c.2).product::<f64>()).sqrt();
         }
-    }
-
-    fn win_probability(
-        &self,
-        players: &[TrueSkillPlayer],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// Partial play as the Python package `trueskill` has it: a member's performance counts

@@ -304,11 +304,7 @@ impl RatingSystem for Yuksel {
     }
 
     fn rating(&self, p: &YukselPlayer) -> Rating {
-        Rating {
-            mean: p.r,
-            uncertainty: Some(p.phi()),
-            display: p.r,
-        }
+        Rating::new(p.r, Some(p.phi()))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [YukselPlayer]) {
@@ -418,15 +414,6 @@ impl RatingSystem for Yuksel {
             p.d = decayed(p) + inc;
             self.update_stats(p, dr);
         }
-    }
-
-    fn win_probability(
-        &self,
-        players: &[YukselPlayer],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {

@@ -565,15 +565,7 @@ impl RatingSystem for EloMmr {
     }
 
     fn new_player(&self) -> MmrPlayer {
-        MmrPlayer {
-            mu: self.p.mu_init,
-            sigma: self.p.sigma_init,
-            p0: self.p.mu_init,
-            w0: 1.0 / (self.p.sigma_init * self.p.sigma_init),
-            factors: Factors::default(),
-            last_time: None,
-            last_perf: f64::NAN,
-        }
+        self.seeded(self.p.mu_init, None, None)
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> MmrPlayer {
@@ -583,7 +575,9 @@ impl RatingSystem for EloMmr {
             sigma,
             p0: rating,
             w0: 1.0 / (sigma * sigma),
-            ..self.new_player()
+            factors: Factors::default(),
+            last_time: None,
+            last_perf: f64::NAN,
         }
     }
 
