@@ -501,16 +501,13 @@ impl RatingSystem for Glicko2 {
             }
         }
         per_player.sort_by_key(|x| x.0);
-        let mut k = 0;
-        while k < per_player.len() {
-            let id = per_player[k].0;
+        for same in per_player.chunk_by(|a, b| a.0 == b.0) {
             let mut total = Sums::default();
-            while k < per_player.len() && per_player[k].0 == id {
-                total.score += per_player[k].1.score;
-                total.info += per_player[k].1.info;
-                k += 1;
+            for (_, s) in same {
+                total.score += s.score;
+                total.info += s.info;
             }
-            let p = &mut players[id as usize];
+            let p = &mut players[same[0].0 as usize];
             if total.info > 0.0 {
                 *p = self.rate(p, total);
             }

@@ -298,7 +298,8 @@ pub struct MmrPlayer {
 }
 
 impl MmrPlayer {
-    /// Logistic factors held (for tests and diagnostics).
+    /// Logistic factors held (for tests).
+    #[cfg(test)]
     pub fn history_len(&self) -> usize {
         self.factors.len()
     }
