@@ -198,18 +198,10 @@ impl Field {
     fn new(ratings: &[f64], scale: f64) -> Self {
         let mut sorted = ratings.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let mut r: Vec<f64> = Vec::new();
-        let mut count: Vec<f64> = Vec::new();
-        for x in sorted {
-            match r.last() {
-                Some(&last) if last.total_cmp(&x).is_eq() => {
-                    *count.last_mut().expect("count follows r") += 1.0;
-                }
-                _ => {
-                    r.push(x);
-                    count.push(1.0);
-                }
-            }
+        let (mut r, mut count) = (Vec::new(), Vec::new());
+        for same in sorted.chunk_by(|a, b| a.total_cmp(b).is_eq()) {
+            r.push(same[0]);
+            count.push(same.len() as f64);
         }
         let top = *r.last().expect("a contest has entries");
         let k = LN_10 / scale;

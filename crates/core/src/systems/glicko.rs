@@ -169,15 +169,13 @@ impl RatingSystem for Glicko {
         self.pairs.seeded(rating, uncertainty, volatility)
     }
 
-    /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)`; a deviation already above `RD_0` (seeded
-    /// so) does not grow.
-    /// `RD^2 += c^2 t` for the `t` periods passed (fractional under `--growth time`), plus
-    /// the decay, capped at the newcomers' deviation.
     fn shift(&self, p: &mut MuSigma, points: f64) -> bool {
         p.mu += points;
         true
     }
 
+    /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)` for the `t` periods passed (fractional
+    /// under `--growth time`); a deviation already above `RD_0` (seeded so) does not grow.
     fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
         let growth = self.p.c * self.p.c * time.periods + time.variance;
         self.pairs
@@ -210,16 +208,13 @@ impl RatingSystem for Glicko {
         if !first_side || self.p.advantage == 0.0 {
             return self.pairs.win_probability(players, a, b);
         }
-        // Side a as one player of its mean and variance, the advantage added.
-        let (mu, var) = super::allpairs::side_belief(players, a);
-        let mut both = vec![MuSigma {
-            mu: mu + self.p.advantage,
-            sigma: var.sqrt(),
-        }];
-        let (mu_b, var_b) = super::allpairs::side_belief(players, b);
-        both.push(MuSigma {
-            mu: mu_b,
-            sigma: var_b.sqrt(),
+        // Each side as one player of its mean and variance, side a's advantage added.
+        let both = [(a, self.p.advantage), (b, 0.0)].map(|(side, advantage)| {
+            let (mu, var) = super::allpairs::side_belief(players, side);
+            MuSigma {
+                mu: mu + advantage,
+                sigma: var.sqrt(),
+            }
         });
         self.pairs.win_probability(&both, &[0], &[1])
     }

@@ -465,16 +465,16 @@ impl RatingSystem for Glicko2 {
         )
     }
 
-    /// Time passing (liglicko2's split of a period, which is Glickman's for whole periods):
-    /// `phi^2 += sigma^2` at the player's own volatility for every period passed beyond the
-    /// first, plus the decay; the first period (or the fraction of one passed) is left
-    /// pending for the next update's step 6, and with measured time it shows in the deviation
-    /// as of now.
     fn shift(&self, p: &mut Glicko2Player, points: f64) -> bool {
         p.rating += points;
         true
     }
 
+    /// Time passing (liglicko2's split of a period, which is Glickman's for whole periods):
+    /// `phi^2 += sigma^2` at the player's own volatility for every period passed beyond the
+    /// first, plus the decay; the first period (or the fraction of one passed) is left
+    /// pending for the next update's step 6, and with measured time it shows in the deviation
+    /// as of now.
     fn elapse(&self, p: &mut Glicko2Player, time: Elapsed) {
         let idle = (time.periods - 1.0).max(0.0);
         let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;

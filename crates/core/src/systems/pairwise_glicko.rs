@@ -257,9 +257,8 @@ impl RatingSystem for PairwiseGlicko {
         }
     }
 
-    /// Glicko's RD grows with time but never past the newcomers' RD.
     /// The decay, and under `--growth time` the drift of each period passed beyond the
-    /// first, capped at the newcomers' uncertainty.
+    /// first, capped at the newcomers' uncertainty (Glicko's RD never grows past theirs).
     fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
         let growth = self.p.sig_drift * self.p.sig_drift * time.idle_periods() + time.variance;
         p.sigma = (p.sigma * p.sigma + growth)

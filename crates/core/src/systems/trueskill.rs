@@ -912,15 +912,13 @@ impl RatingSystem for TrueSkill {
         }
     }
 
-    /// Only the time decay: `sigma^2 += variance`. TrueSkill's own growth, `tau^2`, comes with
-    /// each contest (in `update`), not with the periods.
-    /// The decay, and under `--growth time` the drift of the days passed (that growth capped
-    /// at the newcomers' sigma).
     fn shift(&self, p: &mut TrueSkillPlayer, points: f64) -> bool {
         p.mu += points;
         true
     }
 
+    /// The decay, and under `--growth time` the drift of the days passed (that growth capped
+    /// at the newcomers' sigma); TrueSkill's own `tau^2` comes with each contest instead.
     fn elapse(&self, p: &mut TrueSkillPlayer, time: Elapsed) {
         let drift = if time.idle_growth {
             self.p.drift_per_day * time.days

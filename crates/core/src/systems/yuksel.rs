@@ -268,29 +268,22 @@ impl RatingSystem for Yuksel {
     }
 
     fn new_player(&self) -> YukselPlayer {
-        YukselPlayer {
-            r: self.p.start,
-            d: 0.0,
-            w: INITIAL_W,
-            mean: self.p.start,
-            var: 0.0,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     /// A seeded player starts at the given rating, with R (the reference the rating is kept
     /// around) there too and no history of changes.
     /// The uncertainty, if given, becomes the deviation `phi` (V = W phi^2).
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> YukselPlayer {
-        let fresh = self.new_player();
         YukselPlayer {
             r: rating,
+            d: 0.0,
+            w: INITIAL_W,
             mean: rating,
-            var: uncertainty.map_or(fresh.var, |u| fresh.w * u * u),
-            ..fresh
+            var: uncertainty.map_or(0.0, |u| INITIAL_W * u * u),
         }
     }
 
-    /// `phi^2 = V / W` grows by `variance`.
     /// The rating and the weighted mean of his past ratings move together (the mean is
     /// where the update pulls the rating back toward).
     fn shift(&self, p: &mut YukselPlayer, points: f64) -> bool {
@@ -299,6 +292,7 @@ impl RatingSystem for Yuksel {
         true
     }
 
+    /// `phi^2 = V / W` grows by `variance`.
     fn elapse(&self, p: &mut YukselPlayer, time: Elapsed) {
         p.var += time.variance * p.w;
     }
