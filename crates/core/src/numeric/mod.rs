@@ -189,17 +189,10 @@ pub fn normal_pdf_over_cdf(z: f64) -> f64 {
 }
 
 unsafe extern "C" {
-    /// The C library's complementary error function (linked with std's libm).
-    #[link_name = "erfc"]
-    safe fn c_erfc(x: f64) -> f64;
-}
-
-/// The complementary error function, from the C library that std links: glibc's is within
-/// an ulp and several times faster than the `libm` crate's (whose exponentials are plain Rust;
-/// on Codeforces, Elo-MMchi spent 40 % of its time there).
-#[inline]
-pub fn erfc(x: f64) -> f64 {
-    c_erfc(x)
+    /// The complementary error function, from the C library that std links: glibc's is
+    /// within an ulp and several times faster than the `libm` crate's (whose exponentials are
+    /// plain Rust; on Codeforces, Elo-MMchi spent 40 % of its time there).
+    pub safe fn erfc(x: f64) -> f64;
 }
 
 /// Both hazards at once, `(phi(z)/Phi(z), phi(z)/Phi(-z))`, from one `exp` and one `erfc`:

@@ -476,17 +476,10 @@ impl RatingSystem for Elo {
         if round.len() > 1 {
             // A player may play several contests of a round: sum before flooring.
             changes.sort_by_key(|c| c.0);
-            changes.dedup_by(|later, first| {
-                if later.0 == first.0 {
-                    first.1 += later.1;
-                    true
-                } else {
-                    false
-                }
-            });
         }
-        for (p, d) in changes {
-            self.apply(&mut players[p as usize], d);
+        for same in changes.chunk_by(|a, b| a.0 == b.0) {
+            let d = same[1..].iter().fold(same[0].1, |d, c| d + c.1);
+            self.apply(&mut players[same[0].0 as usize], d);
         }
     }
 
