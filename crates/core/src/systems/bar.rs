@@ -77,7 +77,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{chebyshev, exp_vectorisable, shared};
 use rayon::prelude::*;
@@ -339,16 +339,13 @@ impl AllPairs for Bar {
 }
 
 impl RatingSystem for Bar {
-    type Params = BarParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some(("sigma", "the standard deviation of the rating"))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Bar
-    }
+    fixed_system!(
+        Bar,
+        BarParams,
+        uncertainty: "sigma",
+        "the standard deviation of the rating"
+    );
 
     /// An entry plays at its members' share-weighted mean; each member takes his share of
     /// the entry's change.
@@ -393,10 +390,6 @@ impl RatingSystem for Bar {
         let (mu_b, var_b) = side_belief(players, b);
         let c = (var_a + var_b + 2.0 * self.p.beta * self.p.beta).sqrt();
         Some(self.p(mu_a - mu_b, c))
-    }
-
-    fn parameters(&self) -> &BarParams {
-        &self.p
     }
 }
 

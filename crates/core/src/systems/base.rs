@@ -253,6 +253,29 @@ pub trait RatingSystem: Sync {
     }
 }
 
+/// The items every system with a fixed kind and its parameters in `self.p` writes alike, in
+/// its `impl RatingSystem`: `type Params`, [`RatingSystem::kind`],
+/// [`RatingSystem::parameters`] and, where given, [`RatingSystem::uncertainty_meaning`]
+/// (its label and its meaning).
+macro_rules! fixed_system {
+    ($kind:ident, $params:ty $(, uncertainty: $label:literal, $meaning:literal)?) => {
+        type Params = $params;
+
+        fn kind(&self) -> $crate::systems::SystemKind {
+            $crate::systems::SystemKind::$kind
+        }
+
+        fn parameters(&self) -> &$params {
+            &self.p
+        }
+
+        $(fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+            Some(($label, $meaning))
+        })?
+    };
+}
+pub(crate) use fixed_system;
+
 /// The hooks of a whole-history system ([`RatingSystem::whole_history`]; `P` its players'
 /// states): its ratings are refitted from all the results so far rather than updated by each
 /// round (Bradley-Terry, Whole-History Rating). Its [`RatingSystem::update`] reads and changes

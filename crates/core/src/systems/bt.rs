@@ -40,7 +40,7 @@
 //! whole history: the leaderboard is that fit.
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, WholeHistory, check_range, side_mean,
+    ParamError, Rating, RatingSystem, WholeHistory, check_range, fixed_system, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
@@ -638,22 +638,12 @@ fn pcg(
 
 impl RatingSystem for Bt {
     type Player = BtPlayer;
-    type Params = BtParams;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "sd",
-            "the standard deviation of the rating from the fit's curvature, every other rating held (a lower bound on the marginal one; --ci gives the bootstrap's)",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Bt
-    }
-
-    fn parameters(&self) -> &BtParams {
-        &self.p
-    }
+    fixed_system!(
+        Bt,
+        BtParams,
+        uncertainty: "sd",
+        "the standard deviation of the rating from the fit's curvature, every other rating held (a lower bound on the marginal one; --ci gives the bootstrap's)"
+    );
 
     fn new_player(&self) -> BtPlayer {
         self.seeded(self.p.start, None, None)

@@ -89,7 +89,7 @@
 //! ```
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::elo_win_probability;
@@ -545,12 +545,8 @@ impl Codeforces {
 }
 
 impl RatingSystem for Codeforces {
-    type Params = CodeforcesParams;
     type Player = CodeforcesPlayer;
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Codeforces
-    }
+    fixed_system!(Codeforces, CodeforcesParams);
 
     fn new_player(&self) -> CodeforcesPlayer {
         self.seeded(self.p.start, None, None)
@@ -609,10 +605,6 @@ impl RatingSystem for Codeforces {
 
     fn performance(&self, p: &CodeforcesPlayer) -> Option<f64> {
         p.performance.is_finite().then_some(p.performance)
-    }
-
-    fn parameters(&self) -> &CodeforcesParams {
-        &self.p
     }
 }
 

@@ -48,7 +48,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma};
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
@@ -147,19 +147,13 @@ impl AllPairs for Glicko {
 }
 
 impl RatingSystem for Glicko {
-    type Params = GlickoParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "RD",
-            "Glicko's rating deviation: the standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Glicko
-    }
+    fixed_system!(
+        Glicko,
+        GlickoParams,
+        uncertainty: "RD",
+        "Glicko's rating deviation: the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> MuSigma {
         self.pairs.new_player()
@@ -217,10 +211,6 @@ impl RatingSystem for Glicko {
             }
         });
         self.pairs.win_probability(&both, &[0], &[1])
-    }
-
-    fn parameters(&self) -> &GlickoParams {
-        &self.p
     }
 }
 

@@ -53,7 +53,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices,
 };
 use super::pairwise::{TABULATE_FROM, outcome_sums};
 use crate::history::{Contest, PlayerId, Round};
@@ -434,19 +434,13 @@ impl Glicko2 {
 }
 
 impl RatingSystem for Glicko2 {
-    type Params = Glicko2Params;
     type Player = Glicko2Player;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "RD",
-            "Glicko-2's rating deviation: the standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Glicko2
-    }
+    fixed_system!(
+        Glicko2,
+        Glicko2Params,
+        uncertainty: "RD",
+        "Glicko-2's rating deviation: the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> Glicko2Player {
         self.seeded(self.p.start, None, None)
@@ -543,10 +537,6 @@ impl RatingSystem for Glicko2 {
         };
         let ((mu_a, pa), (mu_b, pb)) = (side(a), side(b));
         Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a + shift - mu_b)).exp()))
-    }
-
-    fn parameters(&self) -> &Glicko2Params {
-        &self.p
     }
 }
 

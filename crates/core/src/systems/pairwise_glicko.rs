@@ -67,7 +67,7 @@
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use crate::numeric::shared;
@@ -235,16 +235,13 @@ impl AllPairs for PairwiseGlicko {
 }
 
 impl RatingSystem for PairwiseGlicko {
-    type Params = PairwiseGlickoParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some(("sigma", "the standard deviation of the rating"))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::PairwiseGlicko
-    }
+    fixed_system!(
+        PairwiseGlicko,
+        PairwiseGlickoParams,
+        uncertainty: "sigma",
+        "the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> MuSigma {
         self.seeded(self.p.mu_init, None, None)
@@ -286,10 +283,6 @@ impl RatingSystem for PairwiseGlicko {
         // q g(sqrt(var_a + var_b)) = (pi/sqrt 3) / sqrt(beta^2 + var_a + var_b).
         let qg = UNIT_LOGISTIC / (self.p.beta * self.p.beta + var_a + var_b).sqrt();
         Some(1.0 / (1.0 + (-qg * (mu_a - mu_b)).exp()))
-    }
-
-    fn parameters(&self) -> &PairwiseGlickoParams {
-        &self.p
     }
 }
 

@@ -79,7 +79,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{gauss, normal_cdf, normal_quantile};
@@ -398,19 +398,13 @@ fn losses(r: &[f64], v2: &[f64], n: &[f64], c: f64) -> Vec<f64> {
 }
 
 impl RatingSystem for Topcoder {
-    type Params = TopcoderParams;
     type Player = TopcoderPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "volat.",
-            "Topcoder's volatility: the spread of a player's performances around his rating, not the uncertainty of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Topcoder
-    }
+    fixed_system!(
+        Topcoder,
+        TopcoderParams,
+        uncertainty: "volat.",
+        "Topcoder's volatility: the spread of a player's performances around his rating, not the uncertainty of the rating"
+    );
 
     fn new_player(&self) -> TopcoderPlayer {
         self.seeded(self.p.start, None, None)
@@ -481,10 +475,6 @@ impl RatingSystem for Topcoder {
 
     fn performance(&self, p: &TopcoderPlayer) -> Option<f64> {
         p.performance.is_finite().then_some(p.performance)
-    }
-
-    fn parameters(&self) -> &TopcoderParams {
-        &self.p
     }
 }
 

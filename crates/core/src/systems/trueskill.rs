@@ -136,7 +136,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
@@ -798,19 +798,13 @@ fn quadrature_moments(l: f64, u: f64) -> (f64, f64) {
 }
 
 impl RatingSystem for TrueSkill {
-    type Params = TrueSkillParams;
     type Player = TrueSkillPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "sigma",
-            "the standard deviation of the skill mu (the display rating is mu - 3 sigma)",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::TrueSkill
-    }
+    fixed_system!(
+        TrueSkill,
+        TrueSkillParams,
+        uncertainty: "sigma",
+        "the standard deviation of the skill mu (the display rating is mu - 3 sigma)"
+    );
 
     fn new_player(&self) -> TrueSkillPlayer {
         self.seeded(self.p.mu, None, None)
@@ -894,10 +888,6 @@ impl RatingSystem for TrueSkill {
         }
         let (win, loss) = (normal_cdf((d - eps) / c), normal_cdf((-d - eps) / c));
         Some([win, (1.0 - win - loss).max(0.0), loss])
-    }
-
-    fn parameters(&self) -> &TrueSkillParams {
-        &self.p
     }
 
     fn seeded(

@@ -41,7 +41,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::base::{
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, side_mean,
+};
 use super::pairwise::{logistic_sums, outcome_sums};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
@@ -253,19 +255,13 @@ fn find(units: &mut [Unit<'_>], mut u: usize) -> usize {
 }
 
 impl RatingSystem for Yuksel {
-    type Params = YukselParams;
     type Player = YukselPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "phi",
-            "Yuksel's phi: the weighted spread of the player's recent rating changes, not a standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Yuksel
-    }
+    fixed_system!(
+        Yuksel,
+        YukselParams,
+        uncertainty: "phi",
+        "Yuksel's phi: the weighted spread of the player's recent rating changes, not a standard deviation of the rating"
+    );
 
     fn new_player(&self) -> YukselPlayer {
         self.seeded(self.p.start, None, None)
@@ -425,10 +421,6 @@ impl RatingSystem for Yuksel {
         let ra = side_mean(players, a, |p| p.r);
         let rb = side_mean(players, b, |p| p.r);
         Some(elo_win_probability(ra + shift - rb, self.p.scale))
-    }
-
-    fn parameters(&self) -> &YukselParams {
-        &self.p
     }
 }
 

@@ -183,17 +183,12 @@ impl<'a> Contest<'a> {
         let mut blocks = Vec::new();
         let mut block_of = vec![0u32; n];
         let mut start = 0;
-        while start < n {
-            let l = lo[by_rank[start] as usize];
-            let mut end = start + 1;
-            while end < n && lo[by_rank[end] as usize] == l {
-                end += 1;
-            }
-            for &e in &by_rank[start..end] {
+        for same in by_rank.chunk_by(|&a, &b| lo[a as usize] == lo[b as usize]) {
+            for &e in same {
                 block_of[e as usize] = blocks.len() as u32;
             }
-            blocks.push((start, end));
-            start = end;
+            blocks.push((start, start + same.len()));
+            start += same.len();
         }
         let s = priors
             .iter()
@@ -204,11 +199,9 @@ impl<'a> Contest<'a> {
         // distinct ratings.
         let mut distinct_start = Vec::new();
         let mut distinct_of = Vec::with_capacity(n);
-        for (k, &e) in by_rating.iter().enumerate() {
-            if k == 0 || priors[e as usize].mu != priors[by_rating[k - 1] as usize].mu {
-                distinct_start.push(k as u32);
-            }
-            distinct_of.push(distinct_start.len() as u32 - 1);
+        for same in by_rating.chunk_by(|&a, &b| priors[a as usize].mu == priors[b as usize].mu) {
+            distinct_of.resize(distinct_of.len() + same.len(), distinct_start.len() as u32);
+            distinct_start.push((distinct_of.len() - same.len()) as u32);
         }
         let distinct = distinct_start.len();
         distinct_start.push(n as u32);
@@ -615,10 +608,7 @@ impl<'a> Contest<'a> {
         let kappa = self.kappa();
         // Weights placed better and worse than each block, from prefix and suffix sums in rank
         // order (each a sum of positive terms, accurate even where it is tiny).
-        let mut prefix = vec![0.0; n + 1];
-        for (k, &e) in self.by_rank.iter().enumerate() {
-            prefix[k + 1] = prefix[k] + self.s[e as usize];
-        }
+        let prefix = self.weight_prefix(&self.by_rank);
         let mut suffix = vec![0.0; n + 1];
         for (k, &e) in self.by_rank.iter().enumerate().rev() {
             suffix[k] = suffix[k + 1] + self.s[e as usize];
@@ -931,16 +921,11 @@ impl<'a> Contest<'a> {
     fn distinct_priors(&self) -> (Vec<u32>, Vec<u32>) {
         let mut rows: Vec<u32> = Vec::new();
         let mut row_of = vec![0u32; self.n];
-        for &e in &self.by_rating {
-            let p = self.priors[e as usize];
-            let same = rows.last().is_some_and(|&r| {
-                let q = self.priors[r as usize];
-                q.mu == p.mu && q.delta == p.delta
-            });
-            if !same {
-                rows.push(e);
-            }
-            row_of[e as usize] = rows.len() as u32 - 1;
+        let prior = |e: &u32| self.priors[*e as usize];
+        for same in self.by_rating.chunk_by(|a, b| prior(a) == prior(b)) {
+            same.iter()
+                .for_each(|e| row_of[*e as usize] = rows.len() as u32);
+            rows.push(same[0]);
         }
         (rows, row_of)
     }
