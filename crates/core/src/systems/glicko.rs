@@ -47,7 +47,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::allpairs::{self, AllPairs, Field, MuSigma};
+use super::allpairs::{self, MuSigma};
 use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
 use crate::history::{PlayerId, Round};
@@ -106,7 +106,10 @@ impl Glicko {
         check_range("scale", p.scale, 1e-6, 1e9)?;
         check_range("advantage", p.advantage, -1e9, 1e9)?;
         let beta = PI / (3f64.sqrt() * logistic_q(p.scale));
-        let pairs = PairwiseGlicko::new(PairwiseGlickoParams {
+        // No drift per round: growth between periods is applied by [`RatingSystem::elapse`],
+        // per player. Not normalised: a drawn game scores 1/2 (Glickman), so a contest of
+        // ties is rated.
+        let mut pairs = PairwiseGlicko::new(PairwiseGlickoParams {
             beta,
             sig_drift: 0.0,
             mu_init: p.start,
@@ -114,35 +117,8 @@ impl Glicko {
             normalise: false,
             exact: p.exact,
         })?;
+        pairs.advantage = p.advantage;
         Ok(Self { p, pairs })
-    }
-}
-
-impl AllPairs for Glicko {
-    /// Growth between periods is applied by [`RatingSystem::elapse`], per player.
-    fn drift(&self) -> f64 {
-        0.0
-    }
-
-    fn contest(&self, field: &Field, weight: f64) -> Vec<(f64, f64)> {
-        self.pairs.contest(field, weight)
-    }
-
-    const V_NONE: f64 = <PairwiseGlicko as AllPairs>::V_NONE;
-
-    fn fold(acc: f64, v: f64) -> f64 {
-        PairwiseGlicko::fold(acc, v)
-    }
-
-    fn finish(&self, a: f64, v: f64) -> (f64, f64) {
-        self.pairs.finish(a, v)
-    }
-    /// A drawn game scores 1/2 (Glickman), so a contest of ties is rated.
-    fn skips_all_tied(&self) -> bool {
-        false
-    }
-    fn advantage(&self) -> f64 {
-        self.p.advantage
     }
 }
 
@@ -185,7 +161,7 @@ impl RatingSystem for Glicko {
     }
 
     fn update(&self, round: Round<'_>, players: &mut [MuSigma]) {
-        allpairs::update_round(self, round, players);
+        allpairs::update_round(&self.pairs, round, players);
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {

@@ -112,6 +112,8 @@ impl Default for PairwiseGlickoParams {
 #[derive(Clone, Debug)]
 pub struct PairwiseGlicko {
     p: PairwiseGlickoParams,
+    /// The first side's advantage, in rating points: Glicko's (see [`super::glicko`]), 0 here.
+    pub(super) advantage: f64,
 }
 
 impl PairwiseGlicko {
@@ -121,7 +123,7 @@ impl PairwiseGlicko {
         check_range("sig_drift", p.sig_drift, 0.0, f64::MAX)?;
         check_range("mu_init", p.mu_init, f64::MIN, f64::MAX)?;
         check_range("sigma_init", p.sigma_init, f64::MIN_POSITIVE, f64::MAX)?;
-        Ok(Self { p })
+        Ok(Self { p, advantage: 0.0 })
     }
 }
 
@@ -231,6 +233,10 @@ impl AllPairs for PairwiseGlicko {
     /// Glickman's own update (`normalise = false`) scores each tie 1/2.
     fn skips_all_tied(&self) -> bool {
         self.p.normalise
+    }
+
+    fn advantage(&self) -> f64 {
+        self.advantage
     }
 }
 

@@ -272,12 +272,6 @@ struct Natural {
 }
 
 impl Natural {
-    fn from_moments(mean: f64, var: f64) -> Self {
-        Self {
-            pi: 1.0 / var,
-            tau: mean / var,
-        }
-    }
     fn times(self, o: Natural) -> Natural {
         Natural {
             pi: self.pi + o.pi,
@@ -454,7 +448,10 @@ impl TrueSkill {
         let n = priors.len();
         let prior: Vec<Natural> = priors
             .iter()
-            .map(|&(m, v)| Natural::from_moments(m, v))
+            .map(|&(m, v)| Natural {
+                pi: 1.0 / v,
+                tau: m / v,
+            })
             .collect();
         // up[k]: from difference k to entry k; down[k]: from difference k to entry k + 1.
         let mut up = vec![Natural::default(); n - 1];

@@ -625,7 +625,8 @@ impl<'a> Contest<'a> {
         let strip = PI / (2.0 * s_max);
         let typical = [0.25, 0.5, 0.75]
             .iter()
-            .map(|f| self.f_slope(bottom + f * (top - bottom)))
+            // F' there: the sum of s_j^2 (1 - t_j^2) / 2.
+            .map(|f| tanh_sums_chunked(&self.mu, &self.s, bottom + f * (top - bottom)).1)
             .fold(f64::INFINITY, f64::min);
         let grid = Self::grid(
             bottom,
@@ -699,11 +700,6 @@ impl<'a> Contest<'a> {
             .collect::<Vec<_>>()
             .concat();
         (0..n).map(|e| roots[self.block_of[e] as usize]).collect()
-    }
-
-    /// F' at x: sum of s_j^2 (1 - t_j^2) / 2.
-    fn f_slope(&self, x: f64) -> f64 {
-        tanh_sums_chunked(&self.mu, &self.s, x).1
     }
 
     /// `F = sum_j s_j tanh(z_j)` at every node as its distance from saturation: `D- = W + F`
@@ -959,7 +955,14 @@ impl<'a> Contest<'a> {
                 2 * n,
                 self.blocks.len(),
             );
-            let roots = self.gaussian_on_grid(&grid);
+            // Per-block roots with losses and wins interpolated on the grid: from prefix
+            // tables of every entry's node values while they take at most [`TABLE_VALUES`]
+            // values each, streamed in rank order beyond that.
+            let roots = if (n + 1) * grid.len() <= TABLE_VALUES {
+                self.gaussian_on_tables(&grid)
+            } else {
+                self.gaussian_streamed(&grid)
+            };
             let samples: Vec<usize> = (0..16).map(|i| i * (self.blocks.len() - 1) / 15).collect();
             let worst = samples
                 .par_iter()
@@ -974,17 +977,6 @@ impl<'a> Contest<'a> {
                 return (0..n).map(|e| roots[self.block_of[e] as usize]).collect();
             }
             refine *= 2.0;
-        }
-    }
-
-    /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`:
-    /// from prefix tables of every entry's node values while they take at most
-    /// [`TABLE_VALUES`] values each, streamed in rank order beyond that.
-    fn gaussian_on_grid(&self, grid: &UniformGrid) -> Vec<f64> {
-        if (self.n + 1) * grid.len() <= TABLE_VALUES {
-            self.gaussian_on_tables(grid)
-        } else {
-            self.gaussian_streamed(grid)
         }
     }
 
@@ -1025,7 +1017,7 @@ impl<'a> Contest<'a> {
         }
     }
 
-    /// [`Self::gaussian_on_grid`] from prefix tables in rank order: `(n + 1) k` values each.
+    /// The Gaussian model's per-block roots from prefix tables in rank order: `(n + 1) k` values each.
     fn gaussian_on_tables(&self, grid: &UniformGrid) -> Vec<f64> {
         let n = self.n;
         let split = self.set.split_ties;
@@ -1068,7 +1060,7 @@ impl<'a> Contest<'a> {
         roots
     }
 
-    /// [`Self::gaussian_on_grid`] without tables of the whole field: the blocks are cut into
+    /// The Gaussian model's per-block roots without tables of the whole field: the blocks are cut into
     /// chunks of about [`STREAM_CHUNK`] entries; each chunk's sums at the nodes, then the sums
     /// of the loss terms before each chunk and of the win terms after it (each a sum of the
     /// terms themselves, in order, so that nothing cancels: the last block's win terms are
