@@ -726,9 +726,9 @@ pub(crate) fn map_ahead<X: Sync, T: Send>(
             out.push(f(first + i, item));
         }
     };
+    let mut out = Vec::with_capacity(items.len());
     if items.len() >= parallel_from {
-        let mut out = Vec::with_capacity(items.len());
-        items
+        let parts: Vec<Vec<T>> = items
             .par_chunks(AHEAD_CHUNK)
             .enumerate()
             .map(|(c, t)| {
@@ -736,15 +736,12 @@ pub(crate) fn map_ahead<X: Sync, T: Send>(
                 chunk(c * AHEAD_CHUNK, t, &mut part);
                 part
             })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .for_each(|part| out.extend(part));
-        out
+            .collect();
+        parts.into_iter().for_each(|part| out.extend(part));
     } else {
-        let mut out = Vec::with_capacity(items.len());
         chunk(0, items, &mut out);
-        out
     }
+    out
 }
 
 /// Asks for every cache line of `x` (see [`crate::numeric::prefetch`]).

@@ -564,19 +564,8 @@ impl RatingSystem for Codeforces {
     }
 
     fn update(&self, round: Round<'_>, players: &mut [CodeforcesPlayer]) {
-        if round.len() == 1 {
-            let contest = round.contests().next().expect("a round has a contest");
-            let ch = self.contest(players, &contest);
-            for (k, e) in contest.entries().enumerate() {
-                for &p in e.players {
-                    let s = &mut players[p as usize];
-                    s.rating += ch.delta[k];
-                    s.performance = ch.need[k];
-                }
-            }
-            return;
-        }
-        // Every contest from the pre-round ratings, then the deltas summed per player.
+        // Every contest from the pre-round ratings, then the deltas summed per player (and
+        // the needed ratings averaged).
         let mut changes: Vec<(PlayerId, f64, f64)> = Vec::new();
         for contest in round.contests() {
             let ch = self.contest(players, &contest);
