@@ -346,92 +346,45 @@ pub fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// Methods that call the same method of `*self`, from their signatures.
+macro_rules! forward {
+    ($(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)*) => {
+        $(fn $name(&self $(, $arg: $ty)*) $(-> $ret)? {
+            (*self).$name($($arg),*)
+        })*
+    };
+}
+
 /// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
 /// own).
 impl<S: RatingSystem> RatingSystem for &S {
     type Player = S::Player;
     type Params = S::Params;
-    fn kind(&self) -> SystemKind {
-        (*self).kind()
-    }
-    fn parameters(&self) -> &Self::Params {
-        (*self).parameters()
-    }
-    fn new_player(&self) -> Self::Player {
-        (*self).new_player()
-    }
-    fn rating(&self, p: &Self::Player) -> Rating {
-        (*self).rating(p)
-    }
-    fn update(&self, round: Round<'_>, players: &mut [Self::Player]) {
-        (*self).update(round, players);
-    }
-    fn win_probability(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        (*self).win_probability(players, a, b)
-    }
-    fn win_probability_sided(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-        first_side: bool,
-    ) -> Option<f64> {
-        (*self).win_probability_sided(players, a, b, first_side)
-    }
-    fn outcome_probabilities(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-        first_side: bool,
-    ) -> Option<[f64; 3]> {
-        (*self).outcome_probabilities(players, a, b, first_side)
-    }
-    fn advantage_per_elo(&self) -> Option<f64> {
-        (*self).advantage_per_elo()
-    }
-    fn performance(&self, p: &Self::Player) -> Option<f64> {
-        (*self).performance(p)
-    }
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        (*self).uncertainty_meaning()
-    }
-    fn params(&self) -> Value {
-        (*self).params()
-    }
-    fn method(&self) -> Option<String> {
-        (*self).method()
-    }
-    fn seeded(
-        &self,
-        rating: f64,
-        uncertainty: Option<f64>,
-        volatility: Option<f64>,
-    ) -> Self::Player {
-        (*self).seeded(rating, uncertainty, volatility)
-    }
-    fn elapse(&self, p: &mut Self::Player, time: Elapsed) {
-        (*self).elapse(p, time);
-    }
-    fn shift(&self, p: &mut Self::Player, points: f64) -> bool {
-        (*self).shift(p, points)
-    }
-    fn rating_period_days(&self) -> Option<f64> {
-        (*self).rating_period_days()
-    }
-    fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        (*self).refuses(contest)
-    }
-    fn partial_play(&self) -> bool {
-        (*self).partial_play()
-    }
-    fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>> {
-        (*self).whole_history()
+    forward! {
+        fn kind(&self) -> SystemKind;
+        fn parameters(&self) -> &Self::Params;
+        fn new_player(&self) -> Self::Player;
+        fn rating(&self, p: &Self::Player) -> Rating;
+        fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
+        fn win_probability(&self, players: &[Self::Player], a: &[PlayerId], b: &[PlayerId])
+            -> Option<f64>;
+        fn win_probability_sided(&self, players: &[Self::Player], a: &[PlayerId],
+            b: &[PlayerId], first_side: bool) -> Option<f64>;
+        fn outcome_probabilities(&self, players: &[Self::Player], a: &[PlayerId],
+            b: &[PlayerId], first_side: bool) -> Option<[f64; 3]>;
+        fn advantage_per_elo(&self) -> Option<f64>;
+        fn performance(&self, p: &Self::Player) -> Option<f64>;
+        fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)>;
+        fn params(&self) -> Value;
+        fn method(&self) -> Option<String>;
+        fn seeded(&self, rating: f64, uncertainty: Option<f64>, volatility: Option<f64>)
+            -> Self::Player;
+        fn elapse(&self, p: &mut Self::Player, time: Elapsed);
+        fn shift(&self, p: &mut Self::Player, points: f64) -> bool;
+        fn rating_period_days(&self) -> Option<f64>;
+        fn refuses(&self, contest: &Contest<'_>) -> Option<String>;
+        fn partial_play(&self) -> bool;
+        fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>>;
     }
 }
 
