@@ -165,9 +165,7 @@ impl Bar {
     fn p(&self, diff: f64, c: f64) -> f64 {
         1.0 / (1.0 + (-self.slope * diff / c).exp())
     }
-}
 
-impl Bar {
     /// The normalised update's sums over opponents, `sum_q (s_iq - p_iq) / c_iq` for every
     /// position i, through tabulated functions (see the module documentation) rather than
     /// pair by pair: `None` with `exact`, below [`TABULATE_FROM`] entries, when the degree the

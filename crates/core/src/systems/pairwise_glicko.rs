@@ -125,9 +125,7 @@ impl PairwiseGlicko {
         check_range("sigma_init", p.sigma_init, f64::MIN_POSITIVE, f64::MAX)?;
         Ok(Self { p, advantage: 0.0 })
     }
-}
 
-impl PairwiseGlicko {
     /// [`AllPairs::contest`] of a large field: the opponents' win probabilities depend on the
     /// opponent's deviation only (`E_ij = 1 / (1 + e^(-q g_j (mu_i - mu_j)))`), so `sum_j g_j
     /// E_ij` and `sum_j g_j^2 E_ij (1 - E_ij)` are shared functions of `mu_i`, tabulated once

@@ -241,8 +241,7 @@ impl RatingSystem for Whr {
 
     fn rating(&self, p: &WhrPlayer) -> Rating {
         let r = p.days.last().map_or(p.centre, |d| d.r);
-        let mean = self.p.start + self.unit * r;
-        Rating::new(mean, Some(self.unit * p.sd))
+        Rating::new(self.p.start + self.unit * r, Some(self.unit * p.sd))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [WhrPlayer]) {

@@ -582,10 +582,10 @@ impl RatingSystem for EloMmr {
         }
     }
 
-    /// Time decay is the pseudodiffusion of a round's drift (section 4), so a year of decay
-    /// followed by a round's drift equals one diffusion by their sum (composability).
-    /// The decay, and under `--growth time` the drift `gamma^2` of each period passed
-    /// beyond the first (that growth capped at the newcomers' sigma), as one diffusion.
+    /// The decay, and under `--growth time` the drift `gamma^2` of each period passed beyond
+    /// the first (that growth capped at the newcomers' sigma), as one diffusion: time decay
+    /// is the pseudodiffusion of a round's drift (section 4), so a year of decay followed by a
+    /// round's drift equals one diffusion by their sum (composability).
     fn elapse(&self, p: &mut MmrPlayer, time: Elapsed) {
         let idle = self.p.gamma * self.p.gamma * time.idle_periods();
         let capped = idle.min((self.p.sigma_init * self.p.sigma_init - p.sigma * p.sigma).max(0.0));
@@ -638,39 +638,25 @@ impl RatingSystem for EloMmr {
             });
         }
         // Each participant diffused, then his performances added.
-        let step = |pl: &mut MmrPlayer, view: &View, ps: &[(f64, f64)]| {
-            self.diffuse(pl, view.g2);
-            pl.last_time = Some(time);
-            if !ps.is_empty() {
-                self.absorb(pl, ps);
-            }
-        };
-        if single {
-            update_each_ahead(
-                &mut states,
-                &views,
-                PARALLEL_FROM,
-                |pl| pl.factors.prefetch(),
-                |i, pl, view| {
+        update_each_ahead(
+            &mut states,
+            &views,
+            PARALLEL_FROM,
+            |pl| pl.factors.prefetch(),
+            |i, pl, view| {
+                self.diffuse(pl, view.g2);
+                pl.last_time = Some(time);
+                let ps = match flat.get(i) {
                     // (A member of share 0 learns nothing from the contest.)
-                    let p = &flat[i];
-                    let ps = if p.1.is_finite() {
-                        std::slice::from_ref(p)
-                    } else {
-                        &[]
-                    };
-                    step(pl, view, ps);
-                },
-            );
-        } else {
-            update_each_ahead(
-                &mut states,
-                &views,
-                PARALLEL_FROM,
-                |pl| pl.factors.prefetch(),
-                |i, pl, view| step(pl, view, &perfs[i]),
-            );
-        }
+                    Some(p) if p.1.is_finite() => std::slice::from_ref(p),
+                    Some(_) => &[],
+                    None => &perfs[i][..],
+                };
+                if !ps.is_empty() {
+                    self.absorb(pl, ps);
+                }
+            },
+        );
     }
 
     /// Teams with members' shares (section 3.3's team performance, each member weighted by
