@@ -297,9 +297,8 @@ impl RatingSystem for Federation {
             Rules::Uscf => self.uscf.start,
         };
         FedPlayer {
-            rating: start,
             games: 0,
-            peak: start,
+            ..self.seeded(start, None, None)
         }
     }
 
