@@ -223,6 +223,21 @@ fn mills_series(u: f64) -> f64 {
     acc
 }
 
+/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
+/// computed by the same code either way, so the results do not depend on the thread count.
+pub(crate) fn map_indices<T: Send>(
+    n: usize,
+    parallel_from: usize,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    if n >= parallel_from {
+        (0..n).into_par_iter().map(f).collect()
+    } else {
+        (0..n).map(f).collect()
+    }
+}
+
 /// Asks the CPU to start loading the cache line holding `p` (a hint: nothing is read, and an
 /// address that is not mapped is ignored).
 #[inline(always)]

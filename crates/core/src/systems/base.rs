@@ -584,20 +584,7 @@ fn weighted_mean<P>(
         / total
 }
 
-/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
-/// computed by the same code either way, so the results do not depend on the thread count.
-pub(crate) fn map_indices<T: Send>(
-    n: usize,
-    parallel_from: usize,
-    f: impl Fn(usize) -> T + Sync + Send,
-) -> Vec<T> {
-    use rayon::prelude::*;
-    if n >= parallel_from {
-        (0..n).into_par_iter().map(f).collect()
-    } else {
-        (0..n).map(f).collect()
-    }
-}
+pub(crate) use crate::numeric::map_indices;
 
 /// Mutable references to the items at `ids` (strictly increasing, each in range), in that
 /// order: a round's participants worked on in place.

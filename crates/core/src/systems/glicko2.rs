@@ -375,10 +375,8 @@ impl Glicko2 {
             })
             .collect();
         let gs: Vec<f64> = sides.iter().map(|s| g(s.1.sqrt())).collect();
-        // A contest of more than two entries counts as one game against the average of its
-        // field (the sums over its n - 1 opponents divided by n - 1), as the Elo-MMR
-        // paper's Glicko baseline rates it: as n - 1 games of one period, hundreds of
-        // opponents feed the volatility back on itself until the ratings run away.
+        // More than two entries: one game against the field's average (see the module
+        // documentation: as n - 1 games of one period, the volatility runs away).
         let per_game = if c.len() > 2 {
             1.0 / (c.len() - 1) as f64
         } else {
