@@ -44,6 +44,7 @@ pub fn degree_for(rho: f64, m: f64, tolerance: f64, max_degree: usize) -> Option
     (n <= max_degree).then_some(n)
 }
 
+#[cfg(test)]
 /// The barycentric terms `w_j / (t - t_j)` of the point t, or the index of the node t is.
 pub enum At {
     /// t is node j.
@@ -52,6 +53,7 @@ pub enum At {
     Between(Vec<f64>, f64),
 }
 
+#[cfg(test)]
 /// The barycentric terms at t.
 pub fn at(t: f64, nodes: &[f64], weights: &[f64]) -> At {
     if let Some(j) = nodes.iter().position(|&x| x == t) {

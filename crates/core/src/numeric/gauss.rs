@@ -44,7 +44,6 @@
 //! order, and each query on its own.
 
 use super::erfc;
-use rayon::prelude::*;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// The trapezoidal rule's part of the bound, relative to the total weight W.
@@ -131,11 +130,7 @@ pub fn beating_sums(t: &Normals, x: &[f64], s: &[f64], budget: f64) -> Option<Ve
         }
         ((acc[0] + acc[1]) + (acc[2] + acc[3])) * h / (si * (2.0 * PI).sqrt())
     };
-    Some(if x.len() >= 1024 {
-        (0..x.len()).into_par_iter().map(one).collect()
-    } else {
-        (0..x.len()).map(one).collect()
-    })
+    Some(super::map_indices(x.len(), 1024, one))
 }
 
 /// The spacing for which the trapezoid's bound is [`TRAPEZOID`]: with `X = e^(-pi^2 /
@@ -161,11 +156,8 @@ fn h_table(t: &Normals, t0: f64, h: f64, nodes: usize) -> Vec<f64> {
         }
         sum
     };
-    if nodes * t.r.len() >= 1 << 16 {
-        (0..nodes).into_par_iter().map(one).collect()
-    } else {
-        (0..nodes).map(one).collect()
-    }
+    // In parallel from 2^16 terms in all.
+    super::map_indices(nodes, (1usize << 16).div_ceil(t.r.len().max(1)), one)
 }
 
 #[cfg(test)]

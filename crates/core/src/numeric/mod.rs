@@ -189,17 +189,10 @@ pub fn normal_pdf_over_cdf(z: f64) -> f64 {
 }
 
 unsafe extern "C" {
-    /// The C library's complementary error function (linked with std's libm).
-    #[link_name = "erfc"]
-    safe fn c_erfc(x: f64) -> f64;
-}
-
-/// The complementary error function, from the C library that std links: glibc's is within
-/// an ulp and several times faster than the `libm` crate's (whose exponentials are plain Rust;
-/// on Codeforces, Elo-MMchi spent 40 % of its time there).
-#[inline]
-pub fn erfc(x: f64) -> f64 {
-    c_erfc(x)
+    /// The complementary error function, from the C library that std links: glibc's is
+    /// within an ulp and several times faster than the `libm` crate's (whose exponentials are
+    /// plain Rust; on Codeforces, Elo-MMchi spent 40 % of its time there).
+    pub safe fn erfc(x: f64) -> f64;
 }
 
 /// Both hazards at once, `(phi(z)/Phi(z), phi(z)/Phi(-z))`, from one `exp` and one `erfc`:
@@ -228,6 +221,21 @@ fn mills_series(u: f64) -> f64 {
         acc = 1.0 - (2 * k - 1) as f64 * u * acc;
     }
     acc
+}
+
+/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
+/// computed by the same code either way, so the results do not depend on the thread count.
+pub(crate) fn map_indices<T: Send>(
+    n: usize,
+    parallel_from: usize,
+    f: impl Fn(usize) -> T + Sync + Send,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    if n >= parallel_from {
+        (0..n).into_par_iter().map(f).collect()
+    } else {
+        (0..n).map(f).collect()
+    }
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a hint: nothing is read, and an

@@ -3,11 +3,10 @@
 //! Both keep a bracket `[lo, hi]` with `f(lo) < 0 < f(hi)` and never leave it, so they cannot
 //! diverge: Newton's method falls back to bisection whenever its step would leave the bracket
 //! or stalls; the Illinois method (regula falsi that halves the weight of a stale end) needs
-//! no derivative.
+//! no derivative. (The bracket search, the Illinois method and plain bisection serve the
+//! tests, as references.)
 
-/// Absolute tolerance on x used when the caller has no better idea (rating points).
-pub const DEFAULT_TOLERANCE: f64 = 1e-9;
-
+#[cfg(test)]
 /// Finds a bracket around the root of an increasing `f`, starting at `[lo, hi]` and doubling
 /// the width outwards. Returns `(lo, f(lo), hi, f(hi))`, or `None` if no sign change appears
 /// within 64 doublings (f bounded away from zero).
@@ -41,6 +40,7 @@ pub fn bracket(
     None
 }
 
+#[cfg(test)]
 /// The root of a strictly increasing `f` given as `x -> (f(x), f'(x))`, searched from the
 /// bracket hint `[lo, hi]` (widened as needed), to absolute tolerance `tol` on x.
 pub fn newton_increasing(mut f: impl FnMut(f64) -> (f64, f64), lo: f64, hi: f64, tol: f64) -> f64 {
@@ -165,6 +165,7 @@ fn newton_safeguarded(
     }
 }
 
+#[cfg(test)]
 /// The root of a continuous increasing `f` inside `[lo, hi]` where `flo = f(lo) <= 0 <= fhi =
 /// f(hi)`, by the Illinois method, to absolute tolerance `tol` on x.
 pub fn illinois(
@@ -211,6 +212,7 @@ pub fn illinois(
     0.5 * (lo + hi)
 }
 
+#[cfg(test)]
 /// Plain bisection of an increasing `f` on `[lo, hi]` down to width `tol` (for tests).
 pub fn bisect(mut f: impl FnMut(f64) -> f64, mut lo: f64, mut hi: f64, tol: f64) -> f64 {
     while hi - lo > tol {

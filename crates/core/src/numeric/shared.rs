@@ -105,11 +105,7 @@ pub fn logistic_sums_at(points: &[f64], t: &Terms) -> Vec<(f64, f64)> {
         };
         (s, v)
     };
-    if points.len() >= 1024 {
-        points.par_iter().map(|&x| eval_one(x)).collect()
-    } else {
-        points.iter().map(|&x| eval_one(x)).collect()
-    }
+    super::map_indices(points.len(), 1024, |i| eval_one(points[i]))
 }
 
 /// The grid over `[lo, hi]` with the least cost (`terms` table rows of every node and

@@ -315,26 +315,18 @@ fn rows4(rows: [(f64, f64, f64); 4], split: usize, sat: &mut [f64]) {
         let below = split.saturating_sub(first).min(chunk.len());
         let (lower, upper) = chunk.split_at_mut(below);
         // `c (1 + tanh z) = 2 c E u` below the split node, `c (1 - tanh z) = 2 c u` from it.
-        for s in lower {
+        let mut add = |s: &mut f64, below: bool| {
             let mut t = [0.0f64; 4];
             for l in 0..4 {
                 let ec = e[l].min(1e300);
                 let u = 1.0 / (ec + 1.0);
-                t[l] = c2[l] * ec * u;
+                t[l] = (c2[l] * if below { ec } else { 1.0 }) * u;
                 e[l] *= ratio[l];
             }
             *s = (((*s + t[0]) + t[1]) + t[2]) + t[3];
-        }
-        for s in upper {
-            let mut t = [0.0f64; 4];
-            for l in 0..4 {
-                let ec = e[l].min(1e300);
-                let u = 1.0 / (ec + 1.0);
-                t[l] = c2[l] * 1.0 * u;
-                e[l] *= ratio[l];
-            }
-            *s = (((*s + t[0]) + t[1]) + t[2]) + t[3];
-        }
+        };
+        lower.iter_mut().for_each(|s| add(s, true));
+        upper.iter_mut().for_each(|s| add(s, false));
     }
 }
 

@@ -25,7 +25,6 @@
 
 use super::base::Rating;
 use crate::history::{Contest, PlayerId, Round};
-use rayon::prelude::*;
 
 /// Contests at least this large have their entries' sums computed in parallel.
 pub const PARALLEL_FROM: usize = 128;
@@ -43,11 +42,7 @@ impl MuSigma {
     /// The rating the outputs show: the mean, its deviation, and the mean again as display
     /// (neither Glickman nor Weng and Lin define a conservative rating).
     pub fn rating(&self) -> Rating {
-        Rating {
-            mean: self.mu,
-            uncertainty: Some(self.sigma),
-            display: self.mu,
-        }
+        Rating::new(self.mu, Some(self.sigma))
     }
 }
 
@@ -119,15 +114,10 @@ impl Field {
                 .then(x.3.cmp(&y.3))
         });
         let n = rows.len();
-        let mut block = vec![(0, 0); n];
-        let mut start = 0;
-        while start < n {
-            let mut end = start + 1;
-            while end < n && rows[end].0 == rows[start].0 {
-                end += 1;
-            }
-            block[start..end].fill((start, end));
-            start = end;
+        let mut block = Vec::with_capacity(n);
+        for same in rows.chunk_by(|a, b| a.0 == b.0) {
+            let start = block.len();
+            block.resize(start + same.len(), (start, start + same.len()));
         }
         Self {
             mu: rows.iter().map(|r| r.1).collect(),
@@ -170,12 +160,7 @@ impl Field {
     /// `f(i)` for every position, in parallel for large fields; each value is computed on its
     /// own, so the results do not depend on the number of threads.
     pub fn map<T: Send>(&self, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
-        let n = self.len();
-        if n >= PARALLEL_FROM {
-            (0..n).into_par_iter().map(f).collect()
-        } else {
-            (0..n).map(f).collect()
-        }
+        super::base::map_indices(self.len(), PARALLEL_FROM, f)
     }
 }
 
@@ -320,17 +305,14 @@ pub fn update_round<S: AllPairs>(system: &S, round: Round<'_>, players: &mut [Mu
         }
     }
     results.sort_by_key(|r| r.0);
-    let mut k = 0;
-    while k < results.len() {
-        let (id, w) = (results[k].0, results[k].3);
+    for same in results.chunk_by(|x, y| x.0 == y.0) {
         let (mut a, mut v) = (0.0, S::V_NONE);
-        while k < results.len() && results[k].0 == id {
-            a += results[k].1;
-            v = S::fold(v, results[k].2);
-            k += 1;
+        for r in same {
+            a += r.1;
+            v = S::fold(v, r.2);
         }
         let (dmu, factor) = system.finish(a, v);
-        apply(&mut players[id as usize], dmu, factor, w);
+        apply(&mut players[same[0].0 as usize], dmu, factor, same[0].3);
     }
 }
 

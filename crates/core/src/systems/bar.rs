@@ -77,7 +77,7 @@
 //! ```
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{chebyshev, exp_vectorisable, shared};
 use rayon::prelude::*;
@@ -165,9 +165,7 @@ impl Bar {
     fn p(&self, diff: f64, c: f64) -> f64 {
         1.0 / (1.0 + (-self.slope * diff / c).exp())
     }
-}
 
-impl Bar {
     /// The normalised update's sums over opponents, `sum_q (s_iq - p_iq) / c_iq` for every
     /// position i, through tabulated functions (see the module documentation) rather than
     /// pair by pair: `None` with `exact`, below [`TABULATE_FROM`] entries, when the degree the
@@ -339,16 +337,13 @@ impl AllPairs for Bar {
 }
 
 impl RatingSystem for Bar {
-    type Params = BarParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some(("sigma", "the standard deviation of the rating"))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Bar
-    }
+    fixed_system!(
+        Bar,
+        BarParams,
+        uncertainty: "sigma",
+        "the standard deviation of the rating"
+    );
 
     /// An entry plays at its members' share-weighted mean; each member takes his share of
     /// the entry's change.
@@ -357,10 +352,7 @@ impl RatingSystem for Bar {
     }
 
     fn new_player(&self) -> MuSigma {
-        MuSigma {
-            mu: self.p.mu_init,
-            sigma: self.p.sigma_init,
-        }
+        self.seeded(self.p.mu_init, None, None)
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> MuSigma {
@@ -396,10 +388,6 @@ impl RatingSystem for Bar {
         let (mu_b, var_b) = side_belief(players, b);
         let c = (var_a + var_b + 2.0 * self.p.beta * self.p.beta).sqrt();
         Some(self.p(mu_a - mu_b, c))
-    }
-
-    fn parameters(&self) -> &BarParams {
-        &self.p
     }
 }
 

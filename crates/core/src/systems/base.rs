@@ -19,6 +19,17 @@ pub struct Rating {
     pub display: f64,
 }
 
+impl Rating {
+    /// A rating whose display is its mean.
+    pub fn new(mean: f64, uncertainty: Option<f64>) -> Self {
+        Rating {
+            mean,
+            uncertainty,
+            display: mean,
+        }
+    }
+}
+
 /// The time that passed for a player since his last round, as the replay hands it to
 /// [`RatingSystem::elapse`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,13 +121,17 @@ pub trait RatingSystem: Sync {
     fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
 
     /// Probability that side `a` beats side `b` (a draw counting half), where the system
-    /// defines one.
+    /// defines one. A system implements this or
+    /// [`win_probability_sided`](Self::win_probability_sided) (each defaults to the other):
+    /// by default, the latter on neutral ground.
     fn win_probability(
         &self,
         players: &[Self::Player],
         a: &[PlayerId],
         b: &[PlayerId],
-    ) -> Option<f64>;
+    ) -> Option<f64> {
+        self.win_probability_sided(players, a, b, false)
+    }
 
     /// [`win_probability`](Self::win_probability) of a game as it is played: with
     /// `first_side`, side `a` plays the first side (home, white; see
@@ -238,6 +253,29 @@ pub trait RatingSystem: Sync {
     }
 }
 
+/// The items every system with a fixed kind and its parameters in `self.p` writes alike, in
+/// its `impl RatingSystem`: `type Params`, [`RatingSystem::kind`],
+/// [`RatingSystem::parameters`] and, where given, [`RatingSystem::uncertainty_meaning`]
+/// (its label and its meaning).
+macro_rules! fixed_system {
+    ($kind:ident, $params:ty $(, uncertainty: $label:literal, $meaning:literal)?) => {
+        type Params = $params;
+
+        fn kind(&self) -> $crate::systems::SystemKind {
+            $crate::systems::SystemKind::$kind
+        }
+
+        fn parameters(&self) -> &$params {
+            &self.p
+        }
+
+        $(fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
+            Some(($label, $meaning))
+        })?
+    };
+}
+pub(crate) use fixed_system;
+
 /// The hooks of a whole-history system ([`RatingSystem::whole_history`]; `P` its players'
 /// states): its ratings are refitted from all the results so far rather than updated by each
 /// round (Bradley-Terry, Whole-History Rating). Its [`RatingSystem::update`] reads and changes
@@ -308,92 +346,45 @@ pub fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
+/// Methods that call the same method of `*self`, from their signatures.
+macro_rules! forward {
+    ($(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)*) => {
+        $(fn $name(&self $(, $arg: $ty)*) $(-> $ret)? {
+            (*self).$name($($arg),*)
+        })*
+    };
+}
+
 /// A borrowed system is a system (a [`crate::rater::Rater`] can rate with one it does not
 /// own).
 impl<S: RatingSystem> RatingSystem for &S {
     type Player = S::Player;
     type Params = S::Params;
-    fn kind(&self) -> SystemKind {
-        (*self).kind()
-    }
-    fn parameters(&self) -> &Self::Params {
-        (*self).parameters()
-    }
-    fn new_player(&self) -> Self::Player {
-        (*self).new_player()
-    }
-    fn rating(&self, p: &Self::Player) -> Rating {
-        (*self).rating(p)
-    }
-    fn update(&self, round: Round<'_>, players: &mut [Self::Player]) {
-        (*self).update(round, players);
-    }
-    fn win_probability(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        (*self).win_probability(players, a, b)
-    }
-    fn win_probability_sided(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-        first_side: bool,
-    ) -> Option<f64> {
-        (*self).win_probability_sided(players, a, b, first_side)
-    }
-    fn outcome_probabilities(
-        &self,
-        players: &[Self::Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-        first_side: bool,
-    ) -> Option<[f64; 3]> {
-        (*self).outcome_probabilities(players, a, b, first_side)
-    }
-    fn advantage_per_elo(&self) -> Option<f64> {
-        (*self).advantage_per_elo()
-    }
-    fn performance(&self, p: &Self::Player) -> Option<f64> {
-        (*self).performance(p)
-    }
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        (*self).uncertainty_meaning()
-    }
-    fn params(&self) -> Value {
-        (*self).params()
-    }
-    fn method(&self) -> Option<String> {
-        (*self).method()
-    }
-    fn seeded(
-        &self,
-        rating: f64,
-        uncertainty: Option<f64>,
-        volatility: Option<f64>,
-    ) -> Self::Player {
-        (*self).seeded(rating, uncertainty, volatility)
-    }
-    fn elapse(&self, p: &mut Self::Player, time: Elapsed) {
-        (*self).elapse(p, time);
-    }
-    fn shift(&self, p: &mut Self::Player, points: f64) -> bool {
-        (*self).shift(p, points)
-    }
-    fn rating_period_days(&self) -> Option<f64> {
-        (*self).rating_period_days()
-    }
-    fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
-        (*self).refuses(contest)
-    }
-    fn partial_play(&self) -> bool {
-        (*self).partial_play()
-    }
-    fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>> {
-        (*self).whole_history()
+    forward! {
+        fn kind(&self) -> SystemKind;
+        fn parameters(&self) -> &Self::Params;
+        fn new_player(&self) -> Self::Player;
+        fn rating(&self, p: &Self::Player) -> Rating;
+        fn update(&self, round: Round<'_>, players: &mut [Self::Player]);
+        fn win_probability(&self, players: &[Self::Player], a: &[PlayerId], b: &[PlayerId])
+            -> Option<f64>;
+        fn win_probability_sided(&self, players: &[Self::Player], a: &[PlayerId],
+            b: &[PlayerId], first_side: bool) -> Option<f64>;
+        fn outcome_probabilities(&self, players: &[Self::Player], a: &[PlayerId],
+            b: &[PlayerId], first_side: bool) -> Option<[f64; 3]>;
+        fn advantage_per_elo(&self) -> Option<f64>;
+        fn performance(&self, p: &Self::Player) -> Option<f64>;
+        fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)>;
+        fn params(&self) -> Value;
+        fn method(&self) -> Option<String>;
+        fn seeded(&self, rating: f64, uncertainty: Option<f64>, volatility: Option<f64>)
+            -> Self::Player;
+        fn elapse(&self, p: &mut Self::Player, time: Elapsed);
+        fn shift(&self, p: &mut Self::Player, points: f64) -> bool;
+        fn rating_period_days(&self) -> Option<f64>;
+        fn refuses(&self, contest: &Contest<'_>) -> Option<String>;
+        fn partial_play(&self) -> bool;
+        fn whole_history(&self) -> Option<&dyn WholeHistory<Self::Player>>;
     }
 }
 
@@ -593,20 +584,7 @@ fn weighted_mean<P>(
         / total
 }
 
-/// Maps `f` over `0..n`, on rayon's threads when n is at least `parallel_from`. Each item is
-/// computed by the same code either way, so the results do not depend on the thread count.
-pub(crate) fn map_indices<T: Send>(
-    n: usize,
-    parallel_from: usize,
-    f: impl Fn(usize) -> T + Sync + Send,
-) -> Vec<T> {
-    use rayon::prelude::*;
-    if n >= parallel_from {
-        (0..n).into_par_iter().map(f).collect()
-    } else {
-        (0..n).map(f).collect()
-    }
-}
+pub(crate) use crate::numeric::map_indices;
 
 /// Mutable references to the items at `ids` (strictly increasing, each in range), in that
 /// order: a round's participants worked on in place.
@@ -688,9 +666,9 @@ pub(crate) fn map_ahead<X: Sync, T: Send>(
             out.push(f(first + i, item));
         }
     };
+    let mut out = Vec::with_capacity(items.len());
     if items.len() >= parallel_from {
-        let mut out = Vec::with_capacity(items.len());
-        items
+        let parts: Vec<Vec<T>> = items
             .par_chunks(AHEAD_CHUNK)
             .enumerate()
             .map(|(c, t)| {
@@ -698,15 +676,12 @@ pub(crate) fn map_ahead<X: Sync, T: Send>(
                 chunk(c * AHEAD_CHUNK, t, &mut part);
                 part
             })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .for_each(|part| out.extend(part));
-        out
+            .collect();
+        parts.into_iter().for_each(|part| out.extend(part));
     } else {
-        let mut out = Vec::with_capacity(items.len());
         chunk(0, items, &mut out);
-        out
     }
+    out
 }
 
 /// Asks for every cache line of `x` (see [`crate::numeric::prefetch`]).

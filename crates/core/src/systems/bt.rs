@@ -40,7 +40,7 @@
 //! whole history: the leaderboard is that fit.
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, WholeHistory, check_range, side_mean,
+    ParamError, Rating, RatingSystem, WholeHistory, check_range, fixed_system, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
@@ -638,39 +638,19 @@ fn pcg(
 
 impl RatingSystem for Bt {
     type Player = BtPlayer;
-    type Params = BtParams;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "sd",
-            "the standard deviation of the rating from the fit's curvature, every other rating held (a lower bound on the marginal one; --ci gives the bootstrap's)",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Bt
-    }
-
-    fn parameters(&self) -> &BtParams {
-        &self.p
-    }
+    fixed_system!(
+        Bt,
+        BtParams,
+        uncertainty: "sd",
+        "the standard deviation of the rating from the fit's curvature, every other rating held (a lower bound on the marginal one; --ci gives the bootstrap's)"
+    );
 
     fn new_player(&self) -> BtPlayer {
-        BtPlayer {
-            rating: self.p.start,
-            sd: self.p.prior_sd,
-            prior: (self.p.start, self.p.prior_sd),
-            pairs: Vec::new(),
-            fit: None,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn rating(&self, p: &BtPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(p.sd),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(p.sd))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [BtPlayer]) {
@@ -702,10 +682,6 @@ impl RatingSystem for Bt {
             fit.key = key;
         }
         players[0].fit = Some(fit);
-    }
-
-    fn win_probability(&self, players: &[BtPlayer], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {

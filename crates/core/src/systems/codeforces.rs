@@ -89,7 +89,7 @@
 //! ```
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::elo_win_probability;
@@ -198,18 +198,10 @@ impl Field {
     fn new(ratings: &[f64], scale: f64) -> Self {
         let mut sorted = ratings.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let mut r: Vec<f64> = Vec::new();
-        let mut count: Vec<f64> = Vec::new();
-        for x in sorted {
-            match r.last() {
-                Some(&last) if last.total_cmp(&x).is_eq() => {
-                    *count.last_mut().expect("count follows r") += 1.0;
-                }
-                _ => {
-                    r.push(x);
-                    count.push(1.0);
-                }
-            }
+        let (mut r, mut count) = (Vec::new(), Vec::new());
+        for same in sorted.chunk_by(|a, b| a.total_cmp(b).is_eq()) {
+            r.push(same[0]);
+            count.push(same.len() as f64);
         }
         let top = *r.last().expect("a contest has entries");
         let k = LN_10 / scale;
@@ -553,18 +545,11 @@ impl Codeforces {
 }
 
 impl RatingSystem for Codeforces {
-    type Params = CodeforcesParams;
     type Player = CodeforcesPlayer;
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Codeforces
-    }
+    fixed_system!(Codeforces, CodeforcesParams);
 
     fn new_player(&self) -> CodeforcesPlayer {
-        CodeforcesPlayer {
-            rating: self.p.start,
-            performance: f64::NAN,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> CodeforcesPlayer {
@@ -575,27 +560,12 @@ impl RatingSystem for Codeforces {
     }
 
     fn rating(&self, p: &CodeforcesPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: None,
-            display: p.rating,
-        }
+        Rating::new(p.rating, None)
     }
 
     fn update(&self, round: Round<'_>, players: &mut [CodeforcesPlayer]) {
-        if round.len() == 1 {
-            let contest = round.contests().next().expect("a round has a contest");
-            let ch = self.contest(players, &contest);
-            for (k, e) in contest.entries().enumerate() {
-                for &p in e.players {
-                    let s = &mut players[p as usize];
-                    s.rating += ch.delta[k];
-                    s.performance = ch.need[k];
-                }
-            }
-            return;
-        }
-        // Every contest from the pre-round ratings, then the deltas summed per player.
+        // Every contest from the pre-round ratings, then the deltas summed per player (and
+        // the needed ratings averaged).
         let mut changes: Vec<(PlayerId, f64, f64)> = Vec::new();
         for contest in round.contests() {
             let ch = self.contest(players, &contest);
@@ -624,10 +594,6 @@ impl RatingSystem for Codeforces {
 
     fn performance(&self, p: &CodeforcesPlayer) -> Option<f64> {
         p.performance.is_finite().then_some(p.performance)
-    }
-
-    fn parameters(&self) -> &CodeforcesParams {
-        &self.p
     }
 }
 

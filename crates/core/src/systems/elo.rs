@@ -426,10 +426,7 @@ impl RatingSystem for Elo {
     }
 
     fn new_player(&self) -> f64 {
-        match self.p.floor {
-            Some(f) => self.p.start.max(f),
-            None => self.p.start,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(&self, rating: f64, _: Option<f64>, _: Option<f64>) -> f64 {
@@ -440,11 +437,7 @@ impl RatingSystem for Elo {
     }
 
     fn rating(&self, r: &f64) -> Rating {
-        Rating {
-            mean: *r,
-            uncertainty: None,
-            display: *r,
-        }
+        Rating::new(*r, None)
     }
 
     fn shift(&self, r: &mut f64, points: f64) -> bool {
@@ -483,22 +476,11 @@ impl RatingSystem for Elo {
         if round.len() > 1 {
             // A player may play several contests of a round: sum before flooring.
             changes.sort_by_key(|c| c.0);
-            changes.dedup_by(|later, first| {
-                if later.0 == first.0 {
-                    first.1 += later.1;
-                    true
-                } else {
-                    false
-                }
-            });
         }
-        for (p, d) in changes {
-            self.apply(&mut players[p as usize], d);
+        for same in changes.chunk_by(|a, b| a.0 == b.0) {
+            let d = same[1..].iter().fold(same[0].1, |d, c| d + c.1);
+            self.apply(&mut players[same[0].0 as usize], d);
         }
-    }
-
-    fn win_probability(&self, players: &[f64], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// A team plays at its members' mean rating weighted by their shares, and each member's

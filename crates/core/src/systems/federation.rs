@@ -50,60 +50,13 @@ use super::base::{ParamError, Rating, RatingSystem, SystemKind, check_range};
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
 
-/// FIDE's table 8.1.2: the upper end of each band of rating differences and the higher
-/// rated player's expected score in it (0.50 for 0 to 3, ..., 0.99 for 620 to 735; 1.00
-/// above).
-const FIDE_TABLE: [(u32, f64); 50] = [
-    (3, 0.50),
-    (10, 0.51),
-    (17, 0.52),
-    (25, 0.53),
-    (32, 0.54),
-    (39, 0.55),
-    (46, 0.56),
-    (53, 0.57),
-    (61, 0.58),
-    (68, 0.59),
-    (76, 0.60),
-    (83, 0.61),
-    (91, 0.62),
-    (98, 0.63),
-    (106, 0.64),
-    (113, 0.65),
-    (121, 0.66),
-    (129, 0.67),
-    (137, 0.68),
-    (145, 0.69),
-    (153, 0.70),
-    (162, 0.71),
-    (170, 0.72),
-    (179, 0.73),
-    (188, 0.74),
-    (197, 0.75),
-    (206, 0.76),
-    (215, 0.77),
-    (225, 0.78),
-    (235, 0.79),
-    (245, 0.80),
-    (256, 0.81),
-    (267, 0.82),
-    (278, 0.83),
-    (290, 0.84),
-    (302, 0.85),
-    (315, 0.86),
-    (328, 0.87),
-    (344, 0.88),
-    (357, 0.89),
-    (374, 0.90),
-    (391, 0.91),
-    (411, 0.92),
-    (432, 0.93),
-    (456, 0.94),
-    (484, 0.95),
-    (517, 0.96),
-    (559, 0.97),
-    (619, 0.98),
-    (735, 0.99),
+/// FIDE's table 8.1.2: the upper end of each band of rating differences; the higher rated
+/// player's expected score in band i is `(50 + i) / 100` (0.50 for 0 to 3, ..., 0.99 for 620
+/// to 735; 1.00 above).
+const FIDE_BANDS: [u32; 50] = [
+    3, 10, 17, 25, 32, 39, 46, 53, 61, 68, 76, 83, 91, 98, 106, 113, 121, 129, 137, 145, 153, 162,
+    170, 179, 188, 197, 206, 215, 225, 235, 245, 256, 267, 278, 290, 302, 315, 328, 344, 357, 374,
+    391, 411, 432, 456, 484, 517, 559, 619, 735,
 ];
 
 /// FIDE's expected score of a player `d` points above his opponent (table 8.1.2, the
@@ -111,10 +64,9 @@ const FIDE_TABLE: [(u32, f64); 50] = [
 pub fn fide_expected(d: f64, cap: f64) -> f64 {
     let capped = d.clamp(-cap, cap);
     let a = capped.abs().round();
-    let high = FIDE_TABLE
-        .iter()
-        .find(|&&(upper, _)| a <= f64::from(upper))
-        .map_or(1.0, |&(_, p)| p);
+    let band = FIDE_BANDS.iter().position(|&upper| a <= f64::from(upper));
+    // Correctly rounded, (50 + i) / 100 is the very double the printed 0.50 ... 1.00 parse to.
+    let high = (50 + band.unwrap_or(50)) as f64 / 100.0;
     if capped >= 0.0 { high } else { 1.0 - high }
 }
 
@@ -322,19 +274,6 @@ impl Federation {
             peak: p.peak.max(rating),
         }
     }
-
-    /// Each game of a contest, as (player, opponent, player's score), both ways.
-    fn games(c: &Contest<'_>, mut f: impl FnMut(PlayerId, PlayerId, f64)) {
-        for x in 0..c.len() {
-            let a = c.entry(x);
-            for y in x + 1..c.len() {
-                let b = c.entry(y);
-                let s = a.outcome_against(&b);
-                f(a.players[0], b.players[0], s);
-                f(b.players[0], a.players[0], 1.0 - s);
-            }
-        }
-    }
 }
 
 impl RatingSystem for Federation {
@@ -358,9 +297,8 @@ impl RatingSystem for Federation {
             Rules::Uscf => self.uscf.start,
         };
         FedPlayer {
-            rating: start,
             games: 0,
-            peak: start,
+            ..self.seeded(start, None, None)
         }
     }
 
@@ -377,11 +315,7 @@ impl RatingSystem for Federation {
     }
 
     fn rating(&self, p: &FedPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: None,
-            display: p.rating,
-        }
+        Rating::new(p.rating, None)
     }
 
     fn refuses(&self, contest: &Contest<'_>) -> Option<String> {
@@ -406,7 +340,16 @@ impl RatingSystem for Federation {
             if c.weight() <= 0.0 {
                 continue;
             }
-            Self::games(&c, |p, o, s| games.push((p, players[o as usize].rating, s)));
+            // Each game, as (player, opponent's rating, player's score), both ways.
+            for x in 0..c.len() {
+                let (a, rating_a) = (c.entry(x), players[c.entry(x).players[0] as usize].rating);
+                for y in x + 1..c.len() {
+                    let b = c.entry(y);
+                    let s = a.outcome_against(&b);
+                    games.push((a.players[0], players[b.players[0] as usize].rating, s));
+                    games.push((b.players[0], rating_a, 1.0 - s));
+                }
+            }
         }
         games.sort_by_key(|g| g.0);
         let mut mine: Vec<(f64, f64)> = Vec::new();
@@ -462,9 +405,10 @@ mod tests {
         assert_eq!(fide_expected(800.0, 400.0), 0.92);
         assert_eq!(fide_expected(800.0, 1000.0), 1.0);
         // The bands are contiguous and rising.
-        for w in FIDE_TABLE.windows(2) {
-            assert!(w[0].0 < w[1].0 && w[1].1 - w[0].1 > 0.009);
+        for w in FIDE_BANDS.windows(2) {
+            assert!(w[0] < w[1]);
         }
+        assert_eq!(fide_expected(735.0, 1000.0), 0.99);
     }
 
     /// One event, rated by hand: three games in one round (a day).

@@ -47,8 +47,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::allpairs::{self, AllPairs, Field, MuSigma};
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::allpairs::{self, MuSigma};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use super::pairwise_glicko::{PairwiseGlicko, PairwiseGlickoParams};
 use crate::history::{PlayerId, Round};
 use crate::numeric::logistic_q;
@@ -106,7 +106,10 @@ impl Glicko {
         check_range("scale", p.scale, 1e-6, 1e9)?;
         check_range("advantage", p.advantage, -1e9, 1e9)?;
         let beta = PI / (3f64.sqrt() * logistic_q(p.scale));
-        let pairs = PairwiseGlicko::new(PairwiseGlickoParams {
+        // No drift per round: growth between periods is applied by [`RatingSystem::elapse`],
+        // per player. Not normalised: a drawn game scores 1/2 (Glickman), so a contest of
+        // ties is rated.
+        let mut pairs = PairwiseGlicko::new(PairwiseGlickoParams {
             beta,
             sig_drift: 0.0,
             mu_init: p.start,
@@ -114,52 +117,19 @@ impl Glicko {
             normalise: false,
             exact: p.exact,
         })?;
+        pairs.advantage = p.advantage;
         Ok(Self { p, pairs })
     }
 }
 
-impl AllPairs for Glicko {
-    /// Growth between periods is applied by [`RatingSystem::elapse`], per player.
-    fn drift(&self) -> f64 {
-        0.0
-    }
-
-    fn contest(&self, field: &Field, weight: f64) -> Vec<(f64, f64)> {
-        self.pairs.contest(field, weight)
-    }
-
-    const V_NONE: f64 = <PairwiseGlicko as AllPairs>::V_NONE;
-
-    fn fold(acc: f64, v: f64) -> f64 {
-        PairwiseGlicko::fold(acc, v)
-    }
-
-    fn finish(&self, a: f64, v: f64) -> (f64, f64) {
-        self.pairs.finish(a, v)
-    }
-    /// A drawn game scores 1/2 (Glickman), so a contest of ties is rated.
-    fn skips_all_tied(&self) -> bool {
-        false
-    }
-    fn advantage(&self) -> f64 {
-        self.p.advantage
-    }
-}
-
 impl RatingSystem for Glicko {
-    type Params = GlickoParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "RD",
-            "Glicko's rating deviation: the standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Glicko
-    }
+    fixed_system!(
+        Glicko,
+        GlickoParams,
+        uncertainty: "RD",
+        "Glicko's rating deviation: the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> MuSigma {
         self.pairs.new_player()
@@ -169,15 +139,13 @@ impl RatingSystem for Glicko {
         self.pairs.seeded(rating, uncertainty, volatility)
     }
 
-    /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)`; a deviation already above `RD_0` (seeded
-    /// so) does not grow.
-    /// `RD^2 += c^2 t` for the `t` periods passed (fractional under `--growth time`), plus
-    /// the decay, capped at the newcomers' deviation.
     fn shift(&self, p: &mut MuSigma, points: f64) -> bool {
         p.mu += points;
         true
     }
 
+    /// `RD = min(sqrt(RD^2 + c^2 t + decay), RD_0)` for the `t` periods passed (fractional
+    /// under `--growth time`); a deviation already above `RD_0` (seeded so) does not grow.
     fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
         let growth = self.p.c * self.p.c * time.periods + time.variance;
         self.pairs
@@ -193,11 +161,7 @@ impl RatingSystem for Glicko {
     }
 
     fn update(&self, round: Round<'_>, players: &mut [MuSigma]) {
-        allpairs::update_round(self, round, players);
-    }
-
-    fn win_probability(&self, players: &[MuSigma], a: &[PlayerId], b: &[PlayerId]) -> Option<f64> {
-        self.pairs.win_probability(players, a, b)
+        allpairs::update_round(&self.pairs, round, players);
     }
 
     fn advantage_per_elo(&self) -> Option<f64> {
@@ -214,22 +178,15 @@ impl RatingSystem for Glicko {
         if !first_side || self.p.advantage == 0.0 {
             return self.pairs.win_probability(players, a, b);
         }
-        // Side a as one player of its mean and variance, the advantage added.
-        let (mu, var) = super::allpairs::side_belief(players, a);
-        let mut both = vec![MuSigma {
-            mu: mu + self.p.advantage,
-            sigma: var.sqrt(),
-        }];
-        let (mu_b, var_b) = super::allpairs::side_belief(players, b);
-        both.push(MuSigma {
-            mu: mu_b,
-            sigma: var_b.sqrt(),
+        // Each side as one player of its mean and variance, side a's advantage added.
+        let both = [(a, self.p.advantage), (b, 0.0)].map(|(side, advantage)| {
+            let (mu, var) = super::allpairs::side_belief(players, side);
+            MuSigma {
+                mu: mu + advantage,
+                sigma: var.sqrt(),
+            }
         });
         self.pairs.win_probability(&both, &[0], &[1])
-    }
-
-    fn parameters(&self) -> &GlickoParams {
-        &self.p
     }
 }
 

@@ -53,7 +53,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices,
 };
 use super::pairwise::{TABULATE_FROM, outcome_sums};
 use crate::history::{Contest, PlayerId, Round};
@@ -375,10 +375,8 @@ impl Glicko2 {
             })
             .collect();
         let gs: Vec<f64> = sides.iter().map(|s| g(s.1.sqrt())).collect();
-        // A contest of more than two entries counts as one game against the average of its
-        // field (the sums over its n - 1 opponents divided by n - 1), as the Elo-MMR
-        // paper's Glicko baseline rates it: as n - 1 games of one period, hundreds of
-        // opponents feed the volatility back on itself until the ratings run away.
+        // More than two entries: one game against the field's average (see the module
+        // documentation: as n - 1 games of one period, the volatility runs away).
         let per_game = if c.len() > 2 {
             1.0 / (c.len() - 1) as f64
         } else {
@@ -434,26 +432,16 @@ impl Glicko2 {
 }
 
 impl RatingSystem for Glicko2 {
-    type Params = Glicko2Params;
     type Player = Glicko2Player;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "RD",
-            "Glicko-2's rating deviation: the standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Glicko2
-    }
+    fixed_system!(
+        Glicko2,
+        Glicko2Params,
+        uncertainty: "RD",
+        "Glicko-2's rating deviation: the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> Glicko2Player {
-        Glicko2Player::new(
-            self.bounded_rating(self.p.start),
-            self.bounded_rd(self.p.start_rd),
-            self.bounded_volatility(self.p.start_volatility),
-        )
+        self.seeded(self.p.start, None, None)
     }
 
     fn seeded(
@@ -469,16 +457,16 @@ impl RatingSystem for Glicko2 {
         )
     }
 
-    /// Time passing (liglicko2's split of a period, which is Glickman's for whole periods):
-    /// `phi^2 += sigma^2` at the player's own volatility for every period passed beyond the
-    /// first, plus the decay; the first period (or the fraction of one passed) is left
-    /// pending for the next update's step 6, and with measured time it shows in the deviation
-    /// as of now.
     fn shift(&self, p: &mut Glicko2Player, points: f64) -> bool {
         p.rating += points;
         true
     }
 
+    /// Time passing (liglicko2's split of a period, which is Glickman's for whole periods):
+    /// `phi^2 += sigma^2` at the player's own volatility for every period passed beyond the
+    /// first, plus the decay; the first period (or the fraction of one passed) is left
+    /// pending for the next update's step 6, and with measured time it shows in the deviation
+    /// as of now.
     fn elapse(&self, p: &mut Glicko2Player, time: Elapsed) {
         let idle = (time.periods - 1.0).max(0.0);
         let phi2 = (p.rd / SCALE).powi(2) + idle * p.volatility * p.volatility;
@@ -492,11 +480,7 @@ impl RatingSystem for Glicko2 {
     }
 
     fn rating(&self, p: &Glicko2Player) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(self.current_rd(p)),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(self.current_rd(p)))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [Glicko2Player]) {
@@ -509,29 +493,17 @@ impl RatingSystem for Glicko2 {
             }
         }
         per_player.sort_by_key(|x| x.0);
-        let mut k = 0;
-        while k < per_player.len() {
-            let id = per_player[k].0;
+        for same in per_player.chunk_by(|a, b| a.0 == b.0) {
             let mut total = Sums::default();
-            while k < per_player.len() && per_player[k].0 == id {
-                total.score += per_player[k].1.score;
-                total.info += per_player[k].1.info;
-                k += 1;
+            for (_, s) in same {
+                total.score += s.score;
+                total.info += s.info;
             }
-            let p = &mut players[id as usize];
+            let p = &mut players[same[0].0 as usize];
             if total.info > 0.0 {
                 *p = self.rate(p, total);
             }
         }
-    }
-
-    fn win_probability(
-        &self,
-        players: &[Glicko2Player],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// Glicko-2's ratings are on the Elo scale (173.7178 = 400 / ln 10 per unit).
@@ -563,10 +535,6 @@ impl RatingSystem for Glicko2 {
         };
         let ((mu_a, pa), (mu_b, pb)) = (side(a), side(b));
         Some(1.0 / (1.0 + (-g((pa + pb).sqrt()) * (mu_a + shift - mu_b)).exp()))
-    }
-
-    fn parameters(&self) -> &Glicko2Params {
-        &self.p
     }
 }
 

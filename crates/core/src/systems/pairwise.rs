@@ -9,7 +9,6 @@
 
 use crate::numeric::elo_win_probability;
 use crate::numeric::shared;
-use rayon::prelude::*;
 use std::f64::consts::LN_10;
 
 /// Contests at least this large are summed in parallel.
@@ -118,11 +117,7 @@ pub fn logistic_sums(
             direct_sums(r, w, scale, i)
         }
     };
-    if n >= PARALLEL_FROM {
-        (0..n).into_par_iter().map(one).collect()
-    } else {
-        (0..n).map(one).collect()
-    }
+    super::base::map_indices(n, PARALLEL_FROM, one)
 }
 
 fn direct_sums(r: &[f64], w: &[f64], scale: f64, i: usize) -> (f64, f64) {

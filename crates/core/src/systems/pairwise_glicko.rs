@@ -67,7 +67,7 @@
 
 use super::allpairs::{self, AllPairs, Field, MuSigma, side_belief, split_sums};
 use super::bar::UNIT_LOGISTIC;
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range};
+use super::base::{Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system};
 use crate::history::{PlayerId, Round};
 use crate::numeric::exp_vectorisable;
 use crate::numeric::shared;
@@ -112,6 +112,8 @@ impl Default for PairwiseGlickoParams {
 #[derive(Clone, Debug)]
 pub struct PairwiseGlicko {
     p: PairwiseGlickoParams,
+    /// The first side's advantage, in rating points: Glicko's (see [`super::glicko`]), 0 here.
+    pub(super) advantage: f64,
 }
 
 impl PairwiseGlicko {
@@ -121,11 +123,9 @@ impl PairwiseGlicko {
         check_range("sig_drift", p.sig_drift, 0.0, f64::MAX)?;
         check_range("mu_init", p.mu_init, f64::MIN, f64::MAX)?;
         check_range("sigma_init", p.sigma_init, f64::MIN_POSITIVE, f64::MAX)?;
-        Ok(Self { p })
+        Ok(Self { p, advantage: 0.0 })
     }
-}
 
-impl PairwiseGlicko {
     /// [`AllPairs::contest`] of a large field: the opponents' win probabilities depend on the
     /// opponent's deviation only (`E_ij = 1 / (1 + e^(-q g_j (mu_i - mu_j)))`), so `sum_j g_j
     /// E_ij` and `sum_j g_j^2 E_ij (1 - E_ij)` are shared functions of `mu_i`, tabulated once
@@ -232,25 +232,23 @@ impl AllPairs for PairwiseGlicko {
     fn skips_all_tied(&self) -> bool {
         self.p.normalise
     }
+
+    fn advantage(&self) -> f64 {
+        self.advantage
+    }
 }
 
 impl RatingSystem for PairwiseGlicko {
-    type Params = PairwiseGlickoParams;
     type Player = MuSigma;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some(("sigma", "the standard deviation of the rating"))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::PairwiseGlicko
-    }
+    fixed_system!(
+        PairwiseGlicko,
+        PairwiseGlickoParams,
+        uncertainty: "sigma",
+        "the standard deviation of the rating"
+    );
 
     fn new_player(&self) -> MuSigma {
-        MuSigma {
-            mu: self.p.mu_init,
-            sigma: self.p.sigma_init,
-        }
+        self.seeded(self.p.mu_init, None, None)
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _volatility: Option<f64>) -> MuSigma {
@@ -260,9 +258,8 @@ impl RatingSystem for PairwiseGlicko {
         }
     }
 
-    /// Glicko's RD grows with time but never past the newcomers' RD.
     /// The decay, and under `--growth time` the drift of each period passed beyond the
-    /// first, capped at the newcomers' uncertainty.
+    /// first, capped at the newcomers' uncertainty (Glicko's RD never grows past theirs).
     fn elapse(&self, p: &mut MuSigma, time: Elapsed) {
         let growth = self.p.sig_drift * self.p.sig_drift * time.idle_periods() + time.variance;
         p.sigma = (p.sigma * p.sigma + growth)
@@ -290,10 +287,6 @@ impl RatingSystem for PairwiseGlicko {
         // q g(sqrt(var_a + var_b)) = (pi/sqrt 3) / sqrt(beta^2 + var_a + var_b).
         let qg = UNIT_LOGISTIC / (self.p.beta * self.p.beta + var_a + var_b).sqrt();
         Some(1.0 / (1.0 + (-qg * (mu_a - mu_b)).exp()))
-    }
-
-    fn parameters(&self) -> &PairwiseGlickoParams {
-        &self.p
     }
 }
 

@@ -79,7 +79,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices, side_mean,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{gauss, normal_cdf, normal_quantile};
@@ -239,23 +239,18 @@ impl Topcoder {
             let (ka, kb) = (key(a), key(b));
             ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
         });
-        let mut group_r: Vec<f64> = Vec::new();
-        let mut group_v2: Vec<f64> = Vec::new();
-        let mut group_n: Vec<f64> = Vec::new();
+        let (mut group_r, mut group_v2, mut group_n) = (Vec::new(), Vec::new(), Vec::new());
         let mut group_of = vec![0usize; n];
-        let mut last: Option<(f64, f64)> = None;
-        for &i in &order {
-            let k = key(i);
-            let same =
-                last.is_some_and(|l| l.0.total_cmp(&k.0).is_eq() && l.1.total_cmp(&k.1).is_eq());
-            if !same {
-                group_r.push(k.0);
-                group_v2.push(k.1 * k.1);
-                group_n.push(0.0);
-                last = Some(k);
-            }
-            *group_n.last_mut().expect("a group was pushed") += 1.0;
-            group_of[i] = group_r.len() - 1;
+        let equal = |a: usize, b: usize| {
+            let (ka, kb) = (key(a), key(b));
+            ka.0.total_cmp(&kb.0).is_eq() && ka.1.total_cmp(&kb.1).is_eq()
+        };
+        for (g, same) in order.chunk_by(|&a, &b| equal(a, b)).enumerate() {
+            let (r, v) = key(same[0]);
+            group_r.push(r);
+            group_v2.push(v * v);
+            group_n.push(same.len() as f64);
+            same.iter().for_each(|&i| group_of[i] = g);
         }
         let group_losses = self
             .tabulated_losses(&group_r, &group_v2, &group_n, contest_weight)
@@ -403,27 +398,16 @@ fn losses(r: &[f64], v2: &[f64], n: &[f64], c: f64) -> Vec<f64> {
 }
 
 impl RatingSystem for Topcoder {
-    type Params = TopcoderParams;
     type Player = TopcoderPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "volat.",
-            "Topcoder's volatility: the spread of a player's performances around his rating, not the uncertainty of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Topcoder
-    }
+    fixed_system!(
+        Topcoder,
+        TopcoderParams,
+        uncertainty: "volat.",
+        "Topcoder's volatility: the spread of a player's performances around his rating, not the uncertainty of the rating"
+    );
 
     fn new_player(&self) -> TopcoderPlayer {
-        TopcoderPlayer {
-            rating: self.p.start,
-            volatility: self.p.start_volatility,
-            times_played: 0,
-            performance: f64::NAN,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     /// The volatility is the file's `volatility`, else its `uncertainty` (Topcoder shows the
@@ -450,11 +434,7 @@ impl RatingSystem for Topcoder {
     }
 
     fn rating(&self, p: &TopcoderPlayer) -> Rating {
-        Rating {
-            mean: p.rating,
-            uncertainty: Some(p.volatility),
-            display: p.rating,
-        }
+        Rating::new(p.rating, Some(p.volatility))
     }
 
     /// Rates the round's contests in turn, each from the states the one before left: Topcoder
@@ -495,10 +475,6 @@ impl RatingSystem for Topcoder {
 
     fn performance(&self, p: &TopcoderPlayer) -> Option<f64> {
         p.performance.is_finite().then_some(p.performance)
-    }
-
-    fn parameters(&self) -> &TopcoderParams {
-        &self.p
     }
 }
 

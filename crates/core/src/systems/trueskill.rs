@@ -136,7 +136,7 @@
 //! ```
 
 use super::base::{
-    Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, map_indices,
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, map_indices,
 };
 use crate::history::{Contest, PlayerId, Round};
 use crate::numeric::{normal_cdf, normal_pdf, normal_pdf_over_cdf, normal_quantile};
@@ -272,12 +272,6 @@ struct Natural {
 }
 
 impl Natural {
-    fn from_moments(mean: f64, var: f64) -> Self {
-        Self {
-            pi: 1.0 / var,
-            tau: mean / var,
-        }
-    }
     fn times(self, o: Natural) -> Natural {
         Natural {
             pi: self.pi + o.pi,
@@ -454,7 +448,10 @@ impl TrueSkill {
         let n = priors.len();
         let prior: Vec<Natural> = priors
             .iter()
-            .map(|&(m, v)| Natural::from_moments(m, v))
+            .map(|&(m, v)| Natural {
+                pi: 1.0 / v,
+                tau: m / v,
+            })
             .collect();
         // up[k]: from difference k to entry k; down[k]: from difference k to entry k + 1.
         let mut up = vec![Natural::default(); n - 1];
@@ -798,25 +795,16 @@ fn quadrature_moments(l: f64, u: f64) -> (f64, f64) {
 }
 
 impl RatingSystem for TrueSkill {
-    type Params = TrueSkillParams;
     type Player = TrueSkillPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "sigma",
-            "the standard deviation of the skill mu (the display rating is mu - 3 sigma)",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::TrueSkill
-    }
+    fixed_system!(
+        TrueSkill,
+        TrueSkillParams,
+        uncertainty: "sigma",
+        "the standard deviation of the skill mu (the display rating is mu - 3 sigma)"
+    );
 
     fn new_player(&self) -> TrueSkillPlayer {
-        TrueSkillPlayer {
-            mu: self.p.mu,
-            sigma: self.p.sigma,
-        }
+        self.seeded(self.p.mu, None, None)
     }
 
     fn rating(&self, p: &TrueSkillPlayer) -> Rating {
@@ -856,15 +844,6 @@ impl RatingSystem for TrueSkill {
             s.mu += same.iter().map(|c| c.1).sum::<f64>();
             s.sigma = (var0 * same.iter().map(|c| c.2).product::<f64>()).sqrt();
         }
-    }
-
-    fn win_probability(
-        &self,
-        players: &[TrueSkillPlayer],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
     }
 
     /// Partial play as the Python package `trueskill` has it: a member's performance counts
@@ -908,10 +887,6 @@ impl RatingSystem for TrueSkill {
         Some([win, (1.0 - win - loss).max(0.0), loss])
     }
 
-    fn parameters(&self) -> &TrueSkillParams {
-        &self.p
-    }
-
     fn seeded(
         &self,
         rating: f64,
@@ -924,15 +899,13 @@ impl RatingSystem for TrueSkill {
         }
     }
 
-    /// Only the time decay: `sigma^2 += variance`. TrueSkill's own growth, `tau^2`, comes with
-    /// each contest (in `update`), not with the periods.
-    /// The decay, and under `--growth time` the drift of the days passed (that growth capped
-    /// at the newcomers' sigma).
     fn shift(&self, p: &mut TrueSkillPlayer, points: f64) -> bool {
         p.mu += points;
         true
     }
 
+    /// The decay, and under `--growth time` the drift of the days passed (that growth capped
+    /// at the newcomers' sigma); TrueSkill's own `tau^2` comes with each contest instead.
     fn elapse(&self, p: &mut TrueSkillPlayer, time: Elapsed) {
         let drift = if time.idle_growth {
             self.p.drift_per_day * time.days

@@ -24,7 +24,7 @@
 //! standings of n as its pairs of weight `2 / n`, up to `max_standing` entries.
 
 use super::base::{
-    ParamError, Rating, RatingSystem, SystemKind, WholeHistory, check_range, side_mean,
+    ParamError, Rating, RatingSystem, WholeHistory, check_range, fixed_system, side_mean,
 };
 use crate::history::{Contest, PlayerId, Round};
 use serde::{Deserialize, Serialize};
@@ -223,22 +223,12 @@ impl Whr {
 
 impl RatingSystem for Whr {
     type Player = WhrPlayer;
-    type Params = WhrParams;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "sd",
-            "the standard deviation of today's rating from the fit's curvature (Coulom's approximation)",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Whr
-    }
-
-    fn parameters(&self) -> &WhrParams {
-        &self.p
-    }
+    fixed_system!(
+        Whr,
+        WhrParams,
+        uncertainty: "sd",
+        "the standard deviation of today's rating from the fit's curvature (Coulom's approximation)"
+    );
 
     fn new_player(&self) -> WhrPlayer {
         WhrPlayer {
@@ -251,12 +241,7 @@ impl RatingSystem for Whr {
 
     fn rating(&self, p: &WhrPlayer) -> Rating {
         let r = p.days.last().map_or(p.centre, |d| d.r);
-        let mean = self.p.start + self.unit * r;
-        Rating {
-            mean,
-            uncertainty: Some(self.unit * p.sd),
-            display: mean,
-        }
+        Rating::new(self.p.start + self.unit * r, Some(self.unit * p.sd))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [WhrPlayer]) {

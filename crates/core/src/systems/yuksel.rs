@@ -41,7 +41,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::base::{Elapsed, ParamError, Rating, RatingSystem, SystemKind, check_range, side_mean};
+use super::base::{
+    Elapsed, ParamError, Rating, RatingSystem, check_range, fixed_system, side_mean,
+};
 use super::pairwise::{logistic_sums, outcome_sums};
 use crate::history::{PlayerId, Round};
 use crate::numeric::{elo_win_probability, glicko_g, logistic_q};
@@ -253,44 +255,31 @@ fn find(units: &mut [Unit<'_>], mut u: usize) -> usize {
 }
 
 impl RatingSystem for Yuksel {
-    type Params = YukselParams;
     type Player = YukselPlayer;
-
-    fn uncertainty_meaning(&self) -> Option<(&'static str, &'static str)> {
-        Some((
-            "phi",
-            "Yuksel's phi: the weighted spread of the player's recent rating changes, not a standard deviation of the rating",
-        ))
-    }
-
-    fn kind(&self) -> SystemKind {
-        SystemKind::Yuksel
-    }
+    fixed_system!(
+        Yuksel,
+        YukselParams,
+        uncertainty: "phi",
+        "Yuksel's phi: the weighted spread of the player's recent rating changes, not a standard deviation of the rating"
+    );
 
     fn new_player(&self) -> YukselPlayer {
-        YukselPlayer {
-            r: self.p.start,
-            d: 0.0,
-            w: INITIAL_W,
-            mean: self.p.start,
-            var: 0.0,
-        }
+        self.seeded(self.p.start, None, None)
     }
 
     /// A seeded player starts at the given rating, with R (the reference the rating is kept
     /// around) there too and no history of changes.
     /// The uncertainty, if given, becomes the deviation `phi` (V = W phi^2).
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> YukselPlayer {
-        let fresh = self.new_player();
         YukselPlayer {
             r: rating,
+            d: 0.0,
+            w: INITIAL_W,
             mean: rating,
-            var: uncertainty.map_or(fresh.var, |u| fresh.w * u * u),
-            ..fresh
+            var: uncertainty.map_or(0.0, |u| INITIAL_W * u * u),
         }
     }
 
-    /// `phi^2 = V / W` grows by `variance`.
     /// The rating and the weighted mean of his past ratings move together (the mean is
     /// where the update pulls the rating back toward).
     fn shift(&self, p: &mut YukselPlayer, points: f64) -> bool {
@@ -299,16 +288,13 @@ impl RatingSystem for Yuksel {
         true
     }
 
+    /// `phi^2 = V / W` grows by `variance`.
     fn elapse(&self, p: &mut YukselPlayer, time: Elapsed) {
         p.var += time.variance * p.w;
     }
 
     fn rating(&self, p: &YukselPlayer) -> Rating {
-        Rating {
-            mean: p.r,
-            uncertainty: Some(p.phi()),
-            display: p.r,
-        }
+        Rating::new(p.r, Some(p.phi()))
     }
 
     fn update(&self, round: Round<'_>, players: &mut [YukselPlayer]) {
@@ -420,15 +406,6 @@ impl RatingSystem for Yuksel {
         }
     }
 
-    fn win_probability(
-        &self,
-        players: &[YukselPlayer],
-        a: &[PlayerId],
-        b: &[PlayerId],
-    ) -> Option<f64> {
-        self.win_probability_sided(players, a, b, false)
-    }
-
     fn advantage_per_elo(&self) -> Option<f64> {
         Some(self.p.scale / 400.0)
     }
@@ -444,10 +421,6 @@ impl RatingSystem for Yuksel {
         let ra = side_mean(players, a, |p| p.r);
         let rb = side_mean(players, b, |p| p.r);
         Some(elo_win_probability(ra + shift - rb, self.p.scale))
-    }
-
-    fn parameters(&self) -> &YukselParams {
-        &self.p
     }
 }
 

@@ -298,7 +298,8 @@ pub struct MmrPlayer {
 }
 
 impl MmrPlayer {
-    /// Logistic factors held (for tests and diagnostics).
+    /// Logistic factors held (for tests).
+    #[cfg(test)]
     pub fn history_len(&self) -> usize {
         self.factors.len()
     }
@@ -565,15 +566,7 @@ impl RatingSystem for EloMmr {
     }
 
     fn new_player(&self) -> MmrPlayer {
-        MmrPlayer {
-            mu: self.p.mu_init,
-            sigma: self.p.sigma_init,
-            p0: self.p.mu_init,
-            w0: 1.0 / (self.p.sigma_init * self.p.sigma_init),
-            factors: Factors::default(),
-            last_time: None,
-            last_perf: f64::NAN,
-        }
+        self.seeded(self.p.mu_init, None, None)
     }
 
     fn seeded(&self, rating: f64, uncertainty: Option<f64>, _: Option<f64>) -> MmrPlayer {
@@ -583,14 +576,16 @@ impl RatingSystem for EloMmr {
             sigma,
             p0: rating,
             w0: 1.0 / (sigma * sigma),
-            ..self.new_player()
+            factors: Factors::default(),
+            last_time: None,
+            last_perf: f64::NAN,
         }
     }
 
-    /// Time decay is the pseudodiffusion of a round's drift (section 4), so a year of decay
-    /// followed by a round's drift equals one diffusion by their sum (composability).
-    /// The decay, and under `--growth time` the drift `gamma^2` of each period passed
-    /// beyond the first (that growth capped at the newcomers' sigma), as one diffusion.
+    /// The decay, and under `--growth time` the drift `gamma^2` of each period passed beyond
+    /// the first (that growth capped at the newcomers' sigma), as one diffusion: time decay
+    /// is the pseudodiffusion of a round's drift (section 4), so a year of decay followed by a
+    /// round's drift equals one diffusion by their sum (composability).
     fn elapse(&self, p: &mut MmrPlayer, time: Elapsed) {
         let idle = self.p.gamma * self.p.gamma * time.idle_periods();
         let capped = idle.min((self.p.sigma_init * self.p.sigma_init - p.sigma * p.sigma).max(0.0));
@@ -643,39 +638,25 @@ impl RatingSystem for EloMmr {
             });
         }
         // Each participant diffused, then his performances added.
-        let step = |pl: &mut MmrPlayer, view: &View, ps: &[(f64, f64)]| {
-            self.diffuse(pl, view.g2);
-            pl.last_time = Some(time);
-            if !ps.is_empty() {
-                self.absorb(pl, ps);
-            }
-        };
-        if single {
-            update_each_ahead(
-                &mut states,
-                &views,
-                PARALLEL_FROM,
-                |pl| pl.factors.prefetch(),
-                |i, pl, view| {
+        update_each_ahead(
+            &mut states,
+            &views,
+            PARALLEL_FROM,
+            |pl| pl.factors.prefetch(),
+            |i, pl, view| {
+                self.diffuse(pl, view.g2);
+                pl.last_time = Some(time);
+                let ps = match flat.get(i) {
                     // (A member of share 0 learns nothing from the contest.)
-                    let p = &flat[i];
-                    let ps = if p.1.is_finite() {
-                        std::slice::from_ref(p)
-                    } else {
-                        &[]
-                    };
-                    step(pl, view, ps);
-                },
-            );
-        } else {
-            update_each_ahead(
-                &mut states,
-                &views,
-                PARALLEL_FROM,
-                |pl| pl.factors.prefetch(),
-                |i, pl, view| step(pl, view, &perfs[i]),
-            );
-        }
+                    Some(p) if p.1.is_finite() => std::slice::from_ref(p),
+                    Some(_) => &[],
+                    None => &perfs[i][..],
+                };
+                if !ps.is_empty() {
+                    self.absorb(pl, ps);
+                }
+            },
+        );
     }
 
     /// Teams with members' shares (section 3.3's team performance, each member weighted by

@@ -183,17 +183,12 @@ impl<'a> Contest<'a> {
         let mut blocks = Vec::new();
         let mut block_of = vec![0u32; n];
         let mut start = 0;
-        while start < n {
-            let l = lo[by_rank[start] as usize];
-            let mut end = start + 1;
-            while end < n && lo[by_rank[end] as usize] == l {
-                end += 1;
-            }
-            for &e in &by_rank[start..end] {
+        for same in by_rank.chunk_by(|&a, &b| lo[a as usize] == lo[b as usize]) {
+            for &e in same {
                 block_of[e as usize] = blocks.len() as u32;
             }
-            blocks.push((start, end));
-            start = end;
+            blocks.push((start, start + same.len()));
+            start += same.len();
         }
         let s = priors
             .iter()
@@ -204,11 +199,9 @@ impl<'a> Contest<'a> {
         // distinct ratings.
         let mut distinct_start = Vec::new();
         let mut distinct_of = Vec::with_capacity(n);
-        for (k, &e) in by_rating.iter().enumerate() {
-            if k == 0 || priors[e as usize].mu != priors[by_rating[k - 1] as usize].mu {
-                distinct_start.push(k as u32);
-            }
-            distinct_of.push(distinct_start.len() as u32 - 1);
+        for same in by_rating.chunk_by(|&a, &b| priors[a as usize].mu == priors[b as usize].mu) {
+            distinct_of.resize(distinct_of.len() + same.len(), distinct_start.len() as u32);
+            distinct_start.push((distinct_of.len() - same.len()) as u32);
         }
         let distinct = distinct_start.len();
         distinct_start.push(n as u32);
@@ -615,10 +608,7 @@ impl<'a> Contest<'a> {
         let kappa = self.kappa();
         // Weights placed better and worse than each block, from prefix and suffix sums in rank
         // order (each a sum of positive terms, accurate even where it is tiny).
-        let mut prefix = vec![0.0; n + 1];
-        for (k, &e) in self.by_rank.iter().enumerate() {
-            prefix[k + 1] = prefix[k] + self.s[e as usize];
-        }
+        let prefix = self.weight_prefix(&self.by_rank);
         let mut suffix = vec![0.0; n + 1];
         for (k, &e) in self.by_rank.iter().enumerate().rev() {
             suffix[k] = suffix[k + 1] + self.s[e as usize];
@@ -635,7 +625,8 @@ impl<'a> Contest<'a> {
         let strip = PI / (2.0 * s_max);
         let typical = [0.25, 0.5, 0.75]
             .iter()
-            .map(|f| self.f_slope(bottom + f * (top - bottom)))
+            // F' there: the sum of s_j^2 (1 - t_j^2) / 2.
+            .map(|f| tanh_sums_chunked(&self.mu, &self.s, bottom + f * (top - bottom)).1)
             .fold(f64::INFINITY, f64::min);
         let grid = Self::grid(
             bottom,
@@ -709,11 +700,6 @@ impl<'a> Contest<'a> {
             .collect::<Vec<_>>()
             .concat();
         (0..n).map(|e| roots[self.block_of[e] as usize]).collect()
-    }
-
-    /// F' at x: sum of s_j^2 (1 - t_j^2) / 2.
-    fn f_slope(&self, x: f64) -> f64 {
-        tanh_sums_chunked(&self.mu, &self.s, x).1
     }
 
     /// `F = sum_j s_j tanh(z_j)` at every node as its distance from saturation: `D- = W + F`
@@ -931,16 +917,11 @@ impl<'a> Contest<'a> {
     fn distinct_priors(&self) -> (Vec<u32>, Vec<u32>) {
         let mut rows: Vec<u32> = Vec::new();
         let mut row_of = vec![0u32; self.n];
-        for &e in &self.by_rating {
-            let p = self.priors[e as usize];
-            let same = rows.last().is_some_and(|&r| {
-                let q = self.priors[r as usize];
-                q.mu == p.mu && q.delta == p.delta
-            });
-            if !same {
-                rows.push(e);
-            }
-            row_of[e as usize] = rows.len() as u32 - 1;
+        let prior = |e: &u32| self.priors[*e as usize];
+        for same in self.by_rating.chunk_by(|a, b| prior(a) == prior(b)) {
+            same.iter()
+                .for_each(|e| row_of[*e as usize] = rows.len() as u32);
+            rows.push(same[0]);
         }
         (rows, row_of)
     }
@@ -974,7 +955,14 @@ impl<'a> Contest<'a> {
                 2 * n,
                 self.blocks.len(),
             );
-            let roots = self.gaussian_on_grid(&grid);
+            // Per-block roots with losses and wins interpolated on the grid: from prefix
+            // tables of every entry's node values while they take at most [`TABLE_VALUES`]
+            // values each, streamed in rank order beyond that.
+            let roots = if (n + 1) * grid.len() <= TABLE_VALUES {
+                self.gaussian_on_tables(&grid)
+            } else {
+                self.gaussian_streamed(&grid)
+            };
             let samples: Vec<usize> = (0..16).map(|i| i * (self.blocks.len() - 1) / 15).collect();
             let worst = samples
                 .par_iter()
@@ -989,17 +977,6 @@ impl<'a> Contest<'a> {
                 return (0..n).map(|e| roots[self.block_of[e] as usize]).collect();
             }
             refine *= 2.0;
-        }
-    }
-
-    /// Per-block roots of the Gaussian equation with losses and wins interpolated on `grid`:
-    /// from prefix tables of every entry's node values while they take at most
-    /// [`TABLE_VALUES`] values each, streamed in rank order beyond that.
-    fn gaussian_on_grid(&self, grid: &UniformGrid) -> Vec<f64> {
-        if (self.n + 1) * grid.len() <= TABLE_VALUES {
-            self.gaussian_on_tables(grid)
-        } else {
-            self.gaussian_streamed(grid)
         }
     }
 
@@ -1040,7 +1017,7 @@ impl<'a> Contest<'a> {
         }
     }
 
-    /// [`Self::gaussian_on_grid`] from prefix tables in rank order: `(n + 1) k` values each.
+    /// The Gaussian model's per-block roots from prefix tables in rank order: `(n + 1) k` values each.
     fn gaussian_on_tables(&self, grid: &UniformGrid) -> Vec<f64> {
         let n = self.n;
         let split = self.set.split_ties;
@@ -1083,7 +1060,7 @@ impl<'a> Contest<'a> {
         roots
     }
 
-    /// [`Self::gaussian_on_grid`] without tables of the whole field: the blocks are cut into
+    /// The Gaussian model's per-block roots without tables of the whole field: the blocks are cut into
     /// chunks of about [`STREAM_CHUNK`] entries; each chunk's sums at the nodes, then the sums
     /// of the loss terms before each chunk and of the win terms after it (each a sum of the
     /// terms themselves, in order, so that nothing cancels: the last block's win terms are
