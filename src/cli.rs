@@ -967,20 +967,16 @@ fn parse_span_days(flag: &str, text: &str) -> Result<f64, String> {
         _ => (t, 'd'),
     };
     let per = match unit {
-        'd' => 1.0,
-        'w' => 7.0,
-        'm' => 30.0,
-        'y' => 365.0,
-        _ => {
-            return Err(format!(
-                "{flag} `{t}` is not a span such as 365d, 52w, 6m or 2y"
-            ));
-        }
+        'd' => Some(1.0),
+        'w' => Some(7.0),
+        'm' => Some(30.0),
+        'y' => Some(365.0),
+        _ => None,
     };
-    match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * per),
+    match (per, num.trim().parse::<f64>()) {
+        (Some(per), Ok(v)) if v.is_finite() && v >= 0.0 => Ok(v * per),
         _ => Err(format!(
-            "--active-within `{t}` is not a span such as 365d, 52w, 6m or 2y"
+            "{flag} `{t}` is not a span such as 365d, 52w, 6m or 2y"
         )),
     }
 }
@@ -1313,5 +1309,21 @@ mod tests {
             as_of_cutoff("20240101", &TimeFormat::Auto).is_err(),
             "ambiguous"
         );
+    }
+
+    #[test]
+    fn spans_read_their_unit_and_their_errors_name_their_flag() {
+        assert_eq!(parse_span_days("--rating-period", " 2w "), Ok(14.0));
+        assert_eq!(parse_span_days("--active-within", "6M"), Ok(180.0));
+        assert_eq!(parse_span_days("--active-within", "1.5"), Ok(1.5));
+        // A bad unit and a bad number alike name the flag that was given.
+        for bad in ["3x", "-3d", "d", "infd"] {
+            assert_eq!(
+                parse_span_days("--rating-period", bad),
+                Err(format!(
+                    "--rating-period `{bad}` is not a span such as 365d, 52w, 6m or 2y"
+                ))
+            );
+        }
     }
 }
