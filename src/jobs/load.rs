@@ -56,7 +56,7 @@ pub(crate) fn draw_counts(
 }
 
 /// The size of what was replayed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Totals {
     /// Contests read.
     pub contests: usize,

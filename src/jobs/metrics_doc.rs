@@ -169,9 +169,8 @@ pub(crate) struct InitialRatings {
 pub(crate) struct InputSummary<'a> {
     #[serde(flatten)]
     pub(crate) source: &'a SourceInfo,
-    pub(crate) contests: usize,
-    pub(crate) players: usize,
-    pub(crate) placings: usize,
+    #[serde(flatten)]
+    pub(crate) totals: super::load::Totals,
 }
 
 /// A resumed run's whole history: what the runs resumed from rated, and this one.
@@ -221,9 +220,7 @@ pub(crate) fn document<'a>(
         }),
         input: InputSummary {
             source: &history.source,
-            contests: totals.contests,
-            players: totals.players,
-            placings: totals.placings,
+            totals,
         },
         period: replay.period,
         decay_per_day: replay.decay_per_day,

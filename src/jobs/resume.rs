@@ -227,7 +227,7 @@ pub(crate) fn snapshot_at(state: &StateJob, period: Period) -> SnapshotAt {
     }
 }
 
-/// The command-line name of a growth or a period.
+/// The command-line name of a growth, a period or a metric.
 pub(crate) fn cli_name(value: impl serde::Serialize) -> String {
     serde_json::to_value(value)
         .ok()

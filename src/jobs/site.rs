@@ -213,11 +213,8 @@ pub fn write_ranks(w: &mut dyn Write, history: &History, rows: &[LeaderRow]) -> 
             continue;
         };
         line.clear();
-        line.push_str(&rank.to_string());
-        line.push(',');
         crate::output::csv_field(history.name(r.player), &mut line);
-        line.push('\n');
-        w.write_all(line.as_bytes())?;
+        writeln!(w, "{rank},{line}")?;
     }
     Ok(())
 }
@@ -371,9 +368,7 @@ fn tallies(history: &History, rated: &[u32], earlier: Option<&EarlierSite>) -> T
                 ((q, p), [*l, *d, *w])
             };
             let t = pairs.entry(key).or_default();
-            for k in 0..3 {
-                t[k] += r[k];
-            }
+            (0..3).for_each(|k| t[k] += r[k]);
         }
     }
     let mut rated = rated.to_vec();
@@ -672,15 +667,12 @@ fn site_player(
         history: curve,
         recent,
         h2h: (h2h.iter())
-            .map(|&(q, [wins, draws, losses])| {
-                let name = history.name(q).to_string();
-                H2hLine {
-                    id: q,
-                    name,
-                    wins,
-                    draws,
-                    losses,
-                }
+            .map(|&(id, [wins, draws, losses])| H2hLine {
+                id,
+                name: history.name(id).to_string(),
+                wins,
+                draws,
+                losses,
             })
             .collect(),
     }

@@ -532,8 +532,7 @@ fn print_report(
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let metric = job.metric;
-    let name = serde_json::to_value(metric)?;
-    let name = name.as_str().unwrap_or("");
+    let name = super::resume::cli_name(metric);
     writeln!(
         stdout,
         "{} on {}: {} parameter sets scored by {} on the first {:.0} % of {} contests",
