@@ -42,16 +42,10 @@ pub struct Loaded {
 
 /// The games a replay of `loaded` rates and their draws (TrueSkill's default draw margin): of
 /// the history held whole, or of a stream's counting pass; `None` for a stream read once.
-pub(crate) fn draw_counts(
-    loaded: &Loaded,
-    opts: &ReplayOptions,
-) -> Option<crate::auto::DrawCounts> {
+pub(crate) fn draw_counts(loaded: &Loaded, opts: &ReplayOptions) -> Option<crate::history::Count> {
     match &loaded.stream {
-        None => Some(crate::auto::DrawCounts::of(&loaded.history, opts)),
-        Some(plan) => plan
-            .counted
-            .as_ref()
-            .map(|c| crate::auto::DrawCounts::of_count(&c.count)),
+        None => Some(crate::auto::draw_counts(&loaded.history, opts)),
+        Some(plan) => plan.counted.as_ref().map(|c| c.count),
     }
 }
 

@@ -59,7 +59,7 @@ pub fn resolve(
     kind: SystemKind,
     params: &mut ParamMap,
     history: Option<&History>,
-    counts: Option<DrawCounts>,
+    counts: Option<Count>,
     opts: &ReplayOptions,
 ) -> Result<FromInput, String> {
     Ok(FromInput {
@@ -68,54 +68,32 @@ pub fn resolve(
     })
 }
 
-/// The games (two-entry contests) a replay rates, their draws, and whether it rates a contest
-/// of more than two entries.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DrawCounts {
-    /// Two-entry contests.
-    pub games: u64,
-    /// Those drawn (both entries share the first place).
-    pub draws: u64,
-    /// A contest of more than two entries is among them.
-    pub larger: bool,
-}
-
-impl DrawCounts {
-    /// Of a history held whole: the contests before `opts.as_of`, counted as a stream's
-    /// counting pass counts them.
-    pub fn of(history: &History, opts: &ReplayOptions) -> Self {
-        let mut count = Count {
-            cutoff: opts.as_of,
-            ..Count::default()
-        };
-        for c in history.contests() {
-            let series = c.series().is_some();
-            count.add(c.time(), series, c.all_tied(), c.len() as u32);
-        }
-        Self::of_count(&count)
+/// The contests of a history held whole before `opts.as_of`, counted as a stream's counting
+/// pass counts them: the games (two-entry contests) a replay rates, their draws, and whether
+/// it rates a contest of more than two entries, as TrueSkill's draw probability reads them.
+pub fn draw_counts(history: &History, opts: &ReplayOptions) -> Count {
+    let mut count = Count {
+        cutoff: opts.as_of,
+        ..Count::default()
+    };
+    for c in history.contests() {
+        let series = c.series().is_some();
+        count.add(c.time(), series, c.all_tied(), c.len() as u32);
     }
-
-    /// Of a stream, from its counting pass (the contests before the cutoff).
-    pub fn of_count(count: &Count) -> Self {
-        DrawCounts {
-            games: count.games,
-            draws: count.draws,
-            larger: count.larger,
-        }
-    }
+    count
 }
 
 /// The largest draw probability taken from an input (TrueSkill refuses 1).
 const MOST: f64 = 0.99;
 
 /// Resolves TrueSkill's `draw_probability` in `params` where it is not given or is `auto`:
-/// the input's draw rate, 0 with a contest of more than two entries ([`DrawCounts`]; `None`:
+/// the input's draw rate, 0 with a contest of more than two entries ([`draw_counts`]; `None`:
 /// not known before the replay, a stream read once, and TrueSkill's published 0.10 is kept).
 /// Returns what metrics.json reports of it (`None` when it was given, or for another system).
 pub fn resolve_draw_probability(
     kind: SystemKind,
     params: &mut ParamMap,
-    counts: Option<DrawCounts>,
+    counts: Option<Count>,
 ) -> Option<Value> {
     if kind != SystemKind::TrueSkill {
         return None;
@@ -179,7 +157,7 @@ mod tests {
     #[test]
     fn the_input_sets_trueskills_draw_probability() {
         let h = games(&[true, false, false, true, false]);
-        let counts = DrawCounts::of(&h, &ReplayOptions::default());
+        let counts = draw_counts(&h, &ReplayOptions::default());
         assert_eq!((counts.games, counts.draws, counts.larger), (5, 2, false));
         let mut p = ParamMap::new();
         let report = resolve_draw_probability(SystemKind::TrueSkill, &mut p, Some(counts));
@@ -200,7 +178,7 @@ mod tests {
         assert!(resolve_draw_probability(SystemKind::Elo, &mut elo, Some(counts)).is_none());
         assert!(elo.is_empty());
         // A ranking of more than two: no margin.
-        let larger = DrawCounts {
+        let larger = Count {
             larger: true,
             ..counts
         };
@@ -208,10 +186,11 @@ mod tests {
         resolve_draw_probability(SystemKind::TrueSkill, &mut q, Some(larger));
         assert_eq!(q["draw_probability"].as_f64(), Some(0.0));
         // Every game drawn: below 1, which TrueSkill refuses.
-        let all = DrawCounts {
+        let all = Count {
             games: 3,
             draws: 3,
             larger: false,
+            ..Count::default()
         };
         let mut r = ParamMap::new();
         resolve_draw_probability(SystemKind::TrueSkill, &mut r, Some(all));
@@ -226,6 +205,6 @@ mod tests {
             as_of: Some(3),
             ..ReplayOptions::default()
         };
-        assert_eq!(DrawCounts::of(&h, &cut).games, 3);
+        assert_eq!(draw_counts(&h, &cut).games, 3);
     }
 }

@@ -558,9 +558,8 @@ pub struct HistoryBuilder {
     ids: hashbrown::HashTable<NameSlot>,
     /// Scratch for [`HistoryBuilder::pooled_player`]'s joined names.
     pooled_key: String,
-    label_ids: FxHashMap<Box<str>, u32>,
-    series_ids: FxHashMap<Box<str>, u32>,
-    season_ids: FxHashMap<Box<str>, u32>,
+    /// The ids of the labels, series and seasons by name (in this order).
+    tag_ids: [FxHashMap<Box<str>, u32>; 3],
     open: Option<ContestRec>,
     /// Contests and players already handed over in blocks ([`HistoryBuilder::take_block`]).
     contests_taken: u32,
@@ -633,11 +632,14 @@ struct Dedupe {
     fingerprint: u64,
 }
 
+/// A contest's label, series or season field.
+type Tag = fn(&mut ContestRec) -> &mut u32;
+
 /// Moves the names a block's contests refer to (labels, series or seasons: the field `id` picks one)
 /// into the block's own table, and interns those of the contests left in a new table of the
 /// builder.
 fn split_names<'c>(
-    id: impl Fn(&mut ContestRec) -> &mut u32,
+    id: Tag,
     (block, block_table): (&mut [ContestRec], &mut Vec<String>),
     left: impl Iterator<Item = &'c mut ContestRec>,
     (table, ids): (&mut Vec<String>, &mut FxHashMap<Box<str>, u32>),
@@ -658,9 +660,20 @@ fn split_names<'c>(
     for c in left {
         let v = id(c);
         if *v != NONE {
-            *v = HistoryBuilder::intern(ids, table, &old[*v as usize]);
+            *v = intern(ids, table, &old[*v as usize]);
         }
     }
+}
+
+/// The id of `s` in `store` (`map` its ids by name), interned on first sight.
+fn intern(map: &mut FxHashMap<Box<str>, u32>, store: &mut Vec<String>, s: &str) -> u32 {
+    if let Some(&id) = map.get(s) {
+        return id;
+    }
+    let id = store.len() as u32;
+    store.push(s.to_owned());
+    map.insert(s.into(), id);
+    id
 }
 
 /// What a counting builder ([`HistoryBuilder::counting`]) learns of an input.
@@ -897,24 +910,19 @@ impl HistoryBuilder {
         }
         // Labels, series and season names go with their contests; the builder starts new tables for
         // those left.
-        split_names(
-            |c| &mut c.label,
-            (&mut block.contests, &mut block.labels),
-            h.contests.iter_mut().chain(self.open.as_mut()),
-            (&mut h.labels, &mut self.label_ids),
-        );
-        split_names(
-            |c| &mut c.series,
-            (&mut block.contests, &mut block.series),
-            h.contests.iter_mut().chain(self.open.as_mut()),
-            (&mut h.series, &mut self.series_ids),
-        );
-        split_names(
-            |c| &mut c.season,
-            (&mut block.contests, &mut block.seasons),
-            h.contests.iter_mut().chain(self.open.as_mut()),
-            (&mut h.seasons, &mut self.season_ids),
-        );
+        let tables: [(Tag, _, _); 3] = [
+            (|c| &mut c.label, &mut block.labels, &mut h.labels),
+            (|c| &mut c.series, &mut block.series, &mut h.series),
+            (|c| &mut c.season, &mut block.seasons, &mut h.seasons),
+        ];
+        for ((id, block_table, table), ids) in tables.into_iter().zip(&mut self.tag_ids) {
+            split_names(
+                id,
+                (&mut block.contests, block_table),
+                h.contests.iter_mut().chain(self.open.as_mut()),
+                (table, ids),
+            );
+        }
         self.contests_taken += n as u32;
         self.names_taken = h.names.len() as u32;
         block
@@ -1048,16 +1056,6 @@ impl HistoryBuilder {
         live as PlayerId
     }
 
-    fn intern(map: &mut FxHashMap<Box<str>, u32>, store: &mut Vec<String>, s: &str) -> u32 {
-        if let Some(&id) = map.get(s) {
-            return id;
-        }
-        let id = store.len() as u32;
-        store.push(s.to_owned());
-        map.insert(s.into(), id);
-        id
-    }
-
     /// Starts a contest. `label` names it (a contest id or title); `series` groups games of a
     /// best-of-N. Entries follow with [`add_entry`](Self::add_entry).
     pub fn begin_contest(
@@ -1068,10 +1066,10 @@ impl HistoryBuilder {
         series: Option<&str>,
     ) {
         let label = label.map_or(NONE, |l| {
-            Self::intern(&mut self.label_ids, &mut self.h.labels, l)
+            intern(&mut self.tag_ids[0], &mut self.h.labels, l)
         });
         let series = series.map_or(NONE, |s| {
-            Self::intern(&mut self.series_ids, &mut self.h.series, s)
+            intern(&mut self.tag_ids[1], &mut self.h.series, s)
         });
         let season = self.next_season.take().unwrap_or(NONE);
         let start = self.h.entries.len() as u32;
@@ -1165,9 +1163,7 @@ impl HistoryBuilder {
         h.series.clear();
         h.seasons.clear();
         self.ids.clear();
-        self.label_ids.clear();
-        self.series_ids.clear();
-        self.season_ids.clear();
+        self.tag_ids.iter_mut().for_each(FxHashMap::clear);
     }
 
     fn discard(&mut self, rec: &ContestRec) {
@@ -1302,7 +1298,7 @@ impl HistoryBuilder {
 
     /// The season of the next contest begun (`--map season=COLUMN`).
     pub fn season_of_next(&mut self, season: &str) {
-        let id = Self::intern(&mut self.season_ids, &mut self.h.seasons, season);
+        let id = intern(&mut self.tag_ids[2], &mut self.h.seasons, season);
         self.next_season = Some(id);
     }
 

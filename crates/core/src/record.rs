@@ -56,11 +56,7 @@ impl Places {
     /// The bucket of a place once past exact.
     fn bucket(edges: &[u32], place: u32) -> usize {
         let i = edges.partition_point(|&e| e < place);
-        if edges.get(i) == Some(&place) {
-            2 * i + 1
-        } else {
-            2 * i
-        }
+        2 * i + usize::from(edges.get(i) == Some(&place))
     }
 
     /// Where the places kept begin in memory (to ask for them before [`add`](Self::add)).

@@ -686,9 +686,7 @@ pub fn replayed_contests(history: &History, opts: &ReplayOptions) -> usize {
 pub enum Block<'a> {
     /// A history that outlives the replay.
     Borrowed(&'a History),
-    /// A block the replay keeps as long as it needs it.
-    Owned(Box<History>),
-    /// A block shared with other replays.
+    /// A block the replay keeps as long as it needs it, alone or shared with other replays.
     Shared(std::sync::Arc<History>),
 }
 
@@ -697,7 +695,6 @@ impl std::ops::Deref for Block<'_> {
     fn deref(&self) -> &History {
         match self {
             Block::Borrowed(h) => h,
-            Block::Owned(h) => h,
             Block::Shared(h) => h,
         }
     }
@@ -711,7 +708,7 @@ impl<'a> From<&'a History> for Block<'a> {
 
 impl From<History> for Block<'_> {
     fn from(h: History) -> Self {
-        Block::Owned(Box::new(h))
+        Block::Shared(std::sync::Arc::new(h))
     }
 }
 

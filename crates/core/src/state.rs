@@ -181,18 +181,10 @@ impl StateMeta {
 /// text, `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
 /// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
 /// last; versions before 7 lack `growth`, `rating_period_days`, `input_order`, `asked` and
-/// `from_input`; versions before 8 lack `rules`. A new version that adds a field with a default encoded otherwise needs its
-/// own rule.
+/// `from_input` (5); versions before 8 lack `rules` (1). A new version that adds a field with
+/// a default encoded otherwise needs its own rule.
 fn meta_padding(version: u32) -> usize {
-    let before_7 = if version < 7 { 5 } else { 0 };
-    let before_8 = usize::from(version < 8);
-    before_8
-        + before_7
-        + match version {
-            1 => 4,
-            2 | 3 => 1,
-            _ => 0,
-        }
+    [4 + 5 + 1, 1 + 5 + 1, 1 + 5 + 1, 5 + 1, 5 + 1, 5 + 1, 1, 0][version as usize - 1]
 }
 
 /// A Glicko-2 player as states before version 7 keep him: rating, deviation and volatility,
@@ -514,7 +506,7 @@ pub fn contest_digest_named<'n>(
     c: &Contest,
     name: impl Fn(crate::history::PlayerId) -> &'n str,
 ) -> u64 {
-    let mut h = Fnv::new();
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
     h.bytes(&c.time().to_le_bytes());
     h.bytes(&c.weight().to_bits().to_le_bytes());
     h.text(c.label().unwrap_or(""));
@@ -531,13 +523,10 @@ pub fn contest_digest_named<'n>(
     h.0
 }
 
-/// FNV-1a, 64 bits.
+/// FNV-1a, 64 bits (from its offset basis).
 struct Fnv(u64);
 
 impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
     fn bytes(&mut self, b: &[u8]) {
         for &x in b {
             self.0 ^= x as u64;
