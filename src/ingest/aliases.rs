@@ -19,7 +19,6 @@ pub fn read_aliases(path: &Path) -> Result<Aliases, InputError> {
     let csv = SmallCsv::open(path)?;
     let alias_col = csv.require("alias", EXPECTED)?;
     let player_col = csv.require("player", EXPECTED)?;
-    let file = path.display().to_string();
     let mut lines = Vec::new();
     csv.for_each(player_col, |csv, line, player, rec| {
         let alias = rec.get(alias_col).unwrap_or("");
@@ -33,7 +32,7 @@ pub fn read_aliases(path: &Path) -> Result<Aliases, InputError> {
         });
         Ok(())
     })?;
-    Aliases::new(&lines).map_err(|m| InputError::whole_file(file, m))
+    Aliases::new(&lines).map_err(|m| InputError::whole_file(path.display(), m))
 }
 
 #[cfg(test)]

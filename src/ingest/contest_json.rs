@@ -23,10 +23,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
 struct RawContest<'a> {
-    #[serde(default)]
     name: Option<String>,
     time_seconds: i64,
-    #[serde(default)]
     weight: Option<f64>,
     #[serde(borrow)]
     standings: Vec<(Cow<'a, str>, i64, i64)>,

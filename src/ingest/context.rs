@@ -229,8 +229,7 @@ impl<'o> Context<'o> {
 
     /// A bad record: an error, or under `--skip-invalid` a count and `Ok`.
     pub fn reject(&mut self, at: Location, e: FieldError) -> Result<(), InputError> {
-        let err = self.error(at, e);
-        self.skip_or_fail(err)
+        self.skip_or_fail(self.error(at, e))
     }
 
     /// [`Context::reject`] later: a streamed read whose whole read reports some errors after
@@ -246,8 +245,7 @@ impl<'o> Context<'o> {
             self.deferred.0.is_empty()
         };
         if keep {
-            let err = self.error(at, e);
-            self.deferred.0.push(err);
+            self.deferred.0.push(self.error(at, e));
         } else if skip {
             self.deferred.1 += 1;
         }

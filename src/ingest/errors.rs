@@ -63,13 +63,14 @@ pub(crate) use error_display;
 impl InputError {
     /// An error at `at` in `file`, about `field` when one is to blame.
     pub fn new(
-        file: impl Into<String>,
+        file: impl fmt::Display,
         at: Location,
         field: Option<String>,
-        message: String,
+        message: impl Into<String>,
     ) -> Self {
+        let (file, message) = (file.to_string(), message.into());
         InputError {
-            file: file.into(),
+            file,
             at,
             field,
             message,
@@ -77,7 +78,7 @@ impl InputError {
     }
 
     /// An error about a file as a whole (no line, no field).
-    pub fn whole_file(file: impl Into<String>, message: String) -> Self {
+    pub fn whole_file(file: impl fmt::Display, message: impl Into<String>) -> Self {
         Self::new(file, Location::File, None, message)
     }
 
@@ -190,7 +191,7 @@ pub(crate) fn not_a_file(path: &std::path::Path) -> Result<(), InputError> {
         "not a regular file"
     };
     Err(InputError::whole_file(
-        path.display().to_string(),
+        path.display(),
         format!(
             "{what}, named as a data file of the folder: only regular files (or links to them) \
              are read; move it out of the folder"
@@ -212,5 +213,5 @@ pub(crate) fn json_error_as(
         0 => Location::File,
         l => Location::Line(l as u64),
     };
-    InputError::new(file.display().to_string(), at, None, message)
+    InputError::new(file.display(), at, None, message)
 }

@@ -60,13 +60,8 @@ pub(crate) fn read(path: &Path, bytes: &[u8], ctx: &mut Context) -> anyhow::Resu
     if text.first() == Some(&b'[') {
         let mut failed: Option<anyhow::Error> = None;
         let mut each = |k: usize, object: Object| -> bool {
-            match table.row(Location::Row(k as u64 + 1), &object, ctx) {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            }
+            failed = table.row(Location::Row(k as u64 + 1), &object, ctx).err();
+            failed.is_none()
         };
         let parsed = Each(&mut each).deserialize(&mut serde_json::Deserializer::from_slice(text));
         if let Some(e) = failed {

@@ -123,12 +123,8 @@ pub fn input_files(path: &Path, more: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>
         if p.is_dir() && contest_json::numbered_files(p)?.is_empty() {
             let inside = source::folder_files(p)?;
             if inside.is_empty() {
-                return Err(InputError::whole_file(
-                    p.display().to_string(),
-                    "the folder holds no contest files (N.json) and no CSV, TSV or PGN file"
-                        .to_string(),
-                )
-                .into());
+                let m = "the folder holds no contest files (N.json) and no CSV, TSV or PGN file";
+                return Err(InputError::whole_file(p.display(), m).into());
             }
             files.extend(inside);
         } else {
@@ -195,9 +191,7 @@ pub fn time_format_applies(format: Format, opts: &IngestOptions) -> Result<(), S
 /// header of a pipe (or another file that is not a regular one, such as `/dev/stdin`) is not
 /// looked at: what detection read would be lost to the reader, so `--format` must be given.
 pub fn detect(path: &Path, map: &ColumnMap) -> anyhow::Result<Format> {
-    let whole = |m: &str| -> anyhow::Error {
-        InputError::whole_file(path.display().to_string(), m.to_string()).into()
-    };
+    let whole = |m: &str| -> anyhow::Error { InputError::whole_file(path.display(), m).into() };
     if source::is_stdin(path) {
         return Err(whole(
             "standard input: pass --format (games, standings, pgn, or json for contest JSON or JSON lines of games) to read it",

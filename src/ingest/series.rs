@@ -88,8 +88,7 @@ impl SeriesCheck {
             }
             let members = &mut self.series[s as usize].1;
             for &p in players {
-                let stays = self.latest[p as usize].is_none_or(|(_, before, _)| before != Some(s));
-                if stays {
+                if self.latest[p as usize].is_none_or(|(_, before, _)| before != Some(s)) {
                     self.staying[s as usize] += 1;
                 }
                 if !members.contains(&p) {
@@ -116,11 +115,9 @@ pub(crate) fn sides<'n>(
     entries: impl Iterator<Item = &'n [PlayerId]>,
     name: impl Fn(PlayerId) -> &'n str,
 ) -> String {
-    let sides: Vec<String> = entries
-        .map(|players| {
-            let names: Vec<&str> = players.iter().map(|&p| name(p)).collect();
-            names.join("+")
-        })
-        .collect();
-    sides.join(" vs ")
+    let side = |players: &[PlayerId]| players.iter().map(|&p| name(p)).collect::<Vec<_>>();
+    entries
+        .map(|players| side(players).join("+"))
+        .collect::<Vec<_>>()
+        .join(" vs ")
 }

@@ -114,10 +114,7 @@ impl Read for Ahead {
 /// Buffered already: the decompressed chunks are read in place, not copied once more.
 impl BufRead for Ahead {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        while self.at == self.current.len() {
-            if self.done {
-                break;
-            }
+        while self.at == self.current.len() && !self.done {
             match self.rx.recv() {
                 Ok(Ok(buf)) if buf.is_empty() => self.done = true,
                 Ok(Ok(buf)) => {

@@ -321,8 +321,7 @@ impl StandingsReader {
                 ctx.after_record(&first)?;
             }
         }
-        ctx.report_deferred()?;
-        Ok(())
+        ctx.report_deferred().map_err(Into::into)
     }
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn first_line<R: BufRead>(r: &mut R, path: &Path) -> anyhow::Result<(
         super::lines::not_text(&head)
     };
     if let Some(what) = not_table {
-        return Err(InputError::whole_file(path.display().to_string(), what.to_string()).into());
+        return Err(InputError::whole_file(path.display(), what).into());
     }
     let delimiter = sniff_delimiter(path, &String::from_utf8_lossy(&head));
     Ok((head, delimiter))
@@ -89,7 +89,7 @@ pub(crate) fn detect_csv(path: &Path, map: &ColumnMap) -> anyhow::Result<Format>
             "cannot tell the format from the header ({}): the games format has columns a and b, the standings format player and rank; use --format (and --map to rename columns)",
             header_list(&header)
         );
-        InputError::new(path.display().to_string(), Location::Line(1), None, m).into()
+        InputError::new(path.display(), Location::Line(1), None, m).into()
     })
 }
 

@@ -67,7 +67,6 @@ pub fn read_truth(
             contests_of.entry(l).or_default().push(c.index() as u32);
         }
     }
-    let file = path.display().to_string();
     let mut per_contest: HashMap<(u32, PlayerId), f64> = HashMap::new();
     let mut constant: HashMap<PlayerId, f64> = HashMap::new();
     csv.for_each(player_col, |csv, line, name, rec| {
@@ -113,7 +112,7 @@ pub fn read_truth(
         }
     }
     Ok(Truth {
-        file,
+        file: path.display().to_string(),
         values: per_contest,
     })
 }

@@ -64,10 +64,5 @@ pub(crate) fn at_origin(
 ) -> InputError {
     let (file, at) = crate::ingest::origin_of(source, origin)
         .unwrap_or_else(|| (source.path.clone(), crate::ingest::Location::File));
-    InputError {
-        file,
-        at,
-        field: None,
-        message,
-    }
+    InputError::new(file, at, None, message)
 }

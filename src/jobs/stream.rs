@@ -185,12 +185,7 @@ pub(crate) fn plan(
     // Input that cannot stream: an error under `--stream on`, else a note and a whole read.
     let note =
         |(file, at): (String, Location), why: String| -> anyhow::Result<Option<StreamPlan>> {
-            let e = InputError {
-                file,
-                at,
-                field: None,
-                message: why,
-            };
+            let e = InputError::new(file, at, None, why);
             if forced {
                 return Err(e.into());
             }
