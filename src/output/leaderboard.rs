@@ -264,14 +264,11 @@ fn write_parquet(
     ]);
     // Contests and places of standings, else wins, draws and losses.
     if is_standings(rows, records) {
-        let places = || rows.iter().map(|r| &rec(r).places);
+        let best = |r: &LeaderRow| Some(rec(r).places.best).filter(|&b| b > 0);
         columns.extend([
             count("contests", |r| r.contests),
-            column(
-                "best_rank",
-                places().map(|p| Some(p.best).filter(|&b| b > 0)),
-            ),
-            column("median_rank", places().map(|p| p.median())),
+            column("best_rank", rows.iter().map(best)),
+            column("median_rank", rows.iter().map(|r| rec(r).places.median())),
         ]);
     } else {
         columns.extend([
