@@ -21,7 +21,7 @@
 //! names it draws, and the characters HTML refuses are replaced), the stylesheet is
 //! `assets/report.css`. The charts of all the systems are drawn before the page is written.
 
-use super::chart;
+use super::chart::{self, finite_range, time_range};
 use super::text::shorten;
 use std::io::{self, Write};
 
@@ -253,17 +253,6 @@ fn thin<T: Copy>(points: &[T], max: usize) -> Vec<T> {
     out
 }
 
-/// The (min, max) of the finite values, or `None` when there are none.
-fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(None, |acc, v| match acc {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        })
-}
-
 /// Decimals for tick labels on an axis spanning `span`, enough to tell ~8 ticks apart.
 fn decimals(span: f64) -> usize {
     let step = span / 8.0;
@@ -281,17 +270,6 @@ fn pad(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
         (lo - span * frac, hi + span * frac)
     } else {
         (lo - 1.0, hi + 1.0)
-    }
-}
-
-/// The time axis: the range of the times, widened when it is a single instant.
-fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
-    let times: Vec<i64> = times.into_iter().collect();
-    let (lo, hi) = (*times.iter().min()?, *times.iter().max()?);
-    if lo == hi {
-        Some((lo - 43_200, hi + 43_200))
-    } else {
-        Some((lo, hi))
     }
 }
 
