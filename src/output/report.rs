@@ -402,21 +402,18 @@ fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
             .disable_x_mesh()
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        let fill = PALETTE[0].mix(0.85).filled();
-        chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
-            let x0 = lo + width * i as f64;
-            Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], fill)
-        }))?;
-        chart.draw_series(
+        let bars = || {
             counts
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(i, &c)| {
-                    let x0 = lo + width * i as f64;
-                    Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], WHITE.stroke_width(1))
-                }),
-        )?;
+                .map(|(i, &c)| (lo + width * i as f64, c))
+        };
+        let bar = |x0: f64, c: u64| [(x0, 0.0), (x0 + width, c as f64)];
+        let fill = PALETTE[0].mix(0.85).filled();
+        chart.draw_series(bars().map(|(x0, c)| Rectangle::new(bar(x0, c), fill)))?;
+        let outline = WHITE.stroke_width(1);
+        let drawn = bars().filter(|b| b.1 > 0);
+        chart.draw_series(drawn.map(|(x0, c)| Rectangle::new(bar(x0, c), outline)))?;
         Ok(())
     })
 }
