@@ -138,6 +138,30 @@ impl fmt::Display for TimeLabel {
     }
 }
 
+/// The (min, max) of the finite values, or `None` when there are none.
+pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
+}
+
+/// A time axis: the range of the times, widened by half a day each way when it is a single
+/// instant.
+pub fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
+    let range = times.into_iter().fold(None, |acc, t| match acc {
+        None => Some((t, t)),
+        Some((lo, hi)) => Some((t.min(lo), t.max(hi))),
+    });
+    match range? {
+        (lo, hi) if lo == hi => Some((lo.saturating_sub(43_200), hi.saturating_add(43_200))),
+        r => Some(r),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The site's rating history chart.
 
@@ -167,22 +191,12 @@ impl fmt::Display for Coord {
 /// there is nothing to draw.
 pub fn rating_chart(history: &[(i64, f64)]) -> Result<String, &'static str> {
     let finite = || history.iter().filter(|(_, r)| r.is_finite());
-    let Some(&(first_t, first_r)) = finite().next() else {
+    let (Some((t0, t1)), Some((lo, hi))) = (
+        time_range(finite().map(|p| p.0)),
+        finite_range(finite().map(|p| p.1)),
+    ) else {
         return Err("No rated contests.");
     };
-    let (mut t0, mut t1, mut lo, mut hi) = (first_t, first_t, first_r, first_r);
-    let mut count = 0usize;
-    for &(t, r) in finite() {
-        t0 = t0.min(t);
-        t1 = t1.max(t);
-        lo = lo.min(r);
-        hi = hi.max(r);
-        count += 1;
-    }
-    if t0 == t1 {
-        t0 = t0.saturating_sub(43_200);
-        t1 = t1.saturating_add(43_200);
-    }
     let span = hi - lo;
     let pad = if span > 0.0 && span.is_finite() {
         span * 0.08
@@ -238,7 +252,7 @@ pub fn rating_chart(history: &[(i64, f64)]) -> Result<String, &'static str> {
         let _ = write!(w, "<text x=\"{tx}\" y=\"{ty}\">{label}</text>");
     }
     w.push_str("</g>\n");
-    if count > 1 {
+    if finite().nth(1).is_some() {
         w.push_str("<polyline class=\"line\" points=\"");
         for (i, &(t, r)) in finite().enumerate() {
             let sep = if i == 0 { "" } else { " " };
@@ -246,7 +260,7 @@ pub fn rating_chart(history: &[(i64, f64)]) -> Result<String, &'static str> {
         }
         w.push_str("\"/>\n");
     }
-    let (lt, lr) = finite().next_back().copied().unwrap_or((first_t, first_r));
+    let (lt, lr) = *finite().next_back().expect("a point is finite");
     let _ = write!(
         w,
         "<circle class=\"last\" cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}: {}</title></circle>\n</svg>\n",

@@ -5,6 +5,10 @@ use super::text::{csv_field, csv_name, number};
 use crate::history::History;
 use crate::replay::HistoryRow;
 use crate::time::push_time;
+use polars::prelude::{
+    BatchedWriter, Column, DataFrame, DataType, NamedFrom, ParquetWriter, PolarsError, Series,
+    TimeUnit, TimeZone,
+};
 use std::io::{self, BufRead, Write};
 use std::path::Path;
 
@@ -239,7 +243,7 @@ pub struct HistoryParquet<W: Write> {
     /// With seasons: their names, for the `season` column.
     seasons: Option<SeasonNames>,
     pending: Vec<HistoryRow>,
-    writer: Option<polars::prelude::BatchedWriter<W>>,
+    writer: Option<BatchedWriter<W>>,
     out: Option<W>,
 }
 
@@ -298,7 +302,7 @@ impl<W: Write> HistoryParquet<W> {
         self.pending.clear();
         if self.writer.is_none() {
             let out = self.out.take().expect("the writer is there until finish");
-            let writer = polars::prelude::ParquetWriter::new(out).batched(df.schema());
+            let writer = ParquetWriter::new(out).batched(df.schema());
             self.writer = Some(writer.map_err(polars_io)?);
         }
         df.rechunk_mut();
@@ -308,17 +312,30 @@ impl<W: Write> HistoryParquet<W> {
 }
 
 /// A polars error as an I/O error.
-pub(super) fn polars_io(e: polars::prelude::PolarsError) -> io::Error {
+pub(super) fn polars_io(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
+/// A column of Unix milliseconds as UTC timestamps.
+pub(super) fn utc_column(ms: Column) -> io::Result<Column> {
+    ms.cast(&DataType::Datetime(
+        TimeUnit::Milliseconds,
+        Some(TimeZone::UTC),
+    ))
+    .map_err(polars_io)
+}
+
+/// A column of `values`.
+pub(super) fn column<T, P: ?Sized>(name: &str, values: impl Iterator<Item = T>) -> Column
+where
+    Series: NamedFrom<Vec<T>, P>,
+{
+    Column::new(name.into(), values.collect::<Vec<T>>())
+}
+
 /// A column of numbers, a missing one (not finite) as null.
-pub(super) fn finite_column(
-    name: &str,
-    values: impl Iterator<Item = f64>,
-) -> polars::prelude::Column {
-    let values: Vec<Option<f64>> = values.map(|v| Some(v).filter(|v| v.is_finite())).collect();
-    polars::prelude::Column::new(name.into(), values)
+pub(super) fn finite_column(name: &str, values: impl Iterator<Item = f64>) -> Column {
+    column(name, values.map(|v| Some(v).filter(|v| v.is_finite())))
 }
 
 /// The `player` column of a Parquet file, and `pool` after it when `pooled` (`--pool-by`),
@@ -326,8 +343,7 @@ pub(super) fn finite_column(
 pub(super) fn player_columns<'a>(
     names: impl Iterator<Item = &'a str>,
     pooled: bool,
-) -> Vec<polars::prelude::Column> {
-    use polars::prelude::Column;
+) -> Vec<Column> {
     let (players, pools): (Vec<&str>, Vec<&str>) = names
         .map(|n| {
             let (name, pool) = crate::history::split_pool(n);
@@ -346,21 +362,10 @@ fn frame(
     names: &[String],
     seasons: Option<&SeasonNames>,
     rows: &[HistoryRow],
-) -> io::Result<polars::prelude::DataFrame> {
-    use polars::prelude::*;
-    let time_ms: Vec<i64> = rows.iter().map(|r| r.time * 1000).collect();
-    let time = Column::new("time".into(), time_ms)
-        .cast(&DataType::Datetime(
-            TimeUnit::Milliseconds,
-            Some(TimeZone::UTC),
-        ))
-        .map_err(polars_io)?;
-    let int = |name: &str, g: fn(&HistoryRow) -> u32| {
-        Column::new(name.into(), rows.iter().map(g).collect::<Vec<u32>>())
-    };
-    let float = |name: &str, g: fn(&HistoryRow) -> f64| {
-        Column::new(name.into(), rows.iter().map(g).collect::<Vec<f64>>())
-    };
+) -> io::Result<DataFrame> {
+    let time = utc_column(column("time", rows.iter().map(|r| r.time * 1000)))?;
+    let int = |name: &str, g: fn(&HistoryRow) -> u32| column(name, rows.iter().map(g));
+    let float = |name: &str, g: fn(&HistoryRow) -> f64| column(name, rows.iter().map(g));
     let opt = |name: &str, g: fn(&HistoryRow) -> f64| finite_column(name, rows.iter().map(g));
     let mut columns = vec![
         int("round", |r| r.round),
@@ -376,8 +381,7 @@ fn frame(
         opt("performance", |r| r.performance),
     ]);
     if let Some(s) = seasons {
-        let names: Vec<&str> = rows.iter().map(|r| s.get(r.season)).collect();
-        columns.push(Column::new("season".into(), names));
+        columns.push(column("season", rows.iter().map(|r| s.get(r.season))));
     }
     DataFrame::new(rows.len(), columns).map_err(polars_io)
 }

@@ -1,13 +1,13 @@
 //! `leaderboard.csv`. Numbers are written in Rust's shortest round-trip form, so the file
 //! holds exactly the values computed and is identical from run to run.
 
-use super::history::{finite_column, player_columns, polars_io};
+use super::history::{column, finite_column, player_columns, polars_io, utc_column};
 use super::table::{Interval, LeaderRow, is_standings};
 use super::text::{csv_name, number};
 use crate::history::{History, split_pool};
 use crate::replay::PlayerRecord;
 use crate::time::format_time;
-use polars::prelude::{Column, DataFrame, DataType, ParquetWriter, TimeUnit, TimeZone};
+use polars::prelude::{DataFrame, ParquetWriter};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -232,67 +232,6 @@ fn write_json(
     w.write_all(b"\n]\n")
 }
 
-/// A Parquet column of one count of each row's record, widened to `u64`.
-fn count_column(
-    (rows, records): (&[LeaderRow], &[PlayerRecord]),
-    name: &str,
-    g: fn(&PlayerRecord) -> u32,
-) -> Column {
-    let values: Vec<u64> = rows
-        .iter()
-        .map(|r| u64::from(g(&records[r.player as usize])))
-        .collect();
-    Column::new(name.into(), values)
-}
-
-/// The Parquet leaderboard's record columns: contests and places of standings, else wins,
-/// draws and losses.
-fn record_columns(rows: &[LeaderRow], records: &[PlayerRecord]) -> Vec<Column> {
-    let both = (rows, records);
-    if !is_standings(rows, records) {
-        return vec![
-            count_column(both, "wins", |r| r.wins),
-            count_column(both, "draws", |r| r.draws),
-            count_column(both, "losses", |r| r.losses),
-        ];
-    }
-    let places = || rows.iter().map(|r| &records[r.player as usize].places);
-    let best: Vec<Option<u32>> = places().map(|p| Some(p.best).filter(|&b| b > 0)).collect();
-    let median: Vec<Option<f64>> = places()
-        .map(rate_batch_core::record::Places::median)
-        .collect();
-    vec![
-        count_column(both, "contests", |r| r.contests),
-        Column::new("best_rank".into(), best),
-        Column::new("median_rank".into(), median),
-    ]
-}
-
-/// The Parquet leaderboard's interval columns (`--ci`, or a fit's intervals).
-fn interval_columns(rows: &[LeaderRow]) -> [Column; 5] {
-    let iv = |name: &str, g: fn(&Interval) -> f64| {
-        let values: Vec<Option<f64>> = rows
-            .iter()
-            .map(|r| r.interval.as_ref().map(g).filter(|v| v.is_finite()))
-            .collect();
-        Column::new(name.into(), values)
-    };
-    let ivu = |name: &str, g: fn(&Interval) -> Option<u32>| {
-        let values: Vec<Option<u32>> = rows
-            .iter()
-            .map(|r| r.interval.as_ref().and_then(g))
-            .collect();
-        Column::new(name.into(), values)
-    };
-    [
-        iv("rating_lo", |i| i.rating.0),
-        iv("rating_hi", |i| i.rating.1),
-        ivu("rank_lo", |i| i.rank.map(|x| x.0)),
-        ivu("rank_hi", |i| i.rank.map(|x| x.1)),
-        ivu("tie_group", |i| i.group),
-    ]
-}
-
 /// `leaderboard.parquet`.
 fn write_parquet(
     w: &mut dyn Write,
@@ -300,38 +239,64 @@ fn write_parquet(
     rows: &[LeaderRow],
     records: &[PlayerRecord],
 ) -> io::Result<()> {
+    let rec = |r: &LeaderRow| &records[r.player as usize];
     let f = |name: &str, g: fn(&LeaderRow) -> f64| finite_column(name, rows.iter().map(g));
-    let time = Column::new(
-        "last_time".into(),
-        rows.iter()
-            .map(|r| {
-                (!history.source.untimed).then_some(records[r.player as usize].last_time * 1000)
-            })
-            .collect::<Vec<Option<i64>>>(),
-    )
-    .cast(&DataType::Datetime(
-        TimeUnit::Milliseconds,
-        Some(TimeZone::UTC),
-    ))
-    .map_err(polars_io)?;
-    let ranks: Vec<Option<u64>> = rows.iter().map(|r| r.rank.map(|k| k as u64)).collect();
-    let mut columns = vec![Column::new("rank".into(), ranks)];
+    // One count of each row's record, widened to `u64`.
+    let count = |name: &str, g: fn(&PlayerRecord) -> u32| {
+        column(name, rows.iter().map(|r| u64::from(g(rec(r)))))
+    };
+    let untimed = history.source.untimed;
+    let ms = rows
+        .iter()
+        .map(|r| (!untimed).then_some(rec(r).last_time * 1000));
+    let time = utc_column(column("last_time", ms))?;
+    let mut columns = vec![column(
+        "rank",
+        rows.iter().map(|r| r.rank.map(|k| k as u64)),
+    )];
     let names = rows.iter().map(|r| history.name(r.player));
     columns.extend(player_columns(names, is_pooled(history, rows)));
     columns.extend([
         f("rating", |r| r.rating.mean),
         f("uncertainty", |r| r.rating.uncertainty.unwrap_or(f64::NAN)),
         f("display_rating", |r| r.rating.display),
-        count_column((rows, records), "rounds", |r| r.rounds),
+        count("rounds", |r| r.rounds),
     ]);
-    columns.extend(record_columns(rows, records));
+    // Contests and places of standings, else wins, draws and losses.
+    if is_standings(rows, records) {
+        let best = |r: &LeaderRow| Some(rec(r).places.best).filter(|&b| b > 0);
+        columns.extend([
+            count("contests", |r| r.contests),
+            column("best_rank", rows.iter().map(best)),
+            column("median_rank", rows.iter().map(|r| rec(r).places.median())),
+        ]);
+    } else {
+        columns.extend([
+            count("wins", |r| r.wins),
+            count("draws", |r| r.draws),
+            count("losses", |r| r.losses),
+        ]);
+    }
     columns.push(time);
-    columns.push(Column::new(
-        "status".into(),
-        rows.iter().map(|r| r.status.name()).collect::<Vec<&str>>(),
-    ));
+    columns.push(column("status", rows.iter().map(|r| r.status.name())));
+    // The intervals (`--ci`, or a fit's).
     if rows.iter().any(|r| r.interval.is_some()) {
-        columns.extend(interval_columns(rows));
+        let iv = |name: &str, g: fn(&Interval) -> f64| {
+            finite_column(
+                name,
+                rows.iter().map(|r| r.interval.as_ref().map_or(f64::NAN, g)),
+            )
+        };
+        let ivu = |name: &str, g: fn(&Interval) -> Option<u32>| {
+            column(name, rows.iter().map(|r| r.interval.as_ref().and_then(g)))
+        };
+        columns.extend([
+            iv("rating_lo", |i| i.rating.0),
+            iv("rating_hi", |i| i.rating.1),
+            ivu("rank_lo", |i| i.rank.map(|x| x.0)),
+            ivu("rank_hi", |i| i.rank.map(|x| x.1)),
+            ivu("tie_group", |i| i.group),
+        ]);
     }
     let mut df = DataFrame::new(rows.len(), columns).map_err(polars_io)?;
     ParquetWriter::new(w).finish(&mut df).map_err(polars_io)?;

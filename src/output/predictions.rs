@@ -15,12 +15,15 @@ use crate::history::{Contest, History};
 use crate::replay::Series;
 use std::io::{self, Write};
 
-/// A contest's name in the outputs.
-fn contest_name(c: &Contest<'_>, out: &mut String) {
+/// Starts a line (`out` cleared) with a contest's name in the outputs and a time.
+fn contest_cells(c: &Contest<'_>, time: i64, out: &mut String) {
+    out.clear();
     match c.label() {
         Some(l) => csv_field(l, out),
         None => out.push_str(&format!("#{}", c.index() + 1)),
     }
+    out.push(',');
+    out.push_str(&crate::time::format_time(time));
 }
 
 /// The players of an entry, joined by `+`.
@@ -35,10 +38,7 @@ pub fn write_predictions(w: &mut dyn Write, history: &History, series: &Series) 
     let mut line = String::new();
     for &(c, p, three, y) in &series.games {
         let c = history.contest(c as usize);
-        line.clear();
-        contest_name(&c, &mut line);
-        line.push(',');
-        line.push_str(&crate::time::format_time(c.time()));
+        contest_cells(&c, c.time(), &mut line);
         line.push(',');
         side(history, c.entry(0).players, &mut line);
         line.push(',');
@@ -59,10 +59,7 @@ pub fn write_contests(w: &mut dyn Write, history: &History, series: &Series) -> 
     w.write_all(b"contest,time,participants,pair_inversion,rank_deviation\n")?;
     let mut line = String::new();
     for (&c, &(time, pair, rank, n)) in series.contest_ids.iter().zip(&series.contest_metrics) {
-        line.clear();
-        contest_name(&history.contest(c as usize), &mut line);
-        line.push(',');
-        line.push_str(&crate::time::format_time(time));
+        contest_cells(&history.contest(c as usize), time, &mut line);
         line.push_str(&format!(",{n},"));
         number(pair, &mut line);
         line.push(',');

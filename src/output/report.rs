@@ -21,7 +21,7 @@
 //! names it draws, and the characters HTML refuses are replaced), the stylesheet is
 //! `assets/report.css`. The charts of all the systems are drawn before the page is written.
 
-use super::chart;
+use super::chart::{self, finite_range, time_range};
 use super::text::shorten;
 use std::io::{self, Write};
 
@@ -253,17 +253,6 @@ fn thin<T: Copy>(points: &[T], max: usize) -> Vec<T> {
     out
 }
 
-/// The (min, max) of the finite values, or `None` when there are none.
-fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(None, |acc, v| match acc {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        })
-}
-
 /// Decimals for tick labels on an axis spanning `span`, enough to tell ~8 ticks apart.
 fn decimals(span: f64) -> usize {
     let step = span / 8.0;
@@ -281,17 +270,6 @@ fn pad(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
         (lo - span * frac, hi + span * frac)
     } else {
         (lo - 1.0, hi + 1.0)
-    }
-}
-
-/// The time axis: the range of the times, widened when it is a single instant.
-fn time_range(times: impl IntoIterator<Item = i64>) -> Option<(i64, i64)> {
-    let times: Vec<i64> = times.into_iter().collect();
-    let (lo, hi) = (*times.iter().min()?, *times.iter().max()?);
-    if lo == hi {
-        Some((lo - 43_200, hi + 43_200))
-    } else {
-        Some((lo, hi))
     }
 }
 
@@ -424,21 +402,18 @@ fn histogram_chart(ratings: &[f64]) -> io::Result<Option<String>> {
             .disable_x_mesh()
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        let fill = PALETTE[0].mix(0.85).filled();
-        chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
-            let x0 = lo + width * i as f64;
-            Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], fill)
-        }))?;
-        chart.draw_series(
+        let bars = || {
             counts
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(i, &c)| {
-                    let x0 = lo + width * i as f64;
-                    Rectangle::new([(x0, 0.0), (x0 + width, c as f64)], WHITE.stroke_width(1))
-                }),
-        )?;
+                .map(|(i, &c)| (lo + width * i as f64, c))
+        };
+        let bar = |x0: f64, c: u64| [(x0, 0.0), (x0 + width, c as f64)];
+        let fill = PALETTE[0].mix(0.85).filled();
+        chart.draw_series(bars().map(|(x0, c)| Rectangle::new(bar(x0, c), fill)))?;
+        let outline = WHITE.stroke_width(1);
+        let drawn = bars().filter(|b| b.1 > 0);
+        chart.draw_series(drawn.map(|(x0, c)| Rectangle::new(bar(x0, c), outline)))?;
         Ok(())
     })
 }
