@@ -1,10 +1,9 @@
 //! Root finders for strictly increasing functions.
 //!
-//! Both keep a bracket `[lo, hi]` with `f(lo) < 0 < f(hi)` and never leave it, so they cannot
-//! diverge: Newton's method falls back to bisection whenever its step would leave the bracket
-//! or stalls; the Illinois method (regula falsi that halves the weight of a stale end) needs
-//! no derivative. (The bracket search, the Illinois method and plain bisection serve the
-//! tests, as references.)
+//! They keep a bracket `[lo, hi]` with `f(lo) < 0 < f(hi)` once one is found and never leave
+//! it, so they cannot diverge: Newton's (and Halley's) method falls back to bisection whenever
+//! its step would leave the bracket or stalls. (The bracket search and plain bisection serve
+//! the tests, as references.)
 
 #[cfg(test)]
 /// Finds a bracket around the root of an increasing `f`, starting at `[lo, hi]` and doubling
@@ -166,53 +165,6 @@ fn newton_safeguarded(
 }
 
 #[cfg(test)]
-/// The root of a continuous increasing `f` inside `[lo, hi]` where `flo = f(lo) <= 0 <= fhi =
-/// f(hi)`, by the Illinois method, to absolute tolerance `tol` on x.
-pub fn illinois(
-    mut f: impl FnMut(f64) -> f64,
-    mut lo: f64,
-    mut flo: f64,
-    mut hi: f64,
-    mut fhi: f64,
-    tol: f64,
-) -> f64 {
-    if flo == 0.0 {
-        return lo;
-    }
-    if fhi == 0.0 {
-        return hi;
-    }
-    let mut side = 0i8;
-    for _ in 0..200 {
-        let x = (lo * fhi - hi * flo) / (fhi - flo);
-        let x = if x > lo && x < hi { x } else { 0.5 * (lo + hi) };
-        let v = f(x);
-        if v == 0.0 || hi - lo <= tol {
-            return x;
-        }
-        if v < 0.0 {
-            lo = x;
-            flo = v;
-            if side == -1 {
-                fhi *= 0.5;
-            }
-            side = -1;
-        } else {
-            hi = x;
-            fhi = v;
-            if side == 1 {
-                flo *= 0.5;
-            }
-            side = 1;
-        }
-        if hi - lo <= tol {
-            return 0.5 * (lo + hi);
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-#[cfg(test)]
 /// Plain bisection of an increasing `f` on `[lo, hi]` down to width `tol` (for tests).
 pub fn bisect(mut f: impl FnMut(f64) -> f64, mut lo: f64, mut hi: f64, tol: f64) -> f64 {
     while hi - lo > tol {
@@ -292,14 +244,6 @@ mod tests {
         // A bad guess still converges inside the bracket.
         let far = halley_in(f3, -10.0, 10.0, -9.0, 1e-12);
         assert!((far - 2.0).abs() < 1e-12, "{far}");
-    }
-
-    #[test]
-    fn illinois_and_bisection_agree() {
-        let f = |x: f64| x.powi(3) + x - 10.0;
-        let a = illinois(f, 0.0, f(0.0), 5.0, f(5.0), 1e-13);
-        let b = bisect(f, 0.0, 5.0, 1e-13);
-        assert!((a - b).abs() < 1e-12 && f(a).abs() < 1e-11, "{a} {b}");
     }
 
     #[test]
