@@ -14,6 +14,19 @@ pub use rate_batch_core::{
     rater, replay, seasons, state, status, systems, time, truth,
 };
 
+/// `Display` (the message that `write!` makes of `$s`, the value) and `Error` for a type.
+macro_rules! error_display {
+    ($t:ty, $s:ident => $($message:tt)+) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&$s, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, $($message)+)
+            }
+        }
+        impl std::error::Error for $t {}
+    };
+}
+pub(crate) use error_display;
+
 pub mod cli;
 pub mod compression;
 pub mod ingest;

@@ -54,7 +54,7 @@ pub(crate) struct Emit<'o> {
 /// Why a streaming reader stopped early: the replay it feeds stopped (and reports why).
 #[derive(Debug)]
 pub struct ReplayStopped;
-super::errors::error_display!(ReplayStopped, self => "the replay stopped");
+crate::error_display!(ReplayStopped, self => "the replay stopped");
 
 /// The skipped records whose errors the source summary keeps.
 pub(crate) const SKIPPED_EXAMPLES: usize = 5;

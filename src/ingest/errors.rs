@@ -47,19 +47,6 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// `Display` (the message that `write!` makes of `$s`, the value) and `Error` for a type.
-macro_rules! error_display {
-    ($t:ty, $s:ident => $($message:tt)+) => {
-        impl std::fmt::Display for $t {
-            fn fmt(&$s, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, $($message)+)
-            }
-        }
-        impl std::error::Error for $t {}
-    };
-}
-pub(crate) use error_display;
-
 impl InputError {
     /// An error at `at` in `file`, about `field` when one is to blame.
     pub fn new(

@@ -22,7 +22,7 @@ pub struct LineTooLong {
     pub line: u64,
 }
 
-super::errors::error_display!(LineTooLong, self =>
+crate::error_display!(LineTooLong, self =>
     "line {} is longer than {} MiB, the most a line may hold", self.line, MAX_LINE >> 20);
 
 /// The line of a [`LineTooLong`] inside an I/O error, if that is what it is.

@@ -32,7 +32,6 @@ use clap::ValueEnum as _;
 use std::path::{Path, PathBuf};
 
 use context::{Context, note_padded_names};
-pub(crate) use errors::error_display;
 pub use errors::{InputError, Location, origin_of};
 pub use options::{CANONICAL_COLUMNS, ColumnMap, Format, IngestOptions, TeamSeparator};
 pub use parquet::probe_parquet_here;

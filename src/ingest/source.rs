@@ -165,7 +165,7 @@ impl<R: Read> Read for Damaged<R> {
 /// read error.
 #[derive(Debug)]
 pub struct DamagedData(pub String);
-super::errors::error_display!(DamagedData, self => "{}", self.0);
+crate::error_display!(DamagedData, self => "{}", self.0);
 
 /// How `path` is compressed (plain for standard input, which is not looked at).
 pub fn compression(path: &Path) -> Compression {

@@ -13,19 +13,8 @@ pub struct UsageError(pub String);
 #[derive(Debug)]
 pub struct PartialFailure(pub String);
 
-/// `Display` as the message held, and `Error`.
-macro_rules! message_errors {
-    ($($t:ident),*) => {$(
-        impl std::fmt::Display for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-
-        impl std::error::Error for $t {}
-    )*};
-}
-message_errors!(UsageError, PartialFailure);
+crate::error_display!(UsageError, self => "{}", self.0);
+crate::error_display!(PartialFailure, self => "{}", self.0);
 
 /// Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O, 4 a rating system failed (its ratings ran
 /// away; with `compare` and `tune`, the other rows are complete), 5 another run holds the

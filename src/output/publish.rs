@@ -53,7 +53,7 @@ macro_rules! error {
 /// Another run holds the lock of an output folder or a state file (exit code 5).
 #[derive(Debug)]
 pub struct Busy(pub String);
-crate::ingest::error_display!(Busy, self => "{}", self.0);
+crate::error_display!(Busy, self => "{}", self.0);
 
 const MARK: &str = ".rate-batch-";
 
