@@ -121,6 +121,11 @@ fn ratings_move_toward_the_mean_between_seasons() {
 
 /// Six teams, three seasons of a double round robin with made-up scores.
 fn league(dir: &std::path::Path, seasons: usize) -> std::path::PathBuf {
+    league_resting(dir, seasons, &[])
+}
+
+/// [`league`], with the teams `resting` sitting out its second season.
+fn league_resting(dir: &std::path::Path, seasons: usize, resting: &[&str]) -> std::path::PathBuf {
     let teams = ["A", "B", "C", "D", "E", "F"];
     let mut text = String::from("date,season,home,away,hs,as\n");
     let mut n = 0u32;
@@ -128,7 +133,7 @@ fn league(dir: &std::path::Path, seasons: usize) -> std::path::PathBuf {
         let year = 2000 + s;
         for (i, h) in teams.iter().enumerate() {
             for (j, a) in teams.iter().enumerate() {
-                if i == j {
+                if i == j || (s == 1 && (resting.contains(h) || resting.contains(a))) {
                     continue;
                 }
                 n += 1;
@@ -141,13 +146,18 @@ fn league(dir: &std::path::Path, seasons: usize) -> std::path::PathBuf {
             }
         }
     }
-    write(dir, &format!("league{seasons}.csv"), &text)
+    let name = format!("league{seasons}{}.csv", resting.concat());
+    write(dir, &name, &text)
 }
 
+/// E and F sit out the second season: when the night's state is taken they owe its pull,
+/// and they pay it with the third's when they come back in the resumed run.
 #[test]
 fn a_resumed_run_regresses_as_one_whole_replay() {
     let dir = TempDir::new().unwrap();
-    let (first, all) = (league(dir.path(), 2), league(dir.path(), 3));
+    let resting = ["E", "F"];
+    let first = league_resting(dir.path(), 2, &resting);
+    let all = league_resting(dir.path(), 3, &resting);
     let map = format!("{MAP},season=season");
     let args = [
         "--map",
@@ -477,4 +487,53 @@ fn a_season_named_after_its_first_game_is_shown_by_its_name() {
     replay_ok(&input, &out, &["--map", &map, "--season-regress", "0.5"]);
     let seasons: Vec<String> = befores(&out).into_iter().map(|r| r.2).collect();
     assert_eq!(seasons[2..], ["2021", "2021", "2022", "2022"]);
+}
+
+/// A season column that changes at every game (a wrong column, or a hostile file): each
+/// season's pull is owed, not applied to everyone met so far, and paid at the end. Game i of
+/// n, `pI` beating `qI` (Elo, K 32: 1516 and 1484), is followed by n - 1 - i seasons, each
+/// halving the way to 1500, the fixed mean or the league's (Elo keeps it at 1500).
+#[test]
+fn a_season_at_every_game_is_owed_not_paid_by_everyone() {
+    let dir = TempDir::new().unwrap();
+    let n = 3000;
+    let mut text = String::from("date,season,home,away,hs,as\n");
+    for i in 0..n {
+        text.push_str(&format!("2020-01-01,s{i},p{i},q{i},1,0\n"));
+    }
+    let input = write(dir.path(), "every.csv", &text);
+    let map = format!("{MAP},season=season");
+    for mean in [&["--season-mean", "1500"][..], &[]] {
+        let out = dir.path().join("out");
+        let mut args = vec![
+            "--map",
+            map.as_str(),
+            "--season-regress",
+            "0.5",
+            "--ci",
+            "3",
+        ];
+        args.extend(mean);
+        replay_ok(&input, &out, &args);
+        let rows = read_csv(&out.join("leaderboard.csv"));
+        let col = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+        let (player, rating) = (col("player"), col("rating"));
+        let of = |who: String| {
+            let row = rows.iter().find(|r| r[player] == who).unwrap();
+            row[rating].parse::<f64>().unwrap()
+        };
+        for back in 0..6 {
+            let i = n - 1 - back;
+            let want = 16.0 * 0.5f64.powi(back);
+            assert!(
+                (of(format!("p{i}")) - 1500.0 - want).abs() < 0.01,
+                "{mean:?} p{i}"
+            );
+            assert!(
+                (of(format!("q{i}")) - 1500.0 + want).abs() < 0.01,
+                "{mean:?} q{i}"
+            );
+        }
+        assert_eq!(of("p0".into()), 1500.0, "{mean:?}");
+    }
 }

@@ -255,6 +255,7 @@ fn replicate<S: RatingSystem>(
         stamp: vec![0u32; n],
         round_no: 0,
         parts: Vec::new(),
+        regression: (opts.seasons).and_then(|s| s.regression(system, &states, |_| false)),
     };
     let mut list: Vec<u32> = Vec::new();
     let mut season = None;
@@ -263,8 +264,9 @@ fn replicate<S: RatingSystem>(
         // Seasons begin where the replay's begin (with the round as played, not resampled).
         if let Some(s) = &opts.seasons
             && s.begins(&mut season, &Round::new(history, contests))
+            && let Some(r) = &mut run.regression
         {
-            s.regress(system, &mut states, |p| run.played[p]);
+            r.season_begins(s);
         }
         if opts.period == Period::Game {
             for &c in contests {
@@ -281,6 +283,9 @@ fn replicate<S: RatingSystem>(
                 run.apply(&list, &mut states)?;
             }
         }
+    }
+    if let (Some(r), Some(s)) = (&mut run.regression, &opts.seasons) {
+        r.pay_all(s, system, &mut states, |p| run.played[p]);
     }
     if let Some(whole) = system.whole_history() {
         whole.settle(&mut states);
@@ -321,6 +326,8 @@ struct Replicate<'a, S> {
     round_no: u32,
     /// The players of the round being applied, each once.
     parts: Vec<PlayerId>,
+    /// The regressions between seasons the players owe.
+    regression: Option<crate::seasons::Regression>,
 }
 
 impl<S: RatingSystem> Replicate<'_, S> {
@@ -349,6 +356,9 @@ impl<S: RatingSystem> Replicate<'_, S> {
                     self.stamp[pi] = self.round_no;
                 }
                 self.parts.push(p);
+                if let (Some(r), Some(s)) = (&mut self.regression, &opts.seasons) {
+                    r.pay(s, system, (&mut states[pi], pi), self.played[pi]);
+                }
                 // Time passes for him as the replay lets it pass.
                 if self.played[pi] {
                     let last = (self.last_key[pi], self.last_time[pi]);
@@ -373,6 +383,11 @@ impl<S: RatingSystem> Replicate<'_, S> {
             for &p in c.players() {
                 self.played[p as usize] = true;
                 self.last_time[p as usize] = self.last_time[p as usize].max(c.time());
+            }
+        }
+        if let (Some(r), Some(s)) = (&mut self.regression, &opts.seasons) {
+            for &p in &self.parts {
+                r.rated(s, system, &states[p as usize]);
             }
         }
         self.parts

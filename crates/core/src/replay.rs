@@ -805,6 +805,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             places: None,
             base: None,
             season: None,
+            regression: None,
         });
         let (draws, three) = c.outcomes.take().unwrap_or_default();
         for (r, p) in c
@@ -816,6 +817,11 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
         c.metrics.three = three;
         c.metrics.base = c.base.take().unwrap_or_default();
+        if c.regression.is_none() {
+            let records = &c.records;
+            c.regression = (opts.seasons)
+                .and_then(|s| s.regression(system, &c.states, |p| records[p].contests > 0));
+        }
         let mut replayer = Self {
             system,
             opts,
@@ -965,9 +971,11 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.season_turn(seasons, &round, observer);
             }
             let first_row = self.rows.len();
-            let mut step = || {
+            let mut step = || -> Result<(), Divergence> {
                 self.elapse(&round);
-                self.score_and_update(round, first_row)
+                self.score_and_update(round, first_row)?;
+                self.rated();
+                Ok(())
             };
             if round.contests().map(|c| c.len()).sum::<usize>() >= PARALLEL_FROM {
                 // A large round handed to the pool as one piece of work: its many parallel
@@ -1012,6 +1020,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
             snap.last_applied = self.last_applied.take();
             self.snapshot = Some(snap);
         }
+        // (The snapshot keeps the regressions owed: a resumed run pays them as this one
+        // would have.)
+        self.pay_all();
         let system = self.system;
         if let Some(whole) = system.whole_history() {
             whole.settle(&mut self.carry.states);
@@ -1060,10 +1071,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         observer: &mut dyn Observer,
     ) {
         let c = &mut self.carry;
-        if seasons.begins(&mut c.season, round) {
-            // Those who played: a seeded player not met yet keeps the rating he came with.
-            let records = &c.records;
-            seasons.regress(self.system, &mut c.states, |p| records[p].contests > 0);
+        if seasons.begins(&mut c.season, round)
+            && let Some(r) = &mut c.regression
+        {
+            r.season_begins(seasons);
         }
         let mark = c
             .season
@@ -1077,8 +1088,31 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         }
     }
 
-    /// Step 0: time passes for the round's returning players (rating periods, decay), once a
-    /// round each; the round's players are noted.
+    /// Those who have played pay the regressions they owe (before the states are read as a
+    /// whole).
+    fn pay_all(&mut self) {
+        let c = &mut self.carry;
+        if let (Some(r), Some(s)) = (&mut c.regression, &self.opts.seasons) {
+            let records = &c.records;
+            r.pay_all(s, self.system, &mut c.states, |p| records[p].contests > 0);
+        }
+    }
+
+    /// After a round: the ratings of its players back in the league's sum.
+    fn rated(&mut self) {
+        let c = &mut self.carry;
+        if let (Some(r), Some(s)) = (&mut c.regression, &self.opts.seasons) {
+            for &p in &self.participants {
+                if c.records[p as usize].contests > 0 {
+                    r.rated(s, self.system, &c.states[p as usize]);
+                }
+            }
+        }
+    }
+
+    /// Step 0: the regressions between seasons the round's returning players owe are paid,
+    /// then time passes for them (rating periods, decay), once a round each; the round's
+    /// players are noted.
     fn elapse(&mut self, round: &Round<'_>) {
         let round_time = round.contests().map(|c| c.time()).min().unwrap_or(0);
         let key = self.opts.period.calendar_key(round_time);
@@ -1100,6 +1134,10 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.last_round[pi] = mark;
                 self.participants.push(p);
                 let rec = &self.carry.records[pi];
+                if let (Some(r), Some(s)) = (&mut self.carry.regression, &self.opts.seasons) {
+                    let state = &mut self.carry.states[pi];
+                    r.pay(s, self.system, (state, pi), rec.contests > 0);
+                }
                 if rec.contests > 0 {
                     let time = self.opts.time_passed(
                         (self.carry.last_key[pi], rec.last_time),

@@ -113,45 +113,158 @@ impl Seasons {
         new
     }
 
-    /// The mean the ratings move toward: the fixed one, else the mean of `ratings` (none:
-    /// nothing to move).
-    pub fn target(&self, ratings: impl Iterator<Item = f64>) -> Option<f64> {
-        if self.mean.is_some() {
-            return self.mean;
-        }
-        let (sum, n) = ratings.fold((0.0, 0usize), |(s, n), r| (s + r, n + 1));
-        (n > 0).then(|| sum / n as f64)
-    }
-
     /// How far a rating moves between two seasons: the fraction `regress` of its way to
     /// `target`.
     pub fn pull(&self, rating: f64, target: f64) -> f64 {
         self.regress * (target - rating)
     }
 
-    /// The regression between two seasons: the rating of every player `rated` says has one
-    /// moved [`Seasons::pull`] toward [`Seasons::target`] (their mean, or the fixed one).
-    pub fn regress<S: RatingSystem>(
+    /// The regression between seasons of a replay whose players' states are `states`,
+    /// `played(p)` saying who has played; `None` when nothing moves (`regress` 0).
+    pub fn regression<S: RatingSystem>(
         &self,
         system: &S,
-        states: &mut [S::Player],
-        rated: impl Fn(usize) -> bool,
-    ) {
-        if self.regress == 0.0 {
-            return;
-        }
-        let ratings = (states.iter().enumerate())
-            .filter(|&(p, _)| rated(p))
+        states: &[S::Player],
+        played: impl Fn(usize) -> bool,
+    ) -> Option<Regression> {
+        let league = (states.iter().enumerate())
+            .filter(|&(p, _)| self.mean.is_none() && played(p))
             .map(|(_, s)| system.rating(s).mean);
-        let Some(target) = self.target(ratings) else {
-            return;
+        let (sum, count) = league.fold((0.0, 0), |(s, n), r| (s + r, n + 1));
+        (self.regress > 0.0).then(|| Regression {
+            paid: vec![0; states.len()],
+            targets: vec![0.0],
+            sums: vec![0.0],
+            sum,
+            count,
+        })
+    }
+}
+
+/// The regressions between seasons, each owed by every player who has played and paid when
+/// his state is next read (before his next round, or at the end), all he owes at once: a
+/// season's start costs one step rather than one for each player ever met, so that a season
+/// column that changes at every game (a wrong column, or a hostile file) costs no more than
+/// a real league's few seasons.
+///
+/// Owing `m` pulls of a fraction `R` toward the targets `T_(k-m+1) .. T_k`, a rating `r`
+/// becomes `(1-R)^m r + R sum_j (1-R)^(k-j) T_j`; the sum is `G_k - (1-R)^m G_(k-m)`, where
+/// `G_k = (1-R) G_(k-1) + T_k`. One pull is `R (T_k - r)`, as [`Seasons::pull`] writes it.
+/// The league's mean is kept as the sum and count of the ratings of those who have played,
+/// each as it is with every pull paid: a pull toward their mean keeps their sum, so only
+/// their rounds change it. A resume state carries all of it, so that a resumed run pays
+/// exactly what one whole replay would.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Regression {
+    /// Per player: the pulls paid (of those counted in `targets`).
+    paid: Vec<u32>,
+    /// Per pull `k` (from 1; 0 is the start): its target `T_k`, and `G_k`.
+    targets: Vec<f64>,
+    sums: Vec<f64>,
+    /// The ratings of the players who have played, summed, and their count (for the
+    /// league's mean; not kept with a fixed mean).
+    sum: f64,
+    count: u64,
+}
+
+impl Regression {
+    /// A season begins: one pull more owed by all who have played (none while nobody has,
+    /// for the league's mean).
+    pub fn season_begins(&mut self, s: &Seasons) {
+        let target = match s.mean {
+            Some(mean) => mean,
+            None if self.count > 0 => self.sum / self.count as f64,
+            None => return,
         };
-        for (p, s) in states.iter_mut().enumerate() {
-            if rated(p) {
-                let points = self.pull(system.rating(s).mean, target);
-                system.shift(s, points);
-            }
+        let kept = 1.0 - s.regress;
+        self.sums
+            .push(kept * self.sums[self.sums.len() - 1] + target);
+        self.targets.push(target);
+    }
+
+    /// Player `p` pays the pulls he owes if he has played (`played`); else he owes none
+    /// from now on.
+    fn settle<S: RatingSystem>(
+        &mut self,
+        s: &Seasons,
+        system: &S,
+        (state, p): (&mut S::Player, usize),
+        played: bool,
+    ) {
+        if p >= self.paid.len() {
+            self.paid.resize(p + 1, 0);
         }
+        let k = self.targets.len() - 1;
+        let owed = k - self.paid[p] as usize;
+        self.paid[p] = k as u32;
+        if !played || owed == 0 {
+            return;
+        }
+        let r = system.rating(state).mean;
+        let points = if owed == 1 {
+            s.pull(r, self.targets[k])
+        } else {
+            let q = (1.0 - s.regress).powf(owed as f64);
+            q * r + s.regress * (self.sums[k] - q * self.sums[k - owed]) - r
+        };
+        system.shift(state, points);
+    }
+
+    /// Before player `p`'s round: he pays what he owes (if he has played: `played`); then
+    /// his rating leaves the league's sum until [`Regression::rated`] puts it back.
+    pub fn pay<S: RatingSystem>(
+        &mut self,
+        s: &Seasons,
+        system: &S,
+        (state, p): (&mut S::Player, usize),
+        played: bool,
+    ) {
+        self.settle(s, system, (&mut *state, p), played);
+        if played && s.mean.is_none() {
+            self.sum -= system.rating(state).mean;
+            self.count -= 1;
+        }
+    }
+
+    /// After a round, for each of its players who has played now: his rating back in the
+    /// league's sum.
+    pub fn rated<S: RatingSystem>(&mut self, s: &Seasons, system: &S, state: &S::Player) {
+        if s.mean.is_none() {
+            self.sum += system.rating(state).mean;
+            self.count += 1;
+        }
+    }
+
+    /// Every player who has played (`played`) pays what he owes, before the states are read
+    /// as a whole (at the end).
+    pub fn pay_all<S: RatingSystem>(
+        &mut self,
+        s: &Seasons,
+        system: &S,
+        states: &mut [S::Player],
+        played: impl Fn(usize) -> bool,
+    ) {
+        for (p, state) in states.iter_mut().enumerate() {
+            self.settle(s, system, (state, p), played(p));
+        }
+    }
+
+    /// A state's regression, checked: finite sums, no player beyond the `players` nor
+    /// past the pulls counted.
+    pub fn check(&self, players: usize) -> Result<(), String> {
+        let k = self.targets.len();
+        let finite =
+            (self.targets.iter().chain(&self.sums).chain([&self.sum])).all(|v| v.is_finite());
+        if k == 0
+            || self.sums.len() != k
+            || !finite
+            || self.count > players as u64
+            || self.paid.len() > players
+            || self.paid.iter().any(|&p| p as usize >= k)
+        {
+            return Err("its regression between seasons is inconsistent".into());
+        }
+        Ok(())
     }
 }
 
@@ -159,6 +272,7 @@ impl Seasons {
 mod tests {
     use super::*;
     use crate::history::{HistoryBuilder, Round, SourceInfo};
+    use crate::systems::elo::{Elo, EloParams};
 
     /// Games at the given days, each with its season name (or none).
     fn history(games: &[(i64, Option<&str>)]) -> crate::history::History {
@@ -230,6 +344,14 @@ mod tests {
         assert_eq!(starts(&s, &h)[4].1, "2", "gap seasons are numbered");
     }
 
+    /// Elo players at `ratings`, all of whom have played, and their regression.
+    fn league(s: &Seasons, ratings: &[f64]) -> (Elo, Vec<f64>, Regression) {
+        let elo = Elo::new(EloParams::default()).unwrap();
+        let states: Vec<f64> = ratings.iter().map(|&r| elo.seeded(r, None, None)).collect();
+        let regression = s.regression(&elo, &states, |_| true).unwrap();
+        (elo, states, regression)
+    }
+
     #[test]
     fn regression_moves_a_third_of_the_way_to_the_mean() {
         // FiveThirtyEight's NFL model: a team at 1700 starts the next season at
@@ -239,21 +361,72 @@ mod tests {
             regress: 1.0 / 3.0,
             mean: Some(1505.0),
         };
-        let t = s.target([0.0].into_iter()).unwrap();
-        assert_eq!(t, 1505.0, "a fixed mean is the mean");
-        assert!((1700.0 + s.pull(1700.0, t) - 1635.0).abs() < 1e-12);
-        assert!((1400.0 + s.pull(1400.0, t) - 1435.0).abs() < 1e-12);
+        let (elo, mut states, mut r) = league(&s, &[1700.0, 1400.0]);
+        r.season_begins(&s);
+        r.pay_all(&s, &elo, &mut states, |_| true);
+        assert!((states[0] - 1635.0).abs() < 1e-12, "{}", states[0]);
+        assert!((states[1] - 1435.0).abs() < 1e-12, "{}", states[1]);
+        // Three seasons owed at once: 1505 + 195 (2/3)^3 = 1562.777...
+        let (elo, mut states, mut r) = league(&s, &[1700.0]);
+        (0..3).for_each(|_| r.season_begins(&s));
+        r.pay(&s, &elo, (&mut states[0], 0), true);
+        assert!((states[0] - (1505.0 + 195.0 * 8.0 / 27.0)).abs() < 1e-9);
         // The league's mean: of 1600, 1500 and 1400 it is 1500; a half-way pull takes 1600
         // to 1550.
-        let league = Seasons {
+        let league_mean = Seasons {
             mean: None,
             regress: 0.5,
             ..s
         };
-        let m = league.target([1600.0, 1500.0, 1400.0].into_iter()).unwrap();
-        assert_eq!(m, 1500.0);
-        assert_eq!(1600.0 + league.pull(1600.0, m), 1550.0);
-        assert_eq!(league.target(std::iter::empty()), None);
+        let (elo, mut states, mut r) = league(&league_mean, &[1600.0, 1500.0, 1400.0]);
+        r.season_begins(&league_mean);
+        r.pay_all(&league_mean, &elo, &mut states, |_| true);
+        assert_eq!(states, [1550.0, 1500.0, 1450.0]);
+        // Nobody has played yet: no mean, nothing owed.
+        let (elo, mut states, mut r) = league(&league_mean, &[1600.0]);
+        r = Regression {
+            count: 0,
+            sum: 0.0,
+            ..r
+        };
+        r.season_begins(&league_mean);
+        r.pay_all(&league_mean, &elo, &mut states, |_| true);
+        assert_eq!(states, [1600.0]);
+    }
+
+    /// A player who sits out a season pays both pulls when he comes back, toward the league's
+    /// mean of each season's start, as if each had been applied then. By hand, a half-way
+    /// pull: a 1600, b 1400 (mean 1500); season 2: b, pulled to 1450, plays and rises to
+    /// 1650, a is owed 1550; season 3 begins at the mean (1550 + 1650) / 2 = 1600, and a, back,
+    /// stands at 1550 + (1600 - 1550) / 2 = 1575. The sums: G_1 = 1500, G_2 = 1500 / 2 +
+    /// 1600 = 2350, and 1600 / 4 + (2350 - 0) / 2 = 1575.
+    #[test]
+    fn pulls_owed_are_paid_as_if_each_was_applied_at_its_season() {
+        let s = Seasons {
+            by: SeasonBy::Column,
+            regress: 0.5,
+            mean: None,
+        };
+        let (elo, mut states, mut r) = league(&s, &[1600.0, 1400.0]);
+        r.season_begins(&s);
+        let [a, b] = &mut states[..] else {
+            unreachable!()
+        };
+        r.pay(&s, &elo, (&mut *b, 1), true);
+        assert_eq!(*b, 1450.0);
+        elo.shift(b, 200.0);
+        r.rated(&s, &elo, b);
+        r.season_begins(&s);
+        r.pay(&s, &elo, (&mut *a, 0), true);
+        assert!((*a - 1575.0).abs() < 1e-12, "{a}");
+        // Paid once: nothing more owed.
+        r.pay_all(&s, &elo, &mut states, |_| true);
+        assert!((states[0] - 1575.0).abs() < 1e-12);
+        assert_eq!(states[1], 1650.0 + 0.5 * (1600.0 - 1650.0));
+        assert_eq!(r.check(2), Ok(()));
+        let mut damaged = r.clone();
+        damaged.paid[0] = 9;
+        assert!(damaged.check(2).is_err());
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub struct Carry<P> {
     pub base: Option<crate::metrics::BaseSums>,
     /// The season in progress, with seasons (version 8 on).
     pub season: Option<crate::seasons::SeasonMark>,
+    /// The regressions between seasons the players owe (version 9 on; a state of an earlier
+    /// version owes none: its regressions were paid as the season began).
+    pub regression: Option<crate::seasons::Regression>,
 }
 
 /// When to take the snapshot for `--save-state`.
@@ -106,7 +109,7 @@ pub struct Snapshot<P> {
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"RBSTATE\0";
 /// The format version this build writes (it reads 1 to this).
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// The hash that closes a version 3 file.
 fn hash(bytes: &[u8]) -> u64 {
@@ -181,10 +184,21 @@ impl StateMeta {
 /// text, `None`, `false`) as one zero byte. Version 1 lacks `pending`, `open_from` and
 /// `closed_series` (version 2) and `skip_all_tied` (version 4); versions 2 and 3 lack the
 /// last; versions before 7 lack `growth`, `rating_period_days`, `input_order`, `asked` and
-/// `from_input` (5); versions before 8 lack `rules` (1). A new version that adds a field with
+/// `from_input` (5); versions before 8 lack `rules` (1); version 9 changed only the carry. A
+/// new version that adds a field with
 /// a default encoded otherwise needs its own rule.
 fn meta_padding(version: u32) -> usize {
-    [4 + 5 + 1, 1 + 5 + 1, 1 + 5 + 1, 5 + 1, 5 + 1, 5 + 1, 1, 0][version as usize - 1]
+    [
+        4 + 5 + 1,
+        1 + 5 + 1,
+        1 + 5 + 1,
+        5 + 1,
+        5 + 1,
+        5 + 1,
+        1,
+        0,
+        0,
+    ][version as usize - 1]
 }
 
 /// A Glicko-2 player as states before version 7 keep him: rating, deviation and volatility,
@@ -277,10 +291,11 @@ impl StateFile {
         head.resize(head.len() + meta_padding(version), 0);
         let meta: StateMeta = postcard::from_bytes(&head).map_err(damaged)?;
         let mut body = all[20 + len..].to_vec();
-        if version < 8 {
-            // Versions 5 to 8 each added a field at the carry's end (`outcomes`, `places`,
-            // `base`, `season`), `None` in an earlier version's: one zero byte each.
-            body.resize(body.len() + (8 - version.max(4)) as usize, 0);
+        if version < 9 {
+            // Versions 5 to 9 each added a field at the carry's end (`outcomes`, `places`,
+            // `base`, `season`, `regression`), `None` in an earlier version's: one zero byte
+            // each.
+            body.resize(body.len() + (9 - version.max(4)) as usize, 0);
         }
         if version < 7 {
             body = upgrade_body(&meta.system, body)?;
@@ -389,6 +404,10 @@ pub fn check_values<S: crate::systems::RatingSystem>(
         || carry.history_rows != meta.history_rows
     {
         return Err("damaged state file: its bookkeeping is inconsistent".into());
+    }
+    if let Some(r) = &carry.regression {
+        r.check(carry.states.len())
+            .map_err(|e| format!("damaged state file: {e}"))?;
     }
     Ok(())
 }
@@ -587,6 +606,7 @@ mod tests {
             places: None,
             base: None,
             season: None,
+            regression: None,
         };
         let mut bytes = Vec::new();
         write_state(&mut bytes, &meta, &carry).unwrap();
@@ -598,21 +618,22 @@ mod tests {
         assert_eq!((back.rounds_done, back.history_rows), (9, 20));
         // Damage.
         assert!(StateFile::read(&mut &b"nonsense"[..]).is_err());
-        let mut v9 = bytes.clone();
-        v9[8] = 9;
+        let mut v10 = bytes.clone();
+        v10[8] = 10;
         assert!(
-            StateFile::read(&mut v9.as_slice())
+            StateFile::read(&mut v10.as_slice())
                 .unwrap_err()
-                .contains("version 9")
+                .contains("version 10")
         );
-        // A version 3 file (no --skip-all-tied, --growth, --rating-period, --order nor the
-        // parameters asked and taken from the input in its meta, postcard's last six bytes here; no draw model, no places and no base rate in
-        // its carry, the carry's last three bytes) is read as made without the options, and
-        // resumes with a fresh draw model and no places.
+        // A version 3 file (no --skip-all-tied, --growth, --rating-period, --order, rules nor
+        // the parameters asked and taken from the input in its meta, postcard's last seven
+        // bytes here; no draw model, places, base rate, season or regression in its carry,
+        // the carry's last five bytes) is read as made without the options, and resumes with
+        // a fresh draw model and no places.
         let head = postcard::to_stdvec(&meta).unwrap();
         let head3 = &head[..head.len() - 7];
         let body = postcard::to_stdvec(&carry).unwrap();
-        let body = &body[..body.len() - 4];
+        let body = &body[..body.len() - 5];
         let mut v3 = Vec::new();
         v3.extend_from_slice(MAGIC);
         v3.extend_from_slice(&3u32.to_le_bytes());
@@ -743,6 +764,7 @@ mod tests {
             places: None,
             base: None,
             season: None,
+            regression: None,
         };
         let head = postcard::to_stdvec(&meta).unwrap();
         let head6 = &head[..head.len() - 6];
@@ -750,9 +772,9 @@ mod tests {
         v6.extend_from_slice(&6u32.to_le_bytes());
         v6.extend_from_slice(&(head6.len() as u64).to_le_bytes());
         v6.extend_from_slice(head6);
-        // (Version 6 carries end with the places: no base rate, no season.)
+        // (Version 6 carries end with the places: no base rate, no season, no regression.)
         let body = postcard::to_stdvec(&old).unwrap();
-        v6.extend_from_slice(&body[..body.len() - 2]);
+        v6.extend_from_slice(&body[..body.len() - 3]);
         let sum = hash(&v6);
         v6.extend_from_slice(&sum.to_le_bytes());
         let file = StateFile::read(&mut v6.as_slice()).unwrap();
@@ -839,6 +861,7 @@ mod tests {
             places: None,
             base: None,
             season: None,
+            regression: None,
         };
         assert_eq!(check_values(&elo, &meta, &good), Ok(()));
         let bad = |f: &dyn Fn(&mut Carry<<Elo as crate::systems::RatingSystem>::Player>)| {
