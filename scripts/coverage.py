@@ -6,7 +6,9 @@ ties from known strengths), each system is replayed with `--ci REPLICATES` and t
 player (the league's first) anchored at its true rating (`--anchor`), so that each player's
 bootstrap interval is the interval of its rating difference to the reference, shifted by the
 reference's true rating. The coverage is the share of the other players whose interval holds
-their true rating. For `bt` also the Hessian's intervals (the same run without `--ci`: the
+their true rating. Every player is ranked (`--rank-all`): the leaderboard gives intervals to
+ranked players only, and in a small league the strongest and the weakest can still be
+provisional by their uncertainty. For `bt` also the Hessian's intervals (the same run without `--ci`: the
 standard deviation of each rating less the reference's, from the inverse Hessian).
 
 Usage: scripts/coverage.py BINARY [SEEDS PLAYERS REPLICATES]
@@ -47,7 +49,7 @@ for seed in range(1, seeds + 1):
         out = os.path.join(work, f"{name}-{seed}")
         subprocess.run([binary, "replay", games, *args, "--ci", replicates, "--warmup", "0",
                         "--anchor", f"{ref}={truth[ref]}", "--history-format", "none",
-                        "--quiet", "--out", out], check=True)
+                        "--rank-all", "--quiet", "--out", out], check=True)
         rows = list(csv.DictReader(open(os.path.join(out, "leaderboard.csv"))))
         before = list(hits[name])
         for r in rows:
@@ -60,7 +62,7 @@ for seed in range(1, seeds + 1):
         if name == "bt":
             subprocess.run([binary, "replay", games, *args, "--warmup", "0",
                             "--anchor", f"{ref}={truth[ref]}", "--history-format", "none",
-                            "--quiet", "--out", out], check=True)
+                            "--rank-all", "--quiet", "--out", out], check=True)
             before = list(hits["bt-hessian"])
             for r in csv.DictReader(open(os.path.join(out, "leaderboard.csv"))):
                 if r["player"] != ref:
