@@ -23,8 +23,8 @@ pub(crate) enum Rows {
 pub(crate) enum Batch {
     Names(Vec<String>),
     Rows(Vec<HistoryRow>),
-    /// A season's number and name, before its rows.
-    Season(u32, String),
+    /// Seasons' numbers and names, before their rows.
+    Seasons(Vec<(u32, String)>),
 }
 
 pub(crate) struct Sink<'a> {
@@ -39,6 +39,9 @@ pub(crate) struct Sink<'a> {
     pub(crate) site: Option<super::site::SiteTrack>,
     /// The contests and placings this replay rated (rows given).
     pub(crate) rated: Rated,
+    /// Seasons begun since the last rows, sent with the next rows (one message, not one a
+    /// season: a season column that changes at every game would wake the writer at each).
+    pub(crate) seasons: Vec<(u32, String)>,
 }
 
 /// Contests and placings rated, counted from the rows as they come (a contest's rows come
@@ -73,6 +76,7 @@ impl Sink<'_> {
             truth: None,
             site: None,
             rated: Rated::default(),
+            seasons: Vec::new(),
         }
     }
 
@@ -117,10 +121,8 @@ impl RateMeter {
 
 impl Observer for Sink<'_> {
     fn season(&mut self, number: u32, name: &str) {
-        if let Rows::Stream(tx) = &self.rows
-            && tx.send(Batch::Season(number, name.to_string())).is_err()
-        {
-            self.rows = Rows::Drop;
+        if let Rows::Stream(_) = &self.rows {
+            self.seasons.push((number, name.to_string()));
         }
     }
 
@@ -143,10 +145,13 @@ impl Observer for Sink<'_> {
                     .map(|r| (r.player, r.contest_id, r.after as f32)),
             );
         }
-        if let Rows::Stream(tx) = &self.rows
-            && tx.send(Batch::Rows(rows.to_vec())).is_err()
-        {
-            self.rows = Rows::Drop;
+        if let Rows::Stream(tx) = &self.rows {
+            let seasons = std::mem::take(&mut self.seasons);
+            let sent = (seasons.is_empty() || tx.send(Batch::Seasons(seasons)).is_ok())
+                && tx.send(Batch::Rows(rows.to_vec())).is_ok();
+            if !sent {
+                self.rows = Rows::Drop;
+            }
         }
     }
     fn progress(&mut self, done: u64, rounds: u64) {

@@ -503,7 +503,11 @@ fn replay_writing_parquet(
             for batch in rows_rx {
                 match batch {
                     Batch::Names(names) => parquet.add_names(&names),
-                    Batch::Season(number, name) => parquet.add_season(number, &name),
+                    Batch::Seasons(seasons) => {
+                        seasons
+                            .iter()
+                            .for_each(|(n, name)| parquet.add_season(*n, name));
+                    }
                     Batch::Rows(rows) => parquet.rows(&rows)?,
                 }
             }
@@ -571,7 +575,11 @@ fn replay_writing_csv(
             for batch in rows_rx {
                 match batch {
                     Batch::Names(names) => csv.add_names(&names),
-                    Batch::Season(number, name) => csv.add_season(number, &name),
+                    Batch::Seasons(seasons) => {
+                        seasons
+                            .iter()
+                            .for_each(|(n, name)| csv.add_season(*n, name));
+                    }
                     Batch::Rows(rows) => {
                         let mut pieces = spent_rx.try_recv().unwrap_or_default();
                         csv.rows_into(&rows, &mut pieces);
