@@ -222,7 +222,7 @@ impl Regression {
         self.settle(s, system, (&mut *state, p), played);
         if played && s.mean.is_none() {
             self.sum -= system.rating(state).mean;
-            self.count -= 1;
+            self.count = self.count.saturating_sub(1);
         }
     }
 

@@ -874,6 +874,21 @@ mod tests {
         assert!(bad(&|c| c.records[0].wins = 2).contains("record"));
         assert!(bad(&|c| c.records[0].last_time = i64::MAX).contains("record"));
         assert!(bad(&|c| c.history_rows = 3).contains("bookkeeping"));
+        // A regression owed by more players than the state has.
+        let seasons = crate::seasons::Seasons {
+            by: crate::seasons::SeasonBy::Column,
+            regress: 0.5,
+            mean: None,
+        };
+        let three = vec![elo.new_player(); 3];
+        let owed = seasons.regression(&elo, &three, |_| true);
+        assert!(bad(&|c| c.regression = owed.clone()).contains("regression between seasons"));
+        let owed = seasons.regression(&elo, &three[..1], |_| true);
+        let fine = Carry {
+            regression: owed,
+            ..good.clone()
+        };
+        assert_eq!(check_values(&elo, &meta, &fine), Ok(()));
     }
 
     #[test]
