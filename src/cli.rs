@@ -224,6 +224,7 @@ impl InputArgs {
                 .map(crate::ingest::aliases::read_aliases)
                 .transpose()?
                 .map(std::sync::Arc::new),
+            aliases_file: self.aliases.clone(),
             dedupe: self.dedupe,
             more: self.inputs[1..].to_vec(),
             input_order: self.order == Some(Order::Input),

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{listing, rate_batch, read_csv, replay, texts, write};
+use common::{listing, rate_batch, read_csv, replay, replay_ok, texts, write};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
@@ -611,6 +611,57 @@ fn a_state_may_not_overwrite_an_input() {
             .contains("is the input: the state would overwrite it")
     );
     assert_eq!(std::fs::read(&input).unwrap(), text);
+    // Nor may it, `names`' list or `matchmake`'s pairs overwrite any file read: the aliases,
+    // the input, the state, the pool.
+    let aliases = dir.path().join("aliases.csv");
+    std::fs::write(&aliases, "alias,player\n").unwrap();
+    let state = dir.path().join("st");
+    replay_ok(&input, &dir.path().join("o"), &["--save-state", s(&state)]);
+    let pool = dir.path().join("pool.csv");
+    std::fs::write(&pool, "player\np0\np1\n").unwrap();
+    let (i, a, st, pl) = (s(&input), s(&aliases), s(&state), s(&pool));
+    let o2 = dir.path().join("o2");
+    for (args, message) in [
+        (
+            vec![
+                "replay",
+                i,
+                "--aliases",
+                a,
+                "--save-state",
+                a,
+                "--out",
+                s(&o2),
+            ],
+            "--save-state",
+        ),
+        (vec!["names", i, "--out", i], "--out"),
+        (vec!["names", i, "--aliases", a, "--out", a], "--out"),
+        (
+            vec!["matchmake", "--state", st, "--pool", pl, "--out", st],
+            "is --state",
+        ),
+        (
+            vec!["matchmake", "--state", st, "--pool", pl, "--out", pl],
+            "is --pool",
+        ),
+    ] {
+        let before: Vec<_> = [&input, &aliases, &state, &pool]
+            .map(|f| std::fs::read(f).unwrap())
+            .into();
+        let o = rate_batch(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", texts(&o).1);
+        assert!(texts(&o).1.contains(message), "{args:?}: {}", texts(&o).1);
+        assert!(
+            texts(&o).1.contains("would overwrite it"),
+            "{}",
+            texts(&o).1
+        );
+        let after: Vec<_> = [&input, &aliases, &state, &pool]
+            .map(|f| std::fs::read(f).unwrap())
+            .into();
+        assert!(before == after, "{args:?} changed a file it read");
+    }
 }
 
 // ---------------------------------------------------------------- state integrity

@@ -148,8 +148,10 @@ pub struct IngestOptions {
     /// Keep each PGN player's rating tag (`WhiteElo`/`BlackElo`) at his first game
     /// (`--seed-from-pgn`).
     pub seed_from_pgn: bool,
-    /// Spellings of players mapped to the names kept (`--aliases`).
+    /// Spellings of players mapped to the names kept (`--aliases`), and their file (which
+    /// no output may overwrite).
     pub aliases: Option<std::sync::Arc<crate::names::Aliases>>,
+    pub aliases_file: Option<std::path::PathBuf>,
     /// Drop contests that repeat one read before (`--dedupe`; see
     /// [`crate::history::HistoryBuilder::dedupe`]).
     pub dedupe: bool,

@@ -17,6 +17,32 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     id(a).is_some_and(|a| id(b) == Some(a))
 }
 
+/// Refuses an output file (`flag`, at `out`: what it holds is `what`) that is one of the files
+/// read (`inputs`, each as a message names it): writing it would destroy that file.
+pub(crate) fn refuse_overwriting<'a>(
+    (flag, out, what): (&str, &Path, &str),
+    inputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Result<(), UsageError> {
+    match inputs.into_iter().find(|(_, p)| same_file(out, p)) {
+        Some((input, _)) => Err(UsageError(format!(
+            "{flag} {} is {input}: {what} would overwrite it",
+            out.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The files a run's input is read from: its inputs and `--aliases`, each as a message names
+/// it.
+pub(crate) fn input_files<'a>(
+    input: &'a Path,
+    ingest: &'a IngestOptions,
+) -> impl Iterator<Item = (&'a str, &'a Path)> {
+    (std::iter::once(input).chain(ingest.more.iter().map(PathBuf::as_path)))
+        .map(|p| ("the input", p))
+        .chain(ingest.aliases_file.as_deref().map(|p| ("--aliases", p)))
+}
+
 /// An ingested history with the players seeded from `--initial-ratings`.
 #[derive(Default)]
 pub struct Loaded {

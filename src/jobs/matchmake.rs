@@ -151,6 +151,10 @@ pub fn run_matchmake(job: &MatchJob, stdout: &mut dyn std::io::Write) -> anyhow:
         let why = format!("--window {window}: at most {kept} recent results are kept per player");
         return Err(UsageError(why).into());
     }
+    let inputs = [("--state", &job.state), ("--pool", &job.pool)].into_iter();
+    let inputs = inputs.chain(job.aliases.as_ref().map(|p| ("--aliases", p)));
+    let inputs = inputs.map(|(what, p)| (what, p.as_path()));
+    super::load::refuse_overwriting(("--out", &job.out, "the pairs"), inputs)?;
     let aliases = (job.aliases.as_deref())
         .map(crate::ingest::aliases::read_aliases)
         .transpose()?;

@@ -24,6 +24,10 @@ pub struct NamesJob {
 
 /// Reads the input, finds the likely duplicates, writes the CSV and a summary.
 pub fn run_names(job: &NamesJob, stdout: &mut dyn Write) -> anyhow::Result<()> {
+    if let Some(out) = &job.out {
+        let inputs = super::load::input_files(&job.input, &job.ingest);
+        super::load::refuse_overwriting(("--out", out, "the list"), inputs)?;
+    }
     let history = crate::ingest::ingest(&job.input, &job.ingest)?;
     let contests = contests_per_player(&history);
     let found = crate::names::likely_duplicates(history.names(), &contests, job.one_edit);

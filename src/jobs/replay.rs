@@ -1,7 +1,7 @@
 //! `replay`: one system over one history, its outputs published together, the state saved last.
 
 use super::errors::UsageError;
-use super::load::{check_replay_options, same_file};
+use super::load::{check_replay_options, input_files, refuse_overwriting, same_file};
 use super::options::RunOptions;
 use super::resume::{CheckState, StateJob, cli_name};
 use super::sink::progress;
@@ -550,25 +550,16 @@ pub const SITE_OUTPUTS: &[&str] = &[
 /// Refuses a state file that is one of the inputs (the input would be overwritten), and an
 /// output folder that is the input folder.
 pub(crate) fn check_paths(job: &ReplayJob) -> Result<(), UsageError> {
-    let inputs = std::iter::once(job.run.input.as_path())
-        .chain(job.run.ingest.more.iter().map(PathBuf::as_path))
-        .map(|p| ("the input", p))
+    let run = &job.run;
+    let inputs = input_files(&run.input, &run.ingest)
         .chain(
-            job.run
-                .initial_ratings
+            run.initial_ratings
                 .as_deref()
                 .map(|p| ("--initial-ratings", p)),
         )
-        .chain(job.run.truth.as_deref().map(|p| ("--truth", p)));
+        .chain(run.truth.as_deref().map(|p| ("--truth", p)));
     if let Some(state) = &job.save_state {
-        for (what, p) in inputs {
-            if same_file(state, p) {
-                return Err(UsageError(format!(
-                    "--save-state {} is {what}: the state would overwrite it",
-                    state.display()
-                )));
-            }
-        }
+        refuse_overwriting(("--save-state", state, "the state"), inputs)?;
     }
     if let Some(site) = &job.site {
         if same_file(site, &job.run.out) || site == &job.run.out {
