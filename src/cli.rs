@@ -287,14 +287,19 @@ pub struct RoundArgs {
     pub season_mean: Option<f64>,
 }
 
+/// The input's season column, if `--map season=COLUMN` names one.
+fn season_column(map: &crate::ingest::ColumnMap) -> Option<&str> {
+    map.maps("season").then(|| map.source("season"))
+}
+
 impl RoundArgs {
     /// Sets the options' rounds and growth, a preset's where none is given; the seasons, by
-    /// the input's season column where `column` (`--map season=COLUMN`).
+    /// the input's season column `column` where there is one (`--map season=COLUMN`).
     fn apply(
         &self,
         opts: &mut ReplayOptions,
         preset: &Preset,
-        column: bool,
+        column: Option<&str>,
     ) -> Result<(), UsageError> {
         opts.period = self.period.or(preset.period).unwrap_or_default();
         opts.decay_per_day = self.decay_per_day.unwrap_or(0.0);
@@ -302,7 +307,8 @@ impl RoundArgs {
         opts.draws = self.draws;
         opts.rating_period_days =
             rating_period_days(self.rating_period.as_deref())?.or(preset.rating_period_days);
-        opts.seasons = self.seasons(column)?;
+        opts.seasons = self.seasons(column.is_some())?;
+        opts.season_column = column.map(str::to_string);
         Ok(())
     }
 
@@ -492,7 +498,7 @@ impl RunArgs {
             ..ReplayOptions::default()
         };
         self.rounds
-            .apply(&mut opts, preset, ingest.map.maps("season"))?;
+            .apply(&mut opts, preset, season_column(&ingest.map))?;
         Ok(opts)
     }
 
@@ -703,7 +709,7 @@ impl TuneArgs {
             ..ReplayOptions::default()
         };
         self.rounds
-            .apply(&mut replay, &preset, ingest.map.maps("season"))?;
+            .apply(&mut replay, &preset, season_column(&ingest.map))?;
         set_order(&mut ingest, &mut replay)?;
         Ok(tune::TuneJob {
             // What tune does not write is left at its defaults.

@@ -201,6 +201,15 @@ fn a_resumed_run_regresses_as_one_whole_replay() {
         assert_eq!(o.status.code(), Some(2), "{other:?}");
         assert!(texts(&o).1.contains("cannot resume"), "{}", texts(&o).1);
     }
+    // Nor seasons from another column (the state names its column).
+    let mut a = args.to_vec();
+    let other_map = format!("{MAP},season=date");
+    a[1] = &other_map;
+    a.extend(["--resume", state.to_str().unwrap()]);
+    let o = replay(&all, &dir.path().join("other"), &a);
+    assert_eq!(o.status.code(), Some(2));
+    let said = texts(&o).1;
+    assert!(said.contains(r#""season_column":"season""#), "{said}");
 }
 
 #[test]

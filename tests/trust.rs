@@ -664,6 +664,31 @@ fn a_state_may_not_overwrite_an_input() {
     }
 }
 
+/// A resumed run cannot end (`--as-of`) before the last contest its state applied: refused,
+/// not published as of a time its ratings are not.
+#[test]
+fn a_resumed_run_cannot_end_before_its_state() {
+    let dir = TempDir::new().unwrap();
+    let input = league(dir.path(), "g.csv", 20);
+    let (out, state) = (dir.path().join("o"), dir.path().join("st"));
+    replay_ok(&input, &out, &["--save-state", s(&state)]);
+    let before = std::fs::read(out.join("leaderboard.csv")).unwrap();
+    let o = replay(
+        &input,
+        &out,
+        &["--resume", s(&state), "--as-of", "2000-01-01"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o).1.contains("after the end of --as-of"),
+        "{}",
+        texts(&o).1
+    );
+    assert_eq!(std::fs::read(out.join("leaderboard.csv")).unwrap(), before);
+    let later = ["--resume", s(&state), "--as-of", "2100-01-01"];
+    replay_ok(&input, &out, &later);
+}
+
 // ---------------------------------------------------------------- state integrity
 
 /// A state with one byte changed, a rating edited in place, cut short, or holding NaN (with

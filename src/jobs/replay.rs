@@ -772,7 +772,9 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     if m.experienced_after != job.run.replay.experienced_after {
         differences.push("it counts experience differently".into());
     }
-    if m.rules != job.run.replay.rules() {
+    // (A state before version 9 did not keep the season column.)
+    let opts = &job.run.replay;
+    if m.rules != opts.rules() && m.rules != opts.rules_with(None) {
         let rules = if m.rules.is_empty() {
             "draws rated and no seasons".to_string()
         } else {
@@ -780,6 +782,16 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         };
         differences.push(format!(
             "it was made with {rules} (--draws, --season-*, --map season=)"
+        ));
+    }
+    if let (Some(as_of), Some((last, _))) = (opts.as_of, &m.watermark)
+        && *last >= as_of
+    {
+        differences.push(format!(
+            "its last contest ({}) is after the end of --as-of ({}): a resumed run cannot \
+             end before its state",
+            crate::time::format_time(*last),
+            crate::time::format_time(as_of - 1)
         ));
     }
     if m.skip_all_tied != job.run.replay.skip_all_tied {

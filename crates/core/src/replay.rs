@@ -252,6 +252,9 @@ pub struct ReplayOptions {
     pub draws: Draws,
     /// Seasons, and the regression toward the mean between them ([`crate::seasons`]).
     pub seasons: Option<crate::seasons::Seasons>,
+    /// The name of the input's season column, if seasons come from one (a state keeps it: a
+    /// run with another column cannot resume it).
+    pub season_column: Option<String>,
     /// Keep every scored contest's parts of the metrics ([`Series::scores`]).
     pub keep_scores: bool,
     /// Ask the system for its Hessian's standard deviations at the end
@@ -280,6 +283,7 @@ impl Default for ReplayOptions {
             skip_all_tied: false,
             draws: Draws::Update,
             seasons: None,
+            season_column: None,
             keep_scores: false,
             hessian_reference: None,
         }
@@ -290,10 +294,20 @@ impl ReplayOptions {
     /// The draw policy and the seasons as a state keeps them (JSON; empty for the defaults,
     /// draws rated and no seasons, as a state before version 8 made them).
     pub fn rules(&self) -> String {
+        self.rules_with(self.season_column.as_deref())
+    }
+
+    /// [`ReplayOptions::rules`] with the season column `column` (none: as a state before
+    /// version 9 kept them, without it).
+    pub fn rules_with(&self, column: Option<&str>) -> String {
         if self.draws == Draws::Update && self.seasons.is_none() {
             return String::new();
         }
-        serde_json::json!({"draws": self.draws, "seasons": self.seasons}).to_string()
+        let mut rules = serde_json::json!({"draws": self.draws, "seasons": self.seasons});
+        if let Some(c) = column {
+            rules["season_column"] = c.into();
+        }
+        rules.to_string()
     }
 
     /// The length in days of the rating periods measured in real time for `system`: under
