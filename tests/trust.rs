@@ -689,6 +689,48 @@ fn a_resumed_run_cannot_end_before_its_state() {
     replay_ok(&input, &out, &later);
 }
 
+/// Another run that wrote the output folder between two nights leaves a `history.csv` that
+/// is not the one the state continues: the resumed run refuses it (its row at the state's
+/// count is not of the state's last contest) instead of publishing the other run's rows.
+#[test]
+fn a_resumed_run_refuses_another_runs_history() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let n1 = write(
+        d,
+        "n1.csv",
+        "time,a,b,result\n2020-01-01,A,B,1\n2020-01-02,B,C,1\n",
+    );
+    let n2 = write(
+        d,
+        "n2.csv",
+        "time,a,b,result\n2020-01-01,A,B,1\n2020-01-02,B,C,1\n2020-01-03,C,A,1\n",
+    );
+    let other = write(
+        d,
+        "other.csv",
+        "time,a,b,result\n2021-05-01,X,Y,1\n2021-05-02,Y,Z,1\n2021-05-03,Z,X,1\n",
+    );
+    let (out, state) = (d.join("out"), d.join("st"));
+    replay_ok(&n1, &out, &["--save-state", s(&state)]);
+    replay_ok(&other, &out, &[]);
+    let o = replay(&n2, &out, &["--resume", s(&state)]);
+    assert_eq!(o.status.code(), Some(3), "{}", texts(&o).1);
+    assert!(
+        texts(&o).1.contains("not the history this state continues"),
+        "{}",
+        texts(&o).1
+    );
+    // Its own history continues as before.
+    let (own, state2) = (d.join("own"), d.join("st2"));
+    replay_ok(&n1, &own, &["--save-state", s(&state2)]);
+    replay_ok(&n2, &own, &["--resume", s(&state2)]);
+    let whole = d.join("whole");
+    replay_ok(&n2, &whole, &[]);
+    let read = |dir: &Path| std::fs::read(dir.join("history.csv")).unwrap();
+    assert!(read(&own) == read(&whole));
+}
+
 // ---------------------------------------------------------------- state integrity
 
 /// A state with one byte changed, a rating edited in place, cut short, or holding NaN (with

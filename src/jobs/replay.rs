@@ -419,7 +419,8 @@ fn system_job<'a>(
         }),
         continue_history: match (resume, job.run.history_format) {
             (Some(f), HistoryFormat::Csv) => {
-                Some((job.run.out.join("history.csv"), f.meta.history_rows))
+                let last = f.meta.watermark.as_ref().map(|w| w.0);
+                Some((job.run.out.join("history.csv"), f.meta.history_rows, last))
             }
             _ => None,
         },

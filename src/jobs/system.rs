@@ -37,9 +37,9 @@ pub struct SystemJob<'a> {
     pub bar: Option<ProgressBar>,
     /// `--resume` / `--save-state`.
     pub state: Option<StateJob<'a>>,
-    /// With `--resume`: the previous `history.csv` and how many of its rows the state has
-    /// applied; they are copied before the new rows.
-    pub continue_history: Option<(PathBuf, u64)>,
+    /// With `--resume`: the previous `history.csv`, how many of its rows the state has
+    /// applied (copied before the new rows) and the time of its last contest, if known.
+    pub continue_history: Option<(PathBuf, u64, Option<i64>)>,
     /// A streamed input read once for several systems: this system's share of the blocks
     /// (taken by the replay). Without it a streamed replay reads the input itself.
     pub(crate) pieces: Mutex<Option<Receiver<Piece>>>,
@@ -554,15 +554,15 @@ fn replay_writing_csv(
         .with_context(|| cannot_write(staged, "history.csv"))?;
     let seasons = job.replay.seasons.is_some();
     let mut csv = match &job.continue_history {
-        Some((previous, rows)) => HistoryCsv::continuing(
-            history, seasons, &mut file, previous, *rows,
-        )
-        .with_context(|| {
-            format!(
-                "cannot append to {} (use --history-format none, or restore it)",
-                previous.display()
-            )
-        })?,
+        Some((previous, rows, last)) => {
+            HistoryCsv::continuing(history, seasons, &mut file, previous, (*rows, *last))
+                .with_context(|| {
+                    format!(
+                        "cannot append to {} (use --history-format none, or restore it)",
+                        previous.display()
+                    )
+                })?
+        }
         None => HistoryCsv::new(history, seasons, &mut file)
             .with_context(|| cannot_write(staged, "history.csv"))?,
     };

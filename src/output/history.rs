@@ -133,13 +133,15 @@ impl HistoryCsv {
     }
 
     /// Copies the header and the first `rows` rows of a previous `history.csv` (byte for
-    /// byte), so that the new rows continue it. Quoted fields may hold line breaks.
+    /// byte), so that the new rows continue it. Quoted fields may hold line breaks. The last
+    /// row copied must be of the state's last contest, at `last_time` (where the state knows
+    /// it): else the file is another run's.
     pub fn continuing(
         history: &History,
         seasons: bool,
         w: &mut dyn Write,
         previous: &Path,
-        rows: u64,
+        (rows, last_time): (u64, Option<i64>),
     ) -> io::Result<Self> {
         let mut r = io::BufReader::new(super::publish::open_no_follow(previous)?);
         let mut first = Vec::new();
@@ -150,7 +152,7 @@ impl HistoryCsv {
             ));
         }
         let out = Self::new(history, seasons, w)?;
-        let mut line = Vec::new();
+        let (mut line, mut row_start) = (Vec::new(), Vec::new());
         let mut copied = 0u64;
         let mut in_quotes = false;
         while copied < rows {
@@ -160,10 +162,26 @@ impl HistoryCsv {
                     "it has {copied} rows, the state has applied {rows}"
                 )));
             }
+            if !in_quotes {
+                row_start.clone_from(&line);
+            }
             in_quotes ^= line.iter().filter(|&&b| b == b'"').count() % 2 == 1;
             w.write_all(&line)?;
             if !in_quotes {
                 copied += 1;
+            }
+            // (A row's round, contest and time come first, never quoted.)
+            if let (true, Some(t)) = (!in_quotes && copied == rows, last_time) {
+                let found = row_start.split(|&b| b == b',').nth(2).unwrap_or_default();
+                let want = crate::time::format_time(t);
+                if found != want.as_bytes() {
+                    let found = String::from_utf8_lossy(found);
+                    return Err(io::Error::other(format!(
+                        "its row {rows} is of a contest at {found}, the state's last contest \
+                         is at {want}: it is not the history this state continues (another \
+                         run wrote this folder since)"
+                    )));
+                }
             }
         }
         Ok(out)
