@@ -729,6 +729,16 @@ fn a_resumed_run_refuses_another_runs_history() {
     replay_ok(&n2, &whole, &[]);
     let read = |dir: &Path| std::fs::read(dir.join("history.csv")).unwrap();
     assert!(read(&own) == read(&whole));
+    // Nor does a resumed run that writes another history format drop the history.csv its
+    // state continues.
+    let kept = read(&own);
+    for format in ["none", "parquet"] {
+        let args = ["--resume", s(&state2), "--history-format", format];
+        let o = replay(&n2, &own, &args);
+        assert_eq!(o.status.code(), Some(2), "{format}: {}", texts(&o).1);
+        assert!(texts(&o).1.contains("would drop it"), "{}", texts(&o).1);
+        assert!(read(&own) == kept, "{format}");
+    }
 }
 
 // ---------------------------------------------------------------- state integrity

@@ -66,6 +66,9 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         .as_deref()
         .map(|path| read_state_for(path, job))
         .transpose()?;
+    if let Some(f) = &resume {
+        keeps_history(job, f)?;
+    }
     let loaded = load_input(job, resume.as_ref())?;
     let mut replay_opts = job.run.replay.clone();
     let mut skipped_applied = 0usize;
@@ -144,6 +147,25 @@ fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<sup
     let state = job.resume.is_some() || job.save_state.is_some();
     let report = job.run.report || job.run.predictions || job.site.is_some();
     super::load::load_or_stream(&job.run, &ingest_opts, &job.run.replay, report, state)
+}
+
+/// Refuses a resumed run that would drop the `history.csv` its state continues: one that
+/// writes another history format (the folder keeps only the files a run writes).
+fn keeps_history(job: &ReplayJob, state: &StateFile) -> Result<(), UsageError> {
+    let csv = job.run.out.join("history.csv");
+    let format = job.run.history_format;
+    if state.meta.history_rows > 0
+        && format != HistoryFormat::Csv
+        && std::fs::symlink_metadata(&csv).is_ok_and(|m| m.is_file())
+    {
+        return Err(UsageError(format!(
+            "{} holds the history this state continues, and --history-format {} would drop \
+             it: give --history-format csv to continue it, or move it away first",
+            csv.display(),
+            cli_name(format)
+        )));
+    }
+    Ok(())
 }
 
 /// `--dry-run`: the input read and checked (against the state resumed from too), what it
