@@ -248,5 +248,8 @@ mod tests {
                 .contains("unknown column `home`")
         );
         assert!(ColumnMap::parse("a").is_err());
+        // A column mapped twice is refused (the first would win silently).
+        let twice = ColumnMap::parse("season=season,a=x,season=a").unwrap_err();
+        assert!(twice.contains("`season` is given twice"), "{twice}");
     }
 }

@@ -103,6 +103,9 @@ impl ColumnMap {
             if v.is_empty() {
                 return Err(format!("--map: empty name for `{k}`"));
             }
+            if pairs.iter().any(|(seen, _)| seen == k) {
+                return Err(format!("--map: `{k}` is given twice"));
+            }
             pairs.push((k.to_string(), v.to_string()));
         }
         Ok(Self(pairs))
