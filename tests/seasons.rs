@@ -546,3 +546,32 @@ fn a_season_at_every_game_is_owed_not_paid_by_everyone() {
         assert_eq!(of("p0".into()), 1500.0, "{mean:?}");
     }
 }
+
+/// `--mov-multiplier 538` scales K by the margin of the points only where the input gives
+/// both sides' points: a result column, a winner column or a PGN's result says who won, not
+/// by how much, and leaves K as it is (A, 1500, beats B: 1516 with K 32; with the points 1-0,
+/// 32 ln 2 / 2 = 11.09 up).
+#[test]
+fn the_margin_multiplier_needs_points() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let pgn = "[Event \"x\"]\n[Date \"2020.01.01\"]\n[White \"A\"]\n[Black \"B\"]\n\
+               [Result \"1-0\"]\n\n1. e4 e5 1-0\n";
+    for (name, text, after) in [
+        ("result.csv", "time,a,b,result\n2020-01-01,A,B,1\n", "1516"),
+        ("winner.csv", "time,a,b,winner\n2020-01-01,A,B,A\n", "1516"),
+        ("game.pgn", pgn, "1516"),
+        (
+            "points.csv",
+            "time,a,b,score_a,score_b\n2020-01-01,A,B,1,0\n",
+            "1511.0903548889592",
+        ),
+    ] {
+        let input = write(d, name, text);
+        let out = d.join(format!("out-{name}"));
+        replay_ok(&input, &out, &["--mov-multiplier", "538", "--warmup", "0"]);
+        let rows = read_csv(&out.join("history.csv"));
+        let after_col = rows[0].iter().position(|c| c == "rating_after").unwrap();
+        assert_eq!(rows[1][after_col], after, "{name}");
+    }
+}

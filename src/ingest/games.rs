@@ -304,6 +304,9 @@ impl GamesReader {
             ));
         }
         let (score_a, points) = s.outcome(&get)?;
+        if !matches!(s.outcome, OutcomeColumns::Scores(..)) {
+            ctx.builder.result_only_next();
+        }
         let series = s.series.map(|i| get(i).trim()).filter(|v| !v.is_empty());
         let weight = s.weight.map_or(Ok(1.0), |i| weight(get(i), name(i)))?;
         let neutral = s.neutral(&get)?;

@@ -334,6 +334,7 @@ fn check_game(ctx: &mut Context, game: &Game) -> Result<(), (u64, FieldError)> {
             keep_rating_tag(ctx, game, (id, tag), time);
         }
     }
+    ctx.builder.result_only_next();
     ctx.builder
         .add_game(
             time,

@@ -41,6 +41,9 @@ struct ContestRec {
     /// The first entry played the first side (home, white, side a of a games file), not on
     /// neutral ground: the first-side advantage applies.
     first_side: bool,
+    /// The entries' scores are a result written as points (a games file's result or winner
+    /// column, a PGN's result): they say who won, not by how much.
+    result_only: bool,
     /// Where the reader found it ([`HistoryBuilder::mark_origins`]); 0 when not said.
     origin: u64,
 }
@@ -282,6 +285,11 @@ impl<'h> Contest<'h> {
     #[inline]
     pub fn first_side(&self) -> bool {
         self.rec.first_side && self.len() == 2
+    }
+    /// The entries' scores are points that give a margin of victory, not a result written as
+    /// points ([`HistoryBuilder::result_only_next`]).
+    pub fn has_margin(&self) -> bool {
+        !self.rec.result_only
     }
     /// Some player played only part of the contest (a member's weight is not 1).
     pub fn partial(&self) -> bool {
@@ -585,6 +593,8 @@ pub struct HistoryBuilder {
     /// The season of the next contest begun, interned ([`HistoryBuilder::season_of_next`];
     /// `None` for no season).
     next_season: Option<u32>,
+    /// The next contest begun is a result written as points ([`HistoryBuilder::result_only_next`]).
+    result_only_next: bool,
 }
 
 /// A name's id in the builder's table, with the name itself when it is short: a lookup then
@@ -1082,6 +1092,7 @@ impl HistoryBuilder {
             series,
             season,
             first_side: false,
+            result_only: std::mem::take(&mut self.result_only_next),
             origin: 0,
         });
     }
@@ -1294,6 +1305,12 @@ impl HistoryBuilder {
     /// Names the next game added (its event, under `--period event`).
     pub fn name_next_game(&mut self, label: &str) {
         self.next_label = Some(label.to_owned());
+    }
+
+    /// The next contest begun is a result written as points (1-0, ½-½): its scores say who
+    /// won, not by how much ([`Contest::has_margin`]).
+    pub fn result_only_next(&mut self) {
+        self.result_only_next = true;
     }
 
     /// The season of the next contest begun (`--map season=COLUMN`).

@@ -309,7 +309,9 @@ impl Elo {
         let d = ra - rb + self.advantage_of(contest.first_side());
         let e = self.expected(d);
         let k = match (a.score, b.score) {
-            (Some(x), Some(y)) => p.k * p.mov_multiplier.of((x, y), outcome, d),
+            (Some(x), Some(y)) if contest.has_margin() => {
+                p.k * p.mov_multiplier.of((x, y), outcome, d)
+            }
             _ => p.k,
         };
         let w = contest.weight();
@@ -571,9 +573,19 @@ mod tests {
             play(&home, 1500.0, 1500.0, 1.0, Some((7.0, 0.0))).0 - 1500.0,
             16.462_462_070_398_995,
         );
-        // Without points the multiplier is 1: K as it is.
+        // Without points the multiplier is 1: K as it is. So with a result written as
+        // points (a result column, a PGN's 1-0), which says who won, not by how much.
         let (plain, _) = play(&e, 1500.0, 1500.0, 1.0, None);
         close(plain - 1500.0, 10.0);
+        let mut b = HistoryBuilder::new();
+        let (x, y) = (b.player("a"), b.player("b"));
+        b.result_only_next();
+        b.add_game(0, 1.0, None, (&[x], &[y]), 1.0, Some((1.0, 0.0)))
+            .unwrap();
+        let h = b.finish(SourceInfo::default());
+        let mut players = vec![1500.0, 1500.0];
+        e.update(Round::new(&h, &[0]), &mut players);
+        close(players[0] - 1500.0, 10.0);
         // Named as `--param` reads it (538 a number), or as text; a wrong value said so.
         let given = |v: serde_json::Value| {
             let mut m = crate::systems::ParamMap::new();
