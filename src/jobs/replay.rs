@@ -149,9 +149,21 @@ fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<sup
     super::load::load_or_stream(&job.run, &ingest_opts, &job.run.replay, report, state)
 }
 
-/// Refuses a resumed run that would drop the `history.csv` its state continues: one that
-/// writes another history format (the folder keeps only the files a run writes).
+/// Refuses a resumed run that would end (`--as-of`) before its state's last contest, or drop
+/// the `history.csv` its state continues by writing another history format (the folder keeps
+/// only the files a run writes).
 fn keeps_history(job: &ReplayJob, state: &StateFile) -> Result<(), UsageError> {
+    if let (Some(as_of), Some((last, _))) = (job.run.replay.as_of, &state.meta.watermark)
+        && *last >= as_of
+    {
+        return Err(UsageError(format!(
+            "cannot resume from {}: its last contest ({}) is after the end of --as-of ({}): \
+             a resumed run cannot end before its state",
+            job.resume.as_deref().unwrap_or(Path::new("")).display(),
+            crate::time::format_time(*last),
+            crate::time::format_time(as_of - 1)
+        )));
+    }
     let csv = job.run.out.join("history.csv");
     let format = job.run.history_format;
     if state.meta.history_rows > 0
@@ -805,16 +817,6 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
         };
         differences.push(format!(
             "it was made with {rules} (--draws, --season-*, --map season=)"
-        ));
-    }
-    if let (Some(as_of), Some((last, _))) = (opts.as_of, &m.watermark)
-        && *last >= as_of
-    {
-        differences.push(format!(
-            "its last contest ({}) is after the end of --as-of ({}): a resumed run cannot \
-             end before its state",
-            crate::time::format_time(*last),
-            crate::time::format_time(as_of - 1)
         ));
     }
     if m.skip_all_tied != job.run.replay.skip_all_tied {
