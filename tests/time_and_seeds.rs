@@ -512,3 +512,48 @@ fn fide_rates_an_event_as_one_round() {
         "{event:?}"
     );
 }
+
+/// An `--initial-ratings` file that can be read once only (a pipe, `<(...)`) seeds as a
+/// regular file does: it is read once (the stream's reading of the seeds by name is for a
+/// regular file, or `--stream on`).
+#[test]
+fn seeds_from_a_pipe_are_read_once() {
+    let dir = TempDir::new().unwrap();
+    let input = write(
+        dir.path(),
+        "g.csv",
+        "time,a,b,result\n2020-01-01,A,B,1\n2020-01-02,B,C,1\n",
+    );
+    let seeds = b"player,rating\nA,1600\n";
+    let (piped, file) = (dir.path().join("piped"), dir.path().join("file"));
+    let args = |out: &std::path::Path, seeds: &str| {
+        let (i, o) = (
+            input.to_str().unwrap().to_string(),
+            out.to_str().unwrap().to_string(),
+        );
+        [
+            "replay",
+            &i,
+            "--initial-ratings",
+            seeds,
+            "--out",
+            &o,
+            "--quiet",
+        ]
+        .map(String::from)
+    };
+    let a = args(&piped, "/dev/stdin");
+    let o = common::with_stdin(&a.iter().map(String::as_str).collect::<Vec<_>>(), seeds);
+    assert!(o.status.success(), "{}", texts(&o).1);
+    let seeds_file = write(dir.path(), "seeds.csv", std::str::from_utf8(seeds).unwrap());
+    let a = args(&file, seeds_file.to_str().unwrap());
+    assert!(
+        rate_batch(&a.iter().map(String::as_str).collect::<Vec<_>>())
+            .status
+            .success()
+    );
+    assert_eq!(
+        read_csv(&piped.join("leaderboard.csv")),
+        read_csv(&file.join("leaderboard.csv"))
+    );
+}

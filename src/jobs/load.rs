@@ -179,9 +179,13 @@ pub(crate) fn load_or_stream(
     let (mode, block) = run.stream;
     let t0 = Instant::now();
     // A stream meets its players as it goes: the seeds are read first, by name (a file with
-    // padded names is matched as a whole read matches it: read whole).
+    // padded names is matched as a whole read matches it: read whole). A seeds file that is
+    // not a regular file (a pipe) can be read once only: read whole, unless --stream on.
+    use super::stream::StreamMode;
+    let piped = (run.initial_ratings.as_deref())
+        .filter(|p| mode == StreamMode::Auto && !std::fs::metadata(p).is_ok_and(|m| m.is_file()));
     let seeds = match &run.initial_ratings {
-        Some(path) if mode != super::stream::StreamMode::Off => Some(
+        Some(path) if mode != StreamMode::Off && piped.is_none() => Some(
             crate::ingest::seeds::SeedList::read(path, ingest.aliases.as_ref())?,
         ),
         _ => None,
@@ -204,6 +208,7 @@ pub(crate) fn load_or_stream(
                 "--initial-ratings with names padded by whitespace",
             ),
             (report, "--report, --predictions or --site"),
+            (piped.is_some(), "--initial-ratings from a pipe"),
             (ingest.seed_from_pgn, "--seed-from-pgn"),
         ]
         .into_iter()
