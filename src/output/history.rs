@@ -19,7 +19,7 @@ pub enum HistoryFormat {
     /// `history.csv`
     #[default]
     Csv,
-    /// `history.parquet` (time as a UTC timestamp)
+    /// `history.parquet` (time as a timestamp of UTC time, stored without a time zone)
     Parquet,
     /// No rating history file.
     None,

@@ -143,7 +143,8 @@ pub enum LeaderboardFormat {
     Csv,
     /// `leaderboard.json`: an array of one object a player, the CSV's columns as keys.
     Json,
-    /// `leaderboard.parquet`: the CSV's columns, typed (`last_time` a UTC timestamp).
+    /// `leaderboard.parquet`: the CSV's columns, typed (`last_time` a timestamp of UTC time,
+    /// stored without a time zone).
     Parquet,
 }
 
