@@ -19,7 +19,8 @@ impl super::Reader for Csv {
         // from memory ahead of the rest of the same reader (a pipe cannot be opened twice).
         let mut file = super::source::open(path)?;
         let (head, delimiter) = first_line(&mut file, path)?;
-        let (counting, mut lines) = super::lines::counting(Cursor::new(head).chain(file));
+        let (counting, mut lines) =
+            super::lines::counting(Cursor::new(head).chain(file), delimiter);
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .flexible(true)

@@ -11,19 +11,21 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::rc::Rc;
 
-/// The longest line a text input may have (CSV and PGN): far beyond any record of a history,
-/// small enough that no single line can exhaust memory.
+/// The longest line a text input may have (CSV and PGN; for a CSV, the longest record, whose
+/// quoted fields may hold line breaks): far beyond any record of a history, small enough that
+/// no single line can exhaust memory.
 pub const MAX_LINE: u64 = 16 << 20;
 
 /// The error a line longer than [`MAX_LINE`] raises (inside an `io::Error`).
 #[derive(Debug)]
 pub struct LineTooLong {
-    /// The 1-based line.
+    /// The 1-based line (a CSV record's first).
     pub line: u64,
 }
 
 crate::error_display!(LineTooLong, self =>
-    "line {} is longer than {} MiB, the most a line may hold", self.line, MAX_LINE >> 20);
+    "line {} is longer than {} MiB, the most a line (or a record with its quoted line breaks) \
+     may hold", self.line, MAX_LINE >> 20);
 
 /// The line of a [`LineTooLong`] inside an I/O error, if that is what it is.
 pub fn too_long(e: &std::io::Error) -> Option<u64> {
@@ -79,16 +81,25 @@ pub fn not_text(head: &[u8]) -> Option<&'static str> {
         .map(|(_, what)| *what)
 }
 
-/// Wraps a reader and notes where its newlines are; a line longer than [`MAX_LINE`] bytes
+/// Wraps a reader and notes where its newlines are; a record longer than [`MAX_LINE`] bytes
 /// (its line feed left out) is an error, raised by the read that brings its end or its
-/// [`MAX_LINE`]` + 1`-th byte, whatever the sizes of the reads.
+/// [`MAX_LINE`]` + 1`-th byte, whatever the sizes of the reads. A record is a line, but for
+/// the line feeds inside a quoted field (quoted as the csv crate reads: a `"` that opens a
+/// field, `""` within it), which do not end it.
 pub struct Counting<R> {
     inner: R,
     offset: u64,
     ahead: Rc<RefCell<VecDeque<(u64, bool)>>>,
-    /// Line feeds passed, and the offset just after the last one.
+    /// Line feeds passed; the offset where the record being read began, and its line.
     lfs: u64,
     line_start: u64,
+    record_line: u64,
+    /// The fields' delimiter; whether a quoted field is open, and the offset of the last
+    /// quote in one (its end, unless a quote follows at once); the last byte passed on.
+    delimiter: u8,
+    quoted: bool,
+    quote_at: Option<u64>,
+    last: u8,
 }
 
 /// Answers the line of a byte offset, for offsets that never decrease.
@@ -97,8 +108,8 @@ pub struct Lines {
     before: u64,
 }
 
-/// A reader that counts lines, and the counter to ask.
-pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
+/// A reader of a CSV whose fields `delimiter` parts that counts lines, and the counter to ask.
+pub fn counting<R: Read>(inner: R, delimiter: u8) -> (Counting<R>, Lines) {
     let ahead = Rc::new(RefCell::new(VecDeque::new()));
     let lines = Lines {
         ahead: Rc::clone(&ahead),
@@ -110,6 +121,11 @@ pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
         ahead,
         lfs: 0,
         line_start: 0,
+        record_line: 1,
+        delimiter,
+        quoted: false,
+        quote_at: None,
+        last: b'\n',
     };
     (reader, lines)
 }
@@ -117,27 +133,61 @@ pub fn counting<R: Read>(inner: R) -> (Counting<R>, Lines) {
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let mut ahead = self.ahead.borrow_mut();
+        let ahead = Rc::clone(&self.ahead);
+        let mut ahead = ahead.borrow_mut();
         let too_long =
             |line| std::io::Error::new(std::io::ErrorKind::InvalidData, LineTooLong { line });
-        for i in memchr::memchr2_iter(b'\n', b'\r', &buf[..n]) {
+        for i in memchr::memchr3_iter(b'\n', b'\r', b'"', &buf[..n]) {
+            let at = self.offset + i as u64;
+            if buf[i] == b'"' {
+                self.quote(at, if i > 0 { buf[i - 1] } else { self.last });
+                continue;
+            }
+            // A line end after a quoted field's last quote: the field is closed.
+            if self.quote_at.take().is_some() {
+                self.quoted = false;
+            }
             let lf = buf[i] == b'\n';
-            ahead.push_back((self.offset + i as u64, lf));
+            ahead.push_back((at, lf));
             if lf {
-                // A line is too long whatever the reads it came in: checked at its end too.
-                let end = self.offset + i as u64;
-                if end - self.line_start > MAX_LINE {
-                    return Err(too_long(self.lfs + 1));
-                }
                 self.lfs += 1;
-                self.line_start = end + 1;
+                // A record is too long whatever the reads it came in: checked at its end too.
+                if !self.quoted {
+                    if at - self.line_start > MAX_LINE {
+                        return Err(too_long(self.record_line));
+                    }
+                    self.line_start = at + 1;
+                    self.record_line = self.lfs + 1;
+                }
             }
         }
         self.offset += n as u64;
+        if n > 0 {
+            self.last = buf[n - 1];
+        }
         if self.offset - self.line_start > MAX_LINE {
-            return Err(too_long(self.lfs + 1));
+            return Err(too_long(self.record_line));
         }
         Ok(n)
+    }
+}
+
+impl<R> Counting<R> {
+    /// A quote at offset `at`, the byte before it `before`: it opens a field at the field's
+    /// start; in a quoted field it is the field's end, or with the quote right after it one
+    /// quote of the text.
+    fn quote(&mut self, at: u64, before: u8) {
+        match self.quote_at.take() {
+            Some(q) if q + 1 == at => {}
+            Some(_) => {
+                self.quoted = false;
+                self.quote(at, before);
+            }
+            None if self.quoted => self.quote_at = Some(at),
+            None => {
+                self.quoted = matches!(before, b'\n' | b'\r') || before == self.delimiter;
+            }
+        }
     }
 }
 
@@ -183,6 +233,54 @@ mod tests {
         }
     }
 
+    /// A record longer than [`MAX_LINE`] is refused at its first line though its quoted field
+    /// breaks it into short lines; as many bytes in short records are read, and so are they
+    /// after a quote that opens no field (`5" tall`) and after quotes doubled in a quoted
+    /// field, whatever the sizes of the reads.
+    #[test]
+    fn a_record_is_as_long_as_its_quoted_line_breaks_make_it() {
+        let lines = "x".repeat(999) + "\n";
+        let many = lines.repeat((MAX_LINE / 1000 + 10) as usize);
+        let read = |text: &str, chunk: usize| -> Result<usize, u64> {
+            let (reader, _) = counting(Chunked(text.as_bytes(), chunk), b',');
+            let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
+            let mut rec = csv::ByteRecord::new();
+            let mut n = 0;
+            loop {
+                match rdr.read_byte_record(&mut rec) {
+                    Ok(true) => n += 1,
+                    Ok(false) => return Ok(n),
+                    Err(e) => match e.kind() {
+                        csv::ErrorKind::Io(io) => return Err(too_long(io).unwrap()),
+                        _ => panic!("{e}"),
+                    },
+                }
+            }
+        };
+        for chunk in [1 << 16, 8191] {
+            let quoted = format!("h1,h2\na,1\n\"{many}\",2\n");
+            assert_eq!(read(&quoted, chunk), Err(3), "the record of line 3");
+            let plain = format!("h1,h2\na,1\n{many}");
+            assert!(read(&plain, chunk).is_ok());
+            for opener in ["b,5\" tall\n", "\"c \"\"d\"\" e\",1\n", "\"f\"x,1\n"] {
+                let text = format!("h1,h2\n{opener}{many}");
+                assert!(read(&text, chunk).is_ok(), "{opener:?}");
+            }
+        }
+    }
+
+    /// A reader that gives at most `.1` bytes a read.
+    struct Chunked<'a>(&'a [u8], usize);
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     #[test]
     fn compressed_files_archives_and_utf16_are_told_by_their_first_bytes() {
         let bz = b"BZh91AY&SY\x00\x01";
@@ -212,7 +310,7 @@ mod tests {
     }
 
     fn physical_lines(text: &str) {
-        let (reader, mut lines) = counting(text.as_bytes());
+        let (reader, mut lines) = counting(text.as_bytes(), b',');
         let mut rdr = csv::ReaderBuilder::new().from_reader(reader);
         let mut got = Vec::new();
         let mut rec = csv::StringRecord::new();

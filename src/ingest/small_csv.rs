@@ -20,7 +20,7 @@ impl SmallCsv {
         let file = path.display().to_string();
         let f = std::fs::File::open(path)
             .map_err(|e| error(&file, 0, None, format!("cannot read: {e}")))?;
-        let (counting, lines) = super::lines::counting(f);
+        let (counting, lines) = super::lines::counting(f, b',');
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::Headers)
             .from_reader(counting);
