@@ -253,6 +253,24 @@ fn season_options_are_refused_where_they_mean_nothing() {
         assert!(texts(&o).1.contains(message), "{args:?}: {}", texts(&o).1);
         assert!(!out.exists(), "nothing written");
     }
+    // A pause of the league cannot be measured in an input without times.
+    let untimed = write(
+        dir.path(),
+        "untimed.csv",
+        "a,b,score_a,score_b\nA,B,3,1\nA,B,1,3\n",
+    );
+    let o = replay(
+        &untimed,
+        &out,
+        &["--season-gap", "1", "--season-regress", "0.5"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        texts(&o).1.contains("has no time column"),
+        "{}",
+        texts(&o).1
+    );
+    assert!(!out.exists(), "nothing written");
 }
 
 #[test]

@@ -6,6 +6,7 @@ use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
 use crate::ingest::{IngestOptions, InputError, ingest_as};
 use crate::replay::{ReplayOptions, Seed};
+use crate::seasons::SeasonBy;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -215,7 +216,7 @@ pub(crate) fn load_or_stream(
         .find_map(|(needs, option)| needs.then_some(option)),
         state,
     };
-    match super::stream::plan(&request, ingest)? {
+    let loaded = match super::stream::plan(&request, ingest)? {
         // Streamed: its players and contests are read as the replay goes.
         Some(plan) => {
             let source = plan.counted.as_ref().map_or_else(
@@ -226,22 +227,35 @@ pub(crate) fn load_or_stream(
                 },
                 |c| c.source.clone(),
             );
-            Ok(Loaded {
+            Loaded {
                 history: History::players_only(Vec::new(), source),
                 seeds_file: run.initial_ratings.clone(),
                 ingest_time: t0.elapsed(),
                 stream: Some(plan),
                 seed_list: seeds.map(std::sync::Arc::new),
                 ..Loaded::default()
-            })
+            }
         }
         None => load(
             &run.input,
             ingest,
             run.initial_ratings.as_deref(),
             run.truth.as_deref(),
-        ),
+        )?,
+    };
+    let gap = replay
+        .seasons
+        .is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
+    if gap && loaded.history.source.untimed {
+        return Err(UsageError(
+            "--season-gap measures the league's pauses in time, and this input has no time \
+             column: map one (--map time=COLUMN), or name its season column (--map \
+             season=COLUMN)"
+                .into(),
+        )
+        .into());
     }
+    Ok(loaded)
 }
 
 /// Checks the options shared by `replay` and `compare`.
