@@ -729,6 +729,22 @@ fn a_resumed_run_refuses_another_runs_history() {
     replay_ok(&n2, &whole, &[]);
     let read = |dir: &Path| std::fs::read(dir.join("history.csv")).unwrap();
     assert!(read(&own) == read(&whole));
+    // An input without times (its history's time empty) resumes as before.
+    let (untimed, state3) = (d.join("untimed"), d.join("st3"));
+    let no_time = |name: &str, n: usize| {
+        let rows = ["a,b,result", "A,B,1", "B,C,1", "C,A,1"];
+        write(d, name, &(rows[..n].join("\n") + "\n"))
+    };
+    replay_ok(
+        &no_time("u1.csv", 3),
+        &untimed,
+        &["--save-state", s(&state3)],
+    );
+    let u2 = no_time("u2.csv", 4);
+    replay_ok(&u2, &untimed, &["--resume", s(&state3)]);
+    let whole_untimed = d.join("whole-untimed");
+    replay_ok(&u2, &whole_untimed, &[]);
+    assert!(read(&untimed) == read(&whole_untimed));
     // Nor does a resumed run that writes another history format drop the history.csv its
     // state continues.
     let kept = read(&own);
