@@ -662,6 +662,29 @@ fn a_state_may_not_overwrite_an_input() {
             .into();
         assert!(before == after, "{args:?} changed a file it read");
     }
+    // Nor a file inside an input folder, whose files are all read.
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(&input, folder.join("a.csv")).unwrap();
+    let (f, inner) = (s(&folder), folder.join("a.csv"));
+    let beside = folder.join("state");
+    for args in [
+        vec!["names", f, "--out", s(&inner)],
+        vec!["replay", f, "--save-state", s(&beside), "--out", s(&o2)],
+    ] {
+        let o = rate_batch(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", texts(&o).1);
+        assert!(
+            texts(&o).1.contains("whose files are all read"),
+            "{}",
+            texts(&o).1
+        );
+    }
+    assert_eq!(listing(&folder), ["a.csv"]);
+    assert_eq!(
+        std::fs::read(&inner).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
 }
 
 /// A resumed run cannot end (`--as-of`) before the last contest its state applied: refused,

@@ -24,13 +24,27 @@ pub(crate) fn refuse_overwriting<'a>(
     (flag, out, what): (&str, &Path, &str),
     inputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
 ) -> Result<(), UsageError> {
-    match inputs.into_iter().find(|(_, p)| same_file(out, p)) {
-        Some((input, _)) => Err(UsageError(format!(
-            "{flag} {} is {input}: {what} would overwrite it",
-            out.display()
-        ))),
-        None => Ok(()),
+    // An input folder's files are all read: the output may be none of them, nor join them.
+    let absolute = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    let inside =
+        |dir: &Path| dir.is_dir() && absolute.ancestors().skip(1).any(|a| same_file(a, dir));
+    for (input, p) in inputs {
+        if same_file(out, p) {
+            return Err(UsageError(format!(
+                "{flag} {} is {input}: {what} would overwrite it",
+                out.display()
+            )));
+        }
+        if inside(p) {
+            return Err(UsageError(format!(
+                "{flag} {} is inside {input}, the folder {}, whose files are all read: {what} \
+                 would overwrite one or be read with them; write it elsewhere",
+                out.display(),
+                p.display()
+            )));
+        }
     }
+    Ok(())
 }
 
 /// The files a run's input is read from: its inputs and `--aliases`, each as a message names

@@ -558,7 +558,8 @@ fn replay_writing_csv(
             HistoryCsv::continuing(history, seasons, &mut file, previous, (*rows, *last))
                 .with_context(|| {
                     format!(
-                        "cannot append to {} (use --history-format none, or restore it)",
+                        "cannot append to {} (restore the history this state continues, or \
+                         move it away and give --history-format none)",
                         previous.display()
                     )
                 })?
