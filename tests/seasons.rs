@@ -259,18 +259,24 @@ fn season_options_are_refused_where_they_mean_nothing() {
         "untimed.csv",
         "a,b,score_a,score_b\nA,B,3,1\nA,B,1,3\n",
     );
-    let o = replay(
-        &untimed,
-        &out,
-        &["--season-gap", "1", "--season-regress", "0.5"],
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        texts(&o).1.contains("has no time column"),
-        "{}",
-        texts(&o).1
-    );
-    assert!(!out.exists(), "nothing written");
+    for stream in ["off", "on"] {
+        let args = [
+            "--season-gap",
+            "1",
+            "--season-regress",
+            "0.5",
+            "--stream",
+            stream,
+        ];
+        let o = replay(&untimed, &out, &args);
+        assert_eq!(o.status.code(), Some(2), "{stream}");
+        assert!(
+            texts(&o).1.contains("has no time column"),
+            "{}",
+            texts(&o).1
+        );
+        assert!(!out.exists(), "nothing written");
+    }
 }
 
 #[test]

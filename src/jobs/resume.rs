@@ -83,7 +83,7 @@ pub(crate) enum ReplayFailure {
     /// A streamed replay's reader stopped before the end of the input: its own error says why.
     Unread,
     /// The state resumed from cannot be used, or does not fit the input (an error naming the
-    /// file).
+    /// file); or the input does not fit the options (a usage error).
     State(anyhow::Error),
 }
 

@@ -11,6 +11,7 @@ use crate::history::{History, PlayerId};
 use crate::ingest::stream::{Counted, Streamed, count, stream};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
+use crate::seasons::SeasonBy;
 use crate::state::{AppliedCheck, StateFile, contest_digest_named};
 use crate::systems::{RatingSystem, SystemVisitor};
 use std::io::Read as _;
@@ -402,6 +403,12 @@ impl SystemVisitor for RunStream<'_, '_> {
                 .map_err(ReplayFailure::Diverged)?;
         }
         let read = end.ok_or(ReplayFailure::Unread)?;
+        // (A block does not know; the read as a whole does.)
+        let gap = (self.opts.seasons).is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
+        if gap && read.players.source.untimed {
+            let usage = super::errors::UsageError(super::load::UNTIMED_GAP.into());
+            return Err(ReplayFailure::State(usage.into()));
+        }
         let skipped_n = check.map(AppliedCheck::finish).transpose();
         let skipped_n = skipped_n.map_err(|m| input_error(None, m))?;
         let (result, snap) = replayer
