@@ -55,3 +55,8 @@ pub(crate) fn at_origin(
         .unwrap_or_else(|| (source.path.clone(), crate::ingest::Location::File));
     InputError::new(file, at, None, message)
 }
+
+/// The error of `--season-gap` on an input without times.
+pub(crate) const UNTIMED_GAP: &str = "--season-gap measures the league's pauses in time, and \
+    this input has no time column: map one (--map time=COLUMN), or name its season column \
+    (--map season=COLUMN)";

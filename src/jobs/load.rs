@@ -18,11 +18,6 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     id(a).is_some_and(|a| id(b) == Some(a))
 }
 
-/// The error of `--season-gap` on an input without times.
-pub(crate) const UNTIMED_GAP: &str = "--season-gap measures the league's pauses in time, and \
-    this input has no time column: map one (--map time=COLUMN), or name its season column \
-    (--map season=COLUMN)";
-
 /// Refuses an output file (`flag`, at `out`: what it holds is `what`) that is one of the files
 /// read (`inputs`, each as a message names it): writing it would destroy that file.
 pub(crate) fn refuse_overwriting<'a>(
@@ -266,7 +261,7 @@ pub(crate) fn load_or_stream(
         .seasons
         .is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
     if gap && loaded.history.source.untimed {
-        return Err(UsageError(UNTIMED_GAP.into()).into());
+        return Err(UsageError(super::errors::UNTIMED_GAP.into()).into());
     }
     Ok(loaded)
 }

@@ -406,7 +406,7 @@ impl SystemVisitor for RunStream<'_, '_> {
         // (A block does not know; the read as a whole does.)
         let gap = (self.opts.seasons).is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
         if gap && read.players.source.untimed {
-            let usage = super::errors::UsageError(super::load::UNTIMED_GAP.into());
+            let usage = super::errors::UsageError(super::errors::UNTIMED_GAP.into());
             return Err(ReplayFailure::State(usage.into()));
         }
         let skipped_n = check.map(AppliedCheck::finish).transpose();
