@@ -266,7 +266,7 @@ fn replicate<S: RatingSystem>(
             && s.begins(&mut season, &Round::new(history, contests))
             && let Some(r) = &mut run.regression
         {
-            r.season_begins(s);
+            r.season_begins();
         }
         if opts.period == Period::Game {
             for &c in contests {
@@ -284,8 +284,8 @@ fn replicate<S: RatingSystem>(
             }
         }
     }
-    if let (Some(r), Some(s)) = (&mut run.regression, &opts.seasons) {
-        r.pay_all(s, system, &mut states, |p| run.played[p]);
+    if let Some(r) = &mut run.regression {
+        r.pay_all(system, &mut states, |p| run.played[p]);
     }
     if let Some(whole) = system.whole_history() {
         whole.settle(&mut states);
@@ -356,8 +356,8 @@ impl<S: RatingSystem> Replicate<'_, S> {
                     self.stamp[pi] = self.round_no;
                 }
                 self.parts.push(p);
-                if let (Some(r), Some(s)) = (&mut self.regression, &opts.seasons) {
-                    r.pay(s, system, (&mut states[pi], pi), self.played[pi]);
+                if let Some(r) = &mut self.regression {
+                    r.pay(system, (&mut states[pi], pi), self.played[pi]);
                 }
                 // Time passes for him as the replay lets it pass.
                 if self.played[pi] {
@@ -385,9 +385,9 @@ impl<S: RatingSystem> Replicate<'_, S> {
                 self.last_time[p as usize] = self.last_time[p as usize].max(c.time());
             }
         }
-        if let (Some(r), Some(s)) = (&mut self.regression, &opts.seasons) {
+        if let Some(r) = &mut self.regression {
             for &p in &self.parts {
-                r.rated(s, system, &states[p as usize]);
+                r.rated(system, &states[p as usize]);
             }
         }
         self.parts

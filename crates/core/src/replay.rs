@@ -1088,7 +1088,7 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
         if seasons.begins(&mut c.season, round)
             && let Some(r) = &mut c.regression
         {
-            r.season_begins(seasons);
+            r.season_begins();
         }
         let mark = c
             .season
@@ -1106,19 +1106,19 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
     /// whole).
     fn pay_all(&mut self) {
         let c = &mut self.carry;
-        if let (Some(r), Some(s)) = (&mut c.regression, &self.opts.seasons) {
+        if let Some(r) = &mut c.regression {
             let records = &c.records;
-            r.pay_all(s, self.system, &mut c.states, |p| records[p].contests > 0);
+            r.pay_all(self.system, &mut c.states, |p| records[p].contests > 0);
         }
     }
 
     /// After a round: the ratings of its players back in the league's sum.
     fn rated(&mut self) {
         let c = &mut self.carry;
-        if let (Some(r), Some(s)) = (&mut c.regression, &self.opts.seasons) {
+        if let Some(r) = &mut c.regression {
             for &p in &self.participants {
                 if c.records[p as usize].contests > 0 {
-                    r.rated(s, self.system, &c.states[p as usize]);
+                    r.rated(self.system, &c.states[p as usize]);
                 }
             }
         }
@@ -1148,9 +1148,9 @@ impl<'a, S: RatingSystem> Replayer<'a, S> {
                 self.last_round[pi] = mark;
                 self.participants.push(p);
                 let rec = &self.carry.records[pi];
-                if let (Some(r), Some(s)) = (&mut self.carry.regression, &self.opts.seasons) {
+                if let Some(r) = &mut self.carry.regression {
                     let state = &mut self.carry.states[pi];
-                    r.pay(s, self.system, (state, pi), rec.contests > 0);
+                    r.pay(self.system, (state, pi), rec.contests > 0);
                 }
                 if rec.contests > 0 {
                     let time = self.opts.time_passed(

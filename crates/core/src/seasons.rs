@@ -16,7 +16,7 @@ use crate::systems::RatingSystem;
 use serde::{Deserialize, Serialize};
 
 /// Where seasons begin.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SeasonBy {
     /// The input's season column (`--map season=COLUMN`): a season begins with a round whose
@@ -29,7 +29,7 @@ pub enum SeasonBy {
 }
 
 /// Seasons and what happens between them.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Seasons {
     /// Where they begin.
     pub by: SeasonBy,
@@ -132,6 +132,7 @@ impl Seasons {
             .map(|(_, s)| system.rating(s).mean);
         let (sum, count) = league.fold((0.0, 0), |(s, n), r| (s + r, n + 1));
         (self.regress > 0.0).then(|| Regression {
+            seasons: *self,
             paid: vec![0; states.len()],
             targets: vec![0.0],
             sums: vec![0.0],
@@ -156,6 +157,8 @@ impl Seasons {
 /// exactly what one whole replay would.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Regression {
+    /// The seasons' options (a resumed run's are the state's: see the state's rules).
+    seasons: Seasons,
     /// Per player: the pulls paid (of those counted in `targets`).
     paid: Vec<u32>,
     /// Per pull `k` (from 1; 0 is the start): its target `T_k`, and `G_k`.
@@ -170,7 +173,8 @@ pub struct Regression {
 impl Regression {
     /// A season begins: one pull more owed by all who have played (none while nobody has,
     /// for the league's mean).
-    pub fn season_begins(&mut self, s: &Seasons) {
+    pub fn season_begins(&mut self) {
+        let s = self.seasons;
         let target = match s.mean {
             Some(mean) => mean,
             None if self.count > 0 => self.sum / self.count as f64,
@@ -186,7 +190,6 @@ impl Regression {
     /// from now on.
     fn settle<S: RatingSystem>(
         &mut self,
-        s: &Seasons,
         system: &S,
         (state, p): (&mut S::Player, usize),
         played: bool,
@@ -200,7 +203,7 @@ impl Regression {
         if !played || owed == 0 {
             return;
         }
-        let r = system.rating(state).mean;
+        let (s, r) = (self.seasons, system.rating(state).mean);
         let points = if owed == 1 {
             s.pull(r, self.targets[k])
         } else {
@@ -214,13 +217,12 @@ impl Regression {
     /// his rating leaves the league's sum until [`Regression::rated`] puts it back.
     pub fn pay<S: RatingSystem>(
         &mut self,
-        s: &Seasons,
         system: &S,
         (state, p): (&mut S::Player, usize),
         played: bool,
     ) {
-        self.settle(s, system, (&mut *state, p), played);
-        if played && s.mean.is_none() {
+        self.settle(system, (&mut *state, p), played);
+        if played && self.seasons.mean.is_none() {
             self.sum -= system.rating(state).mean;
             self.count = self.count.saturating_sub(1);
         }
@@ -228,8 +230,8 @@ impl Regression {
 
     /// After a round, for each of its players who has played now: his rating back in the
     /// league's sum.
-    pub fn rated<S: RatingSystem>(&mut self, s: &Seasons, system: &S, state: &S::Player) {
-        if s.mean.is_none() {
+    pub fn rated<S: RatingSystem>(&mut self, system: &S, state: &S::Player) {
+        if self.seasons.mean.is_none() {
             self.sum += system.rating(state).mean;
             self.count += 1;
         }
@@ -239,13 +241,12 @@ impl Regression {
     /// as a whole (at the end).
     pub fn pay_all<S: RatingSystem>(
         &mut self,
-        s: &Seasons,
         system: &S,
         states: &mut [S::Player],
         played: impl Fn(usize) -> bool,
     ) {
         for (p, state) in states.iter_mut().enumerate() {
-            self.settle(s, system, (state, p), played(p));
+            self.settle(system, (state, p), played(p));
         }
     }
 
@@ -256,6 +257,7 @@ impl Regression {
         let finite =
             (self.targets.iter().chain(&self.sums).chain([&self.sum])).all(|v| v.is_finite());
         if k == 0
+            || self.seasons.check().is_err()
             || self.sums.len() != k
             || !finite
             || self.count > players as u64
@@ -362,14 +364,14 @@ mod tests {
             mean: Some(1505.0),
         };
         let (elo, mut states, mut r) = league(&s, &[1700.0, 1400.0]);
-        r.season_begins(&s);
-        r.pay_all(&s, &elo, &mut states, |_| true);
+        r.season_begins();
+        r.pay_all(&elo, &mut states, |_| true);
         assert!((states[0] - 1635.0).abs() < 1e-12, "{}", states[0]);
         assert!((states[1] - 1435.0).abs() < 1e-12, "{}", states[1]);
         // Three seasons owed at once: 1505 + 195 (2/3)^3 = 1562.777...
         let (elo, mut states, mut r) = league(&s, &[1700.0]);
-        (0..3).for_each(|_| r.season_begins(&s));
-        r.pay(&s, &elo, (&mut states[0], 0), true);
+        (0..3).for_each(|_| r.season_begins());
+        r.pay(&elo, (&mut states[0], 0), true);
         assert!((states[0] - (1505.0 + 195.0 * 8.0 / 27.0)).abs() < 1e-9);
         // The league's mean: of 1600, 1500 and 1400 it is 1500; a half-way pull takes 1600
         // to 1550.
@@ -379,8 +381,8 @@ mod tests {
             ..s
         };
         let (elo, mut states, mut r) = league(&league_mean, &[1600.0, 1500.0, 1400.0]);
-        r.season_begins(&league_mean);
-        r.pay_all(&league_mean, &elo, &mut states, |_| true);
+        r.season_begins();
+        r.pay_all(&elo, &mut states, |_| true);
         assert_eq!(states, [1550.0, 1500.0, 1450.0]);
         // Nobody has played yet: no mean, nothing owed.
         let (elo, mut states, mut r) = league(&league_mean, &[1600.0]);
@@ -389,8 +391,8 @@ mod tests {
             sum: 0.0,
             ..r
         };
-        r.season_begins(&league_mean);
-        r.pay_all(&league_mean, &elo, &mut states, |_| true);
+        r.season_begins();
+        r.pay_all(&elo, &mut states, |_| true);
         assert_eq!(states, [1600.0]);
     }
 
@@ -408,19 +410,19 @@ mod tests {
             mean: None,
         };
         let (elo, mut states, mut r) = league(&s, &[1600.0, 1400.0]);
-        r.season_begins(&s);
+        r.season_begins();
         let [a, b] = &mut states[..] else {
             unreachable!()
         };
-        r.pay(&s, &elo, (&mut *b, 1), true);
+        r.pay(&elo, (&mut *b, 1), true);
         assert_eq!(*b, 1450.0);
         elo.shift(b, 200.0);
-        r.rated(&s, &elo, b);
-        r.season_begins(&s);
-        r.pay(&s, &elo, (&mut *a, 0), true);
+        r.rated(&elo, b);
+        r.season_begins();
+        r.pay(&elo, (&mut *a, 0), true);
         assert!((*a - 1575.0).abs() < 1e-12, "{a}");
         // Paid once: nothing more owed.
-        r.pay_all(&s, &elo, &mut states, |_| true);
+        r.pay_all(&elo, &mut states, |_| true);
         assert!((states[0] - 1575.0).abs() < 1e-12);
         assert_eq!(states[1], 1650.0 + 0.5 * (1600.0 - 1650.0));
         assert_eq!(r.check(2), Ok(()));
