@@ -66,9 +66,6 @@ pub fn run_replay(job: &ReplayJob, stdout: &mut dyn Write) -> anyhow::Result<()>
         .as_deref()
         .map(|path| read_state_for(path, job))
         .transpose()?;
-    if let Some(f) = &resume {
-        keeps_history(job, f)?;
-    }
     let loaded = load_input(job, resume.as_ref())?;
     let mut replay_opts = job.run.replay.clone();
     let mut skipped_applied = 0usize;
@@ -149,17 +146,17 @@ fn load_input(job: &ReplayJob, resume: Option<&StateFile>) -> anyhow::Result<sup
     super::load::load_or_stream(&job.run, &ingest_opts, &job.run.replay, report, state)
 }
 
-/// Refuses a resumed run that would end (`--as-of`) before its state's last contest, or drop
-/// the `history.csv` its state continues by writing another history format (the folder keeps
-/// only the files a run writes).
-fn keeps_history(job: &ReplayJob, state: &StateFile) -> Result<(), UsageError> {
+/// Refuses to resume the state at `path` in a run that would end (`--as-of`) before its last
+/// contest, or drop the `history.csv` it continues by writing another history format (the
+/// folder keeps only the files a run writes).
+fn resumable_here(job: &ReplayJob, path: &Path, state: &StateFile) -> Result<(), UsageError> {
     if let (Some(as_of), Some((last, _))) = (job.run.replay.as_of, &state.meta.watermark)
         && *last >= as_of
     {
         return Err(UsageError(format!(
             "cannot resume from {}: its last contest ({}) is after the end of --as-of ({}): \
              a resumed run cannot end before its state",
-            job.resume.as_deref().unwrap_or(Path::new("")).display(),
+            path.display(),
             crate::time::format_time(*last),
             crate::time::format_time(as_of - 1)
         )));
@@ -839,5 +836,6 @@ fn read_state_for(path: &Path, job: &ReplayJob) -> anyhow::Result<StateFile> {
     dispatch(job.system, &params, CheckState(&state))
         .map_err(UsageError)?
         .map_err(bad)?;
+    resumable_here(job, path, &state)?;
     Ok(state)
 }
