@@ -56,7 +56,20 @@ pub(crate) fn at_origin(
     InputError::new(file, at, None, message)
 }
 
-/// The error of `--season-gap` on an input without times.
-pub(crate) const UNTIMED_GAP: &str = "--season-gap measures the league's pauses in time, and \
-    this input has no time column: map one (--map time=COLUMN), or name its season column \
-    (--map season=COLUMN)";
+/// Refuses `--season-gap` on an input without times (as `source` says): no pause of the
+/// league can be measured in it.
+pub(crate) fn gap_needs_times(
+    opts: &crate::replay::ReplayOptions,
+    source: &crate::history::SourceInfo,
+) -> Result<(), UsageError> {
+    let gap = (opts.seasons).is_some_and(|s| matches!(s.by, crate::seasons::SeasonBy::Gap(_)));
+    if gap && source.untimed {
+        return Err(UsageError(
+            "--season-gap measures the league's pauses in time, and this input has no time \
+             column: map one (--map time=COLUMN), or name its season column (--map \
+             season=COLUMN)"
+                .into(),
+        ));
+    }
+    Ok(())
+}

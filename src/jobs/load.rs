@@ -6,7 +6,6 @@ use crate::history::History;
 use crate::ingest::truth::{Truth, read_truth};
 use crate::ingest::{IngestOptions, InputError, ingest_as};
 use crate::replay::{ReplayOptions, Seed};
-use crate::seasons::SeasonBy;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -257,12 +256,7 @@ pub(crate) fn load_or_stream(
             run.truth.as_deref(),
         )?,
     };
-    let gap = replay
-        .seasons
-        .is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
-    if gap && loaded.history.source.untimed {
-        return Err(UsageError(super::errors::UNTIMED_GAP.into()).into());
-    }
+    super::errors::gap_needs_times(replay, &loaded.history.source)?;
     Ok(loaded)
 }
 

@@ -11,7 +11,6 @@ use crate::history::{History, PlayerId};
 use crate::ingest::stream::{Counted, Streamed, count, stream};
 use crate::ingest::{Format, IngestOptions, InputError, Location};
 use crate::replay::{Period, ReplayOptions, ReplayResult, Replayer, SnapshotAt};
-use crate::seasons::SeasonBy;
 use crate::state::{AppliedCheck, StateFile, contest_digest_named};
 use crate::systems::{RatingSystem, SystemVisitor};
 use std::io::Read as _;
@@ -404,11 +403,8 @@ impl SystemVisitor for RunStream<'_, '_> {
         }
         let read = end.ok_or(ReplayFailure::Unread)?;
         // (A block does not know; the read as a whole does.)
-        let gap = (self.opts.seasons).is_some_and(|s| matches!(s.by, SeasonBy::Gap(_)));
-        if gap && read.players.source.untimed {
-            let usage = super::errors::UsageError(super::errors::UNTIMED_GAP.into());
-            return Err(ReplayFailure::State(usage.into()));
-        }
+        super::errors::gap_needs_times(self.opts, &read.players.source)
+            .map_err(|e| ReplayFailure::State(e.into()))?;
         let skipped_n = check.map(AppliedCheck::finish).transpose();
         let skipped_n = skipped_n.map_err(|m| input_error(None, m))?;
         let (result, snap) = replayer
